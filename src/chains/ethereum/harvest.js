@@ -1,0 +1,102 @@
+'use strict';
+// Harvests request parameters from the chain itself: block numbers, the
+// hashes of real transactions, the addresses that sent and received them,
+// and the Logger contract with call data for it. The pool goes into the
+// report (params.json) so a run can be repeated with the same parameters.
+
+const { ethers } = require('ethers');
+const { rpcCall } = require('../../util/rpc');
+const LOGGER = require('./contracts/Logger.json');
+
+const SCAN_BLOCKS = 1024; // most recent blocks read for transactions
+const MAX_TXS = 2000;
+const MAX_ADDRESSES = 500;
+const PING_TOPIC = ethers.id('Ping(address,uint256,bytes32)');
+
+async function mapLimit(items, limit, fn) {
+  const out = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * @returns {Promise<object>} the parameter pool (see params.js for its use)
+ */
+async function harvest(url, { signal, log = () => {} } = {}) {
+  const call = (method, params) => rpcCall(url, method, params, { signal, timeoutMs: 30000 });
+  const chainId = Number(await call('eth_chainId', []));
+  const head = Number(await call('eth_blockNumber', []));
+  const first = Math.max(0, head - SCAN_BLOCKS + 1);
+  const numbers = Array.from({ length: head - first + 1 }, (_, i) => first + i);
+  log(`harvesting parameters from blocks ${first}..${head}`);
+  const blocks = await mapLimit(numbers, 8, (n) => call('eth_getBlockByNumber', [`0x${n.toString(16)}`, true]));
+
+  const txHashes = [];
+  const addresses = new Set();
+  const senders = new Set();
+  for (const b of blocks) {
+    if (!b) continue;
+    for (const tx of b.transactions) {
+      if (txHashes.length < MAX_TXS) txHashes.push(tx.hash);
+      senders.add(ethers.getAddress(tx.from));
+      addresses.add(ethers.getAddress(tx.from));
+      if (tx.to) addresses.add(ethers.getAddress(tx.to));
+    }
+  }
+  const logs = await call('eth_getLogs', [{ fromBlock: `0x${first.toString(16)}`, toBlock: `0x${head.toString(16)}`, topics: [PING_TOPIC] }]);
+  const contract = logs.length ? ethers.getAddress(logs[logs.length - 1].address) : null;
+
+  const iface = new ethers.Interface(LOGGER.abi);
+  const addrList = [...addresses].slice(0, MAX_ADDRESSES);
+  const callData = [];
+  const estimateData = [];
+  if (contract) {
+    for (let i = 0; i < Math.min(16, addrList.length); i++) callData.push(iface.encodeFunctionData('counts', [addrList[i]]));
+    for (let i = 0; i < 8; i++) callData.push(iface.encodeFunctionData('sumCounts', [addrList.slice(i, i + 8)]));
+    callData.push(iface.encodeFunctionData('total', []));
+    for (let i = 0; i < 8; i++) estimateData.push(iface.encodeFunctionData('ping', [ethers.id(`estimate:${i}`)]));
+  }
+  return {
+    chain_id: chainId,
+    head,
+    blocks: numbers,
+    tx_hashes: txHashes,
+    addresses: addrList,
+    senders: [...senders].slice(0, MAX_ADDRESSES),
+    contract,
+    log_count: logs.length,
+    call_data: callData,
+    estimate_data: estimateData,
+  };
+}
+
+/** What each method needs from the pool, so a workload it cannot serve fails before it starts. */
+const NEEDS = {
+  eth_getTransactionByHash: ['tx_hashes'],
+  eth_getTransactionReceipt: ['tx_hashes'],
+  eth_getBalance: ['addresses'],
+  eth_getTransactionCount: ['addresses'],
+  eth_getCode: ['addresses', 'contract'],
+  eth_call: ['contract', 'call_data'],
+  eth_estimateGas: ['contract', 'senders', 'estimate_data'],
+  eth_getLogs: ['contract'],
+};
+
+/** Names every method of the mix whose parameters the pool cannot supply. */
+function missingForMix(pool, methods) {
+  const problems = [];
+  for (const m of methods) {
+    const lacking = (NEEDS[m] || []).filter((k) => !pool[k] || (Array.isArray(pool[k]) && pool[k].length === 0));
+    if (lacking.length) problems.push(`${m} needs ${lacking.join(', ')}`);
+  }
+  return problems;
+}
+
+module.exports = { harvest, missingForMix, PING_TOPIC };

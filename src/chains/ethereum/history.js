@@ -1,0 +1,94 @@
+'use strict';
+// Creates the history a workload needs on a fresh dev chain: funded accounts,
+// value transfers spread over several blocks, and a contract whose calls emit
+// logs. Signing goes through ethers, as a wallet would.
+
+const { ethers } = require('ethers');
+const { rpcCall } = require('../../util/rpc');
+const { sleep } = require('../../util/time');
+const LOGGER = require('./contracts/Logger.json');
+
+const ROUNDS = 8; // transfers and calls are sent in rounds so they land in several blocks
+
+/** Deterministic wallets: the same SEED gives the same addresses on every run. */
+function historyWallets(seed, count, provider) {
+  return Array.from({ length: count }, (_, i) => new ethers.Wallet(ethers.id(`chainperf:${seed}:${i}`), provider));
+}
+
+async function waitForReceipts(url, hashes, { signal, timeoutMs = 60000 }) {
+  const deadline = Date.now() + timeoutMs;
+  const pending = new Set(hashes);
+  const receipts = new Map();
+  while (pending.size) {
+    for (const h of [...pending]) {
+      const r = await rpcCall(url, 'eth_getTransactionReceipt', [h], { signal });
+      if (r) {
+        if (r.status !== '0x1') throw new Error(`history transaction ${h} reverted`);
+        receipts.set(h, r);
+        pending.delete(h);
+      }
+    }
+    if (!pending.size) break;
+    if (Date.now() > deadline) throw new Error(`${pending.size} history transactions not mined after ${timeoutMs / 1000} s`);
+    await sleep(200, signal);
+  }
+  return receipts;
+}
+
+/**
+ * @param {string} url JSON-RPC endpoint of a dev chain with an unlocked, funded account
+ * @param {{accounts:number, transfers:number, calls:number, seed:number, signal?:AbortSignal, log?:Function}} opts
+ * @returns {Promise<{contract:string, accounts:string[], txs:number}>}
+ */
+async function createHistory(url, { accounts, transfers, calls, seed, signal, log = () => {} }) {
+  const provider = new ethers.JsonRpcProvider(url, undefined, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 });
+  try {
+    const [dev] = await rpcCall(url, 'eth_accounts', [], { signal });
+    if (!dev) throw new Error('the dev chain has no unlocked account to fund history from');
+    const chainId = Number(await rpcCall(url, 'eth_chainId', [], { signal }));
+    const wallets = historyWallets(seed, accounts, provider);
+    const fee = { maxFeePerGas: ethers.parseUnits('20', 'gwei'), maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'), chainId, type: 2 };
+
+    log(`creating history: funding ${accounts} accounts, deploying the Logger contract`);
+    const devSigner = await provider.getSigner(dev);
+    const funding = [];
+    for (const w of wallets) {
+      funding.push((await devSigner.sendUncheckedTransaction({ to: w.address, value: ethers.parseEther('100'), gasLimit: 21000 })));
+    }
+    const factory = new ethers.ContractFactory(LOGGER.abi, LOGGER.bytecode, devSigner);
+    const deployTx = await factory.getDeployTransaction();
+    const deployHash = await devSigner.sendUncheckedTransaction({ ...deployTx, gasLimit: 1_000_000 });
+    const receipts = await waitForReceipts(url, [...funding, deployHash], { signal });
+    const contract = ethers.getAddress(receipts.get(deployHash).contractAddress);
+
+    const logger = new ethers.Interface(LOGGER.abi);
+    const nonces = wallets.map(() => 0);
+    let sent = funding.length + 1;
+    for (let round = 0; round < ROUNDS; round++) {
+      const hashes = [];
+      const nTransfers = share(transfers, round);
+      const nCalls = share(calls, round);
+      for (let i = 0; i < nTransfers + nCalls; i++) {
+        const k = (round * 7919 + i) % wallets.length;
+        const tx = i < nTransfers
+          ? { to: wallets[(k + 1 + i) % wallets.length].address, value: ethers.parseEther('0.001') + BigInt(i), gasLimit: 21000 }
+          : { to: contract, data: logger.encodeFunctionData('ping', [ethers.id(`ping:${round}:${i}`)]), gasLimit: 100_000 };
+        const signed = await wallets[k].signTransaction({ ...tx, ...fee, nonce: nonces[k]++ });
+        hashes.push(await rpcCall(url, 'eth_sendRawTransaction', [signed], { signal }));
+      }
+      await waitForReceipts(url, hashes, { signal });
+      sent += hashes.length;
+      log(`creating history: round ${round + 1} of ${ROUNDS} mined (${sent} transactions so far)`);
+    }
+    return { contract, accounts: [dev, ...wallets.map((w) => w.address)], txs: sent };
+  } finally {
+    provider.destroy();
+  }
+}
+
+/** Splits total into ROUNDS near-equal parts; part `round`. */
+function share(total, round) {
+  return Math.floor(total / ROUNDS) + (round < total % ROUNDS ? 1 : 0);
+}
+
+module.exports = { createHistory, historyWallets };

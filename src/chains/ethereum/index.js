@@ -1,0 +1,19 @@
+'use strict';
+// Ethereum and other EVM chains: measured through ethers.
+
+const { METHODS } = require('./params');
+const { waitForSync } = require('./sync');
+const { createHistory } = require('./history');
+const { harvest, missingForMix } = require('./harvest');
+
+module.exports = {
+  name: 'ethereum',
+  defaults: { CLIENT: 'geth', WORKLOAD: 'eth-default' },
+  methods: METHODS,
+  /** The artillery processor that sends this chain's requests. */
+  processor: require.resolve('../../workload/processors/ethereum'),
+  waitForSync,
+  createHistory,
+  harvest,
+  missingForMix,
+};

@@ -1,0 +1,7 @@
+'use strict';
+// Chains chainperf can measure. Each module says which client serves it by
+// default, which RPC methods it can parameterize, and how to wait for sync,
+// create history on a dev chain and harvest parameters.
+module.exports = {
+  ethereum: require('./ethereum'),
+};

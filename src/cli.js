@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+'use strict';
+// chainperf command line. run.sh hands over to this file.
+//
+//   chainperf <scenario.env>          run a scenario (same as: run <scenario.env>)
+//   chainperf render <report-folder>  rebuild summary.md and charts from run.json
+//
+// Exit status: 0 run ok, 1 run failed (report written), 2 invalid input.
+
+const { runScenario } = require('./run');
+const { renderReport } = require('./report/write');
+
+const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print its report folder last
+       ./run.sh render <report-folder>    rebuild summary.md and charts from run.json
+Scenario keys: docs/scenario-keys.md. Override any key from the environment: DURATION_S=20 ./run.sh scenarios/geth-dev.env`;
+
+async function main(argv) {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === '-h' || cmd === '--help' || cmd === 'help') {
+    process.stderr.write(`${USAGE}\n`);
+    return cmd ? 0 : 2;
+  }
+  if (cmd === 'render') {
+    if (rest.length !== 1) {
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    renderReport(rest[0]);
+    process.stdout.write(`${rest[0]}\n`);
+    return 0;
+  }
+  const file = cmd === 'run' ? rest[0] : cmd;
+  const extra = cmd === 'run' ? rest.slice(1) : rest;
+  if (!file || extra.length) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const { exitCode } = await runScenario(file);
+  return exitCode;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`chainperf: ${err.stack || err.message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,67 @@
+'use strict';
+// The figures of a run, from counter values read at the edges of the measured
+// window (see DESIGN.md). Pure functions: unit-tested with known counters.
+
+const round = (x, digits = 4) => (x === null || x === undefined || !Number.isFinite(x) ? null : Number(x.toFixed(digits)));
+
+/** CPU seconds between two readings of a source; user and system apart when the source has them. */
+function cpuDelta(start, end) {
+  const d = (k) => (start[k] === null || end[k] === null || start[k] === undefined ? null : end[k] - start[k]);
+  return { user_s: round(d('user_s'), 6), system_s: round(d('system_s'), 6), total_s: round(d('total_s'), 6) };
+}
+
+/**
+ * @param {object} o
+ * @param {{start_ms:number, end_ms:number}} o.window
+ * @param {{user_s,system_s,total_s}} o.cpu node CPU over the window (cpuDelta)
+ * @param {{cpu_s:number, seconds:number}|null} o.idle idle baseline
+ * @param {object} o.samples merged generator samples (samples.mergeSamples)
+ */
+function computeFigures({ window, cpu, idle, samples }) {
+  const windowS = (window.end_ms - window.start_ms) / 1000;
+  const ok = samples.ok;
+  const failed = samples.failed;
+  const idleRate = idle && idle.seconds > 0 ? idle.cpu_s / idle.seconds : null;
+  const perRequest = (cpuS) => (ok > 0 && cpuS !== null ? (cpuS * 1000) / ok : null);
+  const netCpu = idleRate === null || cpu.total_s === null ? null : cpu.total_s - idleRate * windowS;
+  const methods = {};
+  for (const [name, m] of Object.entries(samples.methods)) {
+    methods[name] = { ...m, rps: round(m.requests_ok / windowS, 3) };
+  }
+  return {
+    window_s: round(windowS, 3),
+    requests_ok: ok,
+    requests_failed: failed,
+    failures: samples.failures,
+    error_rate: ok + failed > 0 ? round(failed / (ok + failed), 6) : null,
+    cpu_ms_per_request: round(perRequest(cpu.total_s), 6),
+    cpu_ms_per_request_net: round(perRequest(netCpu), 6),
+    idle_cpu_s_per_s: round(idleRate, 6),
+    rps: round(ok / windowS, 3),
+    latency_ms: samples.latency_ms,
+    methods,
+  };
+}
+
+/**
+ * CPU per request over time: for every second with both a CPU reading and requests,
+ * the node's CPU in that second divided by the requests completed in it.
+ * @param {{t_ms:number, total_s:number}[]} cpuTicks cumulative CPU readings, in time order
+ * @param {{t_ms:number, ok:number}[]} series requests per epoch second
+ */
+function cpuPerRequestSeries(cpuTicks, series) {
+  const okBySecond = new Map(series.map((p) => [Math.floor(p.t_ms / 1000), p.ok]));
+  const out = [];
+  for (let i = 1; i < cpuTicks.length; i++) {
+    const a = cpuTicks[i - 1];
+    const b = cpuTicks[i];
+    const sec = Math.floor(a.t_ms / 1000);
+    const ok = okBySecond.get(sec);
+    // only whole seconds: ticks on consecutive second boundaries
+    if (b.t_ms - a.t_ms < 900 || b.t_ms - a.t_ms > 1100 || !ok) continue;
+    out.push({ t_ms: a.t_ms, cpu_ms_per_request: round(((b.total_s - a.total_s) * 1000) / ok, 6) });
+  }
+  return out;
+}
+
+module.exports = { computeFigures, cpuDelta, cpuPerRequestSeries, round };

@@ -1,0 +1,43 @@
+'use strict';
+// Runs a long install command with its output passed through to the log and
+// a heartbeat every 15 s, so a first run never looks stuck.
+
+const { spawn } = require('node:child_process');
+
+function runWithProgress(cmd, args, { label, log, env, expected = '' }) {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    log(`${label}: ${cmd} ${args.join(' ')}${expected ? ` (${expected})` : ''}`);
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const tail = [];
+    let partial = '';
+    const onData = (buf) => {
+      const lines = (partial + buf.toString()).split('\n');
+      partial = lines.pop();
+      for (const l of lines) {
+        if (!l.trim()) continue;
+        tail.push(l);
+        if (tail.length > 20) tail.shift();
+        log(`${label}: ${l}`);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const beat = setInterval(() => log(`${label}: still working, ${Math.round((Date.now() - started) / 1000)} s so far`), 15000);
+    child.on('error', (err) => {
+      clearInterval(beat);
+      reject(new Error(`${label}: cannot run ${cmd}: ${err.message}`));
+    });
+    child.on('close', (code) => {
+      clearInterval(beat);
+      if (code === 0) {
+        log(`${label}: done in ${Math.round((Date.now() - started) / 1000)} s`);
+        resolve();
+      } else {
+        reject(new Error(`${label}: ${cmd} exited with status ${code}:\n${tail.join('\n')}`));
+      }
+    });
+  });
+}
+
+module.exports = { runWithProgress };

@@ -1,0 +1,117 @@
+'use strict';
+// Sources of a node's CPU time, all read as cumulative counters at the edges
+// of a window (never as rates). Each source says how it measures:
+//   cgroup  - the node's cgroup, nanosecond counters, user and system apart
+//   pid     - /proc/PID/stat of one process, clock ticks (10 ms), user and system apart
+//   metrics - a counter in the node's Prometheus endpoint (geth:
+//             system_cpu_procload_total, seconds, user+system together). geth
+//             refreshes it every 3 s, so windows are aligned to its refreshes.
+
+const fs = require('node:fs');
+const { sleep } = require('../util/time');
+
+const CLK_TCK = 100; // USER_HZ on Linux
+
+/** utime and stime of a process in seconds (fields 14 and 15 of /proc/PID/stat). */
+function readProcStat(pid) {
+  const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { user_s: Number(fields[11]) / CLK_TCK, system_s: Number(fields[12]) / CLK_TCK };
+}
+
+/** Bytes read from and written to storage by a process (/proc/PID/io), or null when not readable. */
+function readProcIo(pid) {
+  try {
+    const kv = Object.fromEntries(fs.readFileSync(`/proc/${pid}/io`, 'utf8').trim().split('\n').map((l) => l.split(': ')));
+    return { read_bytes: Number(kv.read_bytes), write_bytes: Number(kv.write_bytes) };
+  } catch {
+    return null;
+  }
+}
+
+/** Value of one sample in Prometheus text format, or null. */
+function metricValue(text, name) {
+  const re = new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+(\\S+)`, 'm');
+  const m = re.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+function cgroupSource(cgroup) {
+  return {
+    kind: 'cgroup',
+    describe: `cgroup ${cgroup.name} (cgroup v${cgroup.version}, ${cgroup.version === 1 ? 'cpuacct.usage_user/usage_sys' : 'cpu.stat'}, ns)`,
+    split: true,
+    async read() {
+      const c = cgroup.cpu();
+      return { ...c, total_s: c.user_s + c.system_s, at_ms: Date.now() };
+    },
+  };
+}
+
+function pidSource(pid) {
+  return {
+    kind: 'pid',
+    describe: `/proc/${pid}/stat utime and stime (1/${CLK_TCK} s ticks)`,
+    split: true,
+    async read() {
+      const c = readProcStat(pid);
+      return { ...c, total_s: c.user_s + c.system_s, at_ms: Date.now() };
+    },
+  };
+}
+
+/**
+ * A counter in a metrics endpoint that the node refreshes every few seconds.
+ * calibrate() learns the refresh period and phase; align() moves a planned
+ * edge onto a refresh; readEdge() returns the value published at that refresh.
+ */
+function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 100 } = {}) {
+  let period = null;
+  let phase = null; // a time (ms) at which a refresh was seen
+  const fetchValue = async (signal) => {
+    const res = await fetch(url, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000) });
+    if (!res.ok) throw new Error(`metrics endpoint ${url}: HTTP ${res.status}`);
+    const v = metricValue(await res.text(), metric);
+    if (v === null) throw new Error(`metrics endpoint has no ${metric}`);
+    return v;
+  };
+  /** Polls until the value changes; returns the new value and when the change was seen. */
+  const nextChange = async (signal, timeoutMs = 20000) => {
+    const first = await fetchValue(signal);
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      await sleep(pollMs, signal);
+      const v = await fetchValue(signal);
+      if (v !== first) return { value: v, seen_ms: Date.now() };
+    }
+    throw new Error(`${metric} did not change in ${timeoutMs / 1000} s; is the node running with metrics enabled?`);
+  };
+  return {
+    kind: 'metrics',
+    describe: `${metric} from the node's metrics endpoint (user+system, seconds; windows aligned to its refreshes)`,
+    split: false,
+    async calibrate(signal) {
+      const a = await nextChange(signal);
+      await nextChange(signal);
+      const c = await nextChange(signal);
+      period = Math.round((c.seen_ms - a.seen_ms) / 2 / 100) * 100; // two periods, rounded to 0.1 s
+      phase = c.seen_ms;
+      return period;
+    },
+    get periodMs() {
+      return period;
+    },
+    /** The first refresh at or after t. */
+    align(t) {
+      return phase + Math.ceil((t - phase) / period) * period;
+    },
+    /** The value published at the refresh planned for edgeMs (waits for it). */
+    async readEdge(edgeMs, signal) {
+      await sleep(edgeMs - period / 2 - Date.now(), signal);
+      const { value, seen_ms: seen } = await nextChange(signal, period * 2);
+      return { user_s: null, system_s: null, total_s: value, at_ms: edgeMs, seen_ms: seen };
+    },
+  };
+}
+
+module.exports = { readProcStat, readProcIo, metricValue, cgroupSource, pidSource, metricsSource };

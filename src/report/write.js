@@ -1,0 +1,120 @@
+'use strict';
+// Writes a run's report folder: run.json (schema/run.schema.json),
+// series.json (per-second data behind the charts), summary.md and charts/.
+// renderReport() rebuilds summary.md and the charts from run.json and
+// series.json alone, so a report folder can be re-rendered later.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { lineChart } = require('./charts');
+
+const ms = (v, digits = 3) => (v === null || v === undefined ? 'n/a' : `${Number(v).toFixed(digits)} ms`);
+const num = (v, digits = 1) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(digits));
+
+function writeJson(file, data) {
+  fs.writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+}
+
+function charts(run, series) {
+  const t0 = run.window ? run.window.start_ms : 0;
+  const x = (t) => (t - t0) / 1000;
+  const req = series.requests || [];
+  const cpu = series.cpu_per_request || [];
+  const f = run.figures || {};
+  const cpuSeries = [{ name: 'per second', points: cpu.map((p) => [x(p.t_ms), p.cpu_ms_per_request]) }];
+  if (f.cpu_ms_per_request !== null && f.cpu_ms_per_request !== undefined && run.window) {
+    const w = (run.window.end_ms - run.window.start_ms) / 1000;
+    cpuSeries.push({ name: 'window (gross)', points: [[0, f.cpu_ms_per_request], [w, f.cpu_ms_per_request]], dashed: true });
+    if (f.cpu_ms_per_request_net !== null) cpuSeries.push({ name: 'window (net of idle)', points: [[0, f.cpu_ms_per_request_net], [w, f.cpu_ms_per_request_net]], dashed: true });
+  }
+  const source = run.node && run.node.cpu_source ? run.node.cpu_source.kind : 'n/a';
+  return {
+    'cpu-per-request.svg': lineChart({
+      title: 'Node CPU time per request', xLabel: 'seconds into the measured window', yLabel: 'CPU ms per request',
+      series: cpuSeries, note: `CPU from ${source} counters; per-second points need a per-second source`,
+    }),
+    'throughput.svg': lineChart({
+      title: 'Throughput', xLabel: 'seconds into the measured window', yLabel: 'requests per second',
+      series: [
+        { name: 'ok', points: req.filter((p) => p.span_ms > 0).map((p) => [x(p.t_ms), (p.ok * 1000) / p.span_ms]) },
+        { name: 'failed', points: req.filter((p) => p.span_ms > 0).map((p) => [x(p.t_ms), (p.failed * 1000) / p.span_ms]) },
+      ],
+      note: 'requests completed per second of the window (edge seconds scaled by the part measured)',
+    }),
+    'latency.svg': lineChart({
+      title: 'Latency percentiles', xLabel: 'seconds into the measured window', yLabel: 'ms',
+      series: ['p50', 'p95', 'p99'].map((p) => ({ name: p, points: req.filter((r) => r.latency_ms[p] !== null).map((r) => [x(r.t_ms), r.latency_ms[p]]) })),
+      note: 'successful requests, by the second they completed in',
+    }),
+  };
+}
+
+function summary(run) {
+  const f = run.figures || {};
+  const p = run.provenance || {};
+  const c = p.client || {};
+  const m = p.machine || {};
+  const s = p.scenario || {};
+  const lines = [];
+  lines.push(`# chainperf: ${run.scenario_name} — ${run.status === 'ok' ? 'ok' : 'FAILED'}`, '');
+  if (run.status !== 'ok') lines.push(`**The run failed:** ${run.error}`, '', 'What was measured before the failure is kept below.', '');
+  lines.push(`Run \`${run.run_id}\`, ${run.started_at} to ${run.ended_at || '?'}.`);
+  lines.push(`${c.name || '?'} ${c.version || ''}, ${p.runtime || '?'} runtime, CORES=${s.CORES} on a ${m.cores}-core ${m.cpu_model}, workload ${s.WORKLOAD}, ${s.RATE ? `open loop at ${s.RATE} requests/s` : `closed loop of ${s.CONCURRENCY} users`}.`, '');
+  if (run.figures) {
+    const l = f.latency_ms || {};
+    lines.push('| figure | value |', '|---|---|');
+    lines.push(`| CPU time per request (gross) | ${ms(f.cpu_ms_per_request)} |`);
+    lines.push(`| CPU time per request (net of idle) | ${ms(f.cpu_ms_per_request_net)} |`);
+    lines.push(`| Throughput | ${num(f.rps)} requests/s |`);
+    lines.push(`| Latency p50 / p95 / p99 / max | ${ms(l.p50, 2)} / ${ms(l.p95, 2)} / ${ms(l.p99, 2)} / ${ms(l.max, 2)} |`);
+    lines.push(`| Requests ok / failed | ${f.requests_ok} / ${f.requests_failed} |`);
+    lines.push(`| Error rate | ${f.error_rate === null ? 'n/a' : `${(f.error_rate * 100).toFixed(3)} %`} |`, '');
+  }
+  lines.push('## How it was measured', '');
+  if (run.window) lines.push(`- Measured window: ${num((run.window.end_ms - run.window.start_ms) / 1000, 3)} s, from ${new Date(run.window.start_ms).toISOString()} to ${new Date(run.window.end_ms).toISOString()}. A request counts when it completes inside it.`);
+  if (run.node && run.node.cpu_source) {
+    const n = run.node;
+    lines.push(`- Node CPU: ${n.cpu_source.describe}, read at the window's edges: ${num(n.cpu_total_s, 3)} s (user ${n.cpu_user_s === null ? 'n/a' : num(n.cpu_user_s, 3)}, system ${n.cpu_system_s === null ? 'n/a' : num(n.cpu_system_s, 3)}). CPU per request = that / requests ok.`);
+    if (n.cpu_check) lines.push(`- Cross-check: ${n.cpu_check.describe} over the same window: ${num(n.cpu_check.total_s, 3)} s.`);
+    if (n.rpc_requests !== undefined && n.rpc_requests !== null) lines.push(`- The node's own request counter (Prometheus, 1 s scrapes, so approximate at the edges) rose by ${n.rpc_requests} over the window.`);
+  }
+  if (run.idle) lines.push(`- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num(run.idle.cpu_s / run.idle.seconds * 1000, 2)} ms/s); the net figure subtracts that rate over the window.`);
+  if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) lines.push(`- Load generator (artillery + ethers): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`);
+  if (run.sync) lines.push(`- Node synced with its head advancing after ${num(run.sync.seconds, 1)} s.`);
+  if (run.warnings && run.warnings.length) {
+    lines.push('', '## Warnings', '');
+    for (const w of run.warnings) lines.push(`- ${w}`);
+  }
+  if (f.methods && Object.keys(f.methods).length) {
+    lines.push('', '## Per method', '', '| method | ok | failed | requests/s | p50 ms | p95 ms | p99 ms | max ms |', '|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const [name, mm] of Object.entries(f.methods)) {
+      const l = mm.latency_ms;
+      lines.push(`| ${name} | ${mm.requests_ok} | ${mm.requests_failed} | ${num(mm.rps)} | ${num(l.p50, 2)} | ${num(l.p95, 2)} | ${num(l.p99, 2)} | ${num(l.max, 2)} |`);
+    }
+  }
+  if (run.errors && Object.keys(run.errors).length) {
+    lines.push('', '## Errors seen', '', '| error | count |', '|---|---:|');
+    for (const [msg, n] of Object.entries(run.errors)) lines.push(`| ${msg.replace(/\|/g, '\\|')} | ${n} |`);
+  }
+  lines.push('', '## Charts', '', '![CPU time per request](charts/cpu-per-request.svg)', '', '![Throughput](charts/throughput.svg)', '', '![Latency](charts/latency.svg)', '');
+  return lines.join('\n');
+}
+
+/** Writes summary.md and charts/ from run.json and series.json in dir. */
+function renderReport(dir) {
+  const run = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
+  const seriesFile = path.join(dir, 'series.json');
+  const series = fs.existsSync(seriesFile) ? JSON.parse(fs.readFileSync(seriesFile, 'utf8')) : {};
+  fs.mkdirSync(path.join(dir, 'charts'), { recursive: true });
+  for (const [name, svg] of Object.entries(charts(run, series))) fs.writeFileSync(path.join(dir, 'charts', name), svg);
+  fs.writeFileSync(path.join(dir, 'summary.md'), summary(run));
+}
+
+function writeReport(dir, run, series) {
+  fs.mkdirSync(dir, { recursive: true });
+  writeJson(path.join(dir, 'run.json'), run);
+  writeJson(path.join(dir, 'series.json'), series || {});
+  renderReport(dir);
+}
+
+module.exports = { writeReport, renderReport, summary };

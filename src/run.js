@@ -1,0 +1,345 @@
+'use strict';
+// One run, step by step (DESIGN.md "One run"): resolve the scenario, start the
+// runtime, wait for sync, create history on a dev chain, harvest parameters,
+// warm up, measure the idle baseline, measure the workload, compute the
+// figures, write the report, archive it, tear down. Whatever happens after the
+// scenario is valid, a report folder is written, marked failed with the reason
+// when the run did not complete, with what was measured until then.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const chains = require('./chains');
+const { resolveScenario, redactScenario } = require('./scenario/resolve');
+const { startHost } = require('./runtime/host');
+const { startAttach } = require('./runtime/attach');
+const { loadMix, runArtillery, STARTUP_S } = require('./workload/artillery');
+const { mergeSamples } = require('./workload/samples');
+const { computeFigures, cpuDelta, cpuPerRequestSeries } = require('./figures');
+const { readProcIo } = require('./measure/cpu');
+const { writeReport } = require('./report/write');
+const { archiveGit } = require('./report/archive');
+const { provenance } = require('./report/provenance');
+const { log, logTo } = require('./util/log');
+const { sleep, sleepUntil } = require('./util/time');
+
+function newRunId(now = new Date()) {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
+  return `${stamp}-${crypto.randomBytes(2).toString('hex')}`;
+}
+
+/** Reads the node's CPU (and its cross-check) at a planned edge of a window. */
+async function readEdge(stack, edgeMs, signal) {
+  if (stack.cpu.readEdge) return { cpu: await stack.cpu.readEdge(edgeMs, signal), check: null, io: null };
+  await sleepUntil(edgeMs, signal);
+  const cpu = await stack.cpu.read();
+  const check = stack.cpuCheck ? await stack.cpuCheck.read() : null;
+  const io = stack.node.pid && stack.runtime === 'host' ? readProcIo(stack.node.pid) : null;
+  return { cpu, check, io };
+}
+
+/** Plans a window of about seconds, starting no earlier than fromMs (aligned to the source's refreshes if it has them). */
+function planWindow(stack, fromMs, seconds) {
+  if (!stack.cpu.align) return { start: fromMs, end: fromMs + seconds * 1000 };
+  const start = stack.cpu.align(fromMs);
+  const period = stack.cpu.periodMs;
+  return { start, end: start + Math.max(1, Math.round((seconds * 1000) / period)) * period };
+}
+
+/**
+ * Samples the node's CPU and memory on every whole second of the window, for
+ * the charts. Only for sources that can be read at any instant.
+ */
+function startSampler(stack, window, signal) {
+  const ticks = [];
+  const memory = [];
+  if (stack.cpu.readEdge) return { ticks, memory, done: Promise.resolve() };
+  const done = (async () => {
+    let t = Math.ceil(window.start / 1000) * 1000;
+    while (t < window.end && !signal.aborted) {
+      try {
+        await sleepUntil(t, signal);
+      } catch {
+        return;
+      }
+      const c = await stack.cpu.read();
+      ticks.push({ t_ms: t, total_s: c.total_s });
+      const mem = stack.memoryBytes ? stack.memoryBytes() : null;
+      if (mem !== null) memory.push({ t_ms: t, bytes: mem });
+      t += 1000;
+    }
+  })();
+  return { ticks, memory, done };
+}
+
+function readSamples(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.startsWith('worker-')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+}
+
+/**
+ * @param {string} file scenario path
+ * @param {{env?: object, out?: (line:string)=>void}} opts
+ * @returns {Promise<{exitCode:number, reportDir?:string}>}
+ */
+async function runScenario(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`) } = {}) {
+  const { scenario: s, sources, errors } = resolveScenario(file, { env });
+  if (errors.length) {
+    process.stderr.write(`chainperf: the scenario is not valid; nothing was started.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
+    return { exitCode: 2 };
+  }
+  const chain = chains[s.CHAIN];
+  const runId = newRunId();
+  const reportsRoot = path.resolve(s.REPORTS_DIR);
+  const reportDir = path.join(reportsRoot, s.NAME, runId);
+  fs.mkdirSync(reportDir, { recursive: true });
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `chainperf-${runId}-`));
+  logTo(path.join(reportDir, 'run.log'));
+  log(`run ${runId}: scenario ${file} (${s.CHAIN}/${s.CLIENT}, RUNTIME=${s.RUNTIME}, WORKLOAD=${s.WORKLOAD}, ${s.RATE ? `RATE=${s.RATE}/s` : `CONCURRENCY=${s.CONCURRENCY}`}, DURATION_S=${s.DURATION_S})`);
+  log(`report folder: ${reportDir}`);
+
+  const controller = new AbortController();
+  const { signal } = controller;
+  let interrupts = 0;
+  const onSignal = (name) => {
+    interrupts++;
+    if (interrupts === 1) {
+      log(`${name}: stopping the run, tearing down and writing the report (press again to force)`);
+      controller.abort(new Error(`interrupted by ${name}`));
+    } else {
+      log(`${name} again: exiting now; processes may be left behind`);
+      process.exit(130);
+    }
+  };
+  const sigint = () => onSignal('SIGINT');
+  const sigterm = () => onSignal('SIGTERM');
+  process.on('SIGINT', sigint);
+  process.on('SIGTERM', sigterm);
+
+  const started = new Date();
+  const run = {
+    schema_version: 1,
+    run_id: runId,
+    scenario_name: s.NAME,
+    status: 'running',
+    started_at: started.toISOString(),
+    ended_at: null,
+    phase: 'starting',
+    warnings: [],
+  };
+  const series = {};
+  let stack = null;
+  let pool = null;
+  const phase = (name) => {
+    run.phase = name;
+  };
+
+  try {
+    const mix = loadMix(s.WORKLOAD);
+    phase('provision');
+    stack = s.RUNTIME === 'host'
+      ? await startHost(s, { runId, workDir, log, signal })
+      : await startAttach(s, { signal });
+    run.node = { pid: stack.node.pid, cpus: stack.node.cpus || null };
+    stack.onNodeExit((info) => {
+      controller.abort(new Error(`the node exited during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`));
+    });
+
+    phase('sync');
+    log(`waiting for the node at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : stack.rpcUrl} to be synced (SYNC_TIMEOUT_S=${s.SYNC_TIMEOUT_S})`);
+    run.sync = await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
+    log(`synced after ${run.sync.seconds.toFixed(1)} s at block ${run.sync.head}`);
+
+    if (stack.runtime === 'host') {
+      phase('history');
+      run.history = await chain.createHistory(stack.rpcUrl, {
+        accounts: s.HISTORY_ACCOUNTS, transfers: s.HISTORY_TRANSFERS, calls: s.HISTORY_CONTRACT_CALLS, seed: s.SEED, signal, log,
+      });
+    }
+
+    phase('harvest');
+    pool = await chain.harvest(stack.rpcUrl, { signal, log });
+    const poolFile = path.join(reportDir, 'params.json');
+    fs.writeFileSync(poolFile, `${JSON.stringify(pool)}\n`);
+    log(`parameter pool: ${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`);
+    const missing = chain.missingForMix(pool, Object.keys(mix));
+    if (missing.length) throw new Error(`the chain lacks what the workload needs: ${missing.join('; ')}`);
+
+    const spec = (over) => ({
+      rpc_url: stack.rpcUrl, pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, ...over,
+    });
+
+    if (s.WARMUP_S > 0) {
+      phase('warmup');
+      log(`warming up for ${s.WARMUP_S} s (not measured)`);
+      const due = Date.now() + STARTUP_S * 1000 + s.RAMP_S * 1000 + s.WARMUP_S * 1000;
+      const r = await runArtillery({ scenario: s, spec: spec({ start_at: due, end_at: due }), dir: workDir, name: 'warmup', processor: chain.processor, group: stack.generatorGroup, signal });
+      if (r.code !== 0) throw new Error(`the load generator failed during warm-up (status ${r.code}); see ${r.logFile}`);
+    }
+
+    if (stack.cpu.calibrate) {
+      phase('calibrate');
+      const period = await stack.cpu.calibrate(signal);
+      log(`the node's CPU counter refreshes every ${(period / 1000).toFixed(1)} s; windows are aligned to its refreshes`);
+    }
+
+    if (s.IDLE_S > 0) {
+      phase('idle');
+      const w = planWindow(stack, Date.now() + 200, s.IDLE_S);
+      log(`measuring the idle baseline over ${((w.end - w.start) / 1000).toFixed(1)} s`);
+      const a = await readEdge(stack, w.start, signal);
+      const b = await readEdge(stack, w.end, signal);
+      run.idle = { cpu_s: cpuDelta(a.cpu, b.cpu).total_s, seconds: (w.end - w.start) / 1000, start_ms: w.start, end_ms: w.end };
+    }
+
+    phase('measure');
+    const launch = Date.now();
+    const w = planWindow(stack, launch + STARTUP_S * 1000 + s.RAMP_S * 1000, s.DURATION_S);
+    run.window = { start_ms: w.start, end_ms: w.end };
+    const samplesDir = path.join(workDir, 'samples');
+    fs.mkdirSync(samplesDir);
+    log(`measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${STARTUP_S} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
+    const genCpuStart = { value: null };
+    const artillery = runArtillery({ scenario: s, spec: spec({ start_at: w.start, end_at: w.end, samples_dir: samplesDir }), dir: workDir, name: 'measure', processor: chain.processor, group: stack.generatorGroup, signal });
+    artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
+    const startEdge = await readEdge(stack, w.start, signal);
+    if (stack.generatorGroup) genCpuStart.value = stack.generatorGroup.cpu();
+    const sampler = startSampler(stack, w, signal);
+    const progress = setInterval(() => {
+      const el = Math.min(w.end, Date.now()) - w.start;
+      log(`measuring: ${Math.round(el / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`);
+    }, 10000);
+    let endEdge;
+    try {
+      endEdge = await readEdge(stack, w.end, signal);
+    } finally {
+      clearInterval(progress);
+    }
+    const genCpuEnd = stack.generatorGroup ? stack.generatorGroup.cpu() : null;
+    await sampler.done;
+    const result = await artillery;
+    fs.copyFileSync(result.rawFile, path.join(reportDir, 'artillery.json'));
+    if (result.code !== 0) throw new Error(`the load generator exited with status ${result.code}; see artillery.log`);
+
+    const snapshots = readSamples(samplesDir);
+    if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
+    const samples = mergeSamples(snapshots);
+    const cpu = cpuDelta(startEdge.cpu, endEdge.cpu);
+    run.node = {
+      ...run.node,
+      cpu_source: { kind: stack.cpu.kind, describe: stack.cpu.describe },
+      cpu_user_s: cpu.user_s,
+      cpu_system_s: cpu.system_s,
+      cpu_total_s: cpu.total_s,
+    };
+    if (startEdge.check && endEdge.check) {
+      run.node.cpu_check = { kind: stack.cpuCheck.kind, describe: stack.cpuCheck.describe, ...cpuDelta(startEdge.check, endEdge.check) };
+    }
+    if (startEdge.io && endEdge.io) {
+      run.node.disk_read_bytes = endEdge.io.read_bytes - startEdge.io.read_bytes;
+      run.node.disk_write_bytes = endEdge.io.write_bytes - startEdge.io.write_bytes;
+    }
+    if (sampler.memory.length) {
+      const b = sampler.memory.map((x) => x.bytes);
+      run.node.memory_peak_bytes = Math.max(...b);
+      run.node.memory_mean_bytes = Math.round(b.reduce((x, y) => x + y, 0) / b.length);
+    }
+    run.figures = computeFigures({ window: run.window, cpu, idle: run.idle || null, samples });
+    run.errors = samples.errors;
+    run.generator = {
+      cpus: stack.generatorCpus,
+      workers: samples.workers,
+      before_window: samples.before_window,
+      in_flight_at_end: samples.in_flight_at_end,
+      cpu_s: genCpuStart.value && genCpuEnd ? Number((genCpuEnd.user_s + genCpuEnd.system_s - genCpuStart.value.user_s - genCpuStart.value.system_s).toFixed(6)) : null,
+    };
+    const g = run.generator;
+    g.cpu_us_per_request = g.cpu_s !== null && samples.ok ? Number(((g.cpu_s * 1e6) / (samples.ok + samples.failed)).toFixed(1)) : null;
+    if (stack.prometheus && stack.prometheus.valueAt) {
+      await sleep(1500, signal); // let the scrape after the window land
+      const q = `rpc_requests{run_id="${runId}"}`;
+      const [a, b] = [await stack.prometheus.valueAt(q, w.start), await stack.prometheus.valueAt(q, w.end)];
+      run.node.rpc_requests = a !== null && b !== null ? b - a : null;
+    }
+    series.requests = samples.series;
+    series.cpu_per_request = cpuPerRequestSeries(sampler.ticks, samples.series);
+    series.memory = sampler.memory;
+    addWarnings(run, s, samples);
+    run.status = 'ok';
+    log(`done: ${fmtHeadline(run.figures)}`);
+  } catch (err) {
+    run.status = 'failed';
+    run.error = signal.aborted && signal.reason ? signal.reason.message : err.message;
+    log(`run failed during ${run.phase}: ${run.error}`);
+  } finally {
+    process.off('SIGINT', sigint);
+    process.off('SIGTERM', sigterm);
+    if (stack) {
+      log('tearing down');
+      await stack.teardown();
+      if (stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
+    }
+    for (const f of ['measure.artillery.log', 'measure.artillery.yml', 'warmup.artillery.log']) {
+      const src = path.join(workDir, f);
+      if (fs.existsSync(src)) fs.copyFileSync(src, path.join(reportDir, f.replace('measure.', '')));
+    }
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+
+  run.ended_at = new Date().toISOString();
+  run.provenance = provenance({
+    scenario: redactScenario(s),
+    sources,
+    client: stack ? stack.client : { name: s.CLIENT, version: null },
+    runtime: s.RUNTIME,
+    tools: stack && stack.prometheus ? { prometheus: stack.prometheus.version } : {},
+  });
+  writeReport(reportDir, run, series);
+  if (s.ARCHIVE === 'git') {
+    try {
+      run.archive = archiveGit({ reportsRoot, reportDir, message: `chainperf: ${s.NAME} ${run.status}: ${run.figures ? fmtHeadline(run.figures) : run.error}`, log });
+      log(`archived in git: ${run.archive.repository} ${run.archive.commit.slice(0, 12)}`);
+    } catch (err) {
+      log(`ARCHIVE=git failed: ${err.message}`);
+      run.warnings.push(`archiving in git failed: ${err.message}`);
+      writeReport(reportDir, run, series);
+    }
+  }
+  logTo(null);
+  out(reportDir);
+  return { exitCode: run.status === 'ok' ? 0 : 1, reportDir, run };
+}
+
+function fmtHeadline(f) {
+  const net = f.cpu_ms_per_request_net === null ? '' : ` (${f.cpu_ms_per_request_net.toFixed(3)} net)`;
+  return `${f.cpu_ms_per_request === null ? 'n/a' : f.cpu_ms_per_request.toFixed(3)} ms CPU/request${net}, ${f.rps.toFixed(0)} requests/s, p99 ${f.latency_ms.p99 === null ? 'n/a' : f.latency_ms.p99.toFixed(2)} ms`;
+}
+
+/** Things a reader of the figures must know. */
+function addWarnings(run, s, samples) {
+  const w = run.warnings;
+  if (samples.before_window === 0) w.push('the load generator completed no request before the window opened: the window may start with idle time');
+  if (samples.ok === 0) w.push('no request succeeded in the window: CPU time per request is not defined');
+  if (samples.failed > 0) w.push(`${samples.failed} requests failed in the window (see Errors seen)`);
+  if (!run.generator.cpus && s.RUNTIME === 'host') w.push(`the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`);
+  const g = run.generator;
+  if (g.cpu_s !== null && run.figures.window_s > 0) {
+    const cores = g.cpus ? g.cpus.split(',').reduce((n, part) => n + (part.includes('-') ? Number(part.split('-')[1]) - Number(part.split('-')[0]) + 1 : 1), 0) : os.cpus().length;
+    const busy = g.cpu_s / run.figures.window_s / cores;
+    g.cpu_utilization = Number(busy.toFixed(3));
+    if (busy > 0.9) w.push(`the load generator used ${(busy * 100).toFixed(0)}% of its ${cores} core(s): it, not the node, may have been the limit`);
+  }
+  const check = run.node.cpu_check;
+  if (check && run.node.cpu_total_s > 0.5) {
+    const diff = Math.abs(check.total_s - run.node.cpu_total_s) / run.node.cpu_total_s;
+    if (diff > 0.05) w.push(`the node's CPU from /proc/PID/stat (${check.total_s.toFixed(3)} s) differs from the cgroup's (${run.node.cpu_total_s.toFixed(3)} s) by ${(diff * 100).toFixed(1)}%`);
+  }
+}
+
+function copyTail(src, dst, lines) {
+  const text = fs.readFileSync(src, 'utf8').split('\n');
+  fs.writeFileSync(dst, text.slice(-lines).join('\n'));
+}
+
+module.exports = { runScenario, newRunId, planWindow };

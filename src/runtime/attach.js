@@ -1,0 +1,33 @@
+'use strict';
+// The attach runtime: nothing is started. The node is already running; its
+// RPC endpoint and a CPU source (a PID on this host or its metrics endpoint)
+// are given. Nothing is torn down either.
+
+const { rpcCall } = require('../util/rpc');
+const { pidSource, metricsSource } = require('../measure/cpu');
+const clients = require('../clients');
+
+async function startAttach(s, { signal }) {
+  let version = 'unknown';
+  try {
+    version = await rpcCall(s.RPC_URL, 'web3_clientVersion', [], { signal, timeoutMs: 10000 });
+  } catch (err) {
+    throw new Error(`RPC_URL does not answer web3_clientVersion: ${err.message}`);
+  }
+  const usePid = s.CPU_SOURCE === 'pid' || (s.CPU_SOURCE === 'auto' && s.NODE_PID);
+  const cpu = usePid ? pidSource(s.NODE_PID) : metricsSource(s.METRICS_URL, clients[s.CLIENT].metrics.cpu);
+  if (usePid) await cpu.read(); // fails now, with the reason, when the PID is not there
+  return {
+    runtime: 'attach',
+    rpcUrl: s.RPC_URL,
+    cpu,
+    cpuCheck: null,
+    generatorCpus: null,
+    client: { name: s.CLIENT, version },
+    node: { pid: s.NODE_PID || null },
+    onNodeExit: () => {},
+    teardown: async () => {},
+  };
+}
+
+module.exports = { startAttach };

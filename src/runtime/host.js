@@ -1,0 +1,103 @@
+'use strict';
+// The host runtime: the node runs on this machine as a child process in its
+// own cgroup (pinned to CORES cores, CPU counted exactly), with Prometheus
+// beside it. The load generator gets the remaining cores when there are any.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const clients = require('../clients');
+const { Cgroup, cgroupsUsable, spawnInGroup } = require('./cgroup');
+const { cgroupSource, pidSource } = require('../measure/cpu');
+const { ensurePrometheus, prometheusVersion } = require('../install/prometheus');
+const { startPrometheus } = require('./prometheus');
+const { freePort } = require('../util/net');
+
+/** "0-2" style list of cpus [from, to). */
+const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
+
+/**
+ * @returns {Promise<object>} the stack: rpcUrl, cpu sources, node info, onNodeExit, teardown
+ */
+async function startHost(s, { runId, workDir, log, signal }) {
+  const client = clients[s.CLIENT];
+  const bin = await client.ensureBinary(s, log);
+  const promBin = await ensurePrometheus(log);
+  const version = client.binaryVersion(bin);
+  const ncpu = os.cpus().length;
+  const nodeCpus = cpuList(0, s.CORES);
+  const generatorCpus = s.CORES < ncpu ? cpuList(s.CORES, ncpu) : null;
+
+  const stack = { cleanups: [], runtime: 'host', generatorCpus, client: { name: s.CLIENT, version, binary: bin } };
+  stack.teardown = async () => {
+    for (const fn of stack.cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        log(`teardown: ${err.message}`);
+      }
+    }
+    stack.cleanups = [];
+  };
+
+  try {
+    const useCgroups = cgroupsUsable();
+    let group = null;
+    if (useCgroups) {
+      group = new Cgroup(`chainperf/${runId}/node`, { cpus: nodeCpus });
+      stack.cleanups.push(() => group.destroy());
+      stack.generatorGroup = new Cgroup(`chainperf/${runId}/generator`, { cpus: generatorCpus || cpuList(0, ncpu) });
+      stack.cleanups.push(() => stack.generatorGroup.destroy());
+    } else {
+      log('cgroups are not writable here: pinning with taskset and reading CPU from /proc/PID/stat instead');
+    }
+
+    const ports = { rpc: await freePort(), metrics: await freePort(), p2p: await freePort(), auth: await freePort() };
+    const dataDir = path.join(workDir, 'node-data');
+    fs.mkdirSync(dataDir, { recursive: true });
+    const cmd = client.command(s, { dataDir, ports });
+    const nodeLog = path.join(workDir, 'node.log');
+    const logFd = fs.openSync(nodeLog, 'a');
+    const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', nodeCpus, bin, ...cmd.args];
+    log(`starting ${s.CLIENT} ${version} on cpus ${nodeCpus}: ${path.basename(bin)} ${cmd.args.join(' ')}`);
+    const child = spawnInGroup(group, argv, { stdio: ['ignore', logFd, logFd] });
+    fs.closeSync(logFd);
+
+    let exitInfo = null;
+    const exitListeners = [];
+    child.on('exit', (code, sig) => {
+      exitInfo = { code, signal: sig };
+      for (const fn of exitListeners) fn(exitInfo);
+    });
+    stack.cleanups.push(async () => {
+      if (exitInfo) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM'); // lets geth close its database
+      const t = setTimeout(() => child.kill('SIGKILL'), 15000);
+      await gone;
+      clearTimeout(t);
+    });
+    stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
+    stack.nodeLog = nodeLog;
+    stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, metrics_url: `http://${cmd.metrics.target}${cmd.metrics.path}` };
+    stack.rpcUrl = cmd.rpcUrl;
+
+    // The cgroup counts the whole process tree; /proc/PID/stat of the node process is the independent cross-check.
+    stack.cpu = group ? cgroupSource(group) : pidSource(child.pid);
+    stack.cpuCheck = group ? pidSource(child.pid) : null;
+    stack.memoryBytes = group ? () => group.memoryBytes() : null;
+
+    const prom = await startPrometheus({
+      bin: promBin, workDir, port: await freePort(), runId, target: cmd.metrics.target, metricsPath: cmd.metrics.path, signal,
+    });
+    stack.cleanups.push(() => prom.stop());
+    stack.prometheus = { ...prom, version: prometheusVersion(promBin) };
+    log(`Prometheus ${stack.prometheus.version} at ${prom.url} scraping ${cmd.metrics.target}`);
+    return stack;
+  } catch (err) {
+    await stack.teardown();
+    throw err;
+  }
+}
+
+module.exports = { startHost, cpuList };

@@ -1,0 +1,78 @@
+'use strict';
+// A Prometheus server beside a node started on the host: it scrapes the
+// node's metrics every second, with every series labelled by the run id.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { sleep } = require('../util/time');
+
+function scrapeConfig({ runId, target, metricsPath }) {
+  return [
+    'global:',
+    '  scrape_interval: 1s',
+    '  evaluation_interval: 15s',
+    'scrape_configs:',
+    '  - job_name: node',
+    `    metrics_path: ${metricsPath}`,
+    '    static_configs:',
+    `      - targets: ['${target}']`,
+    '        labels:',
+    `          run_id: '${runId}'`,
+    '',
+  ].join('\n');
+}
+
+/** Starts Prometheus; resolves once it answers /-/ready. */
+async function startPrometheus({ bin, workDir, port, runId, target, metricsPath, signal }) {
+  const dir = path.join(workDir, 'prometheus');
+  fs.mkdirSync(dir, { recursive: true });
+  const config = path.join(dir, 'prometheus.yml');
+  fs.writeFileSync(config, scrapeConfig({ runId, target, metricsPath }));
+  const logFd = fs.openSync(path.join(dir, 'prometheus.log'), 'a');
+  const child = spawn(bin, [
+    `--config.file=${config}`,
+    `--storage.tsdb.path=${path.join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--storage.tsdb.retention.time=1d',
+  ], { stdio: ['ignore', logFd, logFd] });
+  fs.closeSync(logFd);
+  const url = `http://127.0.0.1:${port}`;
+  let exited = null;
+  child.on('exit', (code) => { exited = code; });
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    if (exited !== null) throw new Error(`Prometheus exited with status ${exited}; see ${path.join(dir, 'prometheus.log')}`);
+    try {
+      if ((await fetch(`${url}/-/ready`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('Prometheus did not become ready in 30 s');
+    }
+    await sleep(200, signal);
+  }
+  return {
+    url,
+    child,
+    /** The value of an instant vector query at time ms (the last sample before it), or null. */
+    async valueAt(query, ms) {
+      const q = new URLSearchParams({ query, time: String(ms / 1000) });
+      const res = await fetch(`${url}/api/v1/query?${q}`);
+      const body = await res.json();
+      const r = body.data && body.data.result && body.data.result[0];
+      return r ? Number(r.value[1]) : null;
+    },
+    async stop() {
+      if (exited !== null) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([gone, sleep(5000)]);
+      if (exited === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+module.exports = { startPrometheus, scrapeConfig };

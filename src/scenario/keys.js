@@ -1,0 +1,61 @@
+'use strict';
+// Every scenario key chainperf understands: its type, allowed values, default
+// and meaning. This table is the single source for validation, for the
+// resolved scenario in run.json and for docs/scenario-keys.md (a unit test
+// checks that the doc names every key here).
+
+const os = require('node:os');
+
+/** Cores the node gets when CORES is not set: all but one, so the load generator has its own. */
+function defaultCores() {
+  return Math.max(1, os.cpus().length - 1);
+}
+
+const KEYS = {
+  // What is measured
+  NAME: { type: 'string', default: '', doc: 'Scenario name used in the report path; defaults to the file name without .env.' },
+  CHAIN: { type: 'enum', values: ['ethereum'], default: 'ethereum', doc: 'Chain family. Substrate chains come later.' },
+  CLIENT: { type: 'enum', values: ['geth'], default: 'geth', doc: 'Node client.' },
+  CLIENT_VERSION: { type: 'version', default: null, doc: 'Client version to build and run (geth: 1.16.7). Chosen by the client when empty.' },
+  CLIENT_BIN: { type: 'path', default: '', doc: 'Path to a client binary to use instead of the one chainperf builds into its cache.' },
+  RUNTIME: { type: 'enum', values: ['host', 'attach'], default: 'host', doc: 'host: the node runs here as a child process in its own cgroup. attach: measure a node that is already running.' },
+
+  // Node configuration
+  DB_CACHE_MB: { type: 'int', min: 16, max: 1048576, default: 1024, doc: 'Database cache in MB (geth --cache).' },
+  PEERS: { type: 'int', min: 0, max: 1000, default: 50, doc: 'Maximum peers (geth --maxpeers). A --dev chain has no peers to connect to.' },
+  CORES: { type: 'int', min: 1, max: 4096, default: defaultCores, doc: 'CPU cores the node is pinned to (cpuset). Default: all but one. Above this machine\'s count is an error.' },
+  DB_ENGINE: { type: 'enum', values: ['pebble', 'leveldb'], default: 'pebble', doc: 'Database engine (geth --db.engine).' },
+  DEV_BLOCK_TIME_S: { type: 'int', min: 1, max: 60, default: 1, doc: 'Block period of the dev chain (geth --dev.period), so the head advances.' },
+
+  // Attach runtime
+  RPC_URL: { type: 'url', default: '', secret: true, doc: 'JSON-RPC endpoint of the node (attach). Credentials and API keys in it are redacted from reports.' },
+  METRICS_URL: { type: 'url', default: '', secret: true, doc: 'Prometheus-format metrics endpoint of the node (attach), e.g. http://127.0.0.1:6060/debug/metrics/prometheus, read for its CPU counter.' },
+  NODE_PID: { type: 'int', min: 1, max: 4194304, default: null, doc: 'PID of the node process on this host (attach); its CPU is read from /proc.' },
+  CPU_SOURCE: { type: 'enum', values: ['auto', 'cgroup', 'pid', 'metrics'], default: 'auto', doc: 'Where node CPU time comes from. auto: cgroup (host), pid when NODE_PID is set, else metrics (attach).' },
+
+  // Workload
+  WORKLOAD: { type: 'workload', default: 'eth-default', doc: 'A weighted mix in workloads/<name>.yml, or method:<rpc method> for one method with harvested parameters.' },
+  CONCURRENCY: { type: 'int', min: 1, max: 10000, default: 32, doc: 'Closed loop: this many virtual users send requests back to back.' },
+  RATE: { type: 'number', min: 0.1, max: 1000000, default: null, doc: 'Open loop: requests per second, each from a new virtual user. Set this or CONCURRENCY, not both.' },
+  RAMP_S: { type: 'int', min: 0, max: 3600, default: 0, doc: 'Seconds over which load rises to its target before the measured window opens (not measured).' },
+  DURATION_S: { type: 'int', min: 1, max: 86400, default: 60, doc: 'Length of the measured window in seconds.' },
+  WARMUP_S: { type: 'int', min: 0, max: 3600, default: 10, doc: 'Warm-up with the same workload before the idle baseline; not measured.' },
+  IDLE_S: { type: 'int', min: 0, max: 3600, default: 10, doc: 'Quiet window that measures the node\'s idle CPU rate (0: no net figure).' },
+  REQUEST_TIMEOUT_MS: { type: 'int', min: 100, max: 600000, default: 10000, doc: 'A request without an answer after this long counts as a timeout (a failure).' },
+  SEED: { type: 'int', min: 0, max: 2147483647, default: 1, doc: 'Seed of the random choice of parameters, so runs draw the same sequence.' },
+  GENERATOR_WORKERS: { type: 'int', min: 1, max: 64, default: 1, doc: 'Artillery worker threads of the load generator.' },
+
+  // Dev chain history created before the run
+  HISTORY_ACCOUNTS: { type: 'int', min: 1, max: 1000, default: 20, doc: 'Dev chain: accounts funded before the run.' },
+  HISTORY_TRANSFERS: { type: 'int', min: 0, max: 100000, default: 200, doc: 'Dev chain: value transfers between those accounts.' },
+  HISTORY_CONTRACT_CALLS: { type: 'int', min: 0, max: 100000, default: 100, doc: 'Dev chain: contract calls that emit logs.' },
+
+  // Waiting
+  SYNC_TIMEOUT_S: { type: 'int', min: 1, max: 604800, default: 120, doc: 'Give up when the node is not synced with its head advancing after this long.' },
+
+  // Report
+  REPORTS_DIR: { type: 'path', default: 'reports', doc: 'Root of the report folders (reports/<scenario>/<run-id>/), relative to the working directory.' },
+  ARCHIVE: { type: 'enum', values: ['none', 'git'], default: 'none', doc: 'git: commit the report folder to the git repository REPORTS_DIR is in (one is created there if none).' },
+};
+
+module.exports = { KEYS, defaultCores };

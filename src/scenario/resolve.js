@@ -1,0 +1,194 @@
+'use strict';
+// Resolves a scenario: built-in defaults, then the chain's and the client's
+// defaults, then the .env file, then environment variables named like keys.
+// Every problem is collected so the user sees them all at once.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { KEYS } = require('./keys');
+const { parseEnvFile } = require('./parse');
+const { closest } = require('../util/strings');
+const chains = require('../chains');
+const clients = require('../clients');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const WORKLOADS_DIR = path.join(ROOT, 'workloads');
+
+/** Converts a raw string to the key's type; returns {value} or {error: what is allowed}. */
+function convert(key, raw) {
+  const spec = KEYS[key];
+  const describeRange = () => `${spec.type === 'int' ? 'an integer' : 'a number'} from ${spec.min} to ${spec.max}`;
+  switch (spec.type) {
+    case 'int':
+    case 'number': {
+      const ok = spec.type === 'int' ? /^-?\d+$/.test(raw) : /^-?(\d+\.?\d*|\.\d+)$/.test(raw);
+      const n = Number(raw);
+      if (!ok || n < spec.min || n > spec.max) return { error: `expected ${describeRange()}, got "${raw}"` };
+      return { value: n };
+    }
+    case 'enum':
+      if (!spec.values.includes(raw)) {
+        const near = closest(raw, spec.values);
+        return { error: `expected one of ${spec.values.join(' | ')}, got "${raw}"${near ? ` (did you mean ${near}?)` : ''}` };
+      }
+      return { value: raw };
+    case 'bool':
+      if (!['true', 'false', '1', '0'].includes(raw)) return { error: `expected true or false, got "${raw}"` };
+      return { value: raw === 'true' || raw === '1' };
+    case 'version':
+      if (!/^\d+\.\d+\.\d+$/.test(raw)) return { error: `expected a version like 1.16.7, got "${raw}"` };
+      return { value: raw };
+    case 'url':
+      try {
+        const u = new URL(raw);
+        if (!['http:', 'https:', 'ws:', 'wss:'].includes(u.protocol)) throw new Error('scheme');
+      } catch {
+        return { error: `expected an http(s):// or ws(s):// URL, got "${raw}"` };
+      }
+      return { value: raw };
+    case 'workload':
+      return checkWorkload(raw);
+    default:
+      return { value: raw };
+  }
+}
+
+function checkWorkload(raw) {
+  if (raw.startsWith('method:')) {
+    const method = raw.slice('method:'.length);
+    if (!method) return { error: 'expected method:<rpc method>, e.g. method:eth_getBalance' };
+    return { value: raw, method };
+  }
+  if (!/^[A-Za-z0-9_.-]+$/.test(raw)) return { error: `expected a workload name or method:<rpc method>, got "${raw}"` };
+  if (!fs.existsSync(path.join(WORKLOADS_DIR, `${raw}.yml`))) {
+    const names = listWorkloads();
+    const near = closest(raw, names);
+    return { error: `no workload "${raw}" in workloads/ (shipped: ${names.join(', ')})${near ? `; did you mean ${near}?` : ''}` };
+  }
+  return { value: raw };
+}
+
+function listWorkloads() {
+  return fs.readdirSync(WORKLOADS_DIR).filter((f) => f.endsWith('.yml')).map((f) => f.slice(0, -4)).sort();
+}
+
+/**
+ * @param {string} file scenario path
+ * @param {{env?: object, cpuCount?: number}} [opts]
+ * @returns {{scenario: object|null, sources: object, errors: string[]}}
+ */
+function resolveScenario(file, opts = {}) {
+  const env = opts.env || process.env;
+  const cpuCount = opts.cpuCount || os.cpus().length;
+  const { settings, errors } = parseEnvFile(file);
+  const raw = {}; // key -> {value, where}
+  const seen = new Map();
+
+  for (const s of settings) {
+    const where = `${file}:${s.line}`;
+    if (!KEYS[s.key]) {
+      const near = closest(s.key, Object.keys(KEYS));
+      errors.push(`${where}: unknown key ${s.key}${near ? ` (did you mean ${near}?)` : ''}`);
+      continue;
+    }
+    if (seen.has(s.key)) errors.push(`${where}: ${s.key} is set twice (first on line ${seen.get(s.key)})`);
+    seen.set(s.key, s.line);
+    raw[s.key] = { value: s.value, where };
+  }
+  for (const key of Object.keys(KEYS)) {
+    if (env[key] !== undefined) raw[key] = { value: env[key], where: `environment ${key}` };
+  }
+
+  const values = {};
+  const sources = {};
+  for (const [key, spec] of Object.entries(KEYS)) {
+    values[key] = typeof spec.default === 'function' ? spec.default() : spec.default;
+    sources[key] = 'default';
+  }
+  // Typed values from the file and the environment; an empty value means "default".
+  const given = {};
+  for (const [key, { value, where }] of Object.entries(raw)) {
+    if (value === '') continue;
+    const r = convert(key, value);
+    if (r.error) errors.push(`${where}: ${key}: ${r.error}`);
+    else given[key] = { value: r.value, where };
+  }
+  // Chain and client defaults sit between built-ins and the file.
+  const chain = chains[(given.CHAIN || {}).value || values.CHAIN];
+  const client = clients[(given.CLIENT || {}).value || chain.defaults.CLIENT || values.CLIENT];
+  for (const [layer, defaults] of [['chain', chain.defaults], ['client', client.defaults]]) {
+    for (const [key, value] of Object.entries(defaults)) {
+      values[key] = value;
+      sources[key] = `${layer} default`;
+    }
+  }
+  for (const [key, { value, where }] of Object.entries(given)) {
+    values[key] = value;
+    sources[key] = where;
+  }
+  if (!values.NAME) values.NAME = path.basename(file).replace(/\.env$/, '');
+
+  crossCheck(values, sources, given, { chain, client, cpuCount }, errors);
+  return { scenario: errors.length ? null : values, sources, errors };
+}
+
+/** Rules between keys: what one key's value means for another. */
+function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
+  const at = (key) => (given[key] ? given[key].where : 'default');
+  if (!client.chains.includes(v.CHAIN)) {
+    errors.push(`${at('CLIENT')}: CLIENT: ${v.CLIENT} does not serve CHAIN=${v.CHAIN}`);
+  }
+  if (v.RUNTIME !== 'attach' && v.CORES > cpuCount) {
+    errors.push(`${at('CORES')}: CORES: ${v.CORES} cores asked but this machine has ${cpuCount}`);
+  }
+  if (given.RATE && given.CONCURRENCY) {
+    errors.push(`${at('RATE')}: RATE and CONCURRENCY are both set (${at('CONCURRENCY')}): set RATE for an open loop or CONCURRENCY for a closed loop, not both`);
+  }
+  if (!/^[A-Za-z0-9_.-]+$/.test(v.NAME)) {
+    errors.push(`${at('NAME')}: NAME: expected letters, digits, _ . or -, got "${v.NAME}"`);
+  }
+  const method = v.WORKLOAD && v.WORKLOAD.startsWith('method:') ? v.WORKLOAD.slice(7) : null;
+  if (method && !chain.methods.includes(method)) {
+    const near = closest(method, chain.methods);
+    errors.push(`${at('WORKLOAD')}: WORKLOAD: ${method} is not a method chainperf can parameterize on ${v.CHAIN}${near ? ` (did you mean method:${near}?)` : ''}; known: ${chain.methods.join(', ')}`);
+  }
+  if (v.RUNTIME === 'attach') {
+    if (!v.RPC_URL) errors.push(`${at('RUNTIME')}: RUNTIME=attach needs RPC_URL, the node's JSON-RPC endpoint`);
+    const cpu = v.CPU_SOURCE;
+    if (cpu === 'cgroup') errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=cgroup needs RUNTIME=host (attach reads a PID or a metrics endpoint)`);
+    if ((cpu === 'pid') && !v.NODE_PID) errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=pid needs NODE_PID`);
+    if ((cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID)) && !v.METRICS_URL) {
+      errors.push(`${at('RUNTIME')}: RUNTIME=attach needs a CPU source: NODE_PID (a process on this host) or METRICS_URL (the node's metrics endpoint)`);
+    }
+  } else {
+    for (const key of ['RPC_URL', 'METRICS_URL', 'NODE_PID']) {
+      if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=attach (RUNTIME is ${v.RUNTIME})`);
+    }
+  }
+}
+
+/** The scenario as stored in reports: secrets in URLs replaced. */
+function redactScenario(values) {
+  const out = {};
+  for (const [key, value] of Object.entries(values)) {
+    out[key] = KEYS[key] && KEYS[key].secret && value ? redactUrl(value) : value;
+  }
+  return out;
+}
+
+/** Keeps scheme, host and port; hides credentials, path segments that look like keys, and the query. */
+function redactUrl(raw) {
+  let u;
+  try {
+    u = new URL(raw);
+  } catch {
+    return '<redacted>';
+  }
+  const segs = u.pathname.split('/').map((s) => (/^[A-Za-z0-9_-]{16,}$/.test(s) || /\d/.test(s) && s.length > 12 ? '<redacted>' : s));
+  const auth = u.username || u.password ? '<redacted>@' : '';
+  const query = u.search ? '?<redacted>' : '';
+  return `${u.protocol}//${auth}${u.host}${segs.join('/')}${query}`;
+}
+
+module.exports = { resolveScenario, redactScenario, redactUrl, listWorkloads, WORKLOADS_DIR, ROOT };

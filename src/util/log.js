@@ -1,0 +1,25 @@
+'use strict';
+// Progress goes to standard error, so that standard output carries only what
+// scripts read (the report folder, on the last line). A run also copies its
+// log into the report folder.
+
+const fs = require('node:fs');
+
+let logFile = null;
+
+function stamp() {
+  return new Date().toISOString().slice(11, 19);
+}
+
+function log(message) {
+  const line = `[chainperf ${stamp()}] ${message}`;
+  process.stderr.write(`${line}\n`);
+  if (logFile) fs.appendFileSync(logFile, `${line}\n`);
+}
+
+/** Also append every log line to file (null stops). */
+function logTo(file) {
+  logFile = file;
+}
+
+module.exports = { log, logTo };

@@ -1,0 +1,100 @@
+'use strict';
+// Turns a scenario's workload and load shape into an artillery script and
+// runs artillery on it. The script's virtual users call the chain's processor
+// (processors/<chain>.js), which sends each request through the chain's
+// client library and records it.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnInGroup } = require('../runtime/cgroup');
+const yaml = require('js-yaml');
+const { WORKLOADS_DIR, ROOT } = require('../scenario/resolve');
+
+/** Seconds allowed for artillery to start its workers before the load is due. */
+const STARTUP_S = 6;
+
+/** The weighted mix {method: weight} a WORKLOAD names. */
+function loadMix(workload) {
+  if (workload.startsWith('method:')) return { [workload.slice(7)]: 1 };
+  const file = path.join(WORKLOADS_DIR, `${workload}.yml`);
+  const doc = yaml.load(fs.readFileSync(file, 'utf8'));
+  const mix = doc && doc.mix;
+  if (!mix || typeof mix !== 'object') throw new Error(`${file}: expected a "mix:" table of method: weight`);
+  for (const [m, w] of Object.entries(mix)) {
+    if (typeof w !== 'number' || !(w > 0)) throw new Error(`${file}: weight of ${m} must be a positive number`);
+  }
+  return mix;
+}
+
+/** artillery phases for the load shape; they run from artillery's start until after endAt. */
+function phases(s, totalS) {
+  if (s.RATE) {
+    const out = [];
+    if (s.RAMP_S) out.push({ duration: s.RAMP_S, arrivalRate: 1, rampTo: s.RATE, name: 'ramp' });
+    out.push({ duration: Math.max(1, totalS - s.RAMP_S), arrivalRate: s.RATE, name: 'open loop' });
+    return out;
+  }
+  return [{ duration: Math.max(1, s.RAMP_S), arrivalCount: s.CONCURRENCY, name: 'closed loop' }];
+}
+
+/** The artillery script (as an object) for scenario s. */
+function buildScript(s, { target, processor, totalS }) {
+  const flow = s.RATE
+    ? [{ function: 'sendRequest' }, { function: 'afterScenario' }]
+    : [{ loop: [{ function: 'sendRequest' }], whileTrue: 'keepGoing' }, { function: 'afterScenario' }];
+  return {
+    config: { target, processor, phases: phases(s, totalS) },
+    scenarios: [{ name: `chainperf ${s.WORKLOAD}`, flow }],
+  };
+}
+
+/**
+ * Runs one artillery pass.
+ * @param {object} o
+ * @param {object} o.scenario resolved scenario
+ * @param {object} o.spec what the processor reads: rpc_url, pool_file, mix, start_at, end_at, timeout_ms, seed, samples_dir
+ * @param {string} o.dir folder for the script, the raw output and artillery's log
+ * @param {string} o.name file name stem (warmup, measure)
+ * @param {string} o.processor path of the chain's processor
+ * @param {object|null} o.group cgroup for the generator (pins it and counts its CPU)
+ * @param {AbortSignal} o.signal stops artillery when aborted
+ * @returns {Promise<{code:number, rawFile:string, logFile:string}>}
+ */
+function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
+  const totalS = Math.ceil((spec.end_at - Date.now()) / 1000) + 1;
+  const specFile = path.join(dir, `${name}.generator.json`);
+  const scriptFile = path.join(dir, `${name}.artillery.yml`);
+  const rawFile = path.join(dir, `${name}.artillery.json`);
+  const logFile = path.join(dir, `${name}.artillery.log`);
+  fs.writeFileSync(specFile, JSON.stringify(spec, null, 2));
+  fs.writeFileSync(scriptFile, yaml.dump(buildScript(scenario, { target: spec.rpc_url, processor, totalS })));
+  const bin = path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run');
+  const argv = [process.execPath, bin, 'run', '--output', rawFile, scriptFile];
+  const env = {
+    ...process.env,
+    CHAINPERF_GENERATOR_SPEC: specFile,
+    ARTILLERY_DISABLE_TELEMETRY: 'true',
+    DO_NOT_TRACK: '1',
+  };
+  const logFd = fs.openSync(logFile, 'a');
+  const child = spawnInGroup(group, argv, { env, stdio: ['ignore', logFd, logFd], detached: true });
+  fs.closeSync(logFd);
+  const kill = () => {
+    try {
+      process.kill(-child.pid, 'SIGKILL'); // the whole process group: artillery and its workers
+    } catch {
+      // already gone
+    }
+  };
+  if (signal) signal.addEventListener('abort', kill, { once: true });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, sig) => {
+      if (signal) signal.removeEventListener('abort', kill);
+      if (signal && signal.aborted) return reject(signal.reason);
+      resolve({ code: code === null ? 128 : code, signal: sig, rawFile, logFile, specFile, scriptFile });
+    });
+  });
+}
+
+module.exports = { loadMix, buildScript, phases, runArtillery, STARTUP_S };

@@ -1,0 +1,141 @@
+'use strict';
+// What the load generator records about each request, and how the records of
+// several workers are merged. The recorder runs inside artillery workers;
+// mergeSamples runs in the toolkit after the run.
+
+const FAILURE_KINDS = ['rpc', 'http', 'timeout', 'other'];
+const MAX_ERROR_MESSAGES = 20;
+
+/**
+ * Classifies an error thrown by a client library call:
+ * rpc (a JSON-RPC error, also inside an HTTP 200), http (non-2xx status),
+ * timeout, or other (connection refused, reset, ...).
+ */
+function classifyError(err) {
+  const rpc = err && (err.error || (err.info && err.info.error));
+  if (rpc && typeof rpc.code === 'number') return { kind: 'rpc', message: `JSON-RPC ${rpc.code}: ${rpc.message}` };
+  if (err && err.code === 'TIMEOUT') return { kind: 'timeout', message: 'timeout' };
+  const status = err && err.response && err.response.statusCode;
+  if (status) return { kind: 'http', message: `HTTP ${status}` };
+  return { kind: 'other', message: String((err && (err.shortMessage || err.message)) || err).slice(0, 200) };
+}
+
+/** Per-worker record of requests by the second they completed in, and by method. */
+function newRecorder(spec, worker) {
+  const seconds = {}; // epoch second -> method -> {lat: number[], failed: {kind: n}}
+  const errors = {};
+  let inFlight = 0;
+  let before = 0;
+  let firstRequestAt = null;
+  return {
+    worker,
+    started() {
+      inFlight++;
+      if (firstRequestAt === null) firstRequestAt = Date.now();
+    },
+    /** @returns {'before'|'window'|'after'} where the completion fell */
+    completed(method, latencyMs, failure, now) {
+      inFlight--;
+      if (now < spec.start_at) {
+        before++;
+        return 'before';
+      }
+      if (now >= spec.end_at) return 'after';
+      const sec = Math.floor(now / 1000);
+      const bySec = seconds[sec] || (seconds[sec] = {});
+      const m = bySec[method] || (bySec[method] = { lat: [], failed: {} });
+      if (failure) {
+        m.failed[failure.kind] = (m.failed[failure.kind] || 0) + 1;
+        if (errors[failure.message] !== undefined || Object.keys(errors).length < MAX_ERROR_MESSAGES) {
+          errors[failure.message] = (errors[failure.message] || 0) + 1;
+        }
+      } else {
+        m.lat.push(Math.round(latencyMs * 1000) / 1000);
+      }
+      return 'window';
+    },
+    snapshot() {
+      return { worker, start_at: spec.start_at, end_at: spec.end_at, before_window: before, in_flight_at_end: inFlight, first_request_at: firstRequestAt, seconds, errors };
+    },
+  };
+}
+
+/** Nearest-rank percentile of an ascending array. */
+function percentile(sorted, p) {
+  if (!sorted.length) return null;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+function latencySummary(lat) {
+  const s = Float64Array.from(lat).sort();
+  const r = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
+  return { p50: r(percentile(s, 50)), p95: r(percentile(s, 95)), p99: r(percentile(s, 99)), max: r(s.length ? s[s.length - 1] : null) };
+}
+
+const emptyFailures = () => Object.fromEntries(FAILURE_KINDS.map((k) => [k, 0]));
+
+/**
+ * Merges worker snapshots into totals, per-method figures and a per-second series.
+ * @returns {{ok:number, failed:number, failures:object, latency_ms:object, methods:object, series:object[], before_window:number, in_flight_at_end:number, first_request_at:number|null, errors:object, workers:number}}
+ */
+function mergeSamples(snapshots) {
+  const methods = {};
+  const perSecond = {};
+  const all = [];
+  const failures = emptyFailures();
+  const errors = {};
+  let before = 0;
+  let inFlight = 0;
+  let first = null;
+  for (const snap of snapshots) {
+    before += snap.before_window;
+    inFlight += snap.in_flight_at_end;
+    if (snap.first_request_at !== null && (first === null || snap.first_request_at < first)) first = snap.first_request_at;
+    for (const [msg, n] of Object.entries(snap.errors)) errors[msg] = (errors[msg] || 0) + n;
+    for (const [sec, byMethod] of Object.entries(snap.seconds)) {
+      const ps = perSecond[sec] || (perSecond[sec] = { ok: 0, failed: 0, lat: [] });
+      for (const [method, rec] of Object.entries(byMethod)) {
+        const m = methods[method] || (methods[method] = { lat: [], failures: emptyFailures() });
+        for (const x of rec.lat) {
+          m.lat.push(x);
+          ps.lat.push(x);
+          all.push(x);
+        }
+        ps.ok += rec.lat.length;
+        for (const [kind, n] of Object.entries(rec.failed)) {
+          m.failures[kind] += n;
+          failures[kind] += n;
+          ps.failed += n;
+        }
+      }
+    }
+  }
+  const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
+  const methodFigures = {};
+  for (const [name, m] of Object.entries(methods).sort()) {
+    methodFigures[name] = { requests_ok: m.lat.length, requests_failed: sum(m.failures), failures: m.failures, latency_ms: latencySummary(m.lat) };
+  }
+  // The first and last seconds are cut by the window's edges: span_ms says how much of each was measured.
+  const { start_at: start, end_at: end } = snapshots[0] || {};
+  const series = Object.keys(perSecond).map(Number).sort((a, b) => a - b).map((sec) => {
+    const ps = perSecond[sec];
+    const span = Math.min(end, (sec + 1) * 1000) - Math.max(start, sec * 1000);
+    return { t_ms: sec * 1000, span_ms: span, ok: ps.ok, failed: ps.failed, latency_ms: latencySummary(ps.lat) };
+  });
+  return {
+    ok: all.length,
+    failed: sum(failures),
+    failures,
+    latency_ms: latencySummary(all),
+    methods: methodFigures,
+    series,
+    before_window: before,
+    in_flight_at_end: inFlight,
+    first_request_at: first,
+    errors,
+    workers: snapshots.length,
+  };
+}
+
+module.exports = { classifyError, newRecorder, mergeSamples, percentile, latencySummary, FAILURE_KINDS };
