@@ -151,7 +151,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     run.sync = await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
     log(`synced after ${run.sync.seconds.toFixed(1)} s at block ${run.sync.head}`);
 
-    if (stack.runtime === 'host') {
+    if (s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.runtime === 'host')) {
       phase('history');
       run.history = await chain.createHistory(stack.rpcUrl, {
         accounts: s.HISTORY_ACCOUNTS, transfers: s.HISTORY_TRANSFERS, calls: s.HISTORY_CONTRACT_CALLS, seed: s.SEED, signal, log,

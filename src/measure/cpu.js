@@ -92,10 +92,9 @@ function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 100
     split: false,
     async calibrate(signal) {
       const a = await nextChange(signal);
-      await nextChange(signal);
-      const c = await nextChange(signal);
-      period = Math.round((c.seen_ms - a.seen_ms) / 2 / 100) * 100; // two periods, rounded to 0.1 s
-      phase = c.seen_ms;
+      const b = await nextChange(signal);
+      period = Math.round((b.seen_ms - a.seen_ms) / 100) * 100; // rounded to 0.1 s, the polling's resolution
+      phase = b.seen_ms;
       return period;
     },
     get periodMs() {

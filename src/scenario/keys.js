@@ -36,16 +36,16 @@ const KEYS = {
   // Workload
   WORKLOAD: { type: 'workload', default: 'eth-default', doc: 'A weighted mix in workloads/<name>.yml, or method:<rpc method> for one method with harvested parameters.' },
   CONCURRENCY: { type: 'int', min: 1, max: 10000, default: 32, doc: 'Closed loop: this many virtual users send requests back to back.' },
-  RATE: { type: 'number', min: 0.1, max: 1000000, default: null, doc: 'Open loop: requests per second, each from a new virtual user. Set this or CONCURRENCY, not both.' },
+  RATE: { type: 'int', min: 1, max: 1000000, default: null, doc: 'Open loop: requests per second, each from a new virtual user. Set this or CONCURRENCY, not both.' },
   RAMP_S: { type: 'int', min: 0, max: 3600, default: 0, doc: 'Seconds over which load rises to its target before the measured window opens (not measured).' },
   DURATION_S: { type: 'int', min: 1, max: 86400, default: 60, doc: 'Length of the measured window in seconds.' },
   WARMUP_S: { type: 'int', min: 0, max: 3600, default: 10, doc: 'Warm-up with the same workload before the idle baseline; not measured.' },
   IDLE_S: { type: 'int', min: 0, max: 3600, default: 10, doc: 'Quiet window that measures the node\'s idle CPU rate (0: no net figure).' },
   REQUEST_TIMEOUT_MS: { type: 'int', min: 100, max: 600000, default: 10000, doc: 'A request without an answer after this long counts as a timeout (a failure).' },
   SEED: { type: 'int', min: 0, max: 2147483647, default: 1, doc: 'Seed of the random choice of parameters, so runs draw the same sequence.' },
-  GENERATOR_WORKERS: { type: 'int', min: 1, max: 64, default: 1, doc: 'Artillery worker threads of the load generator.' },
 
   // Dev chain history created before the run
+  CREATE_HISTORY: { type: 'enum', values: ['auto', 'yes', 'no'], default: 'auto', doc: 'Create the history below before harvesting. auto: on the fresh dev chain the host runtime starts; yes: also on an attached dev chain (it needs an unlocked, funded account); no: never.' },
   HISTORY_ACCOUNTS: { type: 'int', min: 1, max: 1000, default: 20, doc: 'Dev chain: accounts funded before the run.' },
   HISTORY_TRANSFERS: { type: 'int', min: 0, max: 100000, default: 200, doc: 'Dev chain: value transfers between those accounts.' },
   HISTORY_CONTRACT_CALLS: { type: 'int', min: 0, max: 100000, default: 100, doc: 'Dev chain: contract calls that emit logs.' },

@@ -42,9 +42,9 @@ function convert(key, raw) {
     case 'url':
       try {
         const u = new URL(raw);
-        if (!['http:', 'https:', 'ws:', 'wss:'].includes(u.protocol)) throw new Error('scheme');
+        if (!['http:', 'https:'].includes(u.protocol)) throw new Error('scheme');
       } catch {
-        return { error: `expected an http(s):// or ws(s):// URL, got "${raw}"` };
+        return { error: `expected an http:// or https:// URL, got "${raw}"` };
       }
       return { value: raw };
     case 'workload':

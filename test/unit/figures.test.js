@@ -1,0 +1,108 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { computeFigures, cpuDelta, cpuPerRequestSeries } = require('../../src/figures');
+const { mergeSamples, newRecorder, percentile, classifyError } = require('../../src/workload/samples');
+
+/** Samples of one worker: `lat` latencies of ok requests and `failed` failures, all in the second at t. */
+function snapshot({ start, end, t, method = 'eth_call', lat = [], failed = {} }) {
+  return {
+    worker: 'w', start_at: start, end_at: end, before_window: 5, in_flight_at_end: 2, first_request_at: start - 1000,
+    seconds: { [Math.floor(t / 1000)]: { [method]: { lat, failed } } }, errors: {},
+  };
+}
+
+describe('figures from known counters', () => {
+  const window = { start_ms: 1_000_000, end_ms: 1_010_000 }; // 10 s
+
+  it('CPU time per request is the CPU between the edges over the requests answered', () => {
+    const cpu = cpuDelta({ user_s: 100, system_s: 20, total_s: 120 }, { user_s: 103, system_s: 21, total_s: 124 });
+    assert.deepEqual(cpu, { user_s: 3, system_s: 1, total_s: 4 });
+    const samples = mergeSamples([snapshot({ start: window.start_ms, end: window.end_ms, t: 1_005_000, lat: new Array(2000).fill(1) })]);
+    const f = computeFigures({ window, cpu, idle: { cpu_s: 0.5, seconds: 5 }, samples });
+    assert.equal(f.requests_ok, 2000);
+    assert.equal(f.cpu_ms_per_request, 2); // 4 s * 1000 / 2000
+    // idle 0.1 s per s over 10 s = 1 s: net (4 - 1) * 1000 / 2000
+    assert.equal(f.cpu_ms_per_request_net, 1.5);
+    assert.equal(f.rps, 200);
+    assert.equal(f.idle_cpu_s_per_s, 0.1);
+    assert.equal(f.methods.eth_call.rps, 200);
+  });
+
+  it('failed requests do not count as answered, and set the error rate', () => {
+    const samples = mergeSamples([snapshot({ start: window.start_ms, end: window.end_ms, t: 1_001_000, lat: [1, 2, 3], failed: { rpc: 1 } })]);
+    const f = computeFigures({ window, cpu: { user_s: 1, system_s: 0, total_s: 1.5 }, idle: null, samples });
+    assert.equal(f.requests_ok, 3);
+    assert.equal(f.requests_failed, 1);
+    assert.equal(f.failures.rpc, 1);
+    assert.equal(f.error_rate, 0.25);
+    assert.equal(f.cpu_ms_per_request, 500);
+    assert.equal(f.cpu_ms_per_request_net, null, 'no idle baseline, no net figure');
+  });
+
+  it('no successful request gives no CPU per request rather than a number', () => {
+    const samples = mergeSamples([snapshot({ start: window.start_ms, end: window.end_ms, t: 1_001_000, failed: { timeout: 4 } })]);
+    const f = computeFigures({ window, cpu: { user_s: 1, system_s: 0, total_s: 1 }, idle: { cpu_s: 1, seconds: 10 }, samples });
+    assert.equal(f.cpu_ms_per_request, null);
+    assert.equal(f.cpu_ms_per_request_net, null);
+    assert.equal(f.error_rate, 1);
+  });
+
+  it('a source without user/system split gives null for both, and the total', () => {
+    assert.deepEqual(cpuDelta({ user_s: null, system_s: null, total_s: 10 }, { user_s: null, system_s: null, total_s: 12.5 }), { user_s: null, system_s: null, total_s: 2.5 });
+  });
+
+  it('CPU per request per second joins whole-second CPU ticks with the requests of that second', () => {
+    const ticks = [{ t_ms: 2000, total_s: 1 }, { t_ms: 3000, total_s: 1.5 }, { t_ms: 4000, total_s: 1.7 }, { t_ms: 6000, total_s: 2 }];
+    const series = [{ t_ms: 2000, ok: 100 }, { t_ms: 3000, ok: 0 }, { t_ms: 4000, ok: 50 }];
+    // 2..3 s: 0.5 s / 100; 3..4 s: no requests; 4..6 s: not one second
+    assert.deepEqual(cpuPerRequestSeries(ticks, series), [{ t_ms: 2000, cpu_ms_per_request: 5 }]);
+  });
+});
+
+describe('generator samples', () => {
+  it('a request counts in the window when it completes inside [start, end)', () => {
+    const rec = newRecorder({ start_at: 1000, end_at: 2000 }, 'w1');
+    for (let i = 0; i < 4; i++) rec.started();
+    assert.equal(rec.completed('eth_call', 5, null, 999), 'before');
+    assert.equal(rec.completed('eth_call', 5, null, 1000), 'window');
+    assert.equal(rec.completed('eth_call', 5, { kind: 'rpc', message: 'x' }, 1999), 'window');
+    assert.equal(rec.completed('eth_call', 5, null, 2000), 'after');
+    const snap = rec.snapshot();
+    assert.equal(snap.before_window, 1);
+    assert.equal(snap.in_flight_at_end, 0);
+    const merged = mergeSamples([snap]);
+    assert.equal(merged.ok, 1);
+    assert.equal(merged.failed, 1);
+    assert.deepEqual(merged.errors, { x: 1 });
+  });
+
+  it('merges workers: totals, per method, per second with the measured span of edge seconds', () => {
+    const a = snapshot({ start: 1500, end: 3500, t: 1600, method: 'eth_call', lat: [1, 2] });
+    const b = snapshot({ start: 1500, end: 3500, t: 3200, method: 'eth_getLogs', lat: [10], failed: { http: 2 } });
+    const m = mergeSamples([a, b]);
+    assert.equal(m.ok, 3);
+    assert.equal(m.failed, 2);
+    assert.equal(m.methods.eth_getLogs.requests_failed, 2);
+    assert.equal(m.methods.eth_call.latency_ms.max, 2);
+    assert.deepEqual(m.series.map((p) => [p.t_ms, p.span_ms, p.ok, p.failed]), [[1000, 500, 2, 0], [3000, 500, 1, 2]]);
+    assert.equal(m.before_window, 10);
+    assert.equal(m.in_flight_at_end, 4);
+    assert.equal(m.workers, 2);
+  });
+
+  it('percentiles are nearest-rank', () => {
+    const s = Array.from({ length: 100 }, (_, i) => i + 1);
+    assert.equal(percentile(s, 50), 50);
+    assert.equal(percentile(s, 99), 99);
+    assert.equal(percentile(s, 100), 100);
+    assert.equal(percentile([7], 95), 7);
+    assert.equal(percentile([], 50), null);
+  });
+
+  it('classifies a JSON-RPC error inside HTTP 200, an HTTP error, a timeout and a refused connection', () => {
+    assert.equal(classifyError({ error: { code: -32000, message: 'execution reverted' } }).kind, 'rpc');
+    assert.equal(classifyError({ code: 'SERVER_ERROR', response: { statusCode: 503 } }).kind, 'http');
+    assert.equal(classifyError({ code: 'TIMEOUT' }).kind, 'timeout');
+    assert.equal(classifyError(new Error('connect ECONNREFUSED')).kind, 'other');
+  });
+});

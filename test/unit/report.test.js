@@ -1,0 +1,121 @@
+'use strict';
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { writeReport, renderReport } = require('../../src/report/write');
+const { archiveGit } = require('../../src/report/archive');
+const { provenance } = require('../../src/report/provenance');
+const { lineChart } = require('../../src/report/charts');
+const { tmpDir, schemaErrors } = require('../helpers');
+
+function sampleRun(over = {}) {
+  return {
+    schema_version: 1, run_id: '20260101-000000-abcd', scenario_name: 'unit', status: 'ok', phase: 'measure',
+    started_at: '2026-01-01T00:00:00.000Z', ended_at: '2026-01-01T00:01:00.000Z', warnings: [],
+    window: { start_ms: 1000, end_ms: 11000 },
+    idle: { cpu_s: 0.1, seconds: 10 },
+    node: {
+      pid: 1, cpus: '0', cpu_source: { kind: 'cgroup', describe: 'cgroup x' }, cpu_user_s: 3, cpu_system_s: 1, cpu_total_s: 4,
+    },
+    figures: {
+      window_s: 10, requests_ok: 2000, requests_failed: 1, failures: { rpc: 1, http: 0, timeout: 0, other: 0 }, error_rate: 0.0005,
+      cpu_ms_per_request: 2, cpu_ms_per_request_net: 1.995, idle_cpu_s_per_s: 0.01, rps: 200,
+      latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 },
+      methods: { eth_call: { requests_ok: 2000, requests_failed: 1, rps: 200, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } } },
+    },
+    errors: { 'JSON-RPC -32000: boom': 1 },
+    provenance: provenance({ scenario: { CORES: 1, WORKLOAD: 'eth-default', CONCURRENCY: 8 }, sources: {}, client: { name: 'geth', version: '1.16.7-stable' }, runtime: 'host' }),
+    ...over,
+  };
+}
+
+const series = {
+  requests: [{ t_ms: 1000, span_ms: 1000, ok: 200, failed: 0, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } }, { t_ms: 2000, span_ms: 1000, ok: 210, failed: 1, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } }],
+  cpu_per_request: [{ t_ms: 1000, cpu_ms_per_request: 2 }, { t_ms: 2000, cpu_ms_per_request: 2.1 }],
+};
+
+describe('report writing', () => {
+  it('writes run.json valid against the schema, series.json, summary.md and three SVG charts', () => {
+    const dir = path.join(tmpDir(), 'r');
+    const run = sampleRun();
+    assert.deepEqual(schemaErrors(run), []);
+    writeReport(dir, run, series);
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8')), run);
+    const md = fs.readFileSync(path.join(dir, 'summary.md'), 'utf8');
+    assert.match(md, /# chainperf: unit — ok/);
+    assert.match(md, /\| CPU time per request \(gross\) \| 2\.000 ms \|/);
+    assert.match(md, /\| eth_call \| 2000 \| 1 \|/);
+    for (const c of ['cpu-per-request.svg', 'throughput.svg', 'latency.svg']) {
+      const svg = fs.readFileSync(path.join(dir, 'charts', c), 'utf8');
+      assert.match(svg, /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+      assert.match(svg, /<path d="M/, `${c} draws a line`);
+      assert.match(svg, /<\/svg>\n$/);
+    }
+  });
+
+  it('a failed run says so first, with the reason, and keeps what was measured', () => {
+    const dir = path.join(tmpDir(), 'f');
+    const run = sampleRun({ status: 'failed', error: 'the node exited during measure (status 1)', figures: undefined });
+    delete run.figures;
+    assert.deepEqual(schemaErrors(run), []);
+    writeReport(dir, run, {});
+    const md = fs.readFileSync(path.join(dir, 'summary.md'), 'utf8');
+    assert.match(md, /— FAILED/);
+    assert.match(md, /\*\*The run failed:\*\* the node exited during measure/);
+    assert.match(md, /Idle baseline: 0\.100 s/);
+  });
+
+  it('the schema rejects a run.json without its required fields', () => {
+    const run = sampleRun();
+    delete run.status;
+    run.figures.cpu_ms_per_request = 'fast';
+    const errs = schemaErrors(run);
+    assert.ok(errs.some((e) => /status/.test(e)), errs.join('\n'));
+    assert.ok(errs.some((e) => /cpu_ms_per_request/.test(e)), errs.join('\n'));
+  });
+
+  it('re-renders summary and charts from run.json and series.json alone', () => {
+    const dir = path.join(tmpDir(), 'rr');
+    writeReport(dir, sampleRun(), series);
+    fs.rmSync(path.join(dir, 'summary.md'));
+    fs.rmSync(path.join(dir, 'charts'), { recursive: true });
+    renderReport(dir);
+    assert.ok(fs.existsSync(path.join(dir, 'summary.md')));
+    assert.equal(fs.readdirSync(path.join(dir, 'charts')).length, 3);
+  });
+
+  it('an empty chart says there is no data instead of drawing nothing', () => {
+    const svg = lineChart({ title: 't', xLabel: 'x', yLabel: 'y', series: [{ name: 'a', points: [] }] });
+    assert.match(svg, /no data in the measured window/);
+  });
+});
+
+describe('git archive', () => {
+  const git = (cwd, ...args) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+  it('commits the report folder alone, with the scenario and headline in the message', () => {
+    const repo = tmpDir();
+    git(repo, 'init', '-q');
+    fs.writeFileSync(path.join(repo, 'other.txt'), 'not mine');
+    git(repo, 'add', 'other.txt'); // staged work of someone else stays staged, uncommitted
+    const dir = path.join(repo, 'reports', 'unit', 'run1');
+    writeReport(dir, sampleRun(), series);
+    const res = archiveGit({ reportsRoot: path.join(repo, 'reports'), reportDir: dir, message: 'chainperf: unit ok: 2.000 ms CPU/request', log: () => {} });
+    assert.equal(res.repository, fs.realpathSync(repo));
+    assert.equal(git(repo, 'log', '-1', '--format=%s'), 'chainperf: unit ok: 2.000 ms CPU/request');
+    const files = git(repo, 'show', '--name-only', '--format=', 'HEAD').split('\n');
+    assert.ok(files.includes('reports/unit/run1/run.json'));
+    assert.ok(!files.includes('other.txt'));
+    assert.match(git(repo, 'status', '--porcelain'), /^A {2}other\.txt$/m);
+  });
+
+  it('creates a repository at REPORTS_DIR when it is in none', () => {
+    const root = path.join(tmpDir(), 'reports');
+    const dir = path.join(root, 'unit', 'run1');
+    writeReport(dir, sampleRun(), series);
+    const res = archiveGit({ reportsRoot: root, reportDir: dir, message: 'm', log: () => {} });
+    assert.equal(res.repository, fs.realpathSync(root));
+    assert.equal(git(root, 'rev-list', '--count', 'HEAD'), '1');
+  });
+});

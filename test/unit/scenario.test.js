@@ -1,0 +1,168 @@
+'use strict';
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { parseEnvText } = require('../../src/scenario/parse');
+const { resolveScenario, redactScenario, redactUrl } = require('../../src/scenario/resolve');
+const { KEYS } = require('../../src/scenario/keys');
+const { closest } = require('../../src/util/strings');
+const { ROOT, tmpDir, writeScenario } = require('../helpers');
+
+const noEnv = {};
+const resolve = (file, env = noEnv, cpuCount = 2) => resolveScenario(file, { env, cpuCount });
+
+describe('scenario parsing', () => {
+  it('reads settings with their line numbers, skipping comments and blanks', () => {
+    const { settings, errors } = parseEnvText('# c\n\nA=1\nexport B = two # note\nC="x # y"\nD=\'q\'\n', 'f.env');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(settings, [
+      { key: 'A', value: '1', line: 3 },
+      { key: 'B', value: 'two', line: 4 },
+      { key: 'C', value: 'x # y', line: 5 },
+      { key: 'D', value: 'q', line: 6 },
+    ]);
+  });
+
+  it('names the line of something that is not a setting, and of an unbalanced quote', () => {
+    const { errors } = parseEnvText('A=1\njust words\nB="open\n', 'f.env');
+    assert.equal(errors.length, 2);
+    assert.match(errors[0], /^f\.env:2: not a setting/);
+    assert.match(errors[1], /^f\.env:3: B: unbalanced " quote/);
+  });
+});
+
+describe('scenario resolution', () => {
+  let dir;
+  beforeEach(() => {
+    dir = tmpDir();
+  });
+
+  it('fills defaults, then chain and client defaults, then the file, then the environment', () => {
+    const file = writeScenario(dir, 'layers', 'DB_CACHE_MB=256\nDURATION_S=30\n');
+    const { scenario, sources, errors } = resolve(file, { DURATION_S: '20' });
+    assert.deepEqual(errors, []);
+    assert.equal(scenario.DB_CACHE_MB, 256);
+    assert.equal(sources.DB_CACHE_MB, `${file}:1`);
+    assert.equal(scenario.DURATION_S, 20, 'the environment overrides the file');
+    assert.equal(sources.DURATION_S, 'environment DURATION_S');
+    assert.equal(scenario.CLIENT_VERSION, '1.16.7', 'geth default');
+    assert.equal(sources.CLIENT_VERSION, 'client default');
+    assert.equal(scenario.WORKLOAD, 'eth-default');
+    assert.equal(scenario.NAME, 'layers', 'named after the file');
+    assert.equal(scenario.PEERS, KEYS.PEERS.default);
+  });
+
+  it('reports every problem in the file at once, each with file, line and key', () => {
+    const file = writeScenario(dir, 'bad', [
+      'DB_CACHE=512', // unknown key, near DB_CACHE_MB
+      'PEERS=many', // not an integer
+      'DB_ENGINE=rocks', // not allowed
+      'this is not a setting',
+      'DURATION_S=0', // out of range
+      'RUNTIME=hots',
+    ].join('\n'));
+    const { scenario, errors } = resolve(file);
+    assert.equal(scenario, null);
+    assert.equal(errors.length, 6, errors.join('\n'));
+    assert.match(errors.find((e) => e.includes(':1:')), /unknown key DB_CACHE \(did you mean DB_CACHE_MB\?\)/);
+    assert.match(errors.find((e) => e.includes(':2:')), /PEERS: expected an integer from 0 to 1000, got "many"/);
+    assert.match(errors.find((e) => e.includes(':3:')), /DB_ENGINE: expected one of pebble \| leveldb, got "rocks"/);
+    assert.match(errors.find((e) => e.includes(':4:')), /not a setting/);
+    assert.match(errors.find((e) => e.includes(':5:')), /DURATION_S: expected an integer from 1 to 86400/);
+    assert.match(errors.find((e) => e.includes(':6:')), /RUNTIME: .*did you mean host\?/);
+    for (const e of errors) assert.ok(e.startsWith(`${file}:`), e);
+  });
+
+  it('names a missing file by its path', () => {
+    const { errors } = resolve(path.join(dir, 'nope.env'));
+    assert.deepEqual(errors, [`${path.join(dir, 'nope.env')}: cannot read scenario file: no such file`]);
+  });
+
+  it('names a bad value that came from the environment', () => {
+    const file = writeScenario(dir, 'ok', 'PEERS=4\n');
+    const { errors } = resolve(file, { CONCURRENCY: '-3' });
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /^environment CONCURRENCY: CONCURRENCY: expected an integer from 1/);
+  });
+
+  it('rejects CORES above the machine\'s core count', () => {
+    const file = writeScenario(dir, 'cores', 'CORES=3\n');
+    const { errors } = resolve(file, noEnv, 2);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /CORES: 3 cores asked but this machine has 2/);
+  });
+
+  it('rejects RATE together with CONCURRENCY', () => {
+    const file = writeScenario(dir, 'both', 'RATE=100\nCONCURRENCY=8\n');
+    assert.match(resolve(file).errors.join('\n'), /RATE and CONCURRENCY are both set/);
+    const rateOnly = writeScenario(dir, 'rate', 'RATE=100\n');
+    assert.deepEqual(resolve(rateOnly).errors, []);
+  });
+
+  it('checks WORKLOAD names against workloads/ and methods against the chain', () => {
+    const file = writeScenario(dir, 'w', 'WORKLOAD=eth-defualt\n');
+    assert.match(resolve(file).errors[0], /no workload "eth-defualt" .*did you mean eth-default\?/);
+    const m = writeScenario(dir, 'm', 'WORKLOAD=method:eth_getBalanse\n');
+    assert.match(resolve(m).errors[0], /did you mean method:eth_getBalance\?/);
+    const ok = writeScenario(dir, 'm2', 'WORKLOAD=method:eth_getLogs\n');
+    assert.deepEqual(resolve(ok).errors, []);
+  });
+
+  it('asks attach for an endpoint and a CPU source', () => {
+    const file = writeScenario(dir, 'a', 'RUNTIME=attach\n');
+    const errs = resolve(file).errors.join('\n');
+    assert.match(errs, /RUNTIME=attach needs RPC_URL/);
+    assert.match(errs, /needs a CPU source: NODE_PID .* or METRICS_URL/);
+    const good = writeScenario(dir, 'a2', 'RUNTIME=attach\nRPC_URL=http://127.0.0.1:8545\nNODE_PID=1\n');
+    assert.deepEqual(resolve(good).errors, []);
+    const stray = writeScenario(dir, 'h', 'RPC_URL=http://127.0.0.1:8545\n');
+    assert.match(resolve(stray).errors[0], /RPC_URL is only used with RUNTIME=attach/);
+  });
+
+  it('rejects a key set twice', () => {
+    const file = writeScenario(dir, 'twice', 'PEERS=4\nPEERS=5\n');
+    assert.match(resolve(file).errors[0], /:2: PEERS is set twice \(first on line 1\)/);
+  });
+
+  it('redacts credentials and keys in URLs', () => {
+    assert.equal(redactUrl('https://user:pw@rpc.example.com/v3/0123456789abcdef0123456789abcdef?key=s'), 'https://<redacted>@rpc.example.com/v3/<redacted>?<redacted>');
+    assert.equal(redactUrl('http://127.0.0.1:8545'), 'http://127.0.0.1:8545/');
+    const r = redactScenario({ RPC_URL: 'https://x.io/abcdefghijklmnopqrstuvwxyz', PEERS: 4 });
+    assert.equal(r.RPC_URL, 'https://x.io/<redacted>');
+    assert.equal(r.PEERS, 4);
+  });
+
+  it('suggests the closest name only when one is close', () => {
+    assert.equal(closest('DURATON_S', Object.keys(KEYS)), 'DURATION_S');
+    assert.equal(closest('ZZZZZZZZZZZZ', Object.keys(KEYS)), null);
+  });
+});
+
+describe('shipped scenarios', () => {
+  const files = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => f.endsWith('.env'));
+
+  it('include geth-dev and the seed study set', () => {
+    for (const f of ['geth-dev', 'cache-32', 'cache-1024', 'peers-4', 'peers-50', 'cores-1', 'cores-2']) {
+      assert.ok(files.includes(`${f}.env`), f);
+    }
+  });
+
+  for (const f of files) {
+    it(`${f} resolves on a 2-core machine`, () => {
+      assert.deepEqual(resolve(path.join(ROOT, 'scenarios', f)).errors, []);
+    });
+  }
+
+  it('cores-2 is rejected clearly on a 1-core machine', () => {
+    const { errors } = resolve(path.join(ROOT, 'scenarios', 'cores-2.env'), noEnv, 1);
+    assert.match(errors.join('\n'), /cores-2\.env:\d+: CORES: 2 cores asked but this machine has 1/);
+  });
+});
+
+describe('docs/scenario-keys.md', () => {
+  it('documents every key and is what npm run docs writes', () => {
+    const doc = fs.readFileSync(path.join(ROOT, 'docs', 'scenario-keys.md'), 'utf8');
+    for (const key of Object.keys(KEYS)) assert.match(doc, new RegExp(`\`${key}\``), key);
+    assert.equal(doc, require('../../scripts/gen-scenario-keys').render(), 'run npm run docs');
+  });
+});
