@@ -296,17 +296,18 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     tools: stack && stack.prometheus ? { prometheus: stack.prometheus.version } : {},
   });
   writeReport(reportDir, run, series);
+  logTo(null); // the folder is complete: what follows is not part of it
   if (s.ARCHIVE === 'git') {
     try {
-      run.archive = archiveGit({ reportsRoot, reportDir, message: `chainperf: ${s.NAME} ${run.status}: ${run.figures ? fmtHeadline(run.figures) : run.error}`, log });
-      log(`archived in git: ${run.archive.repository} ${run.archive.commit.slice(0, 12)}`);
+      const archived = archiveGit({ reportsRoot, reportDir, message: `chainperf: ${s.NAME} ${run.status}: ${run.figures ? fmtHeadline(run.figures) : run.error}`, log });
+      log(`archived in git: ${archived.repository} ${archived.commit.slice(0, 12)}`);
     } catch (err) {
-      log(`ARCHIVE=git failed: ${err.message}`);
-      run.warnings.push(`archiving in git failed: ${err.message}`);
+      log(`ARCHIVE=git failed, the report is only on disk: ${err.message}`);
+      if (run.status === 'ok') run.status = 'failed';
+      run.error = run.error || `archiving in git failed: ${err.message}`;
       writeReport(reportDir, run, series);
     }
   }
-  logTo(null);
   out(reportDir);
   return { exitCode: run.status === 'ok' ? 0 : 1, reportDir, run };
 }

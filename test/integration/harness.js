@@ -1,0 +1,103 @@
+'use strict';
+// Runs ./run.sh as a user would and watches the processes it starts from the
+// outside: each run gets its own TMPDIR, which every process it starts (geth's
+// datadir, Prometheus' storage, artillery's script) has in its command line.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { ROOT, tmpDir } = require('../helpers');
+const { readProcStat } = require('../../src/measure/cpu');
+
+/** PIDs whose command line contains marker. */
+function processesWith(marker) {
+  const out = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmd.includes(marker)) out.push({ pid: Number(d), cmd });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * Starts ./run.sh scenario with env overrides.
+ * @returns {{child, done: Promise<{code:number, stdout:string, stderr:string, reportDir:string}>, tmp:string}}
+ */
+function startRun(scenario, env = {}) {
+  const tmp = tmpDir('chainperf-it-');
+  const reports = env.REPORTS_DIR || path.join(tmp, 'reports');
+  const child = spawn(path.join(ROOT, 'run.sh'), [scenario], {
+    cwd: ROOT,
+    env: { ...process.env, TMPDIR: tmp, REPORTS_DIR: reports, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const stderrListeners = [];
+  child.stdout.on('data', (d) => { stdout += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    for (const fn of stderrListeners) fn(stderr);
+  });
+  const done = new Promise((resolve) => {
+    child.on('close', (code) => {
+      const lines = stdout.trim().split('\n');
+      resolve({ code, stdout, stderr, reportDir: lines[lines.length - 1] });
+    });
+  });
+  /** Resolves when the run's log matches re. */
+  const waitFor = (re) => new Promise((resolve, reject) => {
+    if (re.test(stderr)) return resolve();
+    stderrListeners.push((all) => { if (re.test(all)) resolve(); });
+    done.then(() => reject(new Error(`run ended before its log matched ${re}:\n${stderr}`)));
+  });
+  return { child, done, tmp, reports, waitFor };
+}
+
+/**
+ * Samples a process's CPU from /proc every intervalMs, independently of chainperf.
+ * cpuAt(ms) interpolates the cumulative CPU seconds at any instant inside the sampled span.
+ */
+function watchCpu(findPid, intervalMs = 50) {
+  const samples = [];
+  let pid = null;
+  const timer = setInterval(() => {
+    if (pid === null) pid = findPid();
+    if (pid === null) return;
+    try {
+      const c = readProcStat(pid);
+      samples.push({ t: Date.now(), cpu: c.user_s + c.system_s });
+    } catch {
+      // process gone
+    }
+  }, intervalMs);
+  return {
+    get pid() { return pid; },
+    stop: () => clearInterval(timer),
+    cpuAt(ms) {
+      for (let i = 1; i < samples.length; i++) {
+        const a = samples[i - 1];
+        const b = samples[i];
+        if (a.t <= ms && ms <= b.t) return a.cpu + ((b.cpu - a.cpu) * (ms - a.t)) / Math.max(1, b.t - a.t);
+      }
+      throw new Error(`no independent CPU samples around ${new Date(ms).toISOString()}`);
+    },
+  };
+}
+
+function readRun(reportDir) {
+  return JSON.parse(fs.readFileSync(path.join(reportDir, 'run.json'), 'utf8'));
+}
+
+/** Sums artillery's own aggregate counters whose names start with prefix. */
+function artilleryCount(reportDir, prefix) {
+  const raw = JSON.parse(fs.readFileSync(path.join(reportDir, 'artillery.json'), 'utf8'));
+  return Object.entries(raw.aggregate.counters).filter(([k]) => k.startsWith(prefix)).reduce((s, [, v]) => s + v, 0);
+}
+
+module.exports = { startRun, watchCpu, processesWith, readRun, artilleryCount };
