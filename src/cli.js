@@ -4,14 +4,20 @@
 //
 //   chainperf <scenario.env>          run a scenario (same as: run <scenario.env>)
 //   chainperf render <report-folder>  rebuild summary.md and charts from run.json
+//   chainperf install <scenario.env>  install what the scenario needs (client, Prometheus) and stop
 //
 // Exit status: 0 run ok, 1 run failed (report written), 2 invalid input.
 
 const { runScenario } = require('./run');
 const { renderReport } = require('./report/write');
+const { resolveScenario } = require('./scenario/resolve');
+const clients = require('./clients');
+const { ensurePrometheus } = require('./install/prometheus');
+const { log } = require('./util/log');
 
 const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print its report folder last
        ./run.sh render <report-folder>    rebuild summary.md and charts from run.json
+       ./run.sh install <scenario.env>    install what the scenario needs (client, Prometheus) now
 Scenario keys: docs/scenario-keys.md. Override any key from the environment: DURATION_S=20 ./run.sh scenarios/geth-dev.env`;
 
 async function main(argv) {
@@ -29,6 +35,7 @@ async function main(argv) {
     process.stdout.write(`${rest[0]}\n`);
     return 0;
   }
+  if (cmd === 'install') return install(rest);
   const file = cmd === 'run' ? rest[0] : cmd;
   const extra = cmd === 'run' ? rest.slice(1) : rest;
   if (!file || extra.length) {
@@ -37,6 +44,27 @@ async function main(argv) {
   }
   const { exitCode } = await runScenario(file);
   return exitCode;
+}
+
+/** Builds or installs the scenario's client and Prometheus, so a first run starts measuring at once. */
+async function install(args) {
+  if (args.length !== 1) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const { scenario, errors } = resolveScenario(args[0]);
+  if (errors.length) {
+    process.stderr.write(`chainperf: the scenario is not valid.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
+    return 2;
+  }
+  if (scenario.RUNTIME !== 'host') {
+    log(`RUNTIME=${scenario.RUNTIME}: nothing to install`);
+    return 0;
+  }
+  const bin = await clients[scenario.CLIENT].ensureBinary(scenario, log);
+  log(`${scenario.CLIENT}: ${bin}`);
+  log(`Prometheus: ${await ensurePrometheus(log)}`);
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -4,7 +4,7 @@
 
 const W = 720;
 const H = 320;
-const PAD = { left: 70, right: 20, top: 40, bottom: 50 };
+const PAD = { left: 70, right: 20, top: 40, bottom: 62 };
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd'];
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -17,17 +17,17 @@ function niceMax(v) {
   return 10 * p;
 }
 
-const fmt = (v) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(1) : v.toPrecision(2));
+const fmt = (v) => (Number.isInteger(v) || Math.abs(v) >= 100 ? v.toFixed(0) : String(Number(v.toPrecision(3))));
 
 /**
- * @param {{title:string, xLabel:string, yLabel:string, series:{name:string, points:[number,number][]}[], note?:string}} c
+ * @param {{title:string, xLabel:string, yLabel:string, series:{name:string, points:[number,number][]}[], note?:string, xRange?:[number,number]}} c
  * @returns {string} SVG document
  */
-function lineChart({ title, xLabel, yLabel, series, note }) {
+function lineChart({ title, xLabel, yLabel, series, note, xRange }) {
   const pts = series.flatMap((s) => s.points).filter(([, y]) => Number.isFinite(y));
   const xs = pts.map(([x]) => x);
-  const xMin = xs.length ? Math.min(...xs) : 0;
-  const xMax = xs.length ? Math.max(...xs, xMin + 1) : 1;
+  const xMin = xRange ? xRange[0] : xs.length ? Math.min(...xs) : 0;
+  const xMax = xRange ? xRange[1] : xs.length ? Math.max(...xs, xMin + 1) : 1;
   const yMax = niceMax(pts.length ? Math.max(...pts.map(([, y]) => y)) : 1);
   const pw = W - PAD.left - PAD.right;
   const ph = H - PAD.top - PAD.bottom;
@@ -37,18 +37,18 @@ function lineChart({ title, xLabel, yLabel, series, note }) {
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
   out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
   out.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="15">${esc(title)}</text>`);
-  for (let i = 0; i <= 4; i++) {
-    const y = (yMax * i) / 4;
+  for (let i = 0; i <= 5; i++) {
+    const y = (yMax * i) / 5;
     out.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${sy(y).toFixed(1)}" y2="${sy(y).toFixed(1)}" stroke="#ddd"/>`);
     out.push(`<text x="${PAD.left - 6}" y="${(sy(y) + 4).toFixed(1)}" text-anchor="end">${fmt(y)}</text>`);
   }
   for (let i = 0; i <= 5; i++) {
     const x = xMin + ((xMax - xMin) * i) / 5;
-    out.push(`<text x="${sx(x).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${fmt(x)}</text>`);
+    out.push(`<text x="${sx(x).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${fmt(Number(x.toPrecision(3)))}</text>`);
   }
   out.push(`<line x1="${PAD.left}" x2="${PAD.left}" y1="${PAD.top}" y2="${PAD.top + ph}" stroke="#333"/>`);
   out.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${PAD.top + ph}" y2="${PAD.top + ph}" stroke="#333"/>`);
-  out.push(`<text x="${W / 2}" y="${H - 12}" text-anchor="middle">${esc(xLabel)}</text>`);
+  out.push(`<text x="${W / 2}" y="${H - 26}" text-anchor="middle">${esc(xLabel)}</text>`);
   out.push(`<text transform="translate(16 ${PAD.top + ph / 2}) rotate(-90)" text-anchor="middle">${esc(yLabel)}</text>`);
   series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length];
@@ -63,7 +63,7 @@ function lineChart({ title, xLabel, yLabel, series, note }) {
     out.push(`<text x="${PAD.left + 24 + i * 140}" y="${PAD.top - 5}">${esc(s.name)}</text>`);
   });
   if (!pts.length) out.push(`<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no data in the measured window</text>`);
-  if (note) out.push(`<text x="${W - PAD.right}" y="${H - 12}" text-anchor="end" fill="#666" font-size="10">${esc(note)}</text>`);
+  if (note) out.push(`<text x="${W - PAD.right}" y="${H - 6}" text-anchor="end" fill="#666" font-size="10">${esc(note)}</text>`);
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }

@@ -17,11 +17,15 @@ function writeJson(file, data) {
 
 function charts(run, series) {
   const t0 = run.window ? run.window.start_ms : 0;
+  const t1 = run.window ? run.window.end_ms : 0;
+  const xRange = [0, (t1 - t0) / 1000];
   const x = (t) => (t - t0) / 1000;
+  // a second's point sits in the middle of the part of it inside the window
+  const mid = (p) => x((Math.max(t0, p.t_ms) + Math.min(t1, p.t_ms + 1000)) / 2);
   const req = series.requests || [];
   const cpu = series.cpu_per_request || [];
   const f = run.figures || {};
-  const cpuSeries = [{ name: 'per second', points: cpu.map((p) => [x(p.t_ms), p.cpu_ms_per_request]) }];
+  const cpuSeries = [{ name: 'per second', points: cpu.map((p) => [x(p.t_ms + 500), p.cpu_ms_per_request]) }];
   if (f.cpu_ms_per_request !== null && f.cpu_ms_per_request !== undefined && run.window) {
     const w = (run.window.end_ms - run.window.start_ms) / 1000;
     cpuSeries.push({ name: 'window (gross)', points: [[0, f.cpu_ms_per_request], [w, f.cpu_ms_per_request]], dashed: true });
@@ -31,19 +35,21 @@ function charts(run, series) {
   return {
     'cpu-per-request.svg': lineChart({
       title: 'Node CPU time per request', xLabel: 'seconds into the measured window', yLabel: 'CPU ms per request',
-      series: cpuSeries, note: `CPU from ${source} counters; per-second points need a per-second source`,
+      series: cpuSeries, xRange, note: `node CPU from ${source} counters; per-second points need a source readable at any instant`,
     }),
     'throughput.svg': lineChart({
       title: 'Throughput', xLabel: 'seconds into the measured window', yLabel: 'requests per second',
       series: [
-        { name: 'ok', points: req.filter((p) => p.span_ms > 0).map((p) => [x(p.t_ms), (p.ok * 1000) / p.span_ms]) },
-        { name: 'failed', points: req.filter((p) => p.span_ms > 0).map((p) => [x(p.t_ms), (p.failed * 1000) / p.span_ms]) },
+        { name: 'ok', points: req.filter((p) => p.span_ms > 0).map((p) => [mid(p), (p.ok * 1000) / p.span_ms]) },
+        { name: 'failed', points: req.filter((p) => p.span_ms > 0).map((p) => [mid(p), (p.failed * 1000) / p.span_ms]) },
       ],
+      xRange,
       note: 'requests completed per second of the window (edge seconds scaled by the part measured)',
     }),
     'latency.svg': lineChart({
       title: 'Latency percentiles', xLabel: 'seconds into the measured window', yLabel: 'ms',
-      series: ['p50', 'p95', 'p99'].map((p) => ({ name: p, points: req.filter((r) => r.latency_ms[p] !== null).map((r) => [x(r.t_ms), r.latency_ms[p]]) })),
+      series: ['p50', 'p95', 'p99'].map((p) => ({ name: p, points: req.filter((r) => r.latency_ms[p] !== null).map((r) => [mid(r), r.latency_ms[p]]) })),
+      xRange,
       note: 'successful requests, by the second they completed in',
     }),
   };
