@@ -65,7 +65,8 @@ function summary(run) {
   lines.push(`# chainperf: ${run.scenario_name} — ${run.status === 'ok' ? 'ok' : 'FAILED'}`, '');
   if (run.status !== 'ok') lines.push(`**The run failed:** ${run.error}`, '', 'What was measured before the failure is kept below.', '');
   lines.push(`Run \`${run.run_id}\`, ${run.started_at} to ${run.ended_at || '?'}.`);
-  lines.push(`${c.name || '?'} ${c.version || ''}, ${p.runtime || '?'} runtime, CORES=${s.CORES} on a ${m.cores}-core ${m.cpu_model}, workload ${s.WORKLOAD}, ${s.RATE ? `open loop at ${s.RATE} requests/s` : `closed loop of ${s.CONCURRENCY} users`}.`, '');
+  const where = p.runtime === 'attach' ? 'an attached node, generator' : `node pinned to ${s.CORES} core(s)`;
+  lines.push(`${c.name || '?'} ${c.version || ''}, ${p.runtime || '?'} runtime, ${where} on a ${m.cores}-core ${m.cpu_model}, workload ${s.WORKLOAD}, ${s.RATE ? `open loop at ${s.RATE} requests/s` : `closed loop of ${s.CONCURRENCY} users`}.`, '');
   if (run.figures) {
     const l = f.latency_ms || {};
     lines.push('| figure | value |', '|---|---|');

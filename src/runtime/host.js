@@ -3,6 +3,7 @@
 // own cgroup (pinned to CORES cores, CPU counted exactly), with Prometheus
 // beside it. The load generator gets the remaining cores when there are any.
 
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -28,7 +29,8 @@ async function startHost(s, { runId, workDir, log, signal }) {
   const nodeCpus = cpuList(0, s.CORES);
   const generatorCpus = s.CORES < ncpu ? cpuList(s.CORES, ncpu) : null;
 
-  const stack = { cleanups: [], runtime: 'host', generatorCpus, client: { name: s.CLIENT, version, binary: bin } };
+  const binarySha256 = crypto.createHash('sha256').update(fs.readFileSync(bin)).digest('hex');
+  const stack = { cleanups: [], runtime: 'host', generatorCpus, client: { name: s.CLIENT, version, binary: bin, binary_sha256: binarySha256 } };
   stack.teardown = async () => {
     for (const fn of stack.cleanups.reverse()) {
       try {
