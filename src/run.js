@@ -15,67 +15,16 @@ const { resolveScenario, redactScenario } = require('./scenario/resolve');
 const { startHost } = require('./runtime/host');
 const { startAttach } = require('./runtime/attach');
 const { loadMix, runArtillery, STARTUP_S } = require('./workload/artillery');
-const { mergeSamples } = require('./workload/samples');
-const { computeFigures, cpuDelta, cpuPerRequestSeries } = require('./figures');
-const { readProcIo } = require('./measure/cpu');
+const { computeFigures } = require('./figures');
+const { measureWorkload, measureIdle } = require('./measure/window');
 const { writeReport } = require('./report/write');
 const { archiveGit } = require('./report/archive');
 const { provenance } = require('./report/provenance');
 const { log, logTo } = require('./util/log');
-const { sleep, sleepUntil } = require('./util/time');
 
 function newRunId(now = new Date()) {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
   return `${stamp}-${crypto.randomBytes(2).toString('hex')}`;
-}
-
-/** Reads the node's CPU (and its cross-check) at a planned edge of a window. */
-async function readEdge(stack, edgeMs, signal) {
-  if (stack.cpu.readEdge) return { cpu: await stack.cpu.readEdge(edgeMs, signal), check: null, io: null };
-  await sleepUntil(edgeMs, signal);
-  const cpu = await stack.cpu.read();
-  const check = stack.cpuCheck ? await stack.cpuCheck.read() : null;
-  const io = stack.node.pid && stack.runtime === 'host' ? readProcIo(stack.node.pid) : null;
-  return { cpu, check, io };
-}
-
-/** Plans a window of about seconds, starting no earlier than fromMs (aligned to the source's refreshes if it has them). */
-function planWindow(stack, fromMs, seconds) {
-  if (!stack.cpu.align) return { start: fromMs, end: fromMs + seconds * 1000 };
-  const start = stack.cpu.align(fromMs);
-  const period = stack.cpu.periodMs;
-  return { start, end: start + Math.max(1, Math.round((seconds * 1000) / period)) * period };
-}
-
-/**
- * Samples the node's CPU and memory on every whole second of the window, for
- * the charts. Only for sources that can be read at any instant.
- */
-function startSampler(stack, window, signal) {
-  const ticks = [];
-  const memory = [];
-  if (stack.cpu.readEdge) return { ticks, memory, done: Promise.resolve() };
-  const done = (async () => {
-    let t = Math.ceil(window.start / 1000) * 1000;
-    while (t < window.end && !signal.aborted) {
-      try {
-        await sleepUntil(t, signal);
-      } catch {
-        return;
-      }
-      const c = await stack.cpu.read();
-      ticks.push({ t_ms: t, total_s: c.total_s });
-      const mem = stack.memoryBytes ? stack.memoryBytes() : null;
-      if (mem !== null) memory.push({ t_ms: t, bytes: mem });
-      t += 1000;
-    }
-  })();
-  return { ticks, memory, done };
-}
-
-function readSamples(dir) {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.startsWith('worker-')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
 }
 
 /**
@@ -130,7 +79,6 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   };
   const series = {};
   let stack = null;
-  let pool = null;
   const phase = (name) => {
     run.phase = name;
   };
@@ -159,7 +107,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     }
 
     phase('harvest');
-    pool = await chain.harvest(stack.rpcUrl, { signal, log });
+    const pool = await chain.harvest(stack.rpcUrl, { signal, log });
     const poolFile = path.join(reportDir, 'params.json');
     fs.writeFileSync(poolFile, `${JSON.stringify(pool)}\n`);
     log(`parameter pool: ${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`);
@@ -186,85 +134,18 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
 
     if (s.IDLE_S > 0) {
       phase('idle');
-      const w = planWindow(stack, Date.now() + 200, s.IDLE_S);
-      log(`measuring the idle baseline over ${((w.end - w.start) / 1000).toFixed(1)} s`);
-      const a = await readEdge(stack, w.start, signal);
-      const b = await readEdge(stack, w.end, signal);
-      run.idle = { cpu_s: cpuDelta(a.cpu, b.cpu).total_s, seconds: (w.end - w.start) / 1000, start_ms: w.start, end_ms: w.end };
+      run.idle = await measureIdle(stack, s.IDLE_S, signal);
     }
 
     phase('measure');
-    const launch = Date.now();
-    const w = planWindow(stack, launch + STARTUP_S * 1000 + s.RAMP_S * 1000, s.DURATION_S);
-    run.window = { start_ms: w.start, end_ms: w.end };
-    const samplesDir = path.join(workDir, 'samples');
-    fs.mkdirSync(samplesDir);
-    log(`measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${STARTUP_S} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
-    const genCpuStart = { value: null };
-    const artillery = runArtillery({ scenario: s, spec: spec({ start_at: w.start, end_at: w.end, samples_dir: samplesDir }), dir: workDir, name: 'measure', processor: chain.processor, group: stack.generatorGroup, signal });
-    artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
-    const startEdge = await readEdge(stack, w.start, signal);
-    if (stack.generatorGroup) genCpuStart.value = stack.generatorGroup.cpu();
-    const sampler = startSampler(stack, w, signal);
-    const progress = setInterval(() => {
-      const el = Math.min(w.end, Date.now()) - w.start;
-      log(`measuring: ${Math.round(el / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`);
-    }, 10000);
-    let endEdge;
-    try {
-      endEdge = await readEdge(stack, w.end, signal);
-    } finally {
-      clearInterval(progress);
-    }
-    const genCpuEnd = stack.generatorGroup ? stack.generatorGroup.cpu() : null;
-    await sampler.done;
-    const result = await artillery;
-    fs.copyFileSync(result.rawFile, path.join(reportDir, 'artillery.json'));
-    if (result.code !== 0) throw new Error(`the load generator exited with status ${result.code}; see artillery.log`);
-
-    const snapshots = readSamples(samplesDir);
-    if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
-    const samples = mergeSamples(snapshots);
-    const cpu = cpuDelta(startEdge.cpu, endEdge.cpu);
-    run.node = {
-      ...run.node,
-      cpu_source: { kind: stack.cpu.kind, describe: stack.cpu.describe },
-      cpu_user_s: cpu.user_s,
-      cpu_system_s: cpu.system_s,
-      cpu_total_s: cpu.total_s,
-    };
-    if (startEdge.check && endEdge.check) {
-      run.node.cpu_check = { kind: stack.cpuCheck.kind, describe: stack.cpuCheck.describe, ...cpuDelta(startEdge.check, endEdge.check) };
-    }
-    if (startEdge.io && endEdge.io) {
-      run.node.disk_read_bytes = endEdge.io.read_bytes - startEdge.io.read_bytes;
-      run.node.disk_write_bytes = endEdge.io.write_bytes - startEdge.io.write_bytes;
-    }
-    if (sampler.memory.length) {
-      const b = sampler.memory.map((x) => x.bytes);
-      run.node.memory_peak_bytes = Math.max(...b);
-      run.node.memory_mean_bytes = Math.round(b.reduce((x, y) => x + y, 0) / b.length);
-    }
-    run.figures = computeFigures({ window: run.window, cpu, idle: run.idle || null, samples });
-    run.errors = samples.errors;
-    run.generator = {
-      cpus: stack.generatorCpus,
-      workers: samples.workers,
-      before_window: samples.before_window,
-      in_flight_at_end: samples.in_flight_at_end,
-      cpu_s: genCpuStart.value && genCpuEnd ? Number((genCpuEnd.user_s + genCpuEnd.system_s - genCpuStart.value.user_s - genCpuStart.value.system_s).toFixed(6)) : null,
-    };
-    const g = run.generator;
-    g.cpu_us_per_request = g.cpu_s !== null && samples.ok ? Number(((g.cpu_s * 1e6) / (samples.ok + samples.failed)).toFixed(1)) : null;
-    if (stack.prometheus && stack.prometheus.valueAt) {
-      await sleep(1500, signal); // let the scrape after the window land
-      const q = `rpc_requests{run_id="${runId}"}`;
-      const [a, b] = [await stack.prometheus.valueAt(q, w.start), await stack.prometheus.valueAt(q, w.end)];
-      run.node.rpc_requests = a !== null && b !== null ? b - a : null;
-    }
-    series.requests = samples.series;
-    series.cpu_per_request = cpuPerRequestSeries(sampler.ticks, samples.series);
-    series.memory = sampler.memory;
+    const m = await measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal });
+    run.window = m.window;
+    run.node = { ...run.node, ...m.node };
+    run.figures = computeFigures({ window: m.window, cpu: m.cpu, idle: run.idle || null, samples: m.samples });
+    run.errors = m.samples.errors;
+    run.generator = m.generator;
+    Object.assign(series, m.series);
+    const samples = m.samples;
     addWarnings(run, s, samples);
     run.status = 'ok';
     log(`done: ${fmtHeadline(run.figures)}`);
@@ -325,12 +206,7 @@ function addWarnings(run, s, samples) {
   if (samples.failed > 0) w.push(`${samples.failed} requests failed in the window (see Errors seen)`);
   if (!run.generator.cpus && s.RUNTIME === 'host') w.push(`the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`);
   const g = run.generator;
-  if (g.cpu_s !== null && run.figures.window_s > 0) {
-    const cores = g.cpus ? g.cpus.split(',').reduce((n, part) => n + (part.includes('-') ? Number(part.split('-')[1]) - Number(part.split('-')[0]) + 1 : 1), 0) : os.cpus().length;
-    const busy = g.cpu_s / run.figures.window_s / cores;
-    g.cpu_utilization = Number(busy.toFixed(3));
-    if (busy > 0.9) w.push(`the load generator used ${(busy * 100).toFixed(0)}% of its ${cores} core(s): it, not the node, may have been the limit`);
-  }
+  if (g.cpu_utilization > 0.9) w.push(`the load generator used ${(g.cpu_utilization * 100).toFixed(0)}% of its ${g.cores} core(s): it, not the node, may have been the limit`);
   const check = run.node.cpu_check;
   if (check && run.node.cpu_total_s > 0.5) {
     const diff = Math.abs(check.total_s - run.node.cpu_total_s) / run.node.cpu_total_s;
@@ -343,4 +219,4 @@ function copyTail(src, dst, lines) {
   fs.writeFileSync(dst, text.slice(-lines).join('\n'));
 }
 
-module.exports = { runScenario, newRunId, planWindow };
+module.exports = { runScenario, newRunId };

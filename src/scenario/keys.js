@@ -36,7 +36,7 @@ const KEYS = {
   // Workload
   WORKLOAD: { type: 'workload', default: 'eth-default', doc: 'A weighted mix in workloads/<name>.yml, or method:<rpc method> for one method with harvested parameters.' },
   CONCURRENCY: { type: 'int', min: 1, max: 10000, default: 32, doc: 'Closed loop: this many virtual users send requests back to back.' },
-  RATE: { type: 'int', min: 1, max: 1000000, default: null, doc: 'Open loop: requests per second, each from a new virtual user. Set this or CONCURRENCY, not both.' },
+  RATE: { type: 'int', min: 1, max: 1000000, default: null, doc: 'Open loop: requests per second, each from a new virtual user. Set this or CONCURRENCY, not both; set from the environment, either replaces the file\'s.' },
   RAMP_S: { type: 'int', min: 0, max: 3600, default: 0, doc: 'Seconds over which load rises to its target before the measured window opens (not measured).' },
   DURATION_S: { type: 'int', min: 1, max: 86400, default: 60, doc: 'Length of the measured window in seconds.' },
   WARMUP_S: { type: 'int', min: 0, max: 3600, default: 10, doc: 'Warm-up with the same workload before the idle baseline; not measured.' },

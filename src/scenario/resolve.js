@@ -143,7 +143,17 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
     errors.push(`${at('CORES')}: CORES: ${v.CORES} cores asked but this machine has ${cpuCount}`);
   }
   if (given.RATE && given.CONCURRENCY) {
-    errors.push(`${at('RATE')}: RATE and CONCURRENCY are both set (${at('CONCURRENCY')}): set RATE for an open loop or CONCURRENCY for a closed loop, not both`);
+    const fromEnv = (key) => given[key].where.startsWith('environment');
+    if (fromEnv('RATE') === fromEnv('CONCURRENCY')) {
+      errors.push(`${at('RATE')}: RATE and CONCURRENCY are both set (${at('CONCURRENCY')}): set RATE for an open loop or CONCURRENCY for a closed loop, not both`);
+    } else if (fromEnv('RATE')) {
+      // The environment chose the open loop over the file's closed loop.
+      v.CONCURRENCY = KEYS.CONCURRENCY.default;
+      sources.CONCURRENCY = `default (RATE from the environment replaces ${given.CONCURRENCY.where})`;
+    } else {
+      v.RATE = null;
+      sources.RATE = `default (CONCURRENCY from the environment replaces ${given.RATE.where})`;
+    }
   }
   if (!/^[A-Za-z0-9_.-]+$/.test(v.NAME)) {
     errors.push(`${at('NAME')}: NAME: expected letters, digits, _ . or -, got "${v.NAME}"`);

@@ -97,6 +97,15 @@ describe('scenario resolution', () => {
     assert.match(resolve(file).errors.join('\n'), /RATE and CONCURRENCY are both set/);
     const rateOnly = writeScenario(dir, 'rate', 'RATE=100\n');
     assert.deepEqual(resolve(rateOnly).errors, []);
+    // the environment's choice replaces the file's load shape
+    const closed = writeScenario(dir, 'closed', 'CONCURRENCY=8\n');
+    const r = resolve(closed, { RATE: '200' });
+    assert.deepEqual(r.errors, []);
+    assert.equal(r.scenario.RATE, 200);
+    const back = resolve(rateOnly, { CONCURRENCY: '4' });
+    assert.deepEqual(back.errors, []);
+    assert.equal(back.scenario.RATE, null);
+    assert.equal(back.scenario.CONCURRENCY, 4);
   });
 
   it('checks WORKLOAD names against workloads/ and methods against the chain', () => {

@@ -1,0 +1,169 @@
+'use strict';
+// Measured windows. A window is planned before the load generator starts, so
+// that the generator counts requests completing inside it while chainperf
+// reads the node's counters at its two edges. Nothing here extrapolates: a
+// figure comes from counter values read at the edges, or it is null.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { runArtillery, STARTUP_S } = require('../workload/artillery');
+const { mergeSamples } = require('../workload/samples');
+const { cpuDelta, cpuPerRequestSeries } = require('../figures');
+const { readProcIo } = require('./cpu');
+const { log } = require('../util/log');
+const { sleep, sleepUntil } = require('../util/time');
+
+/** Reads the node's CPU (with its cross-check and disk counters) at a planned edge. */
+async function readEdge(stack, edgeMs, signal) {
+  if (stack.cpu.readEdge) return { cpu: await stack.cpu.readEdge(edgeMs, signal), check: null, io: null };
+  await sleepUntil(edgeMs, signal);
+  const cpu = await stack.cpu.read();
+  const check = stack.cpuCheck ? await stack.cpuCheck.read() : null;
+  const io = stack.node.pid && stack.runtime === 'host' ? readProcIo(stack.node.pid) : null;
+  return { cpu, check, io };
+}
+
+/** Plans a window of about `seconds` from fromMs, aligned to the CPU source's refreshes when it has them. */
+function planWindow(stack, fromMs, seconds) {
+  if (!stack.cpu.align) return { start: fromMs, end: fromMs + seconds * 1000 };
+  const start = stack.cpu.align(fromMs);
+  const period = stack.cpu.periodMs;
+  return { start, end: start + Math.max(1, Math.round((seconds * 1000) / period)) * period };
+}
+
+/** The idle baseline: node CPU over a quiet window of about `seconds`. */
+async function measureIdle(stack, seconds, signal) {
+  const w = planWindow(stack, Date.now() + 200, seconds);
+  log(`measuring the idle baseline over ${((w.end - w.start) / 1000).toFixed(1)} s`);
+  const a = await readEdge(stack, w.start, signal);
+  const b = await readEdge(stack, w.end, signal);
+  return { cpu_s: cpuDelta(a.cpu, b.cpu).total_s, seconds: (w.end - w.start) / 1000, start_ms: w.start, end_ms: w.end };
+}
+
+/** Samples node CPU and memory on every whole second of the window, for the charts (sources readable at any instant only). */
+function startSampler(stack, window, signal) {
+  const ticks = [];
+  const memory = [];
+  if (stack.cpu.readEdge) return { ticks, memory, done: Promise.resolve() };
+  const done = (async () => {
+    for (let t = Math.ceil(window.start / 1000) * 1000; t < window.end && !signal.aborted; t += 1000) {
+      try {
+        await sleepUntil(t, signal);
+      } catch {
+        return;
+      }
+      ticks.push({ t_ms: t, total_s: (await stack.cpu.read()).total_s });
+      const mem = stack.memoryBytes ? stack.memoryBytes() : null;
+      if (mem !== null) memory.push({ t_ms: t, bytes: mem });
+    }
+  })();
+  return { ticks, memory, done };
+}
+
+function readSamples(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.startsWith('worker-')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+}
+
+const cpuSum = (c) => c.user_s + c.system_s;
+
+/** Number of cpus in a cpuset list such as "1", "2-3" or "0,2-3"; 0 for null. */
+function cpuCount(list) {
+  if (!list) return 0;
+  return list.split(',').reduce((n, part) => {
+    const [a, b] = part.split('-').map(Number);
+    return n + (b === undefined ? 1 : b - a + 1);
+  }, 0);
+}
+
+/**
+ * Runs the workload and measures one window of about DURATION_S.
+ * @param {object} o
+ * @param {object} o.s resolved scenario
+ * @param {object} o.stack runtime stack (rpcUrl, cpu sources, generatorGroup, prometheus)
+ * @param {object} o.chain chain module (its processor)
+ * @param {(over:object)=>object} o.spec builds the generator spec for a window
+ * @returns {Promise<{window, cpu, node, samples, generator, series}>}
+ */
+async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal }) {
+  const w = planWindow(stack, Date.now() + STARTUP_S * 1000 + s.RAMP_S * 1000, s.DURATION_S);
+  const window = { start_ms: w.start, end_ms: w.end };
+  const samplesDir = path.join(workDir, 'samples');
+  fs.mkdirSync(samplesDir);
+  log(`measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${STARTUP_S} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
+  const artillery = runArtillery({
+    scenario: s, spec: spec({ start_at: w.start, end_at: w.end, samples_dir: samplesDir }), dir: workDir, name: 'measure', processor: chain.processor, group: stack.generatorGroup, signal,
+  });
+  artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
+  const group = stack.generatorGroup;
+
+  const startEdge = await readEdge(stack, w.start, signal);
+  const genStart = group ? group.cpu() : null;
+  const sampler = startSampler(stack, w, signal);
+  const progress = setInterval(() => {
+    log(`measuring: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`);
+  }, 10000);
+  let endEdge;
+  try {
+    endEdge = await readEdge(stack, w.end, signal);
+  } finally {
+    clearInterval(progress);
+  }
+  const genEnd = group ? group.cpu() : null;
+  await sampler.done;
+
+  const result = await artillery;
+  fs.copyFileSync(result.rawFile, path.join(reportDir, 'artillery.json'));
+  if (result.code !== 0) throw new Error(`the load generator exited with status ${result.code}; see artillery.log`);
+  const snapshots = readSamples(samplesDir);
+  if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
+  const samples = mergeSamples(snapshots);
+
+  const cpu = cpuDelta(startEdge.cpu, endEdge.cpu);
+  const node = {
+    cpu_source: { kind: stack.cpu.kind, describe: stack.cpu.describe },
+    cpu_user_s: cpu.user_s,
+    cpu_system_s: cpu.system_s,
+    cpu_total_s: cpu.total_s,
+  };
+  if (startEdge.check && endEdge.check) {
+    node.cpu_check = { kind: stack.cpuCheck.kind, describe: stack.cpuCheck.describe, ...cpuDelta(startEdge.check, endEdge.check) };
+  }
+  if (startEdge.io && endEdge.io) {
+    node.disk_read_bytes = endEdge.io.read_bytes - startEdge.io.read_bytes;
+    node.disk_write_bytes = endEdge.io.write_bytes - startEdge.io.write_bytes;
+  }
+  if (sampler.memory.length) {
+    const b = sampler.memory.map((x) => x.bytes);
+    node.memory_peak_bytes = Math.max(...b);
+    node.memory_mean_bytes = Math.round(b.reduce((x, y) => x + y, 0) / b.length);
+  }
+  if (stack.prometheus) {
+    await sleep(1500, signal); // let the first scrape after the window land
+    const q = `rpc_requests{run_id="${runId}"}`;
+    const [a, b] = [await stack.prometheus.valueAt(q, w.start), await stack.prometheus.valueAt(q, w.end)];
+    node.rpc_requests = a !== null && b !== null ? b - a : null;
+  }
+
+  const genCpu = genStart && genEnd ? Number((cpuSum(genEnd) - cpuSum(genStart)).toFixed(6)) : null;
+  const answered = samples.ok + samples.failed;
+  const generator = {
+    cpus: stack.generatorCpus,
+    workers: samples.workers,
+    before_window: samples.before_window,
+    in_flight_at_end: samples.in_flight_at_end,
+    cores: cpuCount(stack.generatorCpus) || os.cpus().length,
+    cpu_s: genCpu,
+    cpu_us_per_request: genCpu !== null && answered ? Number(((genCpu * 1e6) / answered).toFixed(1)) : null,
+  };
+  if (genCpu !== null) generator.cpu_utilization = Number((genCpu / ((w.end - w.start) / 1000) / generator.cores).toFixed(3));
+  const series = {
+    requests: samples.series,
+    cpu_per_request: cpuPerRequestSeries(sampler.ticks, samples.series),
+    memory: sampler.memory,
+  };
+  return { window, cpu, node, samples, generator, series };
+}
+
+module.exports = { measureWorkload, measureIdle, planWindow, readEdge, cpuCount };
