@@ -5,10 +5,17 @@
 //   chainperf <scenario.env>          run a scenario (same as: run <scenario.env>)
 //   chainperf render <report-folder>  rebuild summary.md and charts from run.json
 //   chainperf install <scenario.env>  install what the scenario needs (client, Prometheus) and stop
+//   chainperf <plan.env>              run a plan (a file with BASE= and SWEEP=), resuming an interrupted one
+//   chainperf compare <a> <b>         compare two runs or two plans
 //
 // Exit status: 0 run ok, 1 run failed (report written), 2 invalid input.
 
+const fs = require('node:fs');
+const path = require('node:path');
 const { runScenario } = require('./run');
+const { runPlan } = require('./plan/run');
+const { isPlanFile } = require('./plan/parse');
+const { compare, writeCompare } = require('./compare');
 const { renderReport } = require('./report/write');
 const { resolveScenario } = require('./scenario/resolve');
 const clients = require('./clients');
@@ -18,6 +25,8 @@ const { log } = require('./util/log');
 const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print its report folder last
        ./run.sh render <report-folder>    rebuild summary.md and charts from run.json
        ./run.sh install <scenario.env>    install what the scenario needs (client, Prometheus) now
+       ./run.sh <plan.env>                run a plan: every point of its sweep (resumes when run again)
+       ./run.sh compare <a> <b>           compare two run folders or two plan folders
 Scenario keys: docs/scenario-keys.md. Override any key from the environment: DURATION_S=20 ./run.sh scenarios/geth-dev.env`;
 
 async function main(argv) {
@@ -36,14 +45,34 @@ async function main(argv) {
     return 0;
   }
   if (cmd === 'install') return install(rest);
+  if (cmd === 'compare') return compareCommand(rest);
   const file = cmd === 'run' ? rest[0] : cmd;
   const extra = cmd === 'run' ? rest.slice(1) : rest;
   if (!file || extra.length) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const { exitCode } = await runScenario(file);
+  const { exitCode } = fs.existsSync(file) && isPlanFile(file) ? await runPlan(file) : await runScenario(file);
   return exitCode;
+}
+
+function compareCommand(args) {
+  if (args.length !== 2) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  let c;
+  try {
+    c = compare(args[0], args[1]);
+  } catch (err) {
+    process.stderr.write(`chainperf compare: ${err.message}\n`);
+    return 2;
+  }
+  const root = path.resolve(process.env.REPORTS_DIR || 'reports');
+  const out = path.join(root, 'compare', `${path.basename(path.resolve(args[0]))}-vs-${path.basename(path.resolve(args[1]))}`);
+  process.stdout.write(writeCompare(c, out));
+  process.stdout.write(`${out}\n`);
+  return 0;
 }
 
 /** Builds or installs the scenario's client and Prometheus, so a first run starts measuring at once. */

@@ -16,9 +16,11 @@ const { startHost } = require('./runtime/host');
 const { startAttach } = require('./runtime/attach');
 const { loadMix, runArtillery, STARTUP_S } = require('./workload/artillery');
 const { computeFigures } = require('./figures');
+const { verdict } = require('./verdict');
 const { measureWorkload, measureIdle } = require('./measure/window');
 const { writeReport } = require('./report/write');
 const { archiveGit } = require('./report/archive');
+const { writeIndex } = require('./report/index');
 const { provenance } = require('./report/provenance');
 const { log, logTo } = require('./util/log');
 
@@ -32,7 +34,7 @@ function newRunId(now = new Date()) {
  * @param {{env?: object, out?: (line:string)=>void}} opts
  * @returns {Promise<{exitCode:number, reportDir?:string}>}
  */
-async function runScenario(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`) } = {}) {
+async function runScenario(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), index = true } = {}) {
   const { scenario: s, sources, errors } = resolveScenario(file, { env });
   if (errors.length) {
     process.stderr.write(`chainperf: the scenario is not valid; nothing was started.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
@@ -168,6 +170,10 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     fs.rmSync(workDir, { recursive: true, force: true });
   }
 
+  run.verdict = verdict(s, run.figures) || undefined;
+  if (run.verdict) {
+    log(run.verdict.pass ? `verdict: pass (${run.verdict.checks.map((c) => c.key).join(', ')})` : `verdict: FAIL: ${run.verdict.failed.join('; ')}`);
+  }
   run.ended_at = new Date().toISOString();
   run.provenance = provenance({
     scenario: redactScenario(s),
@@ -178,19 +184,21 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   });
   writeReport(reportDir, run, series);
   logTo(null); // the folder is complete: what follows is not part of it
+  if (index) writeIndex(reportsRoot);
   if (s.ARCHIVE === 'git') {
     try {
-      const archived = archiveGit({ reportsRoot, reportDir, message: `chainperf: ${s.NAME} ${run.status}: ${run.figures ? fmtHeadline(run.figures) : run.error}`, log });
+      const archived = archiveGit({ reportsRoot, reportDir, message: `chainperf: ${s.NAME} ${run.status}: ${run.figures ? fmtHeadline(run.figures) : run.error}`, log, extra: index ? ['INDEX.md'] : [] });
       log(`archived in git: ${archived.repository} ${archived.commit.slice(0, 12)}`);
     } catch (err) {
       log(`ARCHIVE=git failed, the report is only on disk: ${err.message}`);
       if (run.status === 'ok') run.status = 'failed';
       run.error = run.error || `archiving in git failed: ${err.message}`;
       writeReport(reportDir, run, series);
+      if (index) writeIndex(reportsRoot);
     }
   }
   out(reportDir);
-  return { exitCode: run.status === 'ok' ? 0 : 1, reportDir, run };
+  return { exitCode: run.status === 'ok' && (!run.verdict || run.verdict.pass) ? 0 : 1, reportDir, run };
 }
 
 function fmtHeadline(f) {

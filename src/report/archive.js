@@ -21,18 +21,22 @@ function repoFor(dir, log) {
   }
 }
 
-/** Commits reportDir alone (other staged work is left as it was). Returns the commit id. */
-function archiveGit({ reportsRoot, reportDir, message, log }) {
+/**
+ * Commits reportDir, and the files `extra` names under reportsRoot (INDEX.md),
+ * alone: other staged work is left as it was. Returns the repository and commit.
+ */
+function archiveGit({ reportsRoot, reportDir, message, log, extra = [] }) {
   const top = repoFor(reportsRoot, log);
-  const rel = path.relative(top, fs.realpathSync(reportDir));
+  const rootRel = path.relative(top, fs.realpathSync(reportsRoot));
+  const rel = [path.relative(top, fs.realpathSync(reportDir)), ...extra.filter((f) => fs.existsSync(path.join(reportsRoot, f))).map((f) => path.join(rootRel, f))];
   let who = [];
   try {
     git(top, ['config', 'user.email']);
   } catch {
     who = ['-c', 'user.name=chainperf', '-c', 'user.email=chainperf@localhost'];
   }
-  git(top, ['add', '--', rel]);
-  git(top, [...who, 'commit', '--quiet', '-m', message, '--', rel]);
+  git(top, ['add', '--', ...rel]);
+  git(top, [...who, 'commit', '--quiet', '-m', message, '--', ...rel]);
   return { repository: top, commit: git(top, ['rev-parse', 'HEAD']) };
 }
 

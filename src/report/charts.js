@@ -20,15 +20,19 @@ function niceMax(v) {
 const fmt = (v) => (Number.isInteger(v) || Math.abs(v) >= 100 ? v.toFixed(0) : String(Number(v.toPrecision(3))));
 
 /**
- * @param {{title:string, xLabel:string, yLabel:string, series:{name:string, points:[number,number][]}[], note?:string, xRange?:[number,number]}} c
+ * Points are [x, y] or [x, y, low, high]: the last two draw an error bar.
+ * @param {{title:string, xLabel:string, yLabel:string, series:{name:string, points:number[][]}[], note?:string, xRange?:[number,number], logX?:boolean}} c
  * @returns {string} SVG document
  */
-function lineChart({ title, xLabel, yLabel, series, note, xRange }) {
+function lineChart({ title, xLabel, yLabel, series: input, note, xRange, logX = false }) {
+  // On a log x axis, points are placed by log10(x) and ticks labelled with x.
+  const tx = (x) => (logX ? Math.log10(x) : x);
+  const series = input.map((s) => ({ ...s, points: s.points.map(([x, ...rest]) => [tx(x), ...rest]) }));
   const pts = series.flatMap((s) => s.points).filter(([, y]) => Number.isFinite(y));
   const xs = pts.map(([x]) => x);
   const xMin = xRange ? xRange[0] : xs.length ? Math.min(...xs) : 0;
   const xMax = xRange ? xRange[1] : xs.length ? Math.max(...xs, xMin + 1) : 1;
-  const yMax = niceMax(pts.length ? Math.max(...pts.map(([, y]) => y)) : 1);
+  const yMax = niceMax(pts.length ? Math.max(...pts.map(([, y, , hi]) => (Number.isFinite(hi) ? Math.max(y, hi) : y))) : 1);
   const pw = W - PAD.left - PAD.right;
   const ph = H - PAD.top - PAD.bottom;
   const sx = (x) => PAD.left + ((x - xMin) / (xMax - xMin)) * pw;
@@ -44,7 +48,8 @@ function lineChart({ title, xLabel, yLabel, series, note, xRange }) {
   }
   for (let i = 0; i <= 5; i++) {
     const x = xMin + ((xMax - xMin) * i) / 5;
-    out.push(`<text x="${sx(x).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${fmt(Number(x.toPrecision(3)))}</text>`);
+    const label = logX ? 10 ** x : x;
+    out.push(`<text x="${sx(x).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${fmt(Number(label.toPrecision(3)))}</text>`);
   }
   out.push(`<line x1="${PAD.left}" x2="${PAD.left}" y1="${PAD.top}" y2="${PAD.top + ph}" stroke="#333"/>`);
   out.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${PAD.top + ph}" y2="${PAD.top + ph}" stroke="#333"/>`);
@@ -59,6 +64,12 @@ function lineChart({ title, xLabel, yLabel, series, note, xRange }) {
       const d = good.map(([x, y], k) => `${k ? 'L' : 'M'}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ');
       out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
     }
+    for (const [x, , lo, hi] of good) {
+      if (!Number.isFinite(lo) || !Number.isFinite(hi)) continue;
+      const X = sx(x).toFixed(1);
+      out.push(`<path d="M${X},${sy(lo).toFixed(1)} L${X},${sy(hi).toFixed(1)} M${(sx(x) - 4).toFixed(1)},${sy(lo).toFixed(1)} L${(sx(x) + 4).toFixed(1)},${sy(lo).toFixed(1)} M${(sx(x) - 4).toFixed(1)},${sy(hi).toFixed(1)} L${(sx(x) + 4).toFixed(1)},${sy(hi).toFixed(1)}" stroke="${color}" stroke-width="1.2"/>`);
+    }
+    if (s.markers) for (const [x, y] of good) out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="2.5" fill="${color}"/>`);
     out.push(`<rect x="${PAD.left + 10 + i * 140}" y="${PAD.top - 14}" width="10" height="10" fill="${color}"/>`);
     out.push(`<text x="${PAD.left + 24 + i * 140}" y="${PAD.top - 5}">${esc(s.name)}</text>`);
   });

@@ -77,6 +77,11 @@ function summary(run) {
     lines.push(`| Requests ok / failed | ${f.requests_ok} / ${f.requests_failed} |`);
     lines.push(`| Error rate | ${f.error_rate === null ? 'n/a' : `${(f.error_rate * 100).toFixed(3)} %`} |`, '');
   }
+  if (run.verdict) {
+    lines.push(`**Verdict: ${run.verdict.pass ? 'pass' : 'FAIL'}**`, '', '| bound | limit | measured | |', '|---|---:|---:|---|');
+    for (const c of run.verdict.checks) lines.push(`| ${c.key} | ${c.limit} | ${c.value === null ? 'not measured' : c.value} | ${c.pass ? 'pass' : 'FAIL'} |`);
+    lines.push('');
+  }
   lines.push('## How it was measured', '');
   if (run.window) lines.push(`- Measured window: ${num((run.window.end_ms - run.window.start_ms) / 1000, 3)} s, from ${new Date(run.window.start_ms).toISOString()} to ${new Date(run.window.end_ms).toISOString()}. A request counts when it completes inside it.`);
   if (run.node && run.node.cpu_source) {

@@ -53,6 +53,12 @@ const KEYS = {
   // Waiting
   SYNC_TIMEOUT_S: { type: 'int', min: 1, max: 604800, default: 120, doc: 'Give up when the node is not synced with its head advancing after this long.' },
 
+  // Validation: bounds that make a run end with a verdict (exit status 1 when one fails)
+  MAX_CPU_MS_PER_REQUEST: { type: 'number', min: 0, max: 1000000, default: null, doc: 'Bound on figures.cpu_ms_per_request (gross node CPU ms per successful request).' },
+  MAX_P99_MS: { type: 'number', min: 0, max: 10000000, default: null, doc: 'Bound on the p99 latency of successful requests, in ms.' },
+  MAX_ERROR_RATE: { type: 'number', min: 0, max: 1, default: null, doc: 'Bound on the share of failed requests (0.01 = 1%).' },
+  MIN_RPS: { type: 'number', min: 0, max: 100000000, default: null, doc: 'Bound on throughput: successful requests per second.' },
+
   // Report
   REPORTS_DIR: { type: 'path', default: 'reports', doc: 'Root of the report folders (reports/<scenario>/<run-id>/), relative to the working directory.' },
   ARCHIVE: { type: 'enum', values: ['none', 'git'], default: 'none', doc: 'git: commit the report folder to the git repository REPORTS_DIR is in (one is created there if none).' },

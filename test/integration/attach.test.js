@@ -3,6 +3,7 @@
 // from the node's metrics endpoint, and leaves it running.
 
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
 const path = require('node:path');
 const { startRun, watchCpu, readRun } = require('./harness');
 const { startGeth } = require('./node');
@@ -27,6 +28,8 @@ describe('attach runtime: a running geth measured through its metrics endpoint',
       'WARMUP_S=2',
       'IDLE_S=3',
       'DURATION_S=9',
+      'MIN_RPS=1', // holds
+      'MAX_P99_MS=0.001', // cannot hold: the verdict must fail on it alone
     ].join('\n'));
     cpuWatch = watchCpu(() => node.pid);
     res = await startRun(file).done;
@@ -37,7 +40,6 @@ describe('attach runtime: a running geth measured through its metrics endpoint',
   after(() => node && node.stop());
 
   it('runs to a valid ok report', () => {
-    assert.equal(res.code, 0);
     assert.deepEqual(schemaErrors(run), []);
     assert.equal(run.status, 'ok');
     assert.equal(run.provenance.runtime, 'attach');
@@ -58,6 +60,15 @@ describe('attach runtime: a running geth measured through its metrics endpoint',
     const independent = cpuWatch.cpuAt(run.window.end_ms) - cpuWatch.cpuAt(run.window.start_ms);
     const measured = run.node.cpu_total_s;
     assert.ok(Math.abs(independent - measured) / measured < 0.08, `chainperf ${measured} s, /proc ${independent.toFixed(3)} s`);
+  });
+
+  it('validates the deployment: exit status 1 naming the bound that failed, and only that one', () => {
+    assert.equal(res.code, 1);
+    assert.equal(run.verdict.pass, false);
+    assert.equal(run.verdict.failed.length, 1);
+    assert.match(run.verdict.failed[0], /^MAX_P99_MS=0\.001: latency_ms\.p99 was \d/);
+    assert.match(res.stderr, /verdict: FAIL: MAX_P99_MS=0\.001/);
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /\*\*Verdict: FAIL\*\*/);
   });
 
   it('leaves the node running', () => {

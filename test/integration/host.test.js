@@ -8,7 +8,9 @@ const { execFileSync } = require('node:child_process');
 const { startRun, watchCpu, processesWith, readRun, artilleryCount } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 
-const SHORT = { DURATION_S: '10', WARMUP_S: '3', IDLE_S: '4', HISTORY_TRANSFERS: '40', HISTORY_CONTRACT_CALLS: '24', ARCHIVE: 'git' };
+const SHORT = {
+  DURATION_S: '10', WARMUP_S: '3', IDLE_S: '4', HISTORY_TRANSFERS: '40', HISTORY_CONTRACT_CALLS: '24', ARCHIVE: 'git', MIN_RPS: '100', MAX_ERROR_RATE: '0',
+};
 
 describe('host runtime: geth --dev end to end', () => {
   let res;
@@ -91,11 +93,19 @@ describe('host runtime: geth --dev end to end', () => {
     assert.match(md, /CPU time per request \(gross\) \| \d+\.\d{3} ms/);
   });
 
+  it('bounds that hold give a passing verdict and exit status 0', () => {
+    assert.equal(run.verdict.pass, true);
+    assert.deepEqual(run.verdict.checks.map((c) => [c.key, c.pass]), [['MAX_ERROR_RATE', true], ['MIN_RPS', true]]);
+    assert.match(res.stderr, /verdict: pass \(MAX_ERROR_RATE, MIN_RPS\)/);
+  });
+
   it('ARCHIVE=git commits the report with the scenario and the headline figure', () => {
     const git = (...a) => execFileSync('git', a, { cwd: res.reportDir, encoding: 'utf8' }).trim();
     assert.match(git('log', '-1', '--format=%s'), /^chainperf: geth-dev ok: \d+\.\d{3} ms CPU\/request/);
     assert.equal(git('status', '--porcelain', '.'), '', 'everything in the folder is committed');
-    assert.match(git('show', '--name-only', '--format=', 'HEAD'), /geth-dev\/[^/]+\/run\.json/);
+    const files = git('show', '--name-only', '--format=', 'HEAD');
+    assert.match(files, /geth-dev\/[^/]+\/run\.json/);
+    assert.match(files, /^INDEX\.md$/m, 'the index of the reports is committed with the run');
   });
 
   it('leaves no process, cgroup or temporary folder behind', () => {

@@ -1,0 +1,82 @@
+'use strict';
+// The plan report: plan.md with a table of every point, and charts of CPU
+// time per request, throughput and p99 against the swept parameter, each
+// point the mean of its repetitions with a 95% confidence interval.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { summarize } = require('../stats');
+const { lineChart } = require('../report/charts');
+
+const FIGURES = [
+  { key: 'cpu_ms_per_request', label: 'CPU ms per request (gross)', get: (f) => f.cpu_ms_per_request, digits: 3 },
+  { key: 'cpu_ms_per_request_net', label: 'CPU ms per request (net)', get: (f) => f.cpu_ms_per_request_net, digits: 3 },
+  { key: 'rps', label: 'requests per second', get: (f) => f.rps, digits: 0 },
+  { key: 'p99_ms', label: 'p99 latency, ms', get: (f) => f.latency_ms.p99, digits: 1 },
+];
+
+function readRun(dir, rel) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, rel, 'run.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Per point: the figures of each ok run and their summary. Also stored in plan.json as `results`. */
+function pointResults(dir, state) {
+  return state.points.map((p) => {
+    const runs = p.runs.filter((r) => r.status === 'ok' && r.dir).map((r) => readRun(dir, r.dir)).filter((r) => r && r.figures);
+    const summary = {};
+    const values = {};
+    for (const f of FIGURES) {
+      values[f.key] = runs.map((r) => f.get(r.figures));
+      summary[f.key] = summarize(values[f.key]);
+    }
+    return { name: p.name, values: p.values, runs_ok: runs.length, runs_failed: p.runs.length - runs.length, figures: values, summary };
+  });
+}
+
+const fmt = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
+const fmtSummary = (s, d) => (s.n === 0 ? 'n/a' : s.ci95 ? `${fmt(s.mean, d)} [${fmt(s.ci95[0], d)}, ${fmt(s.ci95[1], d)}]` : fmt(s.mean, d));
+
+function renderPlanReport(dir) {
+  const state = JSON.parse(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'));
+  const results = pointResults(dir, state);
+  fs.writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const single = state.sweep.length === 1 && results.every((r) => Number.isFinite(Number(r.values[state.sweep[0]])));
+  const xOf = (r, i) => (single ? Number(r.values[state.sweep[0]]) : i + 1);
+  const xs = results.map(xOf);
+  const logX = single && xs.every((x) => x > 0) && Math.max(...xs) / Math.min(...xs) >= 16;
+  const xLabel = single ? `${state.sweep[0]}${logX ? ' (log scale)' : ''}` : 'point (see the table)';
+  fs.mkdirSync(path.join(dir, 'charts'), { recursive: true });
+  const charts = [];
+  for (const f of FIGURES.filter((x) => x.key !== 'cpu_ms_per_request_net')) {
+    const points = results.map((r, i) => [xOf(r, i), r.summary[f.key].mean, ...(r.summary[f.key].ci95 || [])]).filter(([, y]) => y !== null);
+    const file = `${f.key}.svg`;
+    fs.writeFileSync(path.join(dir, 'charts', file), lineChart({
+      title: `${f.label} against ${state.sweep.join(' x ')}`, xLabel, yLabel: f.label, logX,
+      series: [{ name: `mean of ${state.repetitions} run(s)`, points, markers: true }],
+      note: state.repetitions > 1 ? 'bars: 95% confidence interval of the mean (Student t)' : 'one run per point: no interval',
+    }));
+    charts.push(file);
+  }
+  const lines = [`# chainperf plan: ${state.plan} — ${state.status}`, ''];
+  lines.push(`Base scenario \`${path.basename(state.base)}\`, sweeping ${state.sweep.join(', ')}, ${state.repetitions} repetition(s) per point; started ${state.started_at}${state.ended_at ? `, ended ${state.ended_at}` : ''}.`);
+  if (Object.keys(state.fixed).length) lines.push(`Fixed for every point: ${Object.entries(state.fixed).map(([k, v]) => `${k}=${v}`).join(', ')}.`);
+  lines.push('', 'Each cell: mean over the point\'s successful runs, with its 95% confidence interval in brackets when there are two or more.', '');
+  lines.push(`| ${state.sweep.join(' | ')} | runs ok | failed | ${FIGURES.map((f) => f.label).join(' | ')} |`);
+  lines.push(`|${state.sweep.map(() => '---').join('|')}|---:|---:|${FIGURES.map(() => '---:').join('|')}|`);
+  for (const r of results) {
+    lines.push(`| ${state.sweep.map((k) => r.values[k]).join(' | ')} | ${r.runs_ok} | ${r.runs_failed} | ${FIGURES.map((f) => fmtSummary(r.summary[f.key], f.digits)).join(' | ')} |`);
+  }
+  const failures = state.points.flatMap((p) => p.runs.filter((r) => r.status !== 'ok').map((r) => `${p.name}: ${r.error}${r.dir ? ` ([report](${r.dir}/summary.md))` : ''}`));
+  if (failures.length) lines.push('', '## Failed runs', '', ...failures.map((f) => `- ${f}`));
+  lines.push('', '## Runs', '');
+  for (const p of state.points) for (const r of p.runs) if (r.dir) lines.push(`- ${p.name}: [${r.status}](${r.dir}/summary.md)`);
+  lines.push('', '## Charts', '', ...charts.map((c) => `![${c}](charts/${c})\n`));
+  fs.writeFileSync(path.join(dir, 'plan.md'), `${lines.join('\n')}\n`);
+  return results;
+}
+
+module.exports = { renderPlanReport, pointResults, FIGURES };

@@ -1,0 +1,134 @@
+'use strict';
+// Runs a plan unattended: every point, REPETITIONS times, each a full run of
+// the base scenario with the point's values. The plan's state (plan.json) is
+// saved after every run, so running the same plan again after an interruption
+// resumes where it stopped: runs already measured are kept.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const { parsePlan, pointEnv } = require('./parse');
+const { renderPlanReport } = require('./report');
+const { resolveScenario } = require('../scenario/resolve');
+const { runScenario, newRunId } = require('../run');
+const { archiveGit } = require('../report/archive');
+const { writeIndex } = require('../report/index');
+const { log } = require('../util/log');
+
+/** Identifies a plan's content: a folder is resumed only by the same plan. */
+function fingerprint(plan) {
+  const { base, sweep, repetitions, fixed, points } = plan;
+  return crypto.createHash('sha256').update(JSON.stringify({ base, sweep, repetitions, fixed, points: points.map((p) => p.values) })).digest('hex').slice(0, 16);
+}
+
+function readState(dir) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function saveState(dir, state) {
+  const tmp = path.join(dir, 'plan.json.tmp');
+  fs.writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  fs.renameSync(tmp, path.join(dir, 'plan.json')); // never a half-written state
+}
+
+/** The newest unfinished folder of the same plan, if any. */
+function findResumable(planRoot, fp) {
+  if (!fs.existsSync(planRoot)) return null;
+  const dirs = fs.readdirSync(planRoot).sort().reverse();
+  for (const d of dirs) {
+    const state = readState(path.join(planRoot, d));
+    if (state && state.fingerprint === fp && state.status !== 'complete') return path.join(planRoot, d);
+  }
+  return null;
+}
+
+const okRuns = (point) => point.runs.filter((r) => r.status === 'ok').length;
+
+/**
+ * @param {string} file plan file
+ * @param {{env?: object, out?: Function, runner?: Function}} opts runner is runScenario (tests inject their own)
+ */
+async function runPlan(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), runner = runScenario } = {}) {
+  const { plan, errors } = parsePlan(file, { env });
+  if (errors.length) {
+    process.stderr.write(`chainperf: the plan is not valid; nothing was started.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
+    return { exitCode: 2 };
+  }
+  const base = resolveScenario(plan.base, { env: pointEnv(env, plan.fixed, plan.points[0]) }).scenario;
+  const planRoot = path.join(path.resolve(base.REPORTS_DIR), 'plans', plan.name);
+  const fp = fingerprint(plan);
+  let dir = findResumable(planRoot, fp);
+  let state;
+  if (dir) {
+    state = readState(dir);
+    const done = state.points.reduce((n, p) => n + okRuns(p), 0);
+    log(`resuming plan ${plan.name} in ${dir}: ${done} of ${plan.points.length * plan.repetitions} runs already measured`);
+  } else {
+    dir = path.join(planRoot, newRunId());
+    fs.mkdirSync(path.join(dir, 'runs'), { recursive: true });
+    state = {
+      schema_version: 1,
+      plan: plan.name,
+      file: path.resolve(file),
+      base: plan.base,
+      sweep: plan.sweep,
+      repetitions: plan.repetitions,
+      fixed: plan.fixed,
+      fingerprint: fp,
+      status: 'running',
+      started_at: new Date().toISOString(),
+      points: plan.points.map((p) => ({ name: p.name, values: p.values, runs: [] })),
+    };
+    saveState(dir, state);
+    log(`plan ${plan.name}: ${plan.points.length} points x ${plan.repetitions} repetitions, in ${dir}`);
+  }
+
+  const total = plan.points.length * plan.repetitions;
+  let interrupted = false;
+  outer:
+  for (const [i, point] of state.points.entries()) {
+    // Each pass tries every missing repetition once; a failed run is kept in the record, not retried in a loop.
+    const missing = plan.repetitions - okRuns(point);
+    for (let k = 0; k < missing; k++) {
+      const done = state.points.reduce((n, p) => n + okRuns(p), 0);
+      log(`plan ${plan.name}: point ${i + 1}/${state.points.length} (${Object.entries(point.values).map(([a, b]) => `${a}=${b}`).join(' ')}), run ${done + 1} of ${total}`);
+      const res = await runner(plan.base, {
+        env: { ...pointEnv(env, plan.fixed, plan.points[i]), REPORTS_DIR: path.join(dir, 'runs'), ARCHIVE: 'none' },
+        out: () => {},
+        index: false,
+      });
+      const rel = res.reportDir ? path.relative(dir, res.reportDir) : null;
+      point.runs.push({ dir: rel, status: res.run ? res.run.status : 'failed', error: res.run ? res.run.error : 'the run did not start' });
+      saveState(dir, state);
+      if (res.run && res.run.status !== 'ok' && /^interrupted/.test(res.run.error || '')) {
+        interrupted = true;
+        break outer;
+      }
+    }
+  }
+
+  const measured = state.points.reduce((n, p) => n + okRuns(p), 0);
+  state.status = interrupted ? 'interrupted' : measured === total ? 'complete' : 'incomplete';
+  state.ended_at = new Date().toISOString();
+  saveState(dir, state);
+  renderPlanReport(dir);
+  log(`plan ${plan.name} ${state.status}: ${measured} of ${total} runs measured${state.status === 'complete' ? '' : '; run the same command again to resume'}`);
+  const reportsRoot = path.resolve(base.REPORTS_DIR);
+  writeIndex(reportsRoot);
+  if (base.ARCHIVE === 'git' && !interrupted) {
+    try {
+      const a = archiveGit({ reportsRoot, reportDir: dir, message: `chainperf: plan ${plan.name} ${state.status}: ${measured}/${total} runs`, log, extra: ['INDEX.md'] });
+      log(`archived in git: ${a.repository} ${a.commit.slice(0, 12)}`);
+    } catch (err) {
+      log(`ARCHIVE=git failed, the plan report is only on disk: ${err.message}`);
+    }
+  }
+  out(dir);
+  return { exitCode: state.status === 'complete' ? 0 : 1, planDir: dir, state };
+}
+
+module.exports = { runPlan, fingerprint };
