@@ -65,7 +65,7 @@ function pidSource(pid) {
  * calibrate() learns the refresh period and phase; align() moves a planned
  * edge onto a refresh; readEdge() returns the value published at that refresh.
  */
-function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 100 } = {}) {
+function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 25 } = {}) {
   let period = null;
   let phase = null; // a time (ms) at which a refresh was seen
   const fetchValue = async (signal) => {
@@ -81,8 +81,9 @@ function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 100
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       await sleep(pollMs, signal);
+      const sent = Date.now(); // the refresh happened before this request was answered; its send time is the closer bound
       const v = await fetchValue(signal);
-      if (v !== first) return { value: v, seen_ms: Date.now() };
+      if (v !== first) return { value: v, seen_ms: sent };
     }
     throw new Error(`${metric} did not change in ${timeoutMs / 1000} s; is the node running with metrics enabled?`);
   };
@@ -91,10 +92,13 @@ function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 100
     describe: `${metric} from the node's metrics endpoint (user+system, seconds; windows aligned to its refreshes)`,
     split: false,
     async calibrate(signal) {
+      // Three periods, so the detection jitter (a poll interval plus a fetch) is divided by three before rounding to 0.1 s.
       const a = await nextChange(signal);
-      const b = await nextChange(signal);
-      period = Math.round((b.seen_ms - a.seen_ms) / 100) * 100; // rounded to 0.1 s, the polling's resolution
-      phase = b.seen_ms;
+      await nextChange(signal);
+      await nextChange(signal);
+      const d = await nextChange(signal);
+      period = Math.round((d.seen_ms - a.seen_ms) / 3 / 100) * 100;
+      phase = d.seen_ms;
       return period;
     },
     get periodMs() {

@@ -122,7 +122,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
 
   const cpu = cpuDelta(startEdge.cpu, endEdge.cpu);
   const node = {
-    cpu_source: { kind: stack.cpu.kind, describe: stack.cpu.describe },
+    cpu_source: { kind: stack.cpu.kind, describe: stack.cpu.describe, ...(stack.cpu.periodMs ? { refresh_ms: stack.cpu.periodMs } : {}) },
     cpu_user_s: cpu.user_s,
     cpu_system_s: cpu.system_s,
     cpu_total_s: cpu.total_s,
