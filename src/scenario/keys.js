@@ -35,6 +35,7 @@ const KEYS = {
 
   // Workload
   WORKLOAD: { type: 'workload', default: 'eth-default', doc: 'A weighted mix in workloads/<name>.yml, or method:<rpc method> for one method with harvested parameters.' },
+  GENERATOR: { type: 'enum', values: ['ethers', 'lean'], default: 'ethers', doc: 'How requests are sent. ethers: through the chain\'s client library (ethers JsonRpcProvider). lean: chainperf\'s artillery engine, a keep-alive undici pool with request bodies prepared ahead, for figures at full speed (see docs/generator.md).' },
   CONCURRENCY: { type: 'int', min: 1, max: 10000, default: 32, doc: 'Closed loop: this many virtual users send requests back to back.' },
   RATE: { type: 'int', min: 1, max: 1000000, default: null, doc: 'Open loop: requests per second, each from a new virtual user. Set this or CONCURRENCY, not both; set from the environment, either replaces the file\'s.' },
   RAMP_S: { type: 'int', min: 0, max: 3600, default: 0, doc: 'Seconds over which load rises to its target before the measured window opens (not measured).' },

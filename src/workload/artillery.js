@@ -10,6 +10,8 @@ const { spawnInGroup } = require('../runtime/cgroup');
 const yaml = require('js-yaml');
 const { WORKLOADS_DIR, ROOT } = require('../scenario/resolve');
 
+const ENGINES_DIR = path.join(__dirname, 'engines');
+
 /** Seconds allowed for artillery to start its workers before the load is due. */
 const STARTUP_S = 6;
 
@@ -39,6 +41,13 @@ function phases(s, totalS) {
 
 /** The artillery script (as an object) for scenario s. */
 function buildScript(s, { target, processor, totalS }) {
+  if (s.GENERATOR === 'lean') {
+    // The chainperf engine runs each virtual user's loop itself.
+    return {
+      config: { target, phases: phases(s, totalS), engines: { chainperf: {} } },
+      scenarios: [{ name: `chainperf ${s.WORKLOAD}`, engine: 'chainperf', closedLoop: !s.RATE, flow: [] }],
+    };
+  }
   const flow = s.RATE
     ? [{ function: 'sendRequest' }, { function: 'afterScenario' }]
     : [{ loop: [{ function: 'sendRequest' }], whileTrue: 'keepGoing' }, { function: 'afterScenario' }];
@@ -72,6 +81,7 @@ function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
   const argv = [process.execPath, bin, 'run', '--output', rawFile, scriptFile];
   const env = {
     ...process.env,
+    NODE_PATH: ENGINES_DIR, // where artillery finds artillery-engine-chainperf
     CHAINPERF_GENERATOR_SPEC: specFile,
     ARTILLERY_DISABLE_TELEMETRY: 'true',
     DO_NOT_TRACK: '1',

@@ -117,3 +117,41 @@ describe('host runtime: geth --dev end to end', () => {
     if (own) assert.ok(!fs.existsSync(path.join('/sys/fs/cgroup/cpuacct', own[1], 'chainperf', run.run_id)));
   });
 });
+
+describe('host runtime with GENERATOR=lean: chainperf\'s engine on geth', () => {
+  let res;
+  let run;
+  let cpuWatch;
+
+  before(async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), { ...SHORT, ARCHIVE: 'none', DURATION_S: '6', GENERATOR: 'lean' });
+    cpuWatch = watchCpu(() => {
+      const p = processesWith(r.tmp).find((x) => /\bgeth\b.*--dev/.test(x.cmd) && !x.cmd.startsWith('sh '));
+      return p ? p.pid : null;
+    });
+    res = await r.done;
+    cpuWatch.stop();
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it('runs the default mix with every method answered and none failed', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.provenance.scenario.GENERATOR, 'lean');
+    assert.equal(run.figures.requests_failed, 0, JSON.stringify(run.errors));
+    assert.equal(Object.keys(run.figures.methods).length, 10);
+  });
+
+  it('its counts agree with artillery\'s counters and the node\'s, its CPU with /proc', () => {
+    assert.equal(artilleryCount(res.reportDir, 'chainperf.ok.'), run.figures.requests_ok);
+    assert.ok(Math.abs(run.node.rpc_requests - run.figures.requests_ok) / run.figures.requests_ok < 0.25);
+    const independent = cpuWatch.cpuAt(run.window.end_ms) - cpuWatch.cpuAt(run.window.start_ms);
+    assert.ok(Math.abs(independent - run.node.cpu_total_s) / run.node.cpu_total_s < 0.05);
+  });
+
+  it('reports the generator\'s own CPU per request (its speed is measured by npm run bench, not here)', () => {
+    assert.ok(run.generator.cpu_us_per_request > 0);
+    assert.ok(run.generator.cpu_s > 0);
+  });
+});

@@ -11,22 +11,15 @@
 // [start_at, end_at). Its outcome is recorded in samples written by this
 // worker at end_at, and mirrored into artillery's own metrics.
 
-const fs = require('node:fs');
 const http = require('node:http');
 const https = require('node:https');
-const path = require('node:path');
-const { threadId } = require('node:worker_threads');
 const { performance } = require('node:perf_hooks');
 const { ethers } = require('ethers');
 const { paramsFor } = require('../../chains/ethereum/params');
-const { seededRandom, weightedPicker } = require('../../util/random');
-const { newRecorder, classifyError } = require('../samples');
+const { classifyError } = require('../samples');
+const { loadGenerator } = require('../generator');
 
-const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
-const pool = JSON.parse(fs.readFileSync(spec.pool_file, 'utf8'));
-const random = seededRandom(spec.seed + threadId * 7919);
-const pickMethod = weightedPicker(spec.mix);
-
+const { spec, pool, random, pickMethod, recorder, flush } = loadGenerator();
 const agentOpts = { keepAlive: true, maxSockets: Infinity };
 const fetchReq = new ethers.FetchRequest(spec.rpc_url);
 fetchReq.timeout = spec.timeout_ms;
@@ -35,15 +28,6 @@ fetchReq.getUrlFunc = ethers.FetchRequest.createGetUrlFunc({
 });
 const network = ethers.Network.from(pool.chain_id);
 const provider = new ethers.JsonRpcProvider(fetchReq, network, { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 });
-
-const recorder = newRecorder(spec, `${process.pid}-${threadId}`);
-
-function flush() {
-  if (!spec.samples_dir) return;
-  const file = path.join(spec.samples_dir, `worker-${recorder.worker}.json`);
-  if (!fs.existsSync(file)) fs.writeFileSync(file, JSON.stringify(recorder.snapshot()));
-}
-if (spec.samples_dir) setTimeout(flush, Math.max(0, spec.end_at - Date.now())).unref();
 
 /** artillery `whileTrue`: virtual users loop until the window closes. */
 function keepGoing(context, next) {

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+'use strict';
+// npm run bench: what the load generator itself costs, against wrk as the
+// reference, on a real geth --dev. The node is pinned to core 0 and each
+// generator in turn to the other cores, in the run's generator cgroup.
+//
+// For each generator (wrk, chainperf's lean engine, ethers through artillery)
+// and each repetition: warm up, then over a measured window read at both edges
+// the generator cgroup's CPU counters and geth's own rpc_requests counter (a
+// live counter, not a refreshed gauge). CPU per request = generator CPU /
+// requests geth served in the window. Figures are medians over repetitions.
+//
+// The last line is key=value pairs for scripts:
+//   engine_us_per_request wrk_us_per_request ratio engine_max_rps engine_rps
+//   wrk_rps ethers_us_per_request ethers_rps
+// engine_max_rps is what one core could send at the measured CPU per request
+// (1e6 / engine_us_per_request); engine_rps is the rate reached here, which
+// the node (one core) may cap before the generator does.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { resolveScenario, ROOT } = require('../src/scenario/resolve');
+const { startHost } = require('../src/runtime/host');
+const { cgroupsUsable, spawnInGroup } = require('../src/runtime/cgroup');
+const { ensureDebianTool } = require('../src/install/debian');
+const { runArtillery, STARTUP_S } = require('../src/workload/artillery');
+const { waitForSync } = require('../src/chains/ethereum/sync');
+const { metricValue } = require('../src/measure/cpu');
+const { median } = require('../src/stats');
+const { newRunId } = require('../src/run');
+const { log } = require('../src/util/log');
+const { sleepUntil, sleep } = require('../src/util/time');
+
+const WARM_S = Number(process.env.BENCH_WARM_S || 2);
+const MEASURE_S = Number(process.env.BENCH_MEASURE_S || 5);
+const REPS = Number(process.env.BENCH_REPS || 3);
+const CONNECTIONS = 16;
+const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] });
+
+async function rpcRequests(metricsUrl) {
+  const v = metricValue(await (await fetch(metricsUrl)).text(), 'rpc_requests');
+  if (v === null) throw new Error('geth exports no rpc_requests counter');
+  return v;
+}
+
+/** Reads generator CPU and the node's request count at both edges of [start, end]. */
+async function measureEdges(stack, start, end) {
+  await sleepUntil(start);
+  const [c0, r0] = [stack.generatorGroup.cpu(), await rpcRequests(stack.node.metrics_url)];
+  await sleepUntil(end);
+  const [c1, r1] = [stack.generatorGroup.cpu(), await rpcRequests(stack.node.metrics_url)];
+  const cpu = c1.user_s + c1.system_s - c0.user_s - c0.system_s;
+  const requests = r1 - r0;
+  return { us_per_request: (cpu * 1e6) / requests, rps: requests / ((end - start) / 1000), cpu_utilization: cpu / ((end - start) / 1000) };
+}
+
+async function benchWrk(stack, wrk, workDir) {
+  const lua = path.join(workDir, 'post.lua');
+  fs.writeFileSync(lua, `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`);
+  const t0 = Date.now();
+  const child = spawnInGroup(stack.generatorGroup, [wrk, '-t1', `-c${CONNECTIONS}`, `-d${WARM_S + MEASURE_S + 2}s`, '-s', lua, stack.rpcUrl], { stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  const start = t0 + 500 + WARM_S * 1000;
+  try {
+    return await measureEdges(stack, start, start + MEASURE_S * 1000);
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+async function benchArtillery(stack, generator, workDir, poolFile, k) {
+  const start = Date.now() + (STARTUP_S + WARM_S) * 1000;
+  const end = start + MEASURE_S * 1000;
+  const scenario = { GENERATOR: generator, CONCURRENCY: CONNECTIONS, RATE: null, RAMP_S: 0, WORKLOAD: 'method:eth_getBlockByNumber' };
+  const spec = { rpc_url: stack.rpcUrl, pool_file: poolFile, mix: { eth_getBlockByNumber: 1 }, timeout_ms: 10000, seed: 1, start_at: start, end_at: end, samples_dir: null };
+  const run = runArtillery({ scenario, spec, dir: workDir, name: `${generator}-${k}`, processor: require.resolve('../src/workload/processors/ethereum'), group: stack.generatorGroup });
+  const figures = await measureEdges(stack, start, end);
+  const r = await run;
+  if (r.code !== 0) throw new Error(`artillery (${generator}) exited with status ${r.code}; see ${r.logFile}`);
+  return figures;
+}
+
+async function main() {
+  if (os.cpus().length < 2) throw new Error('the benchmark needs 2 cores: one for the node, one for the generator');
+  if (!cgroupsUsable()) throw new Error('the benchmark needs cgroups to pin and count the generator (run it as root)');
+  const wrk = await ensureDebianTool('wrk', 'wrk', log);
+  const { scenario, errors } = resolveScenario(path.join(ROOT, 'scenarios', 'geth-dev.env'), { env: { CORES: '1' } });
+  if (errors.length) throw new Error(errors.join('\n'));
+  const runId = `bench-${newRunId()}`;
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-'));
+  const stack = await startHost(scenario, { runId, workDir, log });
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await stack.teardown();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => stop().then(() => process.exit(130)));
+  try {
+    const sync = await waitForSync(stack.rpcUrl, { timeoutS: 60, log });
+    const poolFile = path.join(workDir, 'pool.json');
+    fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 1337, head: sync.head, blocks: [1] }));
+    log(`generator benchmark: eth_getBlockByNumber(0x1), ${CONNECTIONS} connections, node on cpus ${stack.node.cpus}, generator on cpus ${stack.generatorCpus}; ${REPS} x (${WARM_S} s warm-up + ${MEASURE_S} s measured)`);
+    const results = { wrk: [], lean: [], ethers: [] };
+    for (let k = 0; k < REPS; k++) {
+      results.wrk.push(await benchWrk(stack, wrk, workDir));
+      results.lean.push(await benchArtillery(stack, 'lean', workDir, poolFile, k));
+      results.ethers.push(await benchArtillery(stack, 'ethers', workDir, poolFile, k));
+      log(`repetition ${k + 1}/${REPS}: ${Object.entries(results).map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`).join(', ')}`);
+      await sleep(500);
+    }
+    const med = (g, key) => median(results[g].map((r) => r[key]));
+    process.stdout.write('\ngenerator                  CPU us/request (median)   requests/s (median)   generator core busy\n');
+    for (const [g, label] of [['wrk', 'wrk (reference)'], ['lean', 'chainperf lean engine'], ['ethers', 'artillery + ethers']]) {
+      process.stdout.write(`${label.padEnd(27)}${med(g, 'us_per_request').toFixed(1).padStart(22)}${med(g, 'rps').toFixed(0).padStart(22)}${`${(med(g, 'cpu_utilization') * 100).toFixed(0)}%`.padStart(22)}\n`);
+    }
+    const engine = med('lean', 'us_per_request');
+    const ref = med('wrk', 'us_per_request');
+    const pairs = {
+      engine_us_per_request: engine.toFixed(1),
+      wrk_us_per_request: ref.toFixed(1),
+      ratio: (engine / ref).toFixed(2),
+      engine_max_rps: (1e6 / engine).toFixed(0),
+      engine_rps: med('lean', 'rps').toFixed(0),
+      wrk_rps: med('wrk', 'rps').toFixed(0),
+      ethers_us_per_request: med('ethers', 'us_per_request').toFixed(1),
+      ethers_rps: med('ethers', 'rps').toFixed(0),
+    };
+    process.stdout.write(`\n${Object.entries(pairs).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+  } finally {
+    await stop();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench: ${err.message}\n`);
+  process.exit(1);
+});

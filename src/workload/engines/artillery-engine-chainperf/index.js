@@ -1,0 +1,148 @@
+'use strict';
+// artillery engine "chainperf": the lean JSON-RPC path (GENERATOR=lean).
+//
+// The generator must cost the machine far less than the node it measures, or
+// it, not the node, sets the limit. This engine keeps one undici connection
+// pool per artillery worker, prepares request bodies ahead (a ring of bodies
+// whose parameters are drawn from the harvested pool with the run's seed), and
+// parses a response only when it may carry a JSON-RPC error. Each virtual user
+// of a closed loop sends back to back until the window closes; in an open
+// loop each virtual user sends one request.
+//
+// artillery finds this engine by its package name through NODE_PATH, which
+// the toolkit sets to the folder above this one.
+
+const { performance } = require('node:perf_hooks');
+const { Pool } = require('undici');
+const { loadGenerator } = require('../../generator');
+const { paramsFor } = require('../../../chains/ethereum/params');
+
+const RING = 4096;
+let shared = null; // one generator state and one pool per worker
+
+function setup() {
+  if (shared) return shared;
+  const g = loadGenerator();
+  const url = new URL(g.spec.rpc_url);
+  const pool = new Pool(url.origin, { connections: null, pipelining: 1, keepAliveTimeout: 60000, headersTimeout: g.spec.timeout_ms, bodyTimeout: g.spec.timeout_ms });
+  const ring = [];
+  for (let i = 0; i < RING; i++) {
+    const method = g.pickMethod(g.random());
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: i, method, params: paramsFor(method, g.pool, g.random) }));
+    ring.push({ method, body });
+  }
+  shared = { ...g, pool, ring, next: 0, path: `${url.pathname}${url.search}`, counts: new Map(), timer: null, ee: null };
+  return shared;
+}
+
+const HEADERS = { 'content-type': 'application/json' };
+
+const ERROR = Buffer.from('"error"');
+const RESULT = Buffer.from('"result"');
+
+/** The failure a response stands for, or null when it is a JSON-RPC result. */
+function responseFailure(status, body) {
+  if (status < 200 || status >= 300) return { kind: 'http', message: `HTTP ${status}` };
+  // Only a body that mentions "error" is parsed: a result never needs decoding here.
+  if (body.indexOf(ERROR) !== -1) {
+    try {
+      const doc = JSON.parse(body.toString());
+      if (doc.error) return { kind: 'rpc', message: `JSON-RPC ${doc.error.code}: ${doc.error.message}` };
+    } catch {
+      return { kind: 'other', message: 'response is not JSON' };
+    }
+  }
+  if (body.indexOf(RESULT) === -1) return { kind: 'other', message: 'response has neither result nor error' };
+  return null;
+}
+
+/**
+ * One POST through the pool's low-level dispatch: no response stream object,
+ * the body's chunks are kept as they arrive. Resolves {status, body}.
+ */
+function post(pool, path, body) {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    const chunks = [];
+    pool.dispatch({ path, method: 'POST', headers: HEADERS, body }, {
+      onRequestStart() {},
+      onResponseStart(controller, statusCode) {
+        status = statusCode;
+      },
+      onResponseData(controller, chunk) {
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        resolve({ status, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
+      },
+      onResponseError(controller, err) {
+        reject(err);
+      },
+    });
+  });
+}
+
+function requestFailure(err) {
+  const code = err && err.code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', message: 'timeout' };
+  return { kind: 'other', message: String((err && (err.code || err.message)) || err).slice(0, 200) };
+}
+
+async function sendOne(g, ee) {
+  const { method, body } = g.ring[g.next];
+  g.next = (g.next + 1) % RING;
+  g.recorder.started();
+  const t0 = performance.now();
+  let failure = null;
+  try {
+    const res = await post(g.pool, g.path, body);
+    failure = responseFailure(res.status, res.body);
+  } catch (err) {
+    failure = requestFailure(err);
+  }
+  const outcome = g.recorder.completed(method, performance.now() - t0, failure, Date.now());
+  if (outcome === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`);
+  else if (outcome === 'before') count(g, ee, 'chainperf.before_window');
+}
+
+/**
+ * artillery's counters are fed in batches (every 200 ms and when a user
+ * finishes) rather than one event per request: the totals are the same, the
+ * generator's CPU per request is lower.
+ */
+function count(g, ee, name) {
+  g.counts.set(name, (g.counts.get(name) || 0) + 1);
+  g.ee = ee;
+  if (!g.timer) g.timer = setTimeout(() => emitCounts(g), 200);
+}
+
+function emitCounts(g) {
+  clearTimeout(g.timer);
+  g.timer = null;
+  for (const [name, n] of g.counts) g.ee.emit('counter', name, n);
+  g.counts.clear();
+}
+
+class ChainperfEngine {
+  constructor(script) {
+    this.script = script;
+  }
+
+  createScenario(scenarioSpec, ee) {
+    const closed = Boolean(scenarioSpec.closedLoop);
+    return (context, callback) => {
+      const g = setup();
+      ee.emit('started');
+      const run = async () => {
+        if (closed) while (Date.now() < g.spec.end_at) await sendOne(g, ee);
+        else if (Date.now() < g.spec.end_at) await sendOne(g, ee);
+        if (g.counts.size) emitCounts(g);
+        if (Date.now() >= g.spec.end_at) g.flush();
+      };
+      run().then(() => callback(null, context), (err) => callback(err, context));
+    };
+  }
+}
+
+module.exports = ChainperfEngine;
+module.exports.responseFailure = responseFailure;

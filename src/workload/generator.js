@@ -1,0 +1,29 @@
+'use strict';
+// What every load generator path shares inside an artillery worker: the spec
+// the toolkit wrote for this pass (CHAINPERF_GENERATOR_SPEC), the parameter
+// pool, the seeded choice of methods, and the recorder whose samples are
+// written once the measured window is over.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { threadId } = require('node:worker_threads');
+const { seededRandom, weightedPicker } = require('../util/random');
+const { newRecorder } = require('./samples');
+
+function loadGenerator() {
+  const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
+  const pool = JSON.parse(fs.readFileSync(spec.pool_file, 'utf8'));
+  const random = seededRandom(spec.seed + threadId * 7919);
+  const pickMethod = weightedPicker(spec.mix);
+  const recorder = newRecorder(spec, `${process.pid}-${threadId}`);
+  /** Writes this worker's samples once (at the window's end, or by the first user to finish after it). */
+  const flush = () => {
+    if (!spec.samples_dir) return;
+    const file = path.join(spec.samples_dir, `worker-${recorder.worker}.json`);
+    if (!fs.existsSync(file)) fs.writeFileSync(file, JSON.stringify(recorder.snapshot()));
+  };
+  if (spec.samples_dir) setTimeout(flush, Math.max(0, spec.end_at - Date.now())).unref();
+  return { spec, pool, random, pickMethod, recorder, flush };
+}
+
+module.exports = { loadGenerator };
