@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
+const { execFileSync } = require('node:child_process');
 const chains = require('./chains');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
 const { startHost } = require('./runtime/host');
@@ -17,6 +18,7 @@ const { startAttach } = require('./runtime/attach');
 const { loadMix, runArtillery, STARTUP_S } = require('./workload/artillery');
 const { computeFigures } = require('./figures');
 const { verdict } = require('./verdict');
+const { summarizeRepetitions, medianIndex, flagOutliers } = require('./repetitions');
 const { measureWorkload, measureIdle } = require('./measure/window');
 const { writeReport } = require('./report/write');
 const { archiveGit } = require('./report/archive');
@@ -140,15 +142,29 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     }
 
     phase('measure');
-    const m = await measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal });
+    const reps = [];
+    for (let r = 1; r <= s.REPEAT; r++) {
+      const idle = r === 1 ? run.idle || null : s.IDLE_S > 0 ? await measureIdle(stack, s.IDLE_S, signal) : null;
+      if (s.DROP_CACHES === 'yes') dropPageCache(run.warnings);
+      const m = await measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal, name: s.REPEAT > 1 ? `rep${r}` : 'measure' });
+      reps.push({ ...m, idle, figures: computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples }) });
+      if (s.REPEAT > 1) log(`repetition ${r} of ${s.REPEAT}: ${fmtHeadline(reps[r - 1].figures)}`);
+    }
+    // The report's window and figures are the median repetition's; every repetition is kept beside them.
+    const m = reps[s.REPEAT > 1 ? medianIndex(reps) : 0];
     run.window = m.window;
     run.node = { ...run.node, ...m.node };
-    run.figures = computeFigures({ window: m.window, cpu: m.cpu, idle: run.idle || null, samples: m.samples });
+    run.figures = m.figures;
     run.errors = m.samples.errors;
     run.generator = m.generator;
     Object.assign(series, m.series);
-    const samples = m.samples;
-    addWarnings(run, s, samples);
+    if (s.REPEAT > 1) {
+      run.repetitions = reps.map((x) => ({ window: x.window, idle: x.idle, node: x.node, generator: x.generator, figures: x.figures }));
+      run.summary = summarizeRepetitions(reps);
+      run.outliers = flagOutliers(reps);
+      for (const o of run.outliers) run.warnings.push(`repetition ${o.repetition} is an outlier (${(o.deviation * 100).toFixed(1)}% from the median CPU time per request): ${o.reasons.join('; ')}`);
+    }
+    addWarnings(run, s, m.samples);
     run.status = 'ok';
     log(`done: ${fmtHeadline(run.figures)}`);
   } catch (err) {
@@ -219,6 +235,18 @@ function addWarnings(run, s, samples) {
   if (check && run.node.cpu_total_s > 0.5) {
     const diff = Math.abs(check.total_s - run.node.cpu_total_s) / run.node.cpu_total_s;
     if (diff > 0.05) w.push(`the node's CPU from /proc/PID/stat (${check.total_s.toFixed(3)} s) differs from the cgroup's (${run.node.cpu_total_s.toFixed(3)} s) by ${(diff * 100).toFixed(1)}%`);
+  }
+}
+
+/** Drops the kernel's page cache (DROP_CACHES=yes); a failure is a warning, not the end of the run. */
+function dropPageCache(warnings) {
+  try {
+    execFileSync('sync');
+    fs.writeFileSync('/proc/sys/vm/drop_caches', '3');
+    log('dropped the page cache');
+  } catch (err) {
+    const w = `DROP_CACHES=yes but the page cache could not be dropped (${err.code || err.message}): the window ran warm`;
+    if (!warnings.includes(w)) warnings.push(w);
   }
 }
 

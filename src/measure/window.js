@@ -86,14 +86,14 @@ function cpuCount(list) {
  * @param {(over:object)=>object} o.spec builds the generator spec for a window
  * @returns {Promise<{window, cpu, node, samples, generator, series}>}
  */
-async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal }) {
+async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal, name = 'measure', mix }) {
   const w = planWindow(stack, Date.now() + STARTUP_S * 1000 + s.RAMP_S * 1000, s.DURATION_S);
   const window = { start_ms: w.start, end_ms: w.end };
-  const samplesDir = path.join(workDir, 'samples');
+  const samplesDir = path.join(workDir, `samples-${name}`);
   fs.mkdirSync(samplesDir);
-  log(`measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${STARTUP_S} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
+  log(`${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${STARTUP_S} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
   const artillery = runArtillery({
-    scenario: s, spec: spec({ start_at: w.start, end_at: w.end, samples_dir: samplesDir }), dir: workDir, name: 'measure', processor: chain.processor, group: stack.generatorGroup, signal,
+    scenario: s, spec: spec({ start_at: w.start, end_at: w.end, samples_dir: samplesDir, ...(mix ? { mix } : {}) }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
   });
   artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
   const group = stack.generatorGroup;
@@ -102,7 +102,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   const genStart = group ? group.cpu() : null;
   const sampler = startSampler(stack, w, signal);
   const progress = setInterval(() => {
-    log(`measuring: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`);
+    log(`${name}: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`);
   }, 10000);
   let endEdge;
   try {
@@ -114,8 +114,8 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   await sampler.done;
 
   const result = await artillery;
-  fs.copyFileSync(result.rawFile, path.join(reportDir, 'artillery.json'));
-  if (result.code !== 0) throw new Error(`the load generator exited with status ${result.code}; see artillery.log`);
+  fs.copyFileSync(result.rawFile, path.join(reportDir, name === 'measure' ? 'artillery.json' : `artillery-${name}.json`));
+  if (result.code !== 0) throw new Error(`the load generator exited with status ${result.code}; see ${path.basename(result.logFile)}`);
   const snapshots = readSamples(samplesDir);
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);

@@ -42,6 +42,8 @@ const KEYS = {
   DURATION_S: { type: 'int', min: 1, max: 86400, default: 60, doc: 'Length of the measured window in seconds.' },
   WARMUP_S: { type: 'int', min: 0, max: 3600, default: 10, doc: 'Warm-up with the same workload before the idle baseline; not measured.' },
   IDLE_S: { type: 'int', min: 0, max: 3600, default: 10, doc: 'Quiet window that measures the node\'s idle CPU rate (0: no net figure).' },
+  REPEAT: { type: 'int', min: 1, max: 100, default: 1, doc: 'Measure the window this many times on the warm stack, each after its own idle baseline; run.json gets every repetition and the median, 95% interval and CV of each headline figure.' },
+  DROP_CACHES: { type: 'enum', values: ['no', 'yes'], default: 'no', doc: 'yes: drop the kernel page cache before each measured window, for cold-cache figures (root; affects the whole machine).' },
   REQUEST_TIMEOUT_MS: { type: 'int', min: 100, max: 600000, default: 10000, doc: 'A request without an answer after this long counts as a timeout (a failure).' },
   SEED: { type: 'int', min: 0, max: 2147483647, default: 1, doc: 'Seed of the random choice of parameters, so runs draw the same sequence.' },
 

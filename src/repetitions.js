@@ -1,0 +1,66 @@
+'use strict';
+// REPEAT=N: the measured window N times on the warm stack, each with its own
+// idle baseline. Every headline figure gets its median, a 95% confidence
+// interval and its coefficient of variation; a repetition that falls outside
+// the rest is flagged with what differed in it, never silently averaged.
+
+const { summarize, median } = require('./stats');
+
+const HEADLINES = {
+  cpu_ms_per_request: (f) => f.cpu_ms_per_request,
+  cpu_ms_per_request_net: (f) => f.cpu_ms_per_request_net,
+  rps: (f) => f.rps,
+  p50_ms: (f) => f.latency_ms.p50,
+  p99_ms: (f) => f.latency_ms.p99,
+  error_rate: (f) => f.error_rate,
+};
+
+/** {figure: {n, median, mean, ci95, cv}} over the repetitions' figures. */
+function summarizeRepetitions(reps) {
+  const out = {};
+  for (const [key, get] of Object.entries(HEADLINES)) out[key] = summarize(reps.map((r) => get(r.figures)));
+  return out;
+}
+
+/** Index of the repetition whose CPU time per request is the median (the lower middle for an even count). */
+function medianIndex(reps) {
+  const order = reps.map((r, i) => [r.figures.cpu_ms_per_request, i]).sort((a, b) => a[0] - b[0]);
+  return order[Math.floor((order.length - 1) / 2)][1];
+}
+
+/** How far x is from the median of xs, as a share of it. */
+const relDev = (x, xs) => {
+  const m = median(xs);
+  return m ? (x - m) / m : 0;
+};
+
+/**
+ * Flags repetitions whose CPU time per request lies outside the rest: more than
+ * 3 scaled median absolute deviations and more than 5% from the median. Each
+ * flag says what else differed in that repetition.
+ */
+function flagOutliers(reps) {
+  if (reps.length < 3) return [];
+  const cpu = reps.map((r) => r.figures.cpu_ms_per_request);
+  const m = median(cpu);
+  const mad = 1.4826 * median(cpu.map((x) => Math.abs(x - m)));
+  const flags = [];
+  reps.forEach((r, i) => {
+    const dev = Math.abs(cpu[i] - m);
+    if (dev <= 3 * mad || dev <= 0.05 * m) return;
+    const reasons = [];
+    const idle = reps.map((x) => (x.idle ? x.idle.cpu_s / x.idle.seconds : null));
+    if (idle[i] !== null && Math.abs(relDev(idle[i], idle.filter((v) => v !== null))) > 0.5) reasons.push(`the node's idle CPU before it was ${(relDev(idle[i], idle) * 100).toFixed(0)}% off the others' (background work: GC, compaction, a sync burst)`);
+    const gen = reps.map((x) => x.generator.cpu_utilization).filter((v) => v !== undefined);
+    if (gen.length === reps.length && Math.abs(relDev(gen[i], gen)) > 0.15) reasons.push(`the generator was ${(gen[i] * 100).toFixed(0)}% busy against a median of ${(median(gen) * 100).toFixed(0)}%`);
+    const rps = reps.map((x) => x.figures.rps);
+    if (Math.abs(relDev(rps[i], rps)) > 0.1) reasons.push(`its throughput was ${(relDev(rps[i], rps) * 100).toFixed(0)}% off the median`);
+    const failed = r.figures.requests_failed;
+    if (failed > 0) reasons.push(`${failed} requests failed in it`);
+    if (!reasons.length) reasons.push('nothing else measured differed');
+    flags.push({ repetition: i + 1, cpu_ms_per_request: cpu[i], deviation: Number(((cpu[i] - m) / m).toFixed(4)), reasons });
+  });
+  return flags;
+}
+
+module.exports = { summarizeRepetitions, medianIndex, flagOutliers, HEADLINES };
