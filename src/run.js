@@ -165,6 +165,10 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
       for (const o of run.outliers) run.warnings.push(`repetition ${o.repetition} is an outlier (${(o.deviation * 100).toFixed(1)}% from the median CPU time per request): ${o.reasons.join('; ')}`);
     }
     addWarnings(run, s, m.samples);
+    if (s.PROFILE === 'methods') {
+      phase('profile');
+      run.methods_profile = await profileMethods({ s, stack, chain, spec, workDir, reportDir, runId, signal, mix, idle: run.idle || null });
+    }
     run.status = 'ok';
     log(`done: ${fmtHeadline(run.figures)}`);
   } catch (err) {
@@ -236,6 +240,34 @@ function addWarnings(run, s, samples) {
     const diff = Math.abs(check.total_s - run.node.cpu_total_s) / run.node.cpu_total_s;
     if (diff > 0.05) w.push(`the node's CPU from /proc/PID/stat (${check.total_s.toFixed(3)} s) differs from the cgroup's (${run.node.cpu_total_s.toFixed(3)} s) by ${(diff * 100).toFixed(1)}%`);
   }
+}
+
+/**
+ * PROFILE=methods: each method of the mix alone in its own window, heaviest
+ * weight first, on the warm node. Net figures use the run's idle baseline.
+ */
+async function profileMethods({ s, stack, chain, spec, workDir, reportDir, runId, signal, mix, idle }) {
+  const out = {};
+  const methods = Object.keys(mix).sort((a, b) => mix[b] - mix[a]);
+  for (const [i, method] of methods.entries()) {
+    log(`profile: ${method} (${i + 1} of ${methods.length})`);
+    const m = await measureWorkload({
+      s: { ...s, DURATION_S: s.PROFILE_DURATION_S }, stack, chain, spec, workDir, reportDir, runId, signal, name: `method-${method}`, mix: { [method]: 1 },
+    });
+    const f = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples });
+    out[method] = {
+      window: m.window,
+      requests_ok: f.requests_ok,
+      requests_failed: f.requests_failed,
+      cpu_ms_per_request: f.cpu_ms_per_request,
+      cpu_ms_per_request_net: f.cpu_ms_per_request_net,
+      rps: f.rps,
+      latency_ms: f.latency_ms,
+      generator_cpu_utilization: m.generator.cpu_utilization === undefined ? null : m.generator.cpu_utilization,
+    };
+    log(`profile: ${method}: ${fmtHeadline(f)}`);
+  }
+  return out;
 }
 
 /** Drops the kernel's page cache (DROP_CACHES=yes); a failure is a warning, not the end of the run. */

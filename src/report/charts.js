@@ -79,4 +79,30 @@ function lineChart({ title, xLabel, yLabel, series: input, note, xRange, logX = 
   return `${out.join('\n')}\n`;
 }
 
-module.exports = { lineChart, niceMax };
+/**
+ * Horizontal bars, one per label, longest scale first.
+ * @param {{title:string, xLabel:string, bars:{label:string, value:number}[], note?:string}} c
+ */
+function barChart({ title, xLabel, bars, note }) {
+  const rowH = 24;
+  const left = 210;
+  const h = PAD.top + bars.length * rowH + 60;
+  const max = niceMax(Math.max(0, ...bars.map((b) => b.value).filter(Number.isFinite)));
+  const pw = W - left - PAD.right - 60;
+  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${h}" viewBox="0 0 ${W} ${h}" font-family="sans-serif" font-size="12">`];
+  out.push(`<rect width="${W}" height="${h}" fill="white"/>`);
+  out.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="15">${esc(title)}</text>`);
+  bars.forEach((b, i) => {
+    const y = PAD.top + i * rowH;
+    const w = Number.isFinite(b.value) ? (b.value / max) * pw : 0;
+    out.push(`<text x="${left - 8}" y="${y + 15}" text-anchor="end">${esc(b.label)}</text>`);
+    out.push(`<rect x="${left}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 8}" fill="${COLORS[0]}"/>`);
+    out.push(`<text x="${(left + w + 6).toFixed(1)}" y="${y + 15}">${Number.isFinite(b.value) ? fmt(Number(b.value.toPrecision(3))) : 'n/a'}</text>`);
+  });
+  out.push(`<text x="${left + pw / 2}" y="${h - 26}" text-anchor="middle">${esc(xLabel)}</text>`);
+  if (note) out.push(`<text x="${W - PAD.right}" y="${h - 6}" text-anchor="end" fill="#666" font-size="10">${esc(note)}</text>`);
+  out.push('</svg>');
+  return `${out.join('\n')}\n`;
+}
+
+module.exports = { lineChart, barChart, niceMax };

@@ -6,7 +6,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lineChart } = require('./charts');
+const { lineChart, barChart } = require('./charts');
 
 const ms = (v, digits = 3) => (v === null || v === undefined ? 'n/a' : `${Number(v).toFixed(digits)} ms`);
 const num = (v, digits = 1) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(digits));
@@ -117,6 +117,14 @@ function summary(run) {
       lines.push(`| ${name} | ${mm.requests_ok} | ${mm.requests_failed} | ${num(mm.rps)} | ${num(l.p50, 2)} | ${num(l.p95, 2)} | ${num(l.p99, 2)} | ${num(l.max, 2)} |`);
     }
   }
+  if (run.methods_profile) {
+    lines.push('', '## CPU per method (PROFILE=methods)', '', 'Each method alone in its own window, back to back on the warm node.', '');
+    lines.push('| method | CPU ms/request | net | requests/s | p50 ms | p99 ms | failed |', '|---|---:|---:|---:|---:|---:|---:|');
+    for (const [name, x] of Object.entries(run.methods_profile)) {
+      lines.push(`| ${name} | ${num(x.cpu_ms_per_request, 3)} | ${num(x.cpu_ms_per_request_net, 3)} | ${num(x.rps)} | ${num(x.latency_ms.p50, 2)} | ${num(x.latency_ms.p99, 2)} | ${x.requests_failed} |`);
+    }
+    lines.push('', '![CPU per method](charts/methods.svg)');
+  }
   if (run.errors && Object.keys(run.errors).length) {
     lines.push('', '## Errors seen', '', '| error | count |', '|---|---:|');
     for (const [msg, n] of Object.entries(run.errors)) lines.push(`| ${msg.replace(/\|/g, '\\|')} | ${n} |`);
@@ -132,6 +140,10 @@ function renderReport(dir) {
   const series = fs.existsSync(seriesFile) ? JSON.parse(fs.readFileSync(seriesFile, 'utf8')) : {};
   fs.mkdirSync(path.join(dir, 'charts'), { recursive: true });
   for (const [name, svg] of Object.entries(charts(run, series))) fs.writeFileSync(path.join(dir, 'charts', name), svg);
+  if (run.methods_profile) {
+    const bars = Object.entries(run.methods_profile).map(([label, x]) => ({ label, value: x.cpu_ms_per_request })).sort((a, b) => b.value - a.value);
+    fs.writeFileSync(path.join(dir, 'charts', 'methods.svg'), barChart({ title: 'Node CPU time per request, each method alone', xLabel: 'CPU ms per request (gross)', bars, note: 'one window per method on the warm node' }));
+  }
   fs.writeFileSync(path.join(dir, 'summary.md'), summary(run));
 }
 

@@ -44,6 +44,8 @@ const KEYS = {
   IDLE_S: { type: 'int', min: 0, max: 3600, default: 10, doc: 'Quiet window that measures the node\'s idle CPU rate (0: no net figure).' },
   REPEAT: { type: 'int', min: 1, max: 100, default: 1, doc: 'Measure the window this many times on the warm stack, each after its own idle baseline; run.json gets every repetition and the median, 95% interval and CV of each headline figure.' },
   DROP_CACHES: { type: 'enum', values: ['no', 'yes'], default: 'no', doc: 'yes: drop the kernel page cache before each measured window, for cold-cache figures (root; affects the whole machine).' },
+  PROFILE: { type: 'enum', values: ['none', 'methods'], default: 'none', doc: 'methods: after the main window, measure each method of the mix alone in its own window, back to back on the warm node: the CPU time per request of every method.' },
+  PROFILE_DURATION_S: { type: 'int', min: 1, max: 3600, default: 10, doc: 'Length of each method\'s window with PROFILE=methods.' },
   REQUEST_TIMEOUT_MS: { type: 'int', min: 100, max: 600000, default: 10000, doc: 'A request without an answer after this long counts as a timeout (a failure).' },
   SEED: { type: 'int', min: 0, max: 2147483647, default: 1, doc: 'Seed of the random choice of parameters, so runs draw the same sequence.' },
 

@@ -1,0 +1,37 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { summarizeRepetitions, medianIndex, flagOutliers } = require('../../src/repetitions');
+
+const rep = (cpu, { rps = 1000, idle = 0.012, gen = 0.5, failed = 0 } = {}) => ({
+  figures: { cpu_ms_per_request: cpu, cpu_ms_per_request_net: cpu - 0.01, rps, latency_ms: { p50: 1, p99: 5 }, error_rate: 0, requests_failed: failed },
+  idle: { cpu_s: idle * 10, seconds: 10 },
+  generator: { cpu_utilization: gen },
+});
+
+describe('repetitions', () => {
+  it('the report\'s repetition is the median one by CPU time per request', () => {
+    assert.equal(medianIndex([rep(0.3), rep(0.1), rep(0.2)]), 2);
+    assert.equal(medianIndex([rep(0.4), rep(0.1), rep(0.2), rep(0.3)]), 2, 'lower middle of four');
+  });
+
+  it('summarizes every headline figure', () => {
+    const s = summarizeRepetitions([rep(0.2), rep(0.22), rep(0.24)]);
+    assert.ok(Math.abs(s.cpu_ms_per_request.median - 0.22) < 1e-12);
+    assert.ok(s.cpu_ms_per_request.cv > 0.09 && s.cpu_ms_per_request.cv < 0.1);
+    assert.deepEqual(Object.keys(s), ['cpu_ms_per_request', 'cpu_ms_per_request_net', 'rps', 'p50_ms', 'p99_ms', 'error_rate']);
+  });
+
+  it('flags a repetition outside the rest, with what differed in it', () => {
+    const reps = [rep(0.20), rep(0.201), rep(0.199), rep(0.2), rep(0.3, { idle: 0.05, rps: 700 })];
+    const flags = flagOutliers(reps);
+    assert.equal(flags.length, 1);
+    assert.equal(flags[0].repetition, 5);
+    assert.match(flags[0].reasons.join(' | '), /idle CPU before it was \d+% off/);
+    assert.match(flags[0].reasons.join(' | '), /throughput was -30% off the median/);
+  });
+
+  it('does not flag small spreads, nor anything with fewer than three repetitions', () => {
+    assert.deepEqual(flagOutliers([rep(0.2), rep(0.204), rep(0.198), rep(0.206)]), []);
+    assert.deepEqual(flagOutliers([rep(0.2), rep(0.9)]), []);
+  });
+});
