@@ -7,6 +7,7 @@
 //   chainperf install <scenario.env>  install what the scenario needs (client, Prometheus) and stop
 //   chainperf <plan.env>              run a plan (a file with BASE= and SWEEP=), resuming an interrupted one
 //   chainperf compare <a> <b>         compare two runs or two plans
+//   chainperf saturate <scenario.env> search the highest sustainable request rate (SATURATE=yes)
 //
 // Exit status: 0 run ok, 1 run failed (report written), 2 invalid input.
 
@@ -27,6 +28,7 @@ const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print i
        ./run.sh install <scenario.env>    install what the scenario needs (client, Prometheus) now
        ./run.sh <plan.env>                run a plan: every point of its sweep (resumes when run again)
        ./run.sh compare <a> <b>           compare two run folders or two plan folders
+       ./run.sh saturate <scenario.env>   search the highest sustainable request rate
 Scenario keys: docs/scenario-keys.md. Override any key from the environment: DURATION_S=20 ./run.sh scenarios/geth-dev.env`;
 
 async function main(argv) {
@@ -46,6 +48,13 @@ async function main(argv) {
   }
   if (cmd === 'install') return install(rest);
   if (cmd === 'compare') return compareCommand(rest);
+  if (cmd === 'saturate') {
+    if (rest.length !== 1) {
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    return (await runScenario(rest[0], { env: { ...process.env, SATURATE: 'yes' } })).exitCode;
+  }
   const file = cmd === 'run' ? rest[0] : cmd;
   const extra = cmd === 'run' ? rest.slice(1) : rest;
   if (!file || extra.length) {

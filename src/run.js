@@ -19,12 +19,20 @@ const { loadMix, runArtillery, STARTUP_S } = require('./workload/artillery');
 const { computeFigures } = require('./figures');
 const { verdict } = require('./verdict');
 const { summarizeRepetitions, medianIndex, flagOutliers } = require('./repetitions');
+const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('./saturation');
 const { measureWorkload, measureIdle } = require('./measure/window');
 const { writeReport } = require('./report/write');
 const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
 const { provenance } = require('./report/provenance');
 const { log, logTo } = require('./util/log');
+
+/** A shallow copy of o without key. */
+function omit(o, key) {
+  const copy = { ...o };
+  delete copy[key];
+  return copy;
+}
 
 function newRunId(now = new Date()) {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
@@ -143,7 +151,38 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
 
     phase('measure');
     const reps = [];
-    for (let r = 1; r <= s.REPEAT; r++) {
+    if (s.SATURATE === 'yes') {
+      const steps = [];
+      const result = await searchSaturation({
+        start: s.SATURATE_START_RPS,
+        factor: s.SATURATE_FACTOR,
+        maxSteps: s.SATURATE_MAX_STEPS,
+        bisect: s.SATURATE_BISECT,
+        bounds: {
+          max_p99_ms: s.MAX_P99_MS ?? DEFAULT_BOUNDS.max_p99_ms,
+          max_error_rate: s.MAX_ERROR_RATE ?? DEFAULT_BOUNDS.max_error_rate,
+          min_achieved_ratio: DEFAULT_BOUNDS.min_achieved_ratio,
+        },
+        measure: async (rate, k) => {
+          const m = await measureWorkload({ s: { ...s, RATE: rate, RAMP_S: 0, DURATION_S: s.SATURATE_STEP_S }, stack, chain, spec, workDir, reportDir, runId, signal, name: `step${k}` });
+          steps.push({ ...m, idle: run.idle || null, figures: computeFigures({ window: m.window, cpu: m.cpu, idle: run.idle || null, samples: m.samples }) });
+          return steps[steps.length - 1];
+        },
+        log,
+      });
+      // The report's window and figures are those of the highest rate that held (the last step when none did).
+      const bestIndex = result.best ? result.steps.indexOf(result.best) : steps.length - 1;
+      reps.push(steps[bestIndex]);
+      run.saturation = {
+        ...omit(result, 'best'),
+        steps: result.steps.map((row) => omit(row, 'figures')), // each step's full figures stay out of run.json
+        cost_per_million_at_max: costPerMillion(s.HOURLY_PRICE, result.max_sustainable_rps),
+      };
+      if (!result.reached_limit) run.warnings.push(`the saturation search stopped after ${s.SATURATE_MAX_STEPS} steps without crossing a bound: the node's limit is above ${result.max_sustainable_target_rps}/s`);
+      if (result.steps.some((x) => !x.holds && x.generator_limited)) run.warnings.push('a failing saturation step had the load generator over 90% busy: the limit found may be the generator\'s (try GENERATOR=lean)');
+      log(result.max_sustainable_rps === null ? `saturation: even ${s.SATURATE_START_RPS}/s did not hold` : `saturation: ${result.max_sustainable_rps.toFixed(0)} requests/s sustainable at ${result.cpu_ms_per_request_at_max.toFixed(3)} ms CPU/request`);
+    }
+    for (let r = 1; s.SATURATE !== 'yes' && r <= s.REPEAT; r++) {
       const idle = r === 1 ? run.idle || null : s.IDLE_S > 0 ? await measureIdle(stack, s.IDLE_S, signal) : null;
       if (s.DROP_CACHES === 'yes') dropPageCache(run.warnings);
       const m = await measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal, name: s.REPEAT > 1 ? `rep${r}` : 'measure' });
@@ -155,6 +194,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     run.window = m.window;
     run.node = { ...run.node, ...m.node };
     run.figures = m.figures;
+    run.figures.cost_per_million_requests = costPerMillion(s.HOURLY_PRICE, m.figures.rps);
     run.errors = m.samples.errors;
     run.generator = m.generator;
     Object.assign(series, m.series);
@@ -232,6 +272,7 @@ function addWarnings(run, s, samples) {
   if (samples.before_window === 0) w.push('the load generator completed no request before the window opened: the window may start with idle time');
   if (samples.ok === 0) w.push('no request succeeded in the window: CPU time per request is not defined');
   if (samples.failed > 0) w.push(`${samples.failed} requests failed in the window (see Errors seen)`);
+  if (samples.skipped > 0) w.push(`the open loop could not start ${samples.skipped} requests in the window (over 8192 unanswered at once): the node was far behind the rate offered`);
   if (!run.generator.cpus && s.RUNTIME === 'host') w.push(`the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`);
   const g = run.generator;
   if (g.cpu_utilization > 0.9) w.push(`the load generator used ${(g.cpu_utilization * 100).toFixed(0)}% of its ${g.cores} core(s): it, not the node, may have been the limit`);

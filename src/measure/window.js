@@ -153,6 +153,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     workers: samples.workers,
     before_window: samples.before_window,
     in_flight_at_end: samples.in_flight_at_end,
+    skipped: samples.skipped,
     cores: cpuCount(stack.generatorCpus) || os.cpus().length,
     cpu_s: genCpu,
     cpu_us_per_request: genCpu !== null && answered ? Number(((genCpu * 1e6) / answered).toFixed(1)) : null,

@@ -117,6 +117,19 @@ function summary(run) {
       lines.push(`| ${name} | ${mm.requests_ok} | ${mm.requests_failed} | ${num(mm.rps)} | ${num(l.p50, 2)} | ${num(l.p95, 2)} | ${num(l.p99, 2)} | ${num(l.max, 2)} |`);
     }
   }
+  if (run.saturation) {
+    const sat = run.saturation;
+    const b = sat.bounds;
+    lines.push('', '## Saturation', '');
+    lines.push(sat.max_sustainable_rps === null
+      ? `No rate held the bounds, not even the first (${sat.steps[0] ? sat.steps[0].target_rps : '?'}/s).`
+      : `Highest sustainable rate: **${num(sat.max_sustainable_rps, 0)} requests/s** (offered ${sat.max_sustainable_target_rps}/s) at ${ms(sat.cpu_ms_per_request_at_max)} CPU per request${sat.reached_limit ? `; ${sat.first_failing_rps}/s did not hold` : '; the search stopped before finding the limit'}.`);
+    if (sat.cost_per_million_at_max !== null && sat.cost_per_million_at_max !== undefined) lines.push(`At that rate a million requests cost ${num(sat.cost_per_million_at_max, 4)} (HOURLY_PRICE=${run.provenance.scenario.HOURLY_PRICE}).`);
+    lines.push('', `Bounds: p99 <= ${b.max_p99_ms} ms, error rate <= ${b.max_error_rate}, at least ${b.min_achieved_ratio * 100}% of the offered rate answered.`, '');
+    lines.push('| step | offered/s | answered/s | p99 ms | error rate | CPU ms/request | generator busy | holds |', '|---:|---:|---:|---:|---:|---:|---:|---|');
+    sat.steps.forEach((x, i) => lines.push(`| ${i + 1} | ${x.target_rps} | ${num(x.achieved_rps, 0)} | ${num(x.p99_ms, 1)} | ${num(x.error_rate, 4)} | ${num(x.cpu_ms_per_request, 3)} | ${x.generator_cpu_utilization === null ? 'n/a' : `${(x.generator_cpu_utilization * 100).toFixed(0)}%`} | ${x.holds ? 'yes' : `no: ${x.reasons.join('; ')}`} |`));
+    lines.push('', '![p99 against rate](charts/saturation-latency.svg)', '', '![CPU per request against rate](charts/saturation-cpu.svg)');
+  }
   if (run.methods_profile) {
     lines.push('', '## CPU per method (PROFILE=methods)', '', 'Each method alone in its own window, back to back on the warm node.', '');
     lines.push('| method | CPU ms/request | net | requests/s | p50 ms | p99 ms | failed |', '|---|---:|---:|---:|---:|---:|---:|');
@@ -140,6 +153,19 @@ function renderReport(dir) {
   const series = fs.existsSync(seriesFile) ? JSON.parse(fs.readFileSync(seriesFile, 'utf8')) : {};
   fs.mkdirSync(path.join(dir, 'charts'), { recursive: true });
   for (const [name, svg] of Object.entries(charts(run, series))) fs.writeFileSync(path.join(dir, 'charts', name), svg);
+  if (run.saturation) {
+    const steps = [...run.saturation.steps].sort((a, b) => a.target_rps - b.target_rps);
+    fs.writeFileSync(path.join(dir, 'charts', 'saturation-latency.svg'), lineChart({
+      title: 'p99 latency against offered rate', xLabel: 'requests/s offered', yLabel: 'p99 ms',
+      series: [{ name: 'p99', points: steps.map((x) => [x.target_rps, x.p99_ms]), markers: true }, { name: 'bound', points: steps.map((x) => [x.target_rps, run.saturation.bounds.max_p99_ms]), dashed: true }],
+      note: 'one window per step, open loop',
+    }));
+    fs.writeFileSync(path.join(dir, 'charts', 'saturation-cpu.svg'), lineChart({
+      title: 'Node CPU time per request against rate', xLabel: 'requests/s answered', yLabel: 'CPU ms per request',
+      series: [{ name: 'CPU ms/request', points: [...steps].sort((a, b) => a.achieved_rps - b.achieved_rps).map((x) => [x.achieved_rps, x.cpu_ms_per_request]), markers: true }],
+      note: 'node CPU from counters at each step\'s edges',
+    }));
+  }
   if (run.methods_profile) {
     const bars = Object.entries(run.methods_profile).map(([label, x]) => ({ label, value: x.cpu_ms_per_request })).sort((a, b) => b.value - a.value);
     fs.writeFileSync(path.join(dir, 'charts', 'methods.svg'), barChart({ title: 'Node CPU time per request, each method alone', xLabel: 'CPU ms per request (gross)', bars, note: 'one window per method on the warm node' }));

@@ -46,6 +46,13 @@ const KEYS = {
   DROP_CACHES: { type: 'enum', values: ['no', 'yes'], default: 'no', doc: 'yes: drop the kernel page cache before each measured window, for cold-cache figures (root; affects the whole machine).' },
   PROFILE: { type: 'enum', values: ['none', 'methods'], default: 'none', doc: 'methods: after the main window, measure each method of the mix alone in its own window, back to back on the warm node: the CPU time per request of every method.' },
   PROFILE_DURATION_S: { type: 'int', min: 1, max: 3600, default: 10, doc: 'Length of each method\'s window with PROFILE=methods.' },
+  SATURATE: { type: 'enum', values: ['no', 'yes'], default: 'no', doc: 'yes (or ./run.sh saturate <scenario>): instead of one window, raise an open-loop rate step by step until MAX_P99_MS or MAX_ERROR_RATE is crossed (100 ms and 0.01 when unset) or the node no longer answers the rate offered, then bisect; reports the highest sustainable rate.' },
+  SATURATE_START_RPS: { type: 'int', min: 1, max: 10000000, default: 500, doc: 'First rate of the saturation search, requests/s.' },
+  SATURATE_FACTOR: { type: 'number', min: 1.05, max: 10, default: 1.5, doc: 'Each step of the saturation search offers this many times the previous rate.' },
+  SATURATE_STEP_S: { type: 'int', min: 1, max: 3600, default: 10, doc: 'Length of each saturation step\'s measured window.' },
+  SATURATE_MAX_STEPS: { type: 'int', min: 1, max: 50, default: 12, doc: 'Most growing steps before the search stops without a limit.' },
+  SATURATE_BISECT: { type: 'int', min: 0, max: 10, default: 2, doc: 'Bisection steps between the last rate that held and the first that failed.' },
+  HOURLY_PRICE: { type: 'number', min: 0, max: 1000000, default: null, doc: 'Price of the machine per hour (any currency): reports the cost of a million requests at the measured rate and at saturation.' },
   REQUEST_TIMEOUT_MS: { type: 'int', min: 100, max: 600000, default: 10000, doc: 'A request without an answer after this long counts as a timeout (a failure).' },
   SEED: { type: 'int', min: 0, max: 2147483647, default: 1, doc: 'Seed of the random choice of parameters, so runs draw the same sequence.' },
 

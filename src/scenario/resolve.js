@@ -155,6 +155,9 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
       sources.RATE = `default (CONCURRENCY from the environment replaces ${given.RATE.where})`;
     }
   }
+  if (v.SATURATE === 'yes' && v.REPEAT > 1) {
+    errors.push(`${at('REPEAT')}: REPEAT: a saturation search (SATURATE=yes) measures one window per step; set REPEAT=1`);
+  }
   if (!/^[A-Za-z0-9_.-]+$/.test(v.NAME)) {
     errors.push(`${at('NAME')}: NAME: expected letters, digits, _ . or -, got "${v.NAME}"`);
   }

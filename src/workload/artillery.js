@@ -42,10 +42,13 @@ function phases(s, totalS) {
 /** The artillery script (as an object) for scenario s. */
 function buildScript(s, { target, processor, totalS }) {
   if (s.GENERATOR === 'lean') {
-    // The chainperf engine runs each virtual user's loop itself.
+    // The chainperf engine runs each virtual user's loop itself; an open loop is one user pacing the rate.
+    const scenario = s.RATE
+      ? { engine: 'chainperf', openLoopRate: s.RATE, rampS: s.RAMP_S, flow: [] }
+      : { engine: 'chainperf', closedLoop: true, flow: [] };
     return {
-      config: { target, phases: phases(s, totalS), engines: { chainperf: {} } },
-      scenarios: [{ name: `chainperf ${s.WORKLOAD}`, engine: 'chainperf', closedLoop: !s.RATE, flow: [] }],
+      config: { target, phases: s.RATE ? [{ duration: 1, arrivalCount: 1, name: 'open loop (paced by the engine)' }] : phases(s, totalS), engines: { chainperf: {} } },
+      scenarios: [{ name: `chainperf ${s.WORKLOAD}`, ...scenario }],
     };
   }
   const flow = s.RATE

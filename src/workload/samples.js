@@ -26,9 +26,15 @@ function newRecorder(spec, worker) {
   const errors = {};
   let inFlight = 0;
   let before = 0;
+  let skipped = 0;
   let firstRequestAt = null;
   return {
     worker,
+    /** An open-loop request the generator could not start (too many unanswered). */
+    skipped() {
+      const now = Date.now();
+      if (now >= spec.start_at && now < spec.end_at) skipped++;
+    },
     started() {
       inFlight++;
       if (firstRequestAt === null) firstRequestAt = Date.now();
@@ -55,7 +61,7 @@ function newRecorder(spec, worker) {
       return 'window';
     },
     snapshot() {
-      return { worker, start_at: spec.start_at, end_at: spec.end_at, before_window: before, in_flight_at_end: inFlight, first_request_at: firstRequestAt, seconds, errors };
+      return { worker, start_at: spec.start_at, end_at: spec.end_at, before_window: before, in_flight_at_end: inFlight, skipped, first_request_at: firstRequestAt, seconds, errors };
     },
   };
 }
@@ -87,9 +93,11 @@ function mergeSamples(snapshots) {
   const errors = {};
   let before = 0;
   let inFlight = 0;
+  let skipped = 0;
   let first = null;
   for (const snap of snapshots) {
     before += snap.before_window;
+    skipped += snap.skipped || 0;
     inFlight += snap.in_flight_at_end;
     if (snap.first_request_at !== null && (first === null || snap.first_request_at < first)) first = snap.first_request_at;
     for (const [msg, n] of Object.entries(snap.errors)) errors[msg] = (errors[msg] || 0) + n;
@@ -132,6 +140,7 @@ function mergeSamples(snapshots) {
     series,
     before_window: before,
     in_flight_at_end: inFlight,
+    skipped,
     first_request_at: first,
     errors,
     workers: snapshots.length,

@@ -123,6 +123,51 @@ function emitCounts(g) {
   g.counts.clear();
 }
 
+const TICK_MS = 5;
+const MAX_IN_FLIGHT = 8192;
+
+/**
+ * Open loop without artillery's arrival timer (which spins a core at any
+ * rate): one virtual user paces requests itself. Every few milliseconds it
+ * starts as many requests as the rate says should have started by then,
+ * without waiting for answers. A linear ramp of rampS seconds leads in.
+ * Requests the pacer could not start (over MAX_IN_FLIGHT unanswered) are
+ * counted as skipped, never silently dropped.
+ */
+function openLoop(g, ee, rate, rampS) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    let started = 0;
+    let inFlight = 0;
+    const due = (now) => {
+      const t = (now - t0) / 1000;
+      if (rampS > 0 && t < rampS) return (rate * t * t) / (2 * rampS); // integral of a linear ramp
+      return rampS > 0 ? (rate * rampS) / 2 + rate * (t - rampS) : rate * t;
+    };
+    const finish = () => {
+      if (inFlight === 0 && Date.now() >= g.spec.end_at) resolve();
+    };
+    const tick = () => {
+      const now = Date.now();
+      if (now >= g.spec.end_at) return finish();
+      for (let n = Math.floor(due(now)) - started; n > 0; n--) {
+        started++;
+        if (inFlight >= MAX_IN_FLIGHT) {
+          g.recorder.skipped();
+          continue;
+        }
+        inFlight++;
+        sendOne(g, ee).finally(() => {
+          inFlight--;
+          finish();
+        });
+      }
+      setTimeout(tick, TICK_MS);
+    };
+    tick();
+  });
+}
+
 class ChainperfEngine {
   constructor(script) {
     this.script = script;
@@ -130,11 +175,13 @@ class ChainperfEngine {
 
   createScenario(scenarioSpec, ee) {
     const closed = Boolean(scenarioSpec.closedLoop);
+    const rate = scenarioSpec.openLoopRate;
     return (context, callback) => {
       const g = setup();
       ee.emit('started');
       const run = async () => {
-        if (closed) while (Date.now() < g.spec.end_at) await sendOne(g, ee);
+        if (rate) await openLoop(g, ee, rate, scenarioSpec.rampS || 0);
+        else if (closed) while (Date.now() < g.spec.end_at) await sendOne(g, ee);
         else if (Date.now() < g.spec.end_at) await sendOne(g, ee);
         if (g.counts.size) emitCounts(g);
         if (Date.now() >= g.spec.end_at) g.flush();
