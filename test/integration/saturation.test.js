@@ -1,0 +1,44 @@
+'use strict';
+// A short saturation search on real geth: it must find a limit and stop by itself.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { startRun, readRun } = require('./harness');
+const { schemaErrors, ROOT } = require('../helpers');
+
+describe('saturation search on geth --dev', () => {
+  let res;
+  let run;
+
+  before(async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      SATURATE: 'yes', GENERATOR: 'lean', SATURATE_START_RPS: '1000', SATURATE_FACTOR: '2', SATURATE_STEP_S: '3', SATURATE_BISECT: '1',
+      MAX_P99_MS: '20', HOURLY_PRICE: '0.5', WARMUP_S: '2', IDLE_S: '2', HISTORY_TRANSFERS: '16', HISTORY_CONTRACT_CALLS: '8',
+    });
+    res = await r.done;
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it('finds the highest rate that holds p99 <= 20 ms and stops by itself', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    const sat = run.saturation;
+    assert.equal(sat.reached_limit, true, JSON.stringify(sat.steps.map((s) => [s.target_rps, s.p99_ms])));
+    assert.ok(sat.max_sustainable_rps > 0);
+    assert.equal(sat.bounds.max_p99_ms, 20);
+    const holding = sat.steps.filter((s) => s.holds).map((s) => s.target_rps);
+    const failing = sat.steps.filter((s) => !s.holds).map((s) => s.target_rps);
+    assert.equal(sat.max_sustainable_target_rps, Math.max(...holding));
+    assert.ok(failing.every((f) => f > sat.max_sustainable_target_rps), 'every failing rate lies above the answer');
+    for (const s of sat.steps.filter((x) => !x.holds)) assert.ok(s.reasons.length > 0);
+  });
+
+  it('the report\'s figures are the best step\'s, with cost per million and a chart of the curve', () => {
+    assert.ok(Math.abs(run.figures.rps - run.saturation.max_sustainable_rps) < 1e-6);
+    assert.ok(Math.abs(run.saturation.cost_per_million_at_max - (0.5 / (run.saturation.max_sustainable_rps * 3600)) * 1e6) < 1e-9);
+    assert.ok(fs.existsSync(path.join(res.reportDir, 'charts', 'saturation-latency.svg')));
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /Highest sustainable rate: \*\*\d+ requests\/s\*\*/);
+  });
+});
