@@ -10,9 +10,12 @@
 // live counter, not a refreshed gauge). CPU per request = generator CPU /
 // requests geth served in the window. Figures are medians over repetitions.
 //
+// Then the repeatability of a run: REPEAT=5 windows of the default mix, and
+// the CV of CPU time per request across them.
+//
 // The last line is key=value pairs for scripts:
 //   engine_us_per_request wrk_us_per_request ratio engine_max_rps engine_rps
-//   wrk_rps ethers_us_per_request ethers_rps
+//   wrk_rps ethers_us_per_request ethers_rps cv_cpu_ms_per_request cv_repetitions
 // engine_max_rps is what one core could send at the measured CPU per request
 // (1e6 / engine_us_per_request); engine_rps is the rate reached here, which
 // the node (one core) may cap before the generator does.
@@ -28,13 +31,14 @@ const { runArtillery, STARTUP_S } = require('../src/workload/artillery');
 const { waitForSync } = require('../src/chains/ethereum/sync');
 const { metricValue } = require('../src/measure/cpu');
 const { median } = require('../src/stats');
-const { newRunId } = require('../src/run');
+const { newRunId, runScenario } = require('../src/run');
 const { log } = require('../src/util/log');
 const { sleepUntil, sleep } = require('../src/util/time');
 
 const WARM_S = Number(process.env.BENCH_WARM_S || 2);
 const MEASURE_S = Number(process.env.BENCH_MEASURE_S || 5);
 const REPS = Number(process.env.BENCH_REPS || 3);
+const CV_REPEAT = Number(process.env.BENCH_CV_REPEAT || 5);
 const CONNECTIONS = 16;
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] });
 
@@ -82,6 +86,29 @@ async function benchArtillery(stack, generator, workDir, poolFile, k) {
   return figures;
 }
 
+/**
+ * Repeatability: the default mix on geth --dev, REPEAT=CV_REPEAT windows of
+ * 10 s on the warm stack with the lean generator; returns the CV of CPU time
+ * per request across them (the goal is 3% or less).
+ */
+async function repeatability() {
+  const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-cv-'));
+  log(`repeatability: REPEAT=${CV_REPEAT} windows of 10 s, default mix, GENERATOR=lean`);
+  try {
+    const { run } = await runScenario(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      env: { ...process.env, REPEAT: String(CV_REPEAT), DURATION_S: '10', IDLE_S: '5', GENERATOR: 'lean', CORES: '1', REPORTS_DIR: reports, ARCHIVE: 'none' },
+      out: () => {},
+      index: false,
+    });
+    if (!run || run.status !== 'ok') throw new Error(`the repeatability run failed: ${run ? run.error : 'no report'}`);
+    const s = run.summary.cpu_ms_per_request;
+    process.stdout.write(`\nrepeatability: CPU ms per request over ${s.n} windows: median ${s.median.toFixed(4)}, 95% interval ${s.ci95.map((x) => x.toFixed(4)).join(' .. ')}, CV ${(s.cv * 100).toFixed(2)}%${run.outliers.length ? `, outliers: ${run.outliers.map((o) => o.repetition).join(', ')}` : ''}\n`);
+    return s.cv;
+  } finally {
+    fs.rmSync(reports, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   if (os.cpus().length < 2) throw new Error('the benchmark needs 2 cores: one for the node, one for the generator');
   if (!cgroupsUsable()) throw new Error('the benchmark needs cgroups to pin and count the generator (run it as root)');
@@ -117,6 +144,8 @@ async function main() {
     for (const [g, label] of [['wrk', 'wrk (reference)'], ['lean', 'chainperf lean engine'], ['ethers', 'artillery + ethers']]) {
       process.stdout.write(`${label.padEnd(27)}${med(g, 'us_per_request').toFixed(1).padStart(22)}${med(g, 'rps').toFixed(0).padStart(22)}${`${(med(g, 'cpu_utilization') * 100).toFixed(0)}%`.padStart(22)}\n`);
     }
+    await stop(); // the repeatability run below starts its own node
+    const cv = await repeatability();
     const engine = med('lean', 'us_per_request');
     const ref = med('wrk', 'us_per_request');
     const pairs = {
@@ -128,6 +157,8 @@ async function main() {
       wrk_rps: med('wrk', 'rps').toFixed(0),
       ethers_us_per_request: med('ethers', 'us_per_request').toFixed(1),
       ethers_rps: med('ethers', 'rps').toFixed(0),
+      cv_cpu_ms_per_request: cv === null ? 'n/a' : cv.toFixed(4),
+      cv_repetitions: CV_REPEAT,
     };
     process.stdout.write(`\n${Object.entries(pairs).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
   } finally {
