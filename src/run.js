@@ -10,29 +10,20 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
-const { execFileSync } = require('node:child_process');
 const chains = require('./chains');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
 const { startHost } = require('./runtime/host');
 const { startAttach } = require('./runtime/attach');
 const { loadMix, runArtillery, STARTUP_S } = require('./workload/artillery');
-const { computeFigures } = require('./figures');
 const { verdict } = require('./verdict');
-const { summarizeRepetitions, medianIndex, flagOutliers } = require('./repetitions');
-const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('./saturation');
-const { measureWorkload, measureIdle } = require('./measure/window');
+const { costPerMillion } = require('./saturation');
+const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
+const { measureIdle } = require('./measure/window');
 const { writeReport } = require('./report/write');
 const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
 const { provenance } = require('./report/provenance');
 const { log, logTo } = require('./util/log');
-
-/** A shallow copy of o without key. */
-function omit(o, key) {
-  const copy = { ...o };
-  delete copy[key];
-  return copy;
-}
 
 function newRunId(now = new Date()) {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
@@ -150,47 +141,9 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     }
 
     phase('measure');
-    const reps = [];
-    if (s.SATURATE === 'yes') {
-      const steps = [];
-      const result = await searchSaturation({
-        start: s.SATURATE_START_RPS,
-        factor: s.SATURATE_FACTOR,
-        maxSteps: s.SATURATE_MAX_STEPS,
-        bisect: s.SATURATE_BISECT,
-        bounds: {
-          max_p99_ms: s.MAX_P99_MS ?? DEFAULT_BOUNDS.max_p99_ms,
-          max_error_rate: s.MAX_ERROR_RATE ?? DEFAULT_BOUNDS.max_error_rate,
-          min_achieved_ratio: DEFAULT_BOUNDS.min_achieved_ratio,
-        },
-        measure: async (rate, k) => {
-          const m = await measureWorkload({ s: { ...s, RATE: rate, RAMP_S: 0, DURATION_S: s.SATURATE_STEP_S }, stack, chain, spec, workDir, reportDir, runId, signal, name: `step${k}` });
-          steps.push({ ...m, idle: run.idle || null, figures: computeFigures({ window: m.window, cpu: m.cpu, idle: run.idle || null, samples: m.samples }) });
-          return steps[steps.length - 1];
-        },
-        log,
-      });
-      // The report's window and figures are those of the highest rate that held (the last step when none did).
-      const bestIndex = result.best ? result.steps.indexOf(result.best) : steps.length - 1;
-      reps.push(steps[bestIndex]);
-      run.saturation = {
-        ...omit(result, 'best'),
-        steps: result.steps.map((row) => omit(row, 'figures')), // each step's full figures stay out of run.json
-        cost_per_million_at_max: costPerMillion(s.HOURLY_PRICE, result.max_sustainable_rps),
-      };
-      if (!result.reached_limit) run.warnings.push(`the saturation search stopped after ${s.SATURATE_MAX_STEPS} steps without crossing a bound: the node's limit is above ${result.max_sustainable_target_rps}/s`);
-      if (result.steps.some((x) => !x.holds && x.generator_limited)) run.warnings.push('a failing saturation step had the load generator over 90% busy: the limit found may be the generator\'s (try GENERATOR=lean)');
-      log(result.max_sustainable_rps === null ? `saturation: even ${s.SATURATE_START_RPS}/s did not hold` : `saturation: ${result.max_sustainable_rps.toFixed(0)} requests/s sustainable at ${result.cpu_ms_per_request_at_max.toFixed(3)} ms CPU/request`);
-    }
-    for (let r = 1; s.SATURATE !== 'yes' && r <= s.REPEAT; r++) {
-      const idle = r === 1 ? run.idle || null : s.IDLE_S > 0 ? await measureIdle(stack, s.IDLE_S, signal) : null;
-      if (s.DROP_CACHES === 'yes') dropPageCache(run.warnings);
-      const m = await measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal, name: s.REPEAT > 1 ? `rep${r}` : 'measure' });
-      reps.push({ ...m, idle, figures: computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples }) });
-      if (s.REPEAT > 1) log(`repetition ${r} of ${s.REPEAT}: ${fmtHeadline(reps[r - 1].figures)}`);
-    }
-    // The report's window and figures are the median repetition's; every repetition is kept beside them.
-    const m = reps[s.REPEAT > 1 ? medianIndex(reps) : 0];
+    const ctx = { s, stack, chain, spec, workDir, reportDir, runId, signal, mix, idle: run.idle || null, warnings: run.warnings };
+    const measured = s.SATURATE === 'yes' ? await measureSaturation(ctx) : await measureRepeated(ctx);
+    const m = measured.chosen;
     run.window = m.window;
     run.node = { ...run.node, ...m.node };
     run.figures = m.figures;
@@ -198,16 +151,11 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     run.errors = m.samples.errors;
     run.generator = m.generator;
     Object.assign(series, m.series);
-    if (s.REPEAT > 1) {
-      run.repetitions = reps.map((x) => ({ window: x.window, idle: x.idle, node: x.node, generator: x.generator, figures: x.figures }));
-      run.summary = summarizeRepetitions(reps);
-      run.outliers = flagOutliers(reps);
-      for (const o of run.outliers) run.warnings.push(`repetition ${o.repetition} is an outlier (${(o.deviation * 100).toFixed(1)}% from the median CPU time per request): ${o.reasons.join('; ')}`);
-    }
+    Object.assign(run, measured.extra);
     addWarnings(run, s, m.samples);
     if (s.PROFILE === 'methods') {
       phase('profile');
-      run.methods_profile = await profileMethods({ s, stack, chain, spec, workDir, reportDir, runId, signal, mix, idle: run.idle || null });
+      run.methods_profile = await profileMethods(ctx);
     }
     run.status = 'ok';
     log(`done: ${fmtHeadline(run.figures)}`);
@@ -223,9 +171,9 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
       await stack.teardown();
       if (stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
     }
-    for (const f of ['measure.artillery.log', 'measure.artillery.yml', 'warmup.artillery.log']) {
-      const src = path.join(workDir, f);
-      if (fs.existsSync(src)) fs.copyFileSync(src, path.join(reportDir, f.replace('measure.', '')));
+    // artillery's logs and scripts of every pass: artillery.log/.yml for the main window, <pass>.artillery.log for the others
+    for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {
+      fs.copyFileSync(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
     }
     fs.rmSync(workDir, { recursive: true, force: true });
   }
@@ -261,11 +209,6 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   return { exitCode: run.status === 'ok' && (!run.verdict || run.verdict.pass) ? 0 : 1, reportDir, run };
 }
 
-function fmtHeadline(f) {
-  const net = f.cpu_ms_per_request_net === null ? '' : ` (${f.cpu_ms_per_request_net.toFixed(3)} net)`;
-  return `${f.cpu_ms_per_request === null ? 'n/a' : f.cpu_ms_per_request.toFixed(3)} ms CPU/request${net}, ${f.rps.toFixed(0)} requests/s, p99 ${f.latency_ms.p99 === null ? 'n/a' : f.latency_ms.p99.toFixed(2)} ms`;
-}
-
 /** Things a reader of the figures must know. */
 function addWarnings(run, s, samples) {
   const w = run.warnings;
@@ -280,46 +223,6 @@ function addWarnings(run, s, samples) {
   if (check && run.node.cpu_total_s > 0.5) {
     const diff = Math.abs(check.total_s - run.node.cpu_total_s) / run.node.cpu_total_s;
     if (diff > 0.05) w.push(`the node's CPU from /proc/PID/stat (${check.total_s.toFixed(3)} s) differs from the cgroup's (${run.node.cpu_total_s.toFixed(3)} s) by ${(diff * 100).toFixed(1)}%`);
-  }
-}
-
-/**
- * PROFILE=methods: each method of the mix alone in its own window, heaviest
- * weight first, on the warm node. Net figures use the run's idle baseline.
- */
-async function profileMethods({ s, stack, chain, spec, workDir, reportDir, runId, signal, mix, idle }) {
-  const out = {};
-  const methods = Object.keys(mix).sort((a, b) => mix[b] - mix[a]);
-  for (const [i, method] of methods.entries()) {
-    log(`profile: ${method} (${i + 1} of ${methods.length})`);
-    const m = await measureWorkload({
-      s: { ...s, DURATION_S: s.PROFILE_DURATION_S }, stack, chain, spec, workDir, reportDir, runId, signal, name: `method-${method}`, mix: { [method]: 1 },
-    });
-    const f = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples });
-    out[method] = {
-      window: m.window,
-      requests_ok: f.requests_ok,
-      requests_failed: f.requests_failed,
-      cpu_ms_per_request: f.cpu_ms_per_request,
-      cpu_ms_per_request_net: f.cpu_ms_per_request_net,
-      rps: f.rps,
-      latency_ms: f.latency_ms,
-      generator_cpu_utilization: m.generator.cpu_utilization === undefined ? null : m.generator.cpu_utilization,
-    };
-    log(`profile: ${method}: ${fmtHeadline(f)}`);
-  }
-  return out;
-}
-
-/** Drops the kernel's page cache (DROP_CACHES=yes); a failure is a warning, not the end of the run. */
-function dropPageCache(warnings) {
-  try {
-    execFileSync('sync');
-    fs.writeFileSync('/proc/sys/vm/drop_caches', '3');
-    log('dropped the page cache');
-  } catch (err) {
-    const w = `DROP_CACHES=yes but the page cache could not be dropped (${err.code || err.message}): the window ran warm`;
-    if (!warnings.includes(w)) warnings.push(w);
   }
 }
 

@@ -1,0 +1,129 @@
+'use strict';
+// What the measure phase of a run can be: one window or REPEAT windows, a
+// saturation search, and the per-method profile after either. Each returns
+// the window the report's top-level figures come from (`chosen`) and what
+// goes into run.json beside them (`extra`).
+
+const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
+const { measureWorkload, measureIdle } = require('./window');
+const { computeFigures } = require('../figures');
+const { summarizeRepetitions, medianIndex, flagOutliers } = require('../repetitions');
+const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('../saturation');
+const { log } = require('../util/log');
+
+function fmtHeadline(f) {
+  const net = f.cpu_ms_per_request_net === null ? '' : ` (${f.cpu_ms_per_request_net.toFixed(3)} net)`;
+  return `${f.cpu_ms_per_request === null ? 'n/a' : f.cpu_ms_per_request.toFixed(3)} ms CPU/request${net}, ${f.rps.toFixed(0)} requests/s, p99 ${f.latency_ms.p99 === null ? 'n/a' : f.latency_ms.p99.toFixed(2)} ms`;
+}
+
+/** One measured window with its figures; `over` changes scenario keys for it. */
+async function windowWithFigures(ctx, name, idle, over = {}, mix) {
+  const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix });
+  return { ...m, idle, figures: computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples }) };
+}
+
+/** A shallow copy of o without key. */
+function omit(o, key) {
+  const copy = { ...o };
+  delete copy[key];
+  return copy;
+}
+
+/** Drops the kernel's page cache (DROP_CACHES=yes); a failure is a warning, not the end of the run. */
+function dropPageCache(warnings) {
+  try {
+    execFileSync('sync');
+    fs.writeFileSync('/proc/sys/vm/drop_caches', '3');
+    log('dropped the page cache');
+  } catch (err) {
+    const w = `DROP_CACHES=yes but the page cache could not be dropped (${err.code || err.message}): the window ran warm`;
+    if (!warnings.includes(w)) warnings.push(w);
+  }
+}
+
+/** REPEAT windows on the warm stack; the report's figures are the median repetition's. */
+async function measureRepeated(ctx) {
+  const { s } = ctx;
+  const reps = [];
+  for (let r = 1; r <= s.REPEAT; r++) {
+    const idle = r === 1 ? ctx.idle : s.IDLE_S > 0 ? await measureIdle(ctx.stack, s.IDLE_S, ctx.signal) : null;
+    if (s.DROP_CACHES === 'yes') dropPageCache(ctx.warnings);
+    reps.push(await windowWithFigures(ctx, s.REPEAT > 1 ? `rep${r}` : 'measure', idle));
+    if (s.REPEAT > 1) log(`repetition ${r} of ${s.REPEAT}: ${fmtHeadline(reps[r - 1].figures)}`);
+  }
+  if (s.REPEAT === 1) return { chosen: reps[0], extra: {} };
+  const outliers = flagOutliers(reps);
+  for (const o of outliers) ctx.warnings.push(`repetition ${o.repetition} is an outlier (${(o.deviation * 100).toFixed(1)}% from the median CPU time per request): ${o.reasons.join('; ')}`);
+  return {
+    chosen: reps[medianIndex(reps)],
+    extra: {
+      repetitions: reps.map((x) => ({ window: x.window, idle: x.idle, node: x.node, generator: x.generator, figures: x.figures })),
+      summary: summarizeRepetitions(reps),
+      outliers,
+    },
+  };
+}
+
+/** The saturation search; the report's figures are those of the highest rate that held (the last step when none did). */
+async function measureSaturation(ctx) {
+  const { s } = ctx;
+  const steps = [];
+  const result = await searchSaturation({
+    start: s.SATURATE_START_RPS,
+    factor: s.SATURATE_FACTOR,
+    maxSteps: s.SATURATE_MAX_STEPS,
+    bisect: s.SATURATE_BISECT,
+    bounds: {
+      max_p99_ms: s.MAX_P99_MS ?? DEFAULT_BOUNDS.max_p99_ms,
+      max_error_rate: s.MAX_ERROR_RATE ?? DEFAULT_BOUNDS.max_error_rate,
+      min_achieved_ratio: DEFAULT_BOUNDS.min_achieved_ratio,
+    },
+    measure: async (rate, k) => {
+      steps.push(await windowWithFigures(ctx, `step${k}`, ctx.idle, { RATE: rate, RAMP_S: 0, DURATION_S: s.SATURATE_STEP_S }));
+      return steps[steps.length - 1];
+    },
+    log,
+  });
+  if (!result.reached_limit) ctx.warnings.push(`the saturation search stopped after ${s.SATURATE_MAX_STEPS} steps without crossing a bound: the node's limit is above ${result.max_sustainable_target_rps}/s`);
+  if (result.steps.some((x) => !x.holds && x.generator_limited)) ctx.warnings.push('a failing saturation step had the load generator over 90% busy: the limit found may be the generator\'s (try GENERATOR=lean)');
+  log(result.max_sustainable_rps === null ? `saturation: even ${s.SATURATE_START_RPS}/s did not hold` : `saturation: ${result.max_sustainable_rps.toFixed(0)} requests/s sustainable at ${result.cpu_ms_per_request_at_max.toFixed(3)} ms CPU/request`);
+  return {
+    chosen: steps[result.best ? result.steps.indexOf(result.best) : steps.length - 1],
+    extra: {
+      saturation: {
+        ...omit(result, 'best'),
+        steps: result.steps.map((row) => omit(row, 'figures')), // each step's full figures stay out of run.json
+        cost_per_million_at_max: costPerMillion(s.HOURLY_PRICE, result.max_sustainable_rps),
+      },
+    },
+  };
+}
+
+/**
+ * PROFILE=methods: each method of the mix alone in its own window, heaviest
+ * weight first, on the warm node. Net figures use the run's idle baseline.
+ */
+async function profileMethods(ctx) {
+  const out = {};
+  const methods = Object.keys(ctx.mix).sort((a, b) => ctx.mix[b] - ctx.mix[a]);
+  for (const [i, method] of methods.entries()) {
+    log(`profile: ${method} (${i + 1} of ${methods.length})`);
+    const w = await windowWithFigures(ctx, `method-${method}`, ctx.idle, { DURATION_S: ctx.s.PROFILE_DURATION_S }, { [method]: 1 });
+    const f = w.figures;
+    out[method] = {
+      window: w.window,
+      requests_ok: f.requests_ok,
+      requests_failed: f.requests_failed,
+      cpu_ms_per_request: f.cpu_ms_per_request,
+      cpu_ms_per_request_net: f.cpu_ms_per_request_net,
+      rps: f.rps,
+      latency_ms: f.latency_ms,
+      generator_cpu_utilization: w.generator.cpu_utilization === undefined ? null : w.generator.cpu_utilization,
+    };
+    log(`profile: ${method}: ${fmtHeadline(f)}`);
+  }
+  return out;
+}
+
+module.exports = { measureRepeated, measureSaturation, profileMethods, fmtHeadline };
