@@ -162,6 +162,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   } catch (err) {
     run.status = 'failed';
     run.error = signal.aborted && signal.reason ? signal.reason.message : err.message;
+    if (err.partial) Object.assign(run, err.partial); // windows measured before the failure
     log(`run failed during ${run.phase}: ${run.error}`);
   } finally {
     process.off('SIGINT', sigint);

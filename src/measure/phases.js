@@ -46,11 +46,18 @@ function dropPageCache(warnings) {
 async function measureRepeated(ctx) {
   const { s } = ctx;
   const reps = [];
-  for (let r = 1; r <= s.REPEAT; r++) {
-    const idle = r === 1 ? ctx.idle : s.IDLE_S > 0 ? await measureIdle(ctx.stack, s.IDLE_S, ctx.signal) : null;
-    if (s.DROP_CACHES === 'yes') dropPageCache(ctx.warnings);
-    reps.push(await windowWithFigures(ctx, s.REPEAT > 1 ? `rep${r}` : 'measure', idle));
-    if (s.REPEAT > 1) log(`repetition ${r} of ${s.REPEAT}: ${fmtHeadline(reps[r - 1].figures)}`);
+  const keep = (x) => ({ window: x.window, idle: x.idle, node: x.node, generator: x.generator, figures: x.figures });
+  try {
+    for (let r = 1; r <= s.REPEAT; r++) {
+      const idle = r === 1 ? ctx.idle : s.IDLE_S > 0 ? await measureIdle(ctx.stack, s.IDLE_S, ctx.signal) : null;
+      if (s.DROP_CACHES === 'yes') dropPageCache(ctx.warnings);
+      reps.push(await windowWithFigures(ctx, s.REPEAT > 1 ? `rep${r}` : 'measure', idle));
+      if (s.REPEAT > 1) log(`repetition ${r} of ${s.REPEAT}: ${fmtHeadline(reps[r - 1].figures)}`);
+    }
+  } catch (err) {
+    // The repetitions measured before the failure go into the failed report.
+    if (reps.length) err.partial = { repetitions: reps.map(keep) };
+    throw err;
   }
   if (s.REPEAT === 1) return { chosen: reps[0], extra: {} };
   const outliers = flagOutliers(reps);
@@ -58,7 +65,7 @@ async function measureRepeated(ctx) {
   return {
     chosen: reps[medianIndex(reps)],
     extra: {
-      repetitions: reps.map((x) => ({ window: x.window, idle: x.idle, node: x.node, generator: x.generator, figures: x.figures })),
+      repetitions: reps.map(keep),
       summary: summarizeRepetitions(reps),
       outliers,
     },
@@ -80,7 +87,13 @@ async function measureSaturation(ctx) {
       min_achieved_ratio: DEFAULT_BOUNDS.min_achieved_ratio,
     },
     measure: async (rate, k) => {
-      steps.push(await windowWithFigures(ctx, `step${k}`, ctx.idle, { RATE: rate, RAMP_S: 0, DURATION_S: s.SATURATE_STEP_S }));
+      try {
+        steps.push({ ...(await windowWithFigures(ctx, `step${k}`, ctx.idle, { RATE: rate, RAMP_S: 0, DURATION_S: s.SATURATE_STEP_S })), target_rps: rate });
+      } catch (err) {
+        // The steps measured before the failure go into the failed report.
+        if (steps.length) err.partial = { saturation_steps: steps.map((x) => ({ target_rps: x.target_rps, window: x.window, figures: x.figures })) };
+        throw err;
+      }
       return steps[steps.length - 1];
     },
     log,

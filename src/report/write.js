@@ -93,12 +93,17 @@ function summary(run) {
   if (run.idle) lines.push(`- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num(run.idle.cpu_s / run.idle.seconds * 1000, 2)} ms/s); the net figure subtracts that rate over the window.`);
   if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) lines.push(`- Load generator (artillery + ethers): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`);
   if (run.sync) lines.push(`- Node synced with its head advancing after ${num(run.sync.seconds, 1)} s.`);
-  if (run.summary) {
-    lines.push('', `## Repetitions (${run.repetitions.length}, on the warm stack)`, '', 'The figures above are the median repetition\'s. Over all of them:', '');
-    lines.push('| figure | median | mean | 95% interval of the mean | CV |', '|---|---:|---:|---|---:|');
-    for (const [key, x] of Object.entries(run.summary)) {
-      const d = key === 'rps' ? 1 : key === 'error_rate' ? 6 : 3;
-      lines.push(`| ${key} | ${num(x.median, d)} | ${num(x.mean, d)} | ${x.ci95 ? `${num(x.ci95[0], d)} .. ${num(x.ci95[1], d)}` : 'n/a'} | ${x.cv === null ? 'n/a' : `${(x.cv * 100).toFixed(2)}%`} |`);
+  if (run.repetitions) {
+    lines.push('', `## Repetitions (${run.repetitions.length}, on the warm stack)`, '');
+    if (run.summary) {
+      lines.push('The figures above are the median repetition\'s. Over all of them:', '');
+      lines.push('| figure | median | mean | 95% interval of the mean | CV |', '|---|---:|---:|---|---:|');
+      for (const [key, x] of Object.entries(run.summary)) {
+        const d = key === 'rps' ? 1 : key === 'error_rate' ? 6 : 3;
+        lines.push(`| ${key} | ${num(x.median, d)} | ${num(x.mean, d)} | ${x.ci95 ? `${num(x.ci95[0], d)} .. ${num(x.ci95[1], d)}` : 'n/a'} | ${x.cv === null ? 'n/a' : `${(x.cv * 100).toFixed(2)}%`} |`);
+      }
+    } else {
+      lines.push('The repetitions measured before the run failed:');
     }
     lines.push('', '| repetition | CPU ms/request | net | requests/s | p99 ms | idle CPU ms/s | outlier |', '|---:|---:|---:|---:|---:|---:|---|');
     run.repetitions.forEach((r, i) => {

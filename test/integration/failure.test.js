@@ -25,8 +25,8 @@ function assertFailedReport(res, reason) {
 
 describe('failures', () => {
   it('the node dying mid-run: torn down, report failed with the reason and what was measured', async () => {
-    const r = startRun(GETH_DEV, { ...SHORT, DURATION_S: '60' });
-    await r.waitFor(/measuring for 60 s/);
+    const r = startRun(GETH_DEV, { ...SHORT, DURATION_S: '4', REPEAT: '2', IDLE_S: '1' });
+    await r.waitFor(/rep2: measuring for 4 s/);
     const geth = processesWith(r.tmp).find((p) => /\bgeth\b.*--dev/.test(p.cmd) && !p.cmd.startsWith('sh '));
     assert.ok(geth, 'geth is running');
     process.kill(geth.pid, 'SIGKILL');
@@ -34,6 +34,9 @@ describe('failures', () => {
     const run = assertFailedReport(res, /the node exited during measure \(signal SIGKILL\)/);
     assert.equal(run.phase, 'measure');
     assert.ok(run.idle && run.idle.cpu_s > 0, 'the idle baseline measured before is kept');
+    assert.equal(run.repetitions.length, 1, 'the repetition measured before the crash is kept');
+    assert.ok(run.repetitions[0].figures.requests_ok > 0);
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /The repetitions measured before the run failed/);
     assert.ok(run.sync && run.sync.seconds >= 0);
     assert.deepEqual(processesWith(r.tmp), [], 'no process left behind');
   });
