@@ -31,6 +31,10 @@ const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print i
        ./run.sh saturate <scenario.env>   search the highest sustainable request rate
 Scenario keys: docs/scenario-keys.md. Override any key from the environment: DURATION_S=20 ./run.sh scenarios/geth-dev.env`;
 
+// A closed pipe on standard output or error (`| head`, a closed terminal, a
+// killed parent) must not end a run before it has torn down what it started.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+
 async function main(argv) {
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '-h' || cmd === '--help' || cmd === 'help') {

@@ -66,8 +66,10 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   };
   const sigint = () => onSignal('SIGINT');
   const sigterm = () => onSignal('SIGTERM');
+  const sighup = () => onSignal('SIGHUP');
   process.on('SIGINT', sigint);
   process.on('SIGTERM', sigterm);
+  process.on('SIGHUP', sighup);
 
   const started = new Date();
   const run = {
@@ -167,6 +169,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   } finally {
     process.off('SIGINT', sigint);
     process.off('SIGTERM', sigterm);
+    process.off('SIGHUP', sighup);
     if (stack) {
       log('tearing down');
       await stack.teardown();

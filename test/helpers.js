@@ -2,6 +2,7 @@
 // Shared by the unit and integration tests.
 
 const fs = require('node:fs');
+const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const Ajv2020 = require('ajv/dist/2020');
@@ -29,4 +30,49 @@ function schemaErrors(run) {
   return validator(run) ? [] : validator.errors.map((e) => `${e.instancePath} ${e.message}`);
 }
 
-module.exports = { ROOT, tmpDir, writeScenario, schemaErrors };
+/**
+ * A local HTTP server playing a JSON-RPC node for the generator's unit tests.
+ * node.answer(body) returns [status, body] (an object is sent as JSON), or null
+ * to never answer; node.bodies collects what was received.
+ */
+async function startFakeNode() {
+  const node = { bodies: [], answer: () => null };
+  const server = http.createServer((req, res) => {
+    let data = '';
+    req.on('data', (c) => { data += c; });
+    req.on('end', () => {
+      const body = JSON.parse(data);
+      node.bodies.push(body);
+      const a = node.answer(body);
+      if (!a) return; // hang: the client times out
+      res.writeHead(a[0], { 'content-type': 'application/json' });
+      res.end(typeof a[1] === 'string' ? a[1] : JSON.stringify(a[1]));
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  node.url = `http://127.0.0.1:${server.address().port}/`;
+  node.close = () => {
+    server.closeAllConnections();
+    server.close();
+  };
+  return node;
+}
+
+/**
+ * Writes a parameter pool and a generator spec for rpcUrl, and points
+ * CHAINPERF_GENERATOR_SPEC at it, as the toolkit does for artillery's workers.
+ */
+function writeGeneratorSpec(rpcUrl, pool, over) {
+  const dir = tmpDir();
+  fs.writeFileSync(path.join(dir, 'pool.json'), JSON.stringify(pool));
+  fs.mkdirSync(path.join(dir, 'samples'));
+  const now = Date.now();
+  const spec = {
+    rpc_url: rpcUrl, pool_file: path.join(dir, 'pool.json'), timeout_ms: 500, seed: 1, start_at: now, end_at: now + 60000, samples_dir: path.join(dir, 'samples'), ...over,
+  };
+  fs.writeFileSync(path.join(dir, 'spec.json'), JSON.stringify(spec));
+  process.env.CHAINPERF_GENERATOR_SPEC = path.join(dir, 'spec.json');
+  return { dir, spec };
+}
+
+module.exports = { ROOT, tmpDir, writeScenario, schemaErrors, startFakeNode, writeGeneratorSpec };

@@ -5,7 +5,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, processesWith, readRun } = require('./harness');
+const { startRun, processesWith, gethOf, readRun } = require('./harness');
 const { startGeth } = require('./node');
 const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
 
@@ -27,7 +27,7 @@ describe('failures', () => {
   it('the node dying mid-run: torn down, report failed with the reason and what was measured', async () => {
     const r = startRun(GETH_DEV, { ...SHORT, DURATION_S: '4', REPEAT: '2', IDLE_S: '1' });
     await r.waitFor(/rep2: measuring for 4 s/);
-    const geth = processesWith(r.tmp).find((p) => /\bgeth\b.*--dev/.test(p.cmd) && !p.cmd.startsWith('sh '));
+    const geth = gethOf(r.tmp);
     assert.ok(geth, 'geth is running');
     process.kill(geth.pid, 'SIGKILL');
     const res = await r.done;

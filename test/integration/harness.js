@@ -90,6 +90,19 @@ function watchCpu(findPid, intervalMs = 50) {
   };
 }
 
+/** The geth process a run started under its TMPDIR (not the sh that execs it), or undefined. */
+function gethOf(tmp) {
+  return processesWith(tmp).find((x) => /\bgeth\b.*--dev/.test(x.cmd) && !x.cmd.startsWith('sh '));
+}
+
+/** watchCpu on the geth process of the run whose TMPDIR is tmp. */
+function watchGethCpu(tmp) {
+  return watchCpu(() => {
+    const p = gethOf(tmp);
+    return p ? p.pid : null;
+  });
+}
+
 function readRun(reportDir) {
   return JSON.parse(fs.readFileSync(path.join(reportDir, 'run.json'), 'utf8'));
 }
@@ -100,4 +113,4 @@ function artilleryCount(reportDir, prefix) {
   return Object.entries(raw.aggregate.counters).filter(([k]) => k.startsWith(prefix)).reduce((s, [, v]) => s + v, 0);
 }
 
-module.exports = { startRun, watchCpu, processesWith, readRun, artilleryCount };
+module.exports = { startRun, watchCpu, watchGethCpu, gethOf, processesWith, readRun, artilleryCount };

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { startRun, watchCpu, processesWith, readRun, artilleryCount } = require('./harness');
+const { startRun, watchGethCpu, processesWith, readRun, artilleryCount } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 
 const SHORT = {
@@ -22,10 +22,7 @@ describe('host runtime: geth --dev end to end', () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), SHORT);
     tmp = r.tmp;
     // An independent reading of geth's CPU: /proc/PID/stat of the geth process, sampled by this test.
-    cpuWatch = watchCpu(() => {
-      const p = processesWith(tmp).find((x) => /\bgeth\b.*--dev/.test(x.cmd) && !x.cmd.startsWith('sh '));
-      return p ? p.pid : null;
-    });
+    cpuWatch = watchGethCpu(tmp);
     res = await r.done;
     cpuWatch.stop();
     if (res.code !== 0) process.stderr.write(res.stderr);
@@ -125,10 +122,7 @@ describe('host runtime with GENERATOR=lean: chainperf\'s engine on geth', () => 
 
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), { ...SHORT, ARCHIVE: 'none', DURATION_S: '6', GENERATOR: 'lean' });
-    cpuWatch = watchCpu(() => {
-      const p = processesWith(r.tmp).find((x) => /\bgeth\b.*--dev/.test(x.cmd) && !x.cmd.startsWith('sh '));
-      return p ? p.pid : null;
-    });
+    cpuWatch = watchGethCpu(r.tmp);
     res = await r.done;
     cpuWatch.stop();
     if (res.code !== 0) process.stderr.write(res.stderr);

@@ -4,9 +4,8 @@
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
-const { tmpDir } = require('../helpers');
+const { startFakeNode, writeGeneratorSpec } = require('../helpers');
 const { mergeSamples } = require('../../src/workload/samples');
 
 const POOL = {
@@ -16,54 +15,28 @@ const POOL = {
 
 describe('ethereum processor', function () {
   this.timeout(20000);
-  let server;
-  let bodies;
-  let answer; // (request) => [status, body] or null to never answer
+  let node;
   let processor;
   let dir;
-  let start;
+  let spec;
   const events = { emitted: [], emit(...a) { this.emitted.push(a); } };
 
   before(async () => {
-    server = http.createServer((req, res) => {
-      let data = '';
-      req.on('data', (c) => { data += c; });
-      req.on('end', () => {
-        const body = JSON.parse(data);
-        bodies.push(body);
-        const a = answer(body);
-        if (!a) return; // hang: the client times out
-        res.writeHead(a[0], { 'content-type': 'application/json' });
-        res.end(JSON.stringify(a[1]));
-      });
-    });
-    await new Promise((r) => server.listen(0, '127.0.0.1', r));
-    dir = tmpDir();
-    fs.writeFileSync(path.join(dir, 'pool.json'), JSON.stringify(POOL));
-    fs.mkdirSync(path.join(dir, 'samples'));
-    start = Date.now();
-    const spec = {
-      rpc_url: `http://127.0.0.1:${server.address().port}`, pool_file: path.join(dir, 'pool.json'),
-      mix: { eth_blockNumber: 1 }, timeout_ms: 500, seed: 1, start_at: start, end_at: start + 60000, samples_dir: path.join(dir, 'samples'),
-    };
-    fs.writeFileSync(path.join(dir, 'spec.json'), JSON.stringify(spec));
-    process.env.CHAINPERF_GENERATOR_SPEC = path.join(dir, 'spec.json');
+    node = await startFakeNode();
+    ({ dir, spec } = writeGeneratorSpec(node.url, POOL, { mix: { eth_blockNumber: 1 } }));
     processor = require('../../src/workload/processors/ethereum');
   });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  after(() => node.close());
   beforeEach(() => {
-    bodies = [];
+    node.bodies = [];
     events.emitted = [];
   });
 
   it('sends every call as its own request: no batching, no de-duplication', async () => {
-    answer = (b) => [200, { jsonrpc: '2.0', id: b.id, result: '0x10' }];
+    node.answer = (b) => [200, { jsonrpc: '2.0', id: b.id, result: '0x10' }];
     await Promise.all(Array.from({ length: 20 }, () => processor.sendRequest({}, events)));
-    assert.equal(bodies.length, 20);
-    for (const b of bodies) {
+    assert.equal(node.bodies.length, 20);
+    for (const b of node.bodies) {
       assert.ok(!Array.isArray(b), 'not a batch');
       assert.equal(b.method, 'eth_blockNumber');
     }
@@ -71,20 +44,18 @@ describe('ethereum processor', function () {
   });
 
   it('counts a JSON-RPC error in an HTTP 200, an HTTP 503 and a timeout as failures', async () => {
-    answer = (b) => [200, { jsonrpc: '2.0', id: b.id, error: { code: -32000, message: 'boom' } }];
+    node.answer = (b) => [200, { jsonrpc: '2.0', id: b.id, error: { code: -32000, message: 'boom' } }];
     await processor.sendRequest({}, events);
-    answer = () => [503, { error: 'unavailable' }];
+    node.answer = () => [503, { error: 'unavailable' }];
     await processor.sendRequest({}, events);
-    answer = () => null;
+    node.answer = () => null;
     await processor.sendRequest({}, events);
     const kinds = events.emitted.map((e) => e[1]);
     assert.deepEqual(kinds, ['chainperf.failed.rpc', 'chainperf.failed.http', 'chainperf.failed.timeout']);
   });
 
   it('writes its samples once the window is over, with every outcome', async () => {
-    const file = fs.readdirSync(path.join(dir, 'samples'));
-    assert.deepEqual(file, [], 'nothing before the end');
-    const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'samples')), [], 'nothing before the end');
     assert.ok(Date.now() < spec.end_at);
     // the processor reads end_at once at load; a user finishing after it writes the samples
     const realNow = Date.now;
