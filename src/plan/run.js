@@ -89,11 +89,19 @@ async function runPlan(file, { env = process.env, out = (l) => process.stdout.wr
 
   const total = plan.points.length * plan.repetitions;
   let interrupted = false;
+  // Ctrl-C between two runs stops the plan before the next one and still writes the plan report
+  // (during a run, the run's own handler tears it down and the run comes back marked interrupted).
+  const onSignal = () => {
+    interrupted = true;
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   outer:
   for (const [i, point] of state.points.entries()) {
     // Each pass tries every missing repetition once; a failed run is kept in the record, not retried in a loop.
     const missing = plan.repetitions - okRuns(point);
     for (let k = 0; k < missing; k++) {
+      if (interrupted) break outer;
       const done = state.points.reduce((n, p) => n + okRuns(p), 0);
       log(`plan ${plan.name}: point ${i + 1}/${state.points.length} (${Object.entries(point.values).map(([a, b]) => `${a}=${b}`).join(' ')}), run ${done + 1} of ${total}`);
       const res = await runner(plan.base, {
@@ -111,6 +119,8 @@ async function runPlan(file, { env = process.env, out = (l) => process.stdout.wr
     }
   }
 
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
   const measured = state.points.reduce((n, p) => n + okRuns(p), 0);
   state.status = interrupted ? 'interrupted' : measured === total ? 'complete' : 'incomplete';
   state.ended_at = new Date().toISOString();

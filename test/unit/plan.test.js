@@ -101,6 +101,26 @@ describe('plans', () => {
   });
 });
 
+describe('plans and Ctrl-C', () => {
+  it('Ctrl-C between two runs stops the plan before the next run and writes the plan report', async () => {
+    const dir = tmpDir();
+    const file = writeScenario(dir, 'stop', `BASE=${BASE}\nSWEEP=PEERS\nPEERS=4,10,25\n`);
+    const calls = [];
+    const runner = async (base, { env }) => {
+      calls.push(env.PEERS);
+      const { runDir, run } = fakeRun(env.REPORTS_DIR, env.NAME, 0.1, { id: `r${calls.length}` });
+      if (calls.length === 1) setImmediate(() => process.emit('SIGINT')); // pressed just after the first run
+      await new Promise((r) => setTimeout(r, 10));
+      return { exitCode: 0, reportDir: runDir, run };
+    };
+    const res = await runPlan(file, { env: { REPORTS_DIR: path.join(dir, 'reports') }, out: () => {}, runner });
+    assert.deepEqual(calls, ['4']);
+    assert.equal(res.state.status, 'interrupted');
+    assert.match(fs.readFileSync(path.join(res.planDir, 'plan.md'), 'utf8'), /— interrupted/);
+    assert.equal(process.listenerCount('SIGINT'), 0, 'the plan\'s handler is gone after it');
+  });
+});
+
 describe('compare', () => {
   it('two runs: ratios, and whether each difference is beyond the per-second noise', () => {
     const dir = tmpDir();
