@@ -4,7 +4,8 @@
 //
 //   chainperf <scenario.env>          run a scenario (same as: run <scenario.env>)
 //   chainperf render <report-folder>  rebuild summary.md and charts from run.json
-//   chainperf install <scenario.env>  install what the scenario needs (client, Prometheus) and stop
+//   chainperf install <scenario.env>  install what the scenario needs (client, Prometheus, images) and stop
+//   chainperf images <scenario.env>   make sure every image a compose scenario needs is here (build locally)
 //   chainperf <plan.env>              run a plan (a file with BASE= and SWEEP=), resuming an interrupted one
 //   chainperf compare <a> <b>         compare two runs or two plans
 //   chainperf saturate <scenario.env> search the highest sustainable request rate (SATURATE=yes)
@@ -21,11 +22,13 @@ const { renderReport } = require('./report/write');
 const { resolveScenario } = require('./scenario/resolve');
 const clients = require('./clients');
 const { ensurePrometheus } = require('./install/prometheus');
+const { ensureImages } = require('./install/images');
 const { log } = require('./util/log');
 
 const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print its report folder last
        ./run.sh render <report-folder>    rebuild summary.md and charts from run.json
-       ./run.sh install <scenario.env>    install what the scenario needs (client, Prometheus) now
+       ./run.sh install <scenario.env>    install what the scenario needs (client, Prometheus, images) now
+       ./run.sh images <scenario.env>     build the images a compose scenario needs where none can be pulled
        ./run.sh <plan.env>                run a plan: every point of its sweep (resumes when run again)
        ./run.sh compare <a> <b>           compare two run folders or two plan folders
        ./run.sh saturate <scenario.env>   search the highest sustainable request rate
@@ -51,6 +54,7 @@ async function main(argv) {
     return 0;
   }
   if (cmd === 'install') return install(rest);
+  if (cmd === 'images') return install(rest, { runtime: 'compose' });
   if (cmd === 'compare') return compareCommand(rest);
   if (cmd === 'saturate') {
     if (rest.length !== 1) {
@@ -89,15 +93,20 @@ function compareCommand(args) {
 }
 
 /** Builds or installs the scenario's client and Prometheus, so a first run starts measuring at once. */
-async function install(args) {
+async function install(args, { runtime } = {}) {
   if (args.length !== 1) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const { scenario, errors } = resolveScenario(args[0]);
+  const { scenario, errors } = resolveScenario(args[0], runtime ? { env: { ...process.env, RUNTIME: runtime } } : {});
   if (errors.length) {
     process.stderr.write(`chainperf: the scenario is not valid.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
     return 2;
+  }
+  if (scenario.RUNTIME === 'compose') {
+    const images = await ensureImages(scenario, log);
+    for (const [service, img] of Object.entries(images)) log(`${service}: ${img.ref ? `${img.ref} (${img.origin})` : `skipped: ${img.skipped}`}`);
+    return 0;
   }
   if (scenario.RUNTIME !== 'host') {
     log(`RUNTIME=${scenario.RUNTIME}: nothing to install`);

@@ -17,13 +17,16 @@ function cpuDelta(start, end) {
  * @param {{cpu_s:number, seconds:number}|null} o.idle idle baseline
  * @param {object} o.samples merged generator samples (samples.mergeSamples)
  */
-function computeFigures({ window, cpu, idle, samples }) {
+function computeFigures({ window, cpu, idle, samples, cpuWindow = null }) {
   const windowS = (window.end_ms - window.start_ms) / 1000;
   const ok = samples.ok;
   const failed = samples.failed;
   const idleRate = idle && idle.seconds > 0 ? idle.cpu_s / idle.seconds : null;
-  const perRequest = (cpuS) => (ok > 0 && cpuS !== null ? (cpuS * 1000) / ok : null);
-  const netCpu = idleRate === null || cpu.total_s === null ? null : cpu.total_s - idleRate * windowS;
+  // CPU read at sample instants inside the window (cAdvisor) is divided by the requests completed between those instants.
+  const cpuOk = cpuWindow ? cpuWindow.requests_ok : ok;
+  const cpuS = cpuWindow ? (cpuWindow.end_ms - cpuWindow.start_ms) / 1000 : windowS;
+  const perRequest = (x) => (cpuOk > 0 && x !== null ? (x * 1000) / cpuOk : null);
+  const netCpu = idleRate === null || cpu.total_s === null ? null : cpu.total_s - idleRate * cpuS;
   const methods = {};
   for (const [name, m] of Object.entries(samples.methods)) {
     methods[name] = { ...m, rps: round(m.requests_ok / windowS, 3) };
@@ -64,4 +67,21 @@ function cpuPerRequestSeries(cpuTicks, series) {
   return out;
 }
 
-module.exports = { computeFigures, cpuDelta, cpuPerRequestSeries, round };
+/**
+ * CPU per request between consecutive CPU samples taken at arbitrary instants
+ * (cAdvisor's), with the requests completed between the same instants.
+ * @param {{t_ms:number, total_s:number}[]} samples cumulative CPU readings, in time order
+ * @param {{okBetween:(a:number, b:number)=>number}} requests merged generator samples
+ */
+function cpuPerRequestBetween(samples, requests) {
+  const out = [];
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1];
+    const b = samples[i];
+    const ok = requests.okBetween(a.t_ms, b.t_ms);
+    if (ok > 0) out.push({ t_ms: b.t_ms, cpu_ms_per_request: round(((b.total_s - a.total_s) * 1000) / ok, 6) });
+  }
+  return out;
+}
+
+module.exports = { computeFigures, cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween, round };

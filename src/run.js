@@ -14,6 +14,7 @@ const chains = require('./chains');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
 const { startHost } = require('./runtime/host');
 const { startAttach } = require('./runtime/attach');
+const { startCompose } = require('./runtime/compose');
 const { loadMix, runArtillery, STARTUP_S } = require('./workload/artillery');
 const { verdict } = require('./verdict');
 const { costPerMillion } = require('./saturation');
@@ -91,10 +92,12 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   try {
     const mix = loadMix(s.WORKLOAD);
     phase('provision');
-    stack = s.RUNTIME === 'host'
-      ? await startHost(s, { runId, workDir, log, signal })
-      : await startAttach(s, { signal });
-    run.node = { pid: stack.node.pid, cpus: stack.node.cpus || null };
+    const start = { host: startHost, compose: startCompose, attach: startAttach }[s.RUNTIME];
+    stack = await start(s, { runId, workDir, log, signal });
+    run.node = s.RUNTIME === 'compose'
+      ? { container: stack.node.container, cpus: stack.node.cpus }
+      : { pid: stack.node.pid, cpus: stack.node.cpus || null };
+    if (stack.compose) run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };
     stack.onNodeExit((info) => {
       controller.abort(new Error(`the node exited during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`));
     });
@@ -104,7 +107,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     run.sync = await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
     log(`synced after ${run.sync.seconds.toFixed(1)} s at block ${run.sync.head}`);
 
-    if (s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.runtime === 'host')) {
+    if (s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.freshChain)) {
       phase('history');
       run.history = await chain.createHistory(stack.rpcUrl, {
         accounts: s.HISTORY_ACCOUNTS, transfers: s.HISTORY_TRANSFERS, calls: s.HISTORY_CONTRACT_CALLS, seed: s.SEED, signal, log,
@@ -220,13 +223,17 @@ function addWarnings(run, s, samples) {
   if (samples.ok === 0) w.push('no request succeeded in the window: CPU time per request is not defined');
   if (samples.failed > 0) w.push(`${samples.failed} requests failed in the window (see Errors seen)`);
   if (samples.skipped > 0) w.push(`the open loop could not start ${samples.skipped} requests in the window (over 8192 unanswered at once): the node was far behind the rate offered`);
-  if (!run.generator.cpus && s.RUNTIME === 'host') w.push(`the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`);
+  if (!run.generator.cpus && s.RUNTIME !== 'attach') w.push(`the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`);
   const g = run.generator;
   if (g.cpu_utilization > 0.9) w.push(`the load generator used ${(g.cpu_utilization * 100).toFixed(0)}% of its ${g.cores} core(s): it, not the node, may have been the limit`);
   const check = run.node.cpu_check;
   if (check && run.node.cpu_total_s > 0.5) {
-    const diff = Math.abs(check.total_s - run.node.cpu_total_s) / run.node.cpu_total_s;
-    if (diff > 0.05) w.push(`the node's CPU from /proc/PID/stat (${check.total_s.toFixed(3)} s) differs from the cgroup's (${run.node.cpu_total_s.toFixed(3)} s) by ${(diff * 100).toFixed(1)}%`);
+    const name = { pid: '/proc/PID/stat', cgroup: 'the cgroup', docker: 'the Docker engine\'s stats', cadvisor: 'cAdvisor' };
+    const [theirs, ours, unit] = check.cpu_s_per_s !== undefined
+      ? [check.cpu_s_per_s, run.node.cpu_s_per_s, 'CPU s/s'] // read at other instants: compared as rates
+      : [check.total_s, run.node.cpu_total_s, 's'];
+    const diff = Math.abs(theirs - ours) / ours;
+    if (diff > 0.05) w.push(`the node's CPU from ${name[check.kind] || check.kind} (${theirs.toFixed(3)} ${unit}) differs from ${name[run.node.cpu_source.kind] || run.node.cpu_source.kind}'s (${ours.toFixed(3)} ${unit}) by ${(diff * 100).toFixed(1)}%`);
   }
 }
 

@@ -64,13 +64,26 @@ function command(s, { dataDir, ports }) {
   };
 }
 
+/** The node's image for the compose runtime: upstream's, or one built here from the binary above (images/geth). */
+function image(s) {
+  return {
+    upstream: `ethereum/client-go:v${s.CLIENT_VERSION}`,
+    local: `chainperf/geth:${s.CLIENT_VERSION}`,
+    dir: 'geth',
+    files: async (log) => ({ geth: await ensureBinary(s, log) }),
+  };
+}
+
 module.exports = {
   name: 'geth',
   chains: ['ethereum'],
   defaults: { CLIENT_VERSION: '1.16.7' },
   /** Counters in the node's own metrics: CPU for attach, requests served as a cross-check. */
   metrics: { cpu: 'system_cpu_procload_total', requests: 'rpc_requests' },
+  /** Where the node container serves its metrics (compose/node-geth.yml). */
+  containerMetrics: { port: 6060, path: '/debug/metrics/prometheus' },
   ensureBinary,
   binaryVersion,
   command,
+  image,
 };

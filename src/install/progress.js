@@ -4,11 +4,11 @@
 
 const { spawn } = require('node:child_process');
 
-function runWithProgress(cmd, args, { label, log, env, expected = '' }) {
+function runWithProgress(cmd, args, { label, log, env, cwd, expected = '' }) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     log(`${label}: ${cmd} ${args.join(' ')}${expected ? ` (${expected})` : ''}`);
-    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const tail = [];
     let partial = '';
     const onData = (buf) => {

@@ -20,7 +20,7 @@ function fmtHeadline(f) {
 /** One measured window with its figures; `over` changes scenario keys for it. */
 async function windowWithFigures(ctx, name, idle, over = {}, mix) {
   const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix });
-  return { ...m, idle, figures: computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples }) };
+  return { ...m, idle, figures: computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow }) };
 }
 
 /** A shallow copy of o without key. */

@@ -9,7 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { runArtillery, STARTUP_S } = require('../workload/artillery');
 const { mergeSamples } = require('../workload/samples');
-const { cpuDelta, cpuPerRequestSeries } = require('../figures');
+const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
 const { log } = require('../util/log');
 const { sleep, sleepUntil } = require('../util/time');
@@ -18,7 +18,8 @@ const { sleep, sleepUntil } = require('../util/time');
 async function readEdge(stack, edgeMs, signal) {
   if (stack.cpu.readEdge) return { cpu: await stack.cpu.readEdge(edgeMs, signal), check: null, io: null };
   await sleepUntil(edgeMs, signal);
-  const cpu = await stack.cpu.read();
+  // A sampled source (cAdvisor) is read after the window, at its own sample instants; only the cross-check is read now.
+  const cpu = stack.cpu.sampled ? null : await stack.cpu.read();
   const check = stack.cpuCheck ? await stack.cpuCheck.read() : null;
   const io = stack.node.pid && stack.runtime === 'host' ? readProcIo(stack.node.pid) : null;
   return { cpu, check, io };
@@ -36,6 +37,10 @@ function planWindow(stack, fromMs, seconds) {
 async function measureIdle(stack, seconds, signal) {
   const w = planWindow(stack, Date.now() + 200, seconds);
   log(`measuring the idle baseline over ${((w.end - w.start) / 1000).toFixed(1)} s`);
+  if (stack.cpu.sampled) {
+    const { a, b } = await stack.cpu.edgesInside(w.start, w.end, signal);
+    return { cpu_s: cpuDelta(a, b).total_s, seconds: (b.at_ms - a.at_ms) / 1000, start_ms: a.at_ms, end_ms: b.at_ms };
+  }
   const a = await readEdge(stack, w.start, signal);
   const b = await readEdge(stack, w.end, signal);
   return { cpu_s: cpuDelta(a.cpu, b.cpu).total_s, seconds: (w.end - w.start) / 1000, start_ms: w.start, end_ms: w.end };
@@ -45,7 +50,7 @@ async function measureIdle(stack, seconds, signal) {
 function startSampler(stack, window, signal) {
   const ticks = [];
   const memory = [];
-  if (stack.cpu.readEdge) return { ticks, memory, done: Promise.resolve() };
+  if (stack.cpu.readEdge || stack.cpu.sampled) return { ticks, memory, done: Promise.resolve() };
   const done = (async () => {
     for (let t = Math.ceil(window.start / 1000) * 1000; t < window.end && !signal.aborted; t += 1000) {
       try {
@@ -120,15 +125,38 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);
 
-  const cpu = cpuDelta(startEdge.cpu, endEdge.cpu);
+  let cpu;
+  let cpuWindow = null;
+  let resources = null;
+  if (stack.cpu.sampled) {
+    // The CPU window runs between the first and last cAdvisor samples inside the planned one; its requests are counted between the same instants.
+    const { a, b, samples: cpuSamples } = await stack.cpu.edgesInside(w.start, w.end, signal);
+    cpu = cpuDelta(a, b);
+    cpuWindow = { start_ms: a.at_ms, end_ms: b.at_ms, requests_ok: samples.okBetween(a.at_ms, b.at_ms) };
+    sampler.ticks.push(...cpuSamples.map((x) => ({ t_ms: x.at_ms, total_s: x.total_s })));
+    if (stack.cpu.resources) resources = await stack.cpu.resources(a.at_ms, b.at_ms, signal);
+  } else {
+    cpu = cpuDelta(startEdge.cpu, endEdge.cpu);
+  }
   const node = {
     cpu_source: { kind: stack.cpu.kind, describe: stack.cpu.describe, ...(stack.cpu.periodMs ? { refresh_ms: stack.cpu.periodMs } : {}) },
     cpu_user_s: cpu.user_s,
     cpu_system_s: cpu.system_s,
     cpu_total_s: cpu.total_s,
   };
+  if (cpuWindow) node.cpu_window = cpuWindow;
   if (startEdge.check && endEdge.check) {
     node.cpu_check = { kind: stack.cpuCheck.kind, describe: stack.cpuCheck.describe, ...cpuDelta(startEdge.check, endEdge.check) };
+    if (cpuWindow) {
+      // Read at other instants than the cAdvisor samples: compared as CPU seconds per second.
+      node.cpu_check.seconds = (endEdge.check.at_ms - startEdge.check.at_ms) / 1000;
+      node.cpu_check.cpu_s_per_s = Number((node.cpu_check.total_s / node.cpu_check.seconds).toFixed(6));
+      node.cpu_s_per_s = Number((cpu.total_s / ((cpuWindow.end_ms - cpuWindow.start_ms) / 1000)).toFixed(6));
+    }
+  }
+  if (resources) {
+    for (const k of ['disk_read_bytes', 'disk_write_bytes', 'network_rx_bytes', 'network_tx_bytes']) node[k] = resources[k];
+    sampler.memory.push(...resources.memory);
   }
   if (startEdge.io && endEdge.io) {
     node.disk_read_bytes = endEdge.io.read_bytes - startEdge.io.read_bytes;
@@ -161,10 +189,10 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   if (genCpu !== null) generator.cpu_utilization = Number((genCpu / ((w.end - w.start) / 1000) / generator.cores).toFixed(3));
   const series = {
     requests: samples.series,
-    cpu_per_request: cpuPerRequestSeries(sampler.ticks, samples.series),
+    cpu_per_request: cpuWindow ? cpuPerRequestBetween(sampler.ticks, samples) : cpuPerRequestSeries(sampler.ticks, samples.series),
     memory: sampler.memory,
   };
-  return { window, cpu, node, samples, generator, series };
+  return { window, cpu, cpuWindow, node, samples, generator, series };
 }
 
 module.exports = { measureWorkload, measureIdle, planWindow, readEdge, cpuCount };

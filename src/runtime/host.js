@@ -30,7 +30,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
   const generatorCpus = s.CORES < ncpu ? cpuList(s.CORES, ncpu) : null;
 
   const binarySha256 = crypto.createHash('sha256').update(fs.readFileSync(bin)).digest('hex');
-  const stack = { cleanups: [], runtime: 'host', generatorCpus, client: { name: s.CLIENT, version, binary: bin, binary_sha256: binarySha256 } };
+  const stack = { cleanups: [], runtime: 'host', freshChain: true, generatorCpus, client: { name: s.CLIENT, version, binary: bin, binary_sha256: binarySha256 } };
   stack.teardown = async () => {
     for (const fn of stack.cleanups.reverse()) {
       try {

@@ -18,7 +18,7 @@ const KEYS = {
   CLIENT: { type: 'enum', values: ['geth'], default: 'geth', doc: 'Node client.' },
   CLIENT_VERSION: { type: 'version', default: null, doc: 'Client version to build and run (geth: 1.16.7). Chosen by the client when empty.' },
   CLIENT_BIN: { type: 'path', default: '', doc: 'Path to a client binary to use instead of the one chainperf builds into its cache.' },
-  RUNTIME: { type: 'enum', values: ['host', 'attach'], default: 'host', doc: 'host: the node runs here as a child process in its own cgroup. attach: measure a node that is already running.' },
+  RUNTIME: { type: 'enum', values: ['auto', 'compose', 'host', 'attach'], default: 'auto', doc: 'compose: the node, cAdvisor, Prometheus (and Grafana) as one Docker Compose project. host: the node runs here as a child process in its own cgroup. attach: measure a node that is already running. auto: compose where a Docker engine answers, else host.' },
 
   // Node configuration
   DB_CACHE_MB: { type: 'int', min: 16, max: 1048576, default: 1024, doc: 'Database cache in MB (geth --cache).' },
@@ -26,6 +26,20 @@ const KEYS = {
   CORES: { type: 'int', min: 1, max: 4096, default: defaultCores, doc: 'CPU cores the node is pinned to (cpuset). Default: all but one. Above this machine\'s count is an error.' },
   DB_ENGINE: { type: 'enum', values: ['pebble', 'leveldb'], default: 'pebble', doc: 'Database engine (geth --db.engine).' },
   DEV_BLOCK_TIME_S: { type: 'int', min: 1, max: 60, default: 1, doc: 'Block period of the dev chain (geth --dev.period), so the head advances.' },
+
+  // Compose runtime
+  KEEP: { type: 'enum', values: ['none', 'volume', 'stack'], default: 'none', doc: 'What survives the run. none: the compose project is brought down with its volumes. volume: its volumes are kept. stack: nothing is stopped (the command to stop it is logged).' },
+  NODE_VOLUME: { type: 'name', default: '', doc: 'Docker volume holding the node\'s data, outside the run\'s project: created when missing, never removed, so the next run measures the same synced chain without syncing again.' },
+  SNAPSHOT: { type: 'path', default: '', doc: 'A tar archive of the node\'s data directory, unpacked into NODE_VOLUME when that volume is created.' },
+  BIND_ADDR: { type: 'string', default: '127.0.0.1', doc: 'Address the compose services\' published ports bind to. Anything but 127.0.0.1 exposes the node and Prometheus beyond this host.' },
+  STACK_TIMEOUT_S: { type: 'int', min: 5, max: 3600, default: 120, doc: 'Give up when a compose service (node, cAdvisor, Prometheus, Grafana) is not ready after this long.' },
+  GRAFANA: { type: 'enum', values: ['auto', 'yes', 'no'], default: 'auto', doc: 'Grafana for live supervision (compose). auto: started when its image is here or can be pulled, else skipped with a notice (it cannot be built from package sources); yes: a run without it fails; no: never.' },
+  GRAFANA_PORT: { type: 'int', min: 1, max: 65535, default: null, doc: 'Port Grafana is published on (BIND_ADDR); a free port when unset. The URL is logged.' },
+  COMPOSE_FILES: { type: 'string', default: '', doc: 'More compose files (comma-separated paths) combined after chainperf\'s own, e.g. to add a service or change one.' },
+  NODE_IMAGE: { type: 'string', default: '', doc: 'Image of the node service. Default: the client\'s pinned upstream image when it is here or can be pulled, else one built locally (./run.sh images).' },
+  PROMETHEUS_IMAGE: { type: 'string', default: '', doc: 'Image of the Prometheus service. Default: prom/prometheus:v2.42.0 when here or pullable, else chainperf/prometheus:2.42.0 built from Debian\'s package.' },
+  CADVISOR_IMAGE: { type: 'string', default: '', doc: 'Image of the cAdvisor service. Default: gcr.io/cadvisor/cadvisor:v0.49.1 when here or pullable, else chainperf/cadvisor built from the cAdvisor Go module (images/cadvisor).' },
+  GRAFANA_IMAGE: { type: 'string', default: '', doc: 'Image of the Grafana service. Default: grafana/grafana:11.3.0 when here or pullable.' },
 
   // Attach runtime
   RPC_URL: { type: 'url', default: '', secret: true, doc: 'JSON-RPC endpoint of the node (attach). Credentials and API keys in it are redacted from reports.' },

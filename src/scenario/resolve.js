@@ -11,6 +11,7 @@ const { parseEnvFile } = require('./parse');
 const { closest } = require('../util/strings');
 const chains = require('../chains');
 const clients = require('../clients');
+const { engineVersionSync } = require('../runtime/docker');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKLOADS_DIR = path.join(ROOT, 'workloads');
@@ -49,6 +50,9 @@ function convert(key, raw) {
       return { value: raw };
     case 'workload':
       return checkWorkload(raw);
+    case 'name':
+      if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(raw)) return { error: `expected a Docker volume name (letters, digits, _ . -), got "${raw}"` };
+      return { value: raw };
     default:
       return { value: raw };
   }
@@ -129,9 +133,16 @@ function resolveScenario(file, opts = {}) {
   }
   if (!values.NAME) values.NAME = path.basename(file).replace(/\.env$/, '');
 
+  if (values.RUNTIME === 'auto') {
+    const engine = opts.dockerEngine !== undefined ? opts.dockerEngine : engineVersionSync();
+    values.RUNTIME = engine ? 'compose' : 'host';
+    sources.RUNTIME = `${sources.RUNTIME || 'default'} (auto: ${engine ? `a Docker engine ${engine} answers` : 'no Docker engine answers'})`;
+  }
   crossCheck(values, sources, given, { chain, client, cpuCount }, errors);
   return { scenario: errors.length ? null : values, sources, errors };
 }
+
+const COMPOSE_ONLY = ['KEEP', 'NODE_VOLUME', 'SNAPSHOT', 'BIND_ADDR', 'STACK_TIMEOUT_S', 'GRAFANA', 'GRAFANA_PORT', 'COMPOSE_FILES', 'NODE_IMAGE', 'PROMETHEUS_IMAGE', 'CADVISOR_IMAGE', 'GRAFANA_IMAGE'];
 
 /** Rules between keys: what one key's value means for another. */
 function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
@@ -177,6 +188,18 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   } else {
     for (const key of ['RPC_URL', 'METRICS_URL', 'NODE_PID']) {
       if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=attach (RUNTIME is ${v.RUNTIME})`);
+    }
+  }
+  if (v.RUNTIME === 'compose') {
+    if (!client.containerMetrics) errors.push(`${at('RUNTIME')}: RUNTIME=compose: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
+    if (v.SNAPSHOT && !v.NODE_VOLUME) errors.push(`${at('SNAPSHOT')}: SNAPSHOT is unpacked into NODE_VOLUME: set NODE_VOLUME too`);
+    if (v.SNAPSHOT && !fs.existsSync(v.SNAPSHOT)) errors.push(`${at('SNAPSHOT')}: SNAPSHOT: no such file: ${v.SNAPSHOT}`);
+    for (const f of v.COMPOSE_FILES ? v.COMPOSE_FILES.split(',') : []) {
+      if (!fs.existsSync(f.trim())) errors.push(`${at('COMPOSE_FILES')}: COMPOSE_FILES: no such file: ${f.trim()}`);
+    }
+  } else {
+    for (const key of COMPOSE_ONLY) {
+      if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=compose (RUNTIME is ${v.RUNTIME})`);
     }
   }
 }

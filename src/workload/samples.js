@@ -5,6 +5,7 @@
 
 const FAILURE_KINDS = ['rpc', 'http', 'timeout', 'other'];
 const MAX_ERROR_MESSAGES = 20;
+const SLOT_MS = 10; // resolution of okBetween()
 
 /**
  * Classifies an error thrown by a client library call:
@@ -23,6 +24,7 @@ function classifyError(err) {
 /** Per-worker record of requests by the second they completed in, and by method. */
 function newRecorder(spec, worker) {
   const seconds = {}; // epoch second -> method -> {lat: number[], failed: {kind: n}}
+  const okSlots = {}; // 10 ms slot -> successful completions, to count requests between any two instants
   const errors = {};
   let inFlight = 0;
   let before = 0;
@@ -57,11 +59,13 @@ function newRecorder(spec, worker) {
         }
       } else {
         m.lat.push(Math.round(latencyMs * 1000) / 1000);
+        const slot = Math.floor(now / SLOT_MS);
+        okSlots[slot] = (okSlots[slot] || 0) + 1;
       }
       return 'window';
     },
     snapshot() {
-      return { worker, start_at: spec.start_at, end_at: spec.end_at, before_window: before, in_flight_at_end: inFlight, skipped, first_request_at: firstRequestAt, seconds, errors };
+      return { worker, start_at: spec.start_at, end_at: spec.end_at, before_window: before, in_flight_at_end: inFlight, skipped, first_request_at: firstRequestAt, seconds, ok_slots: okSlots, errors };
     },
   };
 }
@@ -95,7 +99,9 @@ function mergeSamples(snapshots) {
   let inFlight = 0;
   let skipped = 0;
   let first = null;
+  const okSlots = new Map();
   for (const snap of snapshots) {
+    for (const [slot, n] of Object.entries(snap.ok_slots || {})) okSlots.set(Number(slot), (okSlots.get(Number(slot)) || 0) + n);
     before += snap.before_window;
     skipped += snap.skipped || 0;
     inFlight += snap.in_flight_at_end;
@@ -144,6 +150,12 @@ function mergeSamples(snapshots) {
     first_request_at: first,
     errors,
     workers: snapshots.length,
+    /** Successful requests completed in [fromMs, toMs), to 10 ms. */
+    okBetween(fromMs, toMs) {
+      let n = 0;
+      for (const [slot, k] of okSlots) if (slot * SLOT_MS >= fromMs && slot * SLOT_MS < toMs) n += k;
+      return n;
+    },
   };
 }
 

@@ -9,7 +9,7 @@ const { closest } = require('../../src/util/strings');
 const { ROOT, tmpDir, writeScenario } = require('../helpers');
 
 const noEnv = {};
-const resolve = (file, env = noEnv, cpuCount = 2) => resolveScenario(file, { env, cpuCount });
+const resolve = (file, env = noEnv, cpuCount = 2, dockerEngine = null) => resolveScenario(file, { env, cpuCount, dockerEngine });
 
 describe('scenario parsing', () => {
   it('reads settings with their line numbers, skipping comments and blanks', () => {

@@ -1,0 +1,141 @@
+'use strict';
+// The container images a compose scenario needs, and how to get each one
+// where no image registry answers (air-gapped sites, these machines): every
+// image is built locally from package sources.
+//
+//   base        debootstrap --variant=minbase bookworm + docker import
+//   geth        the binary chainperf builds from the Go module proxy, copied onto base
+//   prometheus  Debian's package, installed with apt-get on base
+//   cadvisor    chainperf's own main on the cAdvisor library module (images/cadvisor), built with Go, copied onto base
+//   grafana     not buildable from package sources: used when present, else skipped
+//
+// For each service: the image the scenario names (<SERVICE>_IMAGE), else the
+// pinned upstream image when it is here or can be pulled, else the local build
+// (built now if missing). What was used, and its image ID, goes into run.json.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync, spawnSync } = require('node:child_process');
+const { inspectImage } = require('../runtime/docker');
+const { runWithProgress } = require('./progress');
+const { cacheDir } = require('./cache');
+const clients = require('../clients');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const IMAGES_DIR = path.join(ROOT, 'images');
+const BASE_REF = 'chainperf/debian-base:bookworm';
+const PROMETHEUS_VERSION = '2.42.0';
+const CADVISOR_VERSION = '0.49.1';
+const GRAFANA_VERSION = '11.3.0';
+
+/** Upstream (pinned) and local references of each service's image. */
+function imageSpecs(s) {
+  const specs = {
+    node: clients[s.CLIENT].image(s),
+    prometheus: { upstream: `prom/prometheus:v${PROMETHEUS_VERSION}`, local: `chainperf/prometheus:${PROMETHEUS_VERSION}`, dir: 'prometheus' },
+    cadvisor: { upstream: `gcr.io/cadvisor/cadvisor:v${CADVISOR_VERSION}`, local: `chainperf/cadvisor:${CADVISOR_VERSION}`, dir: 'cadvisor', files: async (log) => ({ cadvisor: await ensureCadvisorBinary(log) }) },
+  };
+  if (s.GRAFANA !== 'no') specs.grafana = { upstream: `grafana/grafana:${GRAFANA_VERSION}`, local: null, optional: true };
+  return specs;
+}
+
+/** docker pull; false (quickly, here) when no registry answers. */
+function tryPull(ref, log) {
+  const r = spawnSync('docker', ['pull', '--quiet', ref], { encoding: 'utf8', timeout: 120000 });
+  if (r.status === 0) return true;
+  log(`cannot pull ${ref}: ${(r.stderr || r.stdout || '').trim().split('\n').pop()}`);
+  return false;
+}
+
+async function imageId(ref) {
+  const img = await inspectImage(ref);
+  return img ? img.Id : null;
+}
+
+/**
+ * Makes sure every image the scenario needs is here.
+ * @returns {Promise<Object<string, {ref:string, id:string, origin:string}|{skipped:string}>>}
+ */
+async function ensureImages(s, log, { allowPull = true } = {}) {
+  const out = {};
+  for (const [service, spec] of Object.entries(imageSpecs(s))) {
+    const named = s[`${service.toUpperCase()}_IMAGE`];
+    if (named) {
+      if (!(await imageId(named)) && !(allowPull && tryPull(named, log))) {
+        throw new Error(`${service.toUpperCase()}_IMAGE=${named}: no such image here and it cannot be pulled`);
+      }
+      out[service] = { ref: named, id: await imageId(named), origin: 'named by the scenario' };
+      continue;
+    }
+    if ((await imageId(spec.upstream)) || (allowPull && tryPull(spec.upstream, log))) {
+      out[service] = { ref: spec.upstream, id: await imageId(spec.upstream), origin: 'upstream' };
+      continue;
+    }
+    if (!spec.local) {
+      const why = `${spec.upstream} is not here, cannot be pulled, and cannot be built from package sources`;
+      if (spec.optional && s.GRAFANA !== 'yes') {
+        log(`${service}: skipped: ${why} (load it with docker load, or set GRAFANA=no to stop trying)`);
+        out[service] = { skipped: why };
+        continue;
+      }
+      throw new Error(`${service}: ${why}`);
+    }
+    if (!(await imageId(spec.local))) {
+      log(`${service}: building ${spec.local} locally (no registry has ${spec.upstream})`);
+      await dockerBuild(spec.dir, spec.local, log, { files: spec.files ? await spec.files(log) : {} });
+    }
+    out[service] = { ref: spec.local, id: await imageId(spec.local), origin: 'built locally from package sources' };
+  }
+  return out;
+}
+
+/** chainperf/debian-base:bookworm from debootstrap, once. */
+async function ensureBase(log) {
+  if (await imageId(BASE_REF)) return BASE_REF;
+  try {
+    execFileSync('debootstrap', ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error(`building ${BASE_REF} needs debootstrap: apt-get install debootstrap`);
+  }
+  const rootfs = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-rootfs-'));
+  try {
+    await runWithProgress('debootstrap', ['--variant=minbase', 'bookworm', rootfs, process.env.DEBIAN_MIRROR || 'http://deb.debian.org/debian'], {
+      label: `building ${BASE_REF}`, expected: 'a minimal Debian root file system; 1 to 2 minutes, once', log,
+    });
+    await runWithProgress('sh', ['-c', `tar -C "${rootfs}" -c . | docker import --change 'CMD ["/bin/bash"]' - ${BASE_REF}`], {
+      label: `importing ${BASE_REF}`, log,
+    });
+  } finally {
+    fs.rmSync(rootfs, { recursive: true, force: true });
+  }
+  return BASE_REF;
+}
+
+/** docker build of images/<dir> with extra files copied into the context. */
+async function dockerBuild(dir, tag, log, { files = {}, buildArgs = {} } = {}) {
+  await ensureBase(log);
+  const ctx = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-image-'));
+  try {
+    fs.cpSync(path.join(IMAGES_DIR, dir), ctx, { recursive: true });
+    for (const [name, src] of Object.entries(files)) fs.copyFileSync(src, path.join(ctx, name));
+    const args = ['build', '--pull=false', '-t', tag, ...Object.entries(buildArgs).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]), ctx];
+    await runWithProgress('docker', args, { label: `building ${tag}`, log, env: { DOCKER_BUILDKIT: '0' } });
+  } finally {
+    fs.rmSync(ctx, { recursive: true, force: true });
+  }
+}
+
+/** chainperf's cAdvisor main (images/cadvisor), built with Go into the cache, once. */
+async function ensureCadvisorBinary(log) {
+  const bin = cacheDir('cadvisor', CADVISOR_VERSION, 'cadvisor');
+  if (fs.existsSync(bin)) return bin;
+  fs.mkdirSync(path.dirname(bin), { recursive: true });
+  await runWithProgress('go', ['build', '-trimpath', '-o', bin, '.'], {
+    label: 'building cAdvisor from its Go module', expected: 'from the Go module proxy; a few minutes, once', log,
+    env: { CGO_ENABLED: '0' }, cwd: path.join(IMAGES_DIR, 'cadvisor'),
+  });
+  return bin;
+}
+
+module.exports = { ensureImages, ensureBase, dockerBuild, imageSpecs, BASE_REF, IMAGES_DIR };

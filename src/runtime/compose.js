@@ -1,0 +1,283 @@
+'use strict';
+// The compose runtime: the node, cAdvisor and Prometheus (and Grafana when its
+// image is here) as services of one Docker Compose project per run, combined
+// from the files in compose/ with every value set from the scenario. The node
+// container gets CORES as a cpuset; the load generator runs on this host in
+// its own cgroup on the other cores. Node CPU comes from cAdvisor through
+// Prometheus (measure/cadvisor.js), cross-checked against the Docker engine's
+// own counters for the container.
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const clients = require('../clients');
+const docker = require('./docker');
+const { Cgroup, cgroupsUsable } = require('./cgroup');
+const { cadvisorSource } = require('../measure/cadvisor');
+const { ensureImages } = require('../install/images');
+const { freePort } = require('../util/net');
+const { sleep } = require('../util/time');
+const { rpcCall } = require('../util/rpc');
+const { cpuList } = require('./host');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const COMPOSE_DIR = path.join(ROOT, 'compose');
+
+/** Compose project name of a run: lower case, as Compose v1 and v2 both require. */
+const projectName = (runId) => `chainperf-${runId}`.toLowerCase().replace(/[^a-z0-9_-]/g, '-');
+
+/** The compose files a scenario combines, in order. */
+function composeFiles(s, { grafana }) {
+  const files = [`node-${s.CLIENT}.yml`, 'cadvisor.yml', 'prometheus.yml'];
+  if (grafana) files.push('grafana.yml');
+  if (s.NODE_VOLUME) files.push('volume-kept.yml');
+  const out = files.map((f) => path.join(COMPOSE_DIR, f));
+  for (const extra of s.COMPOSE_FILES ? s.COMPOSE_FILES.split(',') : []) out.push(path.resolve(extra.trim()));
+  return out;
+}
+
+/** The variables the compose files read, from the scenario and the run. */
+function composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword }) {
+  const env = {
+    NODE_IMAGE: images.node.ref,
+    PROMETHEUS_IMAGE: images.prometheus.ref,
+    CADVISOR_IMAGE: images.cadvisor.ref,
+    NODE_CPUSET: nodeCpus,
+    DB_CACHE_MB: String(s.DB_CACHE_MB),
+    PEERS: String(s.PEERS),
+    DB_ENGINE: s.DB_ENGINE,
+    DEV_BLOCK_TIME_S: String(s.DEV_BLOCK_TIME_S),
+    BIND_ADDR: s.BIND_ADDR,
+    NODE_RPC_PORT: String(ports.rpc),
+    NODE_WS_PORT: String(ports.ws),
+    PROMETHEUS_PORT: String(ports.prometheus),
+    CADVISOR_PORT: String(ports.cadvisor),
+    PROMETHEUS_CONFIG: promConfig,
+    GRAFANA_DIR: path.join(ROOT, 'grafana'),
+  };
+  if (images.grafana && images.grafana.ref) {
+    env.GRAFANA_IMAGE = images.grafana.ref;
+    env.GRAFANA_PORT = String(ports.grafana);
+    env.GRAFANA_ADMIN_PASSWORD = grafanaPassword;
+  }
+  if (s.NODE_VOLUME) env.NODE_VOLUME = s.NODE_VOLUME;
+  return env;
+}
+
+/** prometheus/compose.yml with the run's values. */
+function prometheusConfig(s, runId) {
+  const client = clients[s.CLIENT];
+  const m = client.containerMetrics;
+  return fs.readFileSync(path.join(ROOT, 'prometheus', 'compose.yml'), 'utf8')
+    .replaceAll('__NODE_METRICS_PATH__', m.path)
+    .replaceAll('__NODE_METRICS_PORT__', String(m.port))
+    .replaceAll('__RUN_ID__', runId);
+}
+
+/** Polls check() until it returns true; throws `what` after timeoutS. */
+async function waitUntil(check, { timeoutS, what, signal, onExit }) {
+  const deadline = Date.now() + timeoutS * 1000;
+  let last = null;
+  for (;;) {
+    const gone = onExit && (await onExit());
+    if (gone) throw new Error(gone);
+    try {
+      if (await check()) return;
+    } catch (err) {
+      last = err.message;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} in ${timeoutS} s${last ? ` (last error: ${last})` : ''}`);
+    await sleep(500, signal);
+  }
+}
+
+const httpOk = async (url) => (await fetch(url, { signal: AbortSignal.timeout(3000) })).ok;
+
+/**
+ * Starts the stack; resolves once every service is ready.
+ * @returns {Promise<object>} the stack (same shape as the host runtime's)
+ */
+async function startCompose(s, { runId, workDir, log, signal }) {
+  const c = docker.findCompose();
+  if (!c) throw new Error('RUNTIME=compose needs Docker Compose: neither `docker compose` (v2) nor `docker-compose` (v1) is installed');
+  const engineVersion = docker.engineVersionSync();
+  if (!engineVersion) throw new Error(`RUNTIME=compose needs a Docker engine, and none answers on ${docker.SOCKET}`);
+  const client = clients[s.CLIENT];
+  if (!client.containerMetrics) throw new Error(`CLIENT=${s.CLIENT} has no compose service yet; use RUNTIME=host`);
+
+  const images = await ensureImages(s, log);
+  const grafana = Boolean(images.grafana && images.grafana.ref);
+  const project = projectName(runId);
+  const ncpu = os.cpus().length;
+  const nodeCpus = cpuList(0, s.CORES);
+  const generatorCpus = s.CORES < ncpu ? cpuList(s.CORES, ncpu) : null;
+  const ports = {
+    rpc: await freePort(), ws: await freePort(), prometheus: await freePort(), cadvisor: await freePort(), grafana: s.GRAFANA_PORT || await freePort(),
+  };
+  const promConfig = path.join(workDir, 'prometheus.yml');
+  fs.writeFileSync(promConfig, prometheusConfig(s, runId));
+  const env = composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword: crypto.randomBytes(18).toString('base64url') });
+  const files = composeFiles(s, { grafana });
+  const fileArgs = ['-p', project, '--project-directory', COMPOSE_DIR, ...files.flatMap((f) => ['-f', f])];
+  const run = (args, opts = {}) => docker.compose([...fileArgs, ...args], { env, ...opts });
+
+  const stack = {
+    cleanups: [], runtime: 'compose', generatorCpus, project,
+    compose: { command: c.argv.join(' '), version: c.version, engine: engineVersion, project, files: files.map((f) => path.relative(ROOT, f)) },
+    images,
+    client: { name: s.CLIENT, version: null, image: images.node.ref, image_id: images.node.id },
+  };
+  stack.teardown = async () => {
+    for (const fn of stack.cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        log(`teardown: ${err.message}`);
+      }
+    }
+    stack.cleanups = [];
+  };
+
+  try {
+    if (cgroupsUsable()) {
+      stack.generatorGroup = new Cgroup(`chainperf/${runId}/generator`, { cpus: generatorCpus || cpuList(0, ncpu) });
+      stack.cleanups.push(() => stack.generatorGroup.destroy());
+    }
+    // A dev chain is fresh (history is created on it) unless it comes from a kept volume.
+    stack.freshChain = s.NODE_VOLUME ? !(await ensureVolume(s, log)) : true;
+
+    // Down first in teardown order means: registered before up, so a failed up is cleaned too.
+    const nodeLog = path.join(workDir, 'node.log');
+    stack.nodeLog = nodeLog;
+    stack.cleanups.push(async () => {
+      const logs = await run(['logs', '--no-color', '--tail', '2000', 'node']);
+      fs.writeFileSync(nodeLog, logs.out);
+      if (s.KEEP === 'stack') {
+        log(`KEEP=stack: leaving compose project ${project} running; stop it with: ${c.argv.join(' ')} ${fileArgs.map((a) => (a.includes(' ') ? `'${a}'` : a)).join(' ')} down -v`);
+        return;
+      }
+      const args = ['down', '--remove-orphans', '--timeout', '30', ...(s.KEEP === 'volume' ? [] : ['--volumes'])];
+      const r = await run(args, { onLine: (l) => log(`compose down: ${l}`) });
+      if (r.code !== 0) throw new Error(`compose down exited with status ${r.code}`);
+      log(`compose project ${project} is down${s.KEEP === 'volume' ? ' (volumes kept: KEEP=volume)' : ' with its volumes'}`);
+    });
+
+    log(`starting compose project ${project} (${c.argv.join(' ')} ${c.version}, engine ${engineVersion}): ${files.map((f) => path.basename(f)).join(', ')}; node on cpus ${nodeCpus}`);
+    const up = await run(['up', '-d', '--no-build'], { onLine: (l) => log(`compose up: ${l}`) });
+    if (up.code !== 0) throw new Error(`compose up exited with status ${up.code}: ${up.out.trim().split('\n').slice(-3).join(' / ')}`);
+
+    const containers = {};
+    for (const svc of ['node', 'cadvisor', 'prometheus', ...(grafana ? ['grafana'] : [])]) {
+      const ps = await run(['ps', '-q', svc]);
+      const id = ps.out.trim().split('\n').pop();
+      const info = id && (await docker.inspectContainer(id));
+      if (!info) throw new Error(`compose started no ${svc} container`);
+      containers[svc] = { id: info.Id, name: info.Name.replace(/^\//, '') };
+    }
+    stack.containers = containers;
+
+    // A node container that exits or restarts ends the run.
+    let exitInfo = null;
+    const exitListeners = [];
+    const watch = setInterval(async () => {
+      if (exitInfo) return;
+      try {
+        const info = await docker.inspectContainer(containers.node.id);
+        const st = info && info.State;
+        if (!st || st.Status !== 'running' || info.RestartCount > 0) {
+          exitInfo = st
+            ? { code: st.ExitCode, signal: st.OOMKilled ? 'OOM' : null, restarted: info.RestartCount > 0, status: st.Status }
+            : { code: null, signal: null, status: 'removed' };
+          for (const fn of exitListeners) fn(exitInfo);
+        }
+      } catch {
+        // the engine is busy; try again
+      }
+    }, 1000);
+    stack.cleanups.push(() => clearInterval(watch)); // runs before down: leaving a container is not the node exiting
+    stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
+    const nodeGone = async () => {
+      const info = await docker.inspectContainer(containers.node.id);
+      if (!info || info.State.Status !== 'running') return `the node container exited while the stack was starting (status ${info ? info.State.ExitCode : 'removed'}); see node.log`;
+      return null;
+    };
+
+    const host = s.BIND_ADDR === '0.0.0.0' ? '127.0.0.1' : s.BIND_ADDR;
+    stack.rpcUrl = `http://${host}:${ports.rpc}`;
+    stack.wsUrl = `ws://${host}:${ports.ws}`;
+    const promUrl = `http://${host}:${ports.prometheus}`;
+    const timeoutS = s.STACK_TIMEOUT_S;
+    log(`waiting for the services to be ready (STACK_TIMEOUT_S=${timeoutS})`);
+    await waitUntil(() => httpOk(`${promUrl}/-/ready`), { timeoutS, what: 'service prometheus did not become ready', signal, onExit: nodeGone });
+    await waitUntil(() => httpOk(`http://${host}:${ports.cadvisor}/healthz`), { timeoutS, what: 'service cadvisor did not become ready', signal, onExit: nodeGone });
+    await waitUntil(async () => {
+      const q = new URLSearchParams({ query: `container_cpu_usage_seconds_total{name="${containers.node.name}"}` });
+      const body = await (await fetch(`${promUrl}/api/v1/query?${q}`, { signal: AbortSignal.timeout(3000) })).json();
+      return body.data && body.data.result.length > 0;
+    }, { timeoutS, what: `Prometheus has no cAdvisor series for the node container ${containers.node.name}`, signal, onExit: nodeGone });
+    await waitUntil(async () => {
+      stack.client.version = await rpcCall(stack.rpcUrl, 'web3_clientVersion', [], { timeoutMs: 3000 });
+      return true;
+    }, { timeoutS, what: 'the node did not answer JSON-RPC', signal, onExit: nodeGone });
+    if (grafana) {
+      await waitUntil(() => httpOk(`http://${host}:${ports.grafana}/api/health`), { timeoutS, what: 'service grafana did not become ready', signal, onExit: nodeGone });
+      stack.grafanaUrl = `http://${host}:${ports.grafana}`;
+      log(`Grafana (live dashboards, anonymous view) at ${stack.grafanaUrl}/dashboards`);
+    }
+
+    stack.node = { container: containers.node.name, container_id: containers.node.id, cpus: nodeCpus, rpc_url: stack.rpcUrl };
+    stack.cpu = cadvisorSource(promUrl, containers.node.name);
+    stack.cpuCheck = dockerStatsSource(containers.node.id);
+    stack.prometheus = {
+      url: promUrl,
+      version: images.prometheus.ref,
+      async valueAt(query, ms) {
+        const q = new URLSearchParams({ query, time: String(ms / 1000) });
+        const body = await (await fetch(`${promUrl}/api/v1/query?${q}`)).json();
+        const r = body.data && body.data.result && body.data.result[0];
+        return r ? Number(r.value[1]) : null;
+      },
+    };
+    log(`Prometheus at ${promUrl}, cAdvisor at http://${host}:${ports.cadvisor}, node RPC at ${stack.rpcUrl}`);
+    return stack;
+  } catch (err) {
+    await stack.teardown();
+    throw err;
+  }
+}
+
+/** The Docker engine's own CPU counters for the node container: the cross-check of cAdvisor's. */
+function dockerStatsSource(id) {
+  return {
+    kind: 'docker',
+    describe: `Docker engine stats of container ${id.slice(0, 12)} (cpu_usage: total, usermode, kernelmode; ns)`,
+    split: true,
+    read: () => docker.containerCpu(id),
+  };
+}
+
+/** NODE_VOLUME: created when missing, restored from SNAPSHOT when that is given and the volume is new. Resolves whether it holds a chain already. */
+async function ensureVolume(s, log) {
+  const existing = await docker.engine('GET', `/volumes/${encodeURIComponent(s.NODE_VOLUME)}`);
+  if (existing.status === 200) {
+    log(`node data: volume ${s.NODE_VOLUME} (kept from an earlier run)${s.SNAPSHOT ? '; SNAPSHOT not restored over it' : ''}`);
+    return true;
+  }
+  const made = await docker.engine('POST', '/volumes/create', { body: { Name: s.NODE_VOLUME, Labels: { 'io.chainperf.volume': 'node-data' } } });
+  if (made.status !== 201) throw new Error(`cannot create volume ${s.NODE_VOLUME}: HTTP ${made.status}`);
+  if (!s.SNAPSHOT) {
+    log(`node data: new volume ${s.NODE_VOLUME}`);
+    return false;
+  }
+  const snap = path.resolve(s.SNAPSHOT);
+  log(`node data: restoring ${snap} into new volume ${s.NODE_VOLUME}`);
+  const { BASE_REF, ensureBase } = require('../install/images');
+  await ensureBase(log);
+  const { runWithProgress } = require('../install/progress');
+  await runWithProgress('docker', ['run', '--rm', '-v', `${s.NODE_VOLUME}:/data`, '-v', `${path.dirname(snap)}:/snapshot:ro`, BASE_REF,
+    'tar', '-xf', `/snapshot/${path.basename(snap)}`, '-C', '/data'], { label: `restoring ${path.basename(snap)}`, log });
+  return true;
+}
+
+module.exports = { startCompose, composeFiles, composeEnv, prometheusConfig, projectName };

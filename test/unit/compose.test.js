@@ -1,0 +1,157 @@
+'use strict';
+// The compose runtime's pure parts: which files a scenario combines, the
+// variables they get, the Prometheus configuration, RUNTIME=auto, and the
+// cAdvisor CPU source read from a stand-in Prometheus API.
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const { composeFiles, composeEnv, prometheusConfig, projectName } = require('../../src/runtime/compose');
+const { cadvisorSource } = require('../../src/measure/cadvisor');
+const { resolveScenario } = require('../../src/scenario/resolve');
+const { computeFigures, cpuPerRequestBetween } = require('../../src/figures');
+const { mergeSamples, newRecorder } = require('../../src/workload/samples');
+const { ROOT, tmpDir, writeScenario } = require('../helpers');
+
+const resolve = (text, { env = {}, dockerEngine = null } = {}) => resolveScenario(writeScenario(tmpDir(), 'c', text), { env, cpuCount: 2, dockerEngine });
+
+describe('compose runtime: scenario to compose project', () => {
+  it('RUNTIME=auto is compose where a Docker engine answers and host where none does, and says why', () => {
+    const withDocker = resolve('', { dockerEngine: '20.10.24' });
+    assert.equal(withDocker.scenario.RUNTIME, 'compose');
+    assert.match(withDocker.sources.RUNTIME, /auto: a Docker engine 20\.10\.24 answers/);
+    const without = resolve('');
+    assert.equal(without.scenario.RUNTIME, 'host');
+    assert.match(without.sources.RUNTIME, /no Docker engine answers/);
+    assert.equal(resolve('RUNTIME=host\n', { dockerEngine: '20.10.24' }).scenario.RUNTIME, 'host', 'an explicit RUNTIME is kept');
+  });
+
+  it('compose-only keys are refused with another runtime, and SNAPSHOT needs NODE_VOLUME', () => {
+    const r = resolve('RUNTIME=host\nKEEP=volume\nNODE_VOLUME=geth-data\n');
+    assert.equal(r.errors.length, 2);
+    assert.match(r.errors[0], /KEEP is only used with RUNTIME=compose \(RUNTIME is host\)/);
+    const snap = resolve('RUNTIME=compose\nSNAPSHOT=/nonexistent/snap.tar\n');
+    assert.ok(snap.errors.some((e) => /SNAPSHOT is unpacked into NODE_VOLUME/.test(e)), snap.errors.join('\n'));
+    assert.ok(snap.errors.some((e) => /SNAPSHOT: no such file/.test(e)), snap.errors.join('\n'));
+    assert.match(resolve('RUNTIME=compose\nNODE_VOLUME=bad/name\n').errors[0], /expected a Docker volume name/);
+  });
+
+  it('combines one file per service, Grafana only when it runs, the kept volume only when named', () => {
+    const { scenario } = resolve('RUNTIME=compose\n');
+    const names = (files) => files.map((f) => path.relative(ROOT, f));
+    assert.deepEqual(names(composeFiles(scenario, { grafana: false })), ['compose/node-geth.yml', 'compose/cadvisor.yml', 'compose/prometheus.yml']);
+    const kept = resolve('RUNTIME=compose\nNODE_VOLUME=geth-dev-data\n').scenario;
+    assert.deepEqual(names(composeFiles(kept, { grafana: true })).slice(3), ['compose/grafana.yml', 'compose/volume-kept.yml']);
+    for (const f of composeFiles(kept, { grafana: true })) assert.ok(fs.existsSync(f), f);
+  });
+
+  it('sets every variable the compose files read, from the scenario', () => {
+    const { scenario } = resolve('RUNTIME=compose\nDB_CACHE_MB=32\nPEERS=4\nCORES=1\n');
+    const images = { node: { ref: 'n:1' }, prometheus: { ref: 'p:1' }, cadvisor: { ref: 'c:1' }, grafana: { skipped: 'no image' } };
+    const env = composeEnv(scenario, { images, ports: { rpc: 1, ws: 2, prometheus: 3, cadvisor: 4, grafana: 5 }, nodeCpus: '0', promConfig: '/tmp/p.yml', grafanaPassword: 'x' });
+    assert.equal(env.DB_CACHE_MB, '32');
+    assert.equal(env.PEERS, '4');
+    assert.equal(env.NODE_CPUSET, '0');
+    assert.equal(env.BIND_ADDR, '127.0.0.1');
+    assert.equal(env.GRAFANA_IMAGE, undefined, 'no Grafana variables when Grafana is skipped');
+    // every ${VAR} the files use is either set here or has a default in the file
+    const used = new Set();
+    for (const f of ['node-geth.yml', 'cadvisor.yml', 'prometheus.yml']) {
+      const text = fs.readFileSync(path.join(ROOT, 'compose', f), 'utf8');
+      for (const m of text.matchAll(/\$\{([A-Z0-9_]+)(:-[^}]*)?\}/g)) {
+        used.add(m[1]);
+        assert.ok(m[2] !== undefined, `${f}: \${${m[1]}} has no default`);
+      }
+    }
+    for (const v of used) if (v !== 'PROMETHEUS_RETENTION') assert.ok(v in env, `${v} is not set by composeEnv`);
+  });
+
+  it('every image in the compose files is pinned to a version', () => {
+    for (const f of fs.readdirSync(path.join(ROOT, 'compose'))) {
+      for (const m of fs.readFileSync(path.join(ROOT, 'compose', f), 'utf8').matchAll(/image: \$\{[A-Z_]+:-([^}]+)\}/g)) {
+        assert.match(m[1], /:v?\d+\.\d+\.\d+$/, `${f}: ${m[1]}`);
+      }
+    }
+  });
+
+  it('writes the Prometheus configuration with the run id and the client metrics path', () => {
+    const { scenario } = resolve('RUNTIME=compose\n');
+    const text = prometheusConfig(scenario, '20261122-101010-abcd');
+    assert.match(text, /metrics_path: \/debug\/metrics\/prometheus/);
+    assert.match(text, /targets: \['node:6060'\]/);
+    assert.match(text, /run_id: '20261122-101010-abcd'/);
+    assert.doesNotMatch(text, /__[A-Z_]+__/);
+    assert.equal(projectName('20261122-101010-ABcd'), 'chainperf-20261122-101010-abcd');
+  });
+});
+
+/** A stand-in Prometheus API answering range selectors from fixed samples. */
+function fakePrometheus(seriesByMetric) {
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url, 'http://x');
+    const q = u.searchParams.get('query');
+    const metric = q.slice(0, q.indexOf('{'));
+    const values = (seriesByMetric[metric] || []).map(([t, v]) => [t / 1000, String(v)]);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: values.length ? [{ metric: { name: 'node' }, values }] : [] } }));
+  });
+  return new Promise((r) => server.listen(0, '127.0.0.1', () => r({ url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() })));
+}
+
+describe('compose runtime: node CPU from cAdvisor samples', () => {
+  it('takes the first and last samples inside the window, with their own timestamps', async () => {
+    const t0 = Date.now() - 60000; // all in the past: nothing to wait for
+    const at = (s) => t0 + s * 1000;
+    // samples 1.0-1.9 s apart, as cAdvisor's jittered housekeeping gives them
+    const ts = [0.4, 1.9, 3.1, 4.6, 6.0, 7.2, 9.0, 10.3, 11.5];
+    const total = ts.map((s) => [at(s), 100 + s * 0.5]); // half a core
+    const prom = await fakePrometheus({
+      container_cpu_usage_seconds_total: total,
+      container_cpu_user_seconds_total: ts.map((s) => [at(s), 80 + s * 0.4]),
+      container_cpu_system_seconds_total: ts.map((s) => [at(s), 20 + s * 0.1]),
+    });
+    try {
+      const src = cadvisorSource(prom.url, 'node', { lagMs: 0 });
+      const { a, b, samples } = await src.edgesInside(at(1), at(10));
+      assert.equal(a.at_ms, at(1.9));
+      assert.equal(b.at_ms, at(9.0));
+      assert.equal(samples.length, 6);
+      assert.ok(Math.abs(b.total_s - a.total_s - 3.55) < 1e-9);
+      assert.ok(Math.abs(b.user_s - a.user_s - 2.84) < 1e-9);
+    } finally {
+      prom.close();
+    }
+  });
+
+  it('fails with the reason when cAdvisor has no sample after the window yet', async () => {
+    const t0 = Date.now() - 60000;
+    const prom = await fakePrometheus({ container_cpu_usage_seconds_total: [[t0, 1], [t0 + 1000, 2]] });
+    try {
+      const src = cadvisorSource(prom.url, 'node', { lagMs: 0, waitMs: 600 });
+      await assert.rejects(src.edgesInside(t0, t0 + 5000), /no sample of container node after the window's end/);
+    } finally {
+      prom.close();
+    }
+  });
+
+  it('divides the CPU between sample instants by the requests completed between the same instants', () => {
+    const start = 1_000_000;
+    const end = 1_010_000;
+    const rec = newRecorder({ start_at: start, end_at: end }, 'w');
+    // 100 requests per second, evenly spread over the window
+    for (let t = start; t < end; t += 10) {
+      rec.started();
+      rec.completed('eth_call', 1, null, t);
+    }
+    const samples = mergeSamples([rec.snapshot()]);
+    assert.equal(samples.ok, 1000);
+    assert.equal(samples.okBetween(start + 1500, start + 8500), 700);
+    const cpuWindow = { start_ms: start + 1500, end_ms: start + 8500, requests_ok: samples.okBetween(start + 1500, start + 8500) };
+    const f = computeFigures({ window: { start_ms: start, end_ms: end }, cpu: { user_s: 0.5, system_s: 0.2, total_s: 0.7 }, idle: { cpu_s: 0.1, seconds: 10 }, samples, cpuWindow });
+    assert.equal(f.cpu_ms_per_request, 1); // 0.7 s over the 700 requests of the CPU window, not the 1000 of the whole window
+    assert.ok(Math.abs(f.cpu_ms_per_request_net - 0.9) < 1e-9); // idle 0.01 s/s over the 7 s CPU window
+    assert.equal(f.rps, 100);
+    const series = cpuPerRequestBetween([{ t_ms: start + 1500, total_s: 10 }, { t_ms: start + 2500, total_s: 10.1 }], samples);
+    assert.deepEqual(series, [{ t_ms: start + 2500, cpu_ms_per_request: 1 }]);
+  });
+});
