@@ -13,6 +13,7 @@
 // pinned upstream image when it is here or can be pulled, else the local build
 // (built now if missing). What was used, and its image ID, goes into run.json.
 
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -26,7 +27,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const IMAGES_DIR = path.join(ROOT, 'images');
 const BASE_REF = 'chainperf/debian-base:bookworm';
 const PROMETHEUS_VERSION = '2.42.0';
-const CADVISOR_VERSION = '0.49.1';
+const CADVISOR_VERSION = '0.49.1'; // the upstream image
+const CADVISOR_LIB_VERSION = '0.60.6'; // the library module images/cadvisor builds on (go.mod)
 const GRAFANA_VERSION = '11.3.0';
 
 /** Upstream (pinned) and local references of each service's image. */
@@ -34,7 +36,7 @@ function imageSpecs(s) {
   const specs = {
     node: clients[s.CLIENT].image(s),
     prometheus: { upstream: `prom/prometheus:v${PROMETHEUS_VERSION}`, local: `chainperf/prometheus:${PROMETHEUS_VERSION}`, dir: 'prometheus' },
-    cadvisor: { upstream: `gcr.io/cadvisor/cadvisor:v${CADVISOR_VERSION}`, local: `chainperf/cadvisor:${CADVISOR_VERSION}`, dir: 'cadvisor', files: async (log) => ({ cadvisor: await ensureCadvisorBinary(log) }) },
+    cadvisor: { upstream: `gcr.io/cadvisor/cadvisor:v${CADVISOR_VERSION}`, local: `chainperf/cadvisor:${CADVISOR_LIB_VERSION}-${cadvisorSourceHash()}`, dir: 'cadvisor', files: async (log) => ({ cadvisor: await ensureCadvisorBinary(log) }) },
   };
   if (s.GRAFANA !== 'no') specs.grafana = { upstream: `grafana/grafana:${GRAFANA_VERSION}`, local: null, optional: true };
   return specs;
@@ -126,9 +128,16 @@ async function dockerBuild(dir, tag, log, { files = {}, buildArgs = {} } = {}) {
   }
 }
 
+/** Short hash of images/cadvisor's Go sources: a changed main.go builds a new binary and image. */
+function cadvisorSourceHash() {
+  const h = crypto.createHash('sha256');
+  for (const f of ['go.mod', 'go.sum', 'main.go']) h.update(fs.readFileSync(path.join(IMAGES_DIR, 'cadvisor', f)));
+  return h.digest('hex').slice(0, 8);
+}
+
 /** chainperf's cAdvisor main (images/cadvisor), built with Go into the cache, once. */
 async function ensureCadvisorBinary(log) {
-  const bin = cacheDir('cadvisor', CADVISOR_VERSION, 'cadvisor');
+  const bin = cacheDir('cadvisor', `${CADVISOR_LIB_VERSION}-${cadvisorSourceHash()}`, 'cadvisor');
   if (fs.existsSync(bin)) return bin;
   fs.mkdirSync(path.dirname(bin), { recursive: true });
   await runWithProgress('go', ['build', '-trimpath', '-o', bin, '.'], {
@@ -138,4 +147,4 @@ async function ensureCadvisorBinary(log) {
   return bin;
 }
 
-module.exports = { ensureImages, ensureBase, dockerBuild, imageSpecs, BASE_REF, IMAGES_DIR };
+module.exports = { ensureImages, ensureBase, dockerBuild, imageSpecs, BASE_REF, IMAGES_DIR, CADVISOR_LIB_VERSION };

@@ -66,32 +66,37 @@ function cadvisorSource(promUrl, container, { lagMs = 2500, waitMs = 15000 } = {
       if (xs.length < 2) throw new Error(`cAdvisor has fewer than two samples of container ${container} inside the window`);
       return { a: xs[0], b: xs[xs.length - 1], samples: xs };
     },
-    /** Memory, disk and network of the container between two sample instants. */
+    /** Memory, disk and network of the container between two sample instants: totals, and the samples behind the charts. */
     async resources(aMs, bMs, signal) {
-      const span = async (metric, extra) => {
-        const xs = await rawSamples(promUrl, sel(metric, extra), aMs, bMs, signal);
-        return xs.filter((x) => x.t_ms >= aMs && x.t_ms <= bMs);
-      };
-      const delta = (xs) => (xs.length >= 2 ? xs[xs.length - 1].v - xs[0].v : null);
-      const sumDelta = async (metric, extra) => {
-        // a counter per device or interface: sum the changes of every series
+      // A counter per device or interface: the series are summed at each of cAdvisor's sample instants.
+      const summed = async (metric, extra = '') => {
         const q = new URLSearchParams({ query: `${sel(metric, extra)}[${Math.ceil((bMs - aMs) / 1000) + 5}s]`, time: (bMs / 1000).toFixed(3) });
         const body = await (await fetch(`${promUrl}/api/v1/query?${q}`, { signal })).json();
         if (body.status !== 'success' || !body.data.result.length) return null;
-        let sum = 0;
+        const byT = new Map();
         for (const r of body.data.result) {
-          const xs = r.values.map(([t, v]) => ({ t_ms: Math.round(t * 1000), v: Number(v) })).filter((x) => x.t_ms >= aMs && x.t_ms <= bMs);
-          sum += delta(xs) || 0;
+          for (const [ts, v] of r.values) {
+            const tMs = Math.round(ts * 1000);
+            if (tMs >= aMs && tMs <= bMs) byT.set(tMs, (byT.get(tMs) || 0) + Number(v));
+          }
         }
-        return sum;
+        return [...byT].sort((x, y) => x[0] - y[0]).map(([tMs, v]) => ({ t_ms: tMs, v }));
       };
-      const memory = await span('container_memory_working_set_bytes');
+      const delta = (xs) => (xs && xs.length >= 2 ? xs[xs.length - 1].v - xs[0].v : null);
+      const [memory, read, write, rx, tx] = await Promise.all([
+        summed('container_memory_working_set_bytes'),
+        summed('container_blkio_device_usage_total', ',operation="Read"'),
+        summed('container_blkio_device_usage_total', ',operation="Write"'),
+        summed('container_network_receive_bytes_total'),
+        summed('container_network_transmit_bytes_total'),
+      ]);
       return {
-        memory: memory.map((x) => ({ t_ms: x.t_ms, bytes: x.v })),
-        disk_read_bytes: await sumDelta('container_blkio_device_usage_total', ',operation="Read"'),
-        disk_write_bytes: await sumDelta('container_blkio_device_usage_total', ',operation="Write"'),
-        network_rx_bytes: await sumDelta('container_network_receive_bytes_total'),
-        network_tx_bytes: await sumDelta('container_network_transmit_bytes_total'),
+        memory: (memory || []).map((x) => ({ t_ms: x.t_ms, bytes: x.v })),
+        disk_read_bytes: delta(read),
+        disk_write_bytes: delta(write),
+        network_rx_bytes: delta(rx),
+        network_tx_bytes: delta(tx),
+        io: { disk_read: read || [], disk_write: write || [], network_rx: rx || [], network_tx: tx || [] },
       };
     },
   };

@@ -191,6 +191,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     requests: samples.series,
     cpu_per_request: cpuWindow ? cpuPerRequestBetween(sampler.ticks, samples) : cpuPerRequestSeries(sampler.ticks, samples.series),
     memory: sampler.memory,
+    ...(resources ? { io: resources.io } : {}),
   };
   return { window, cpu, cpuWindow, node, samples, generator, series };
 }

@@ -32,10 +32,10 @@ function charts(run, series) {
     if (f.cpu_ms_per_request_net !== null) cpuSeries.push({ name: 'window (net of idle)', points: [[0, f.cpu_ms_per_request_net], [w, f.cpu_ms_per_request_net]], dashed: true });
   }
   const source = run.node && run.node.cpu_source ? run.node.cpu_source.kind : 'n/a';
-  return {
+  const out = {
     'cpu-per-request.svg': lineChart({
       title: 'Node CPU time per request', xLabel: 'seconds into the measured window', yLabel: 'CPU ms per request',
-      series: cpuSeries, xRange, note: `node CPU from ${source} counters; per-second points need a source readable at any instant`,
+      series: cpuSeries, xRange, note: source === 'cadvisor' ? 'node CPU from cAdvisor; points between consecutive cAdvisor samples' : `node CPU from ${source} counters; per-second points need a source readable at any instant`,
     }),
     'throughput.svg': lineChart({
       title: 'Throughput', xLabel: 'seconds into the measured window', yLabel: 'requests per second',
@@ -53,6 +53,25 @@ function charts(run, series) {
       note: 'successful requests, by the second they completed in',
     }),
   };
+  const mem = series.memory || [];
+  if (mem.length) {
+    out['memory.svg'] = lineChart({
+      title: 'Node memory', xLabel: 'seconds into the measured window', yLabel: 'MiB',
+      series: [{ name: source === 'cadvisor' ? 'working set' : 'cgroup usage', points: mem.map((p) => [x(p.t_ms), p.bytes / 2 ** 20]) }],
+      xRange, note: source === 'cadvisor' ? 'cAdvisor container_memory_working_set_bytes, at its sample instants' : 'the node cgroup\'s memory usage, every second',
+    });
+  }
+  const io = series.io;
+  if (io) {
+    // Rates between consecutive cAdvisor samples of each counter.
+    const rates = (xs) => xs.slice(1).map((b, i) => [x(b.t_ms), ((b.v - xs[i].v) / 2 ** 20) / Math.max(0.001, (b.t_ms - xs[i].t_ms) / 1000)]);
+    out['io.svg'] = lineChart({
+      title: 'Node disk and network', xLabel: 'seconds into the measured window', yLabel: 'MiB per second',
+      series: [['disk read', io.disk_read], ['disk written', io.disk_write], ['network received', io.network_rx], ['network sent', io.network_tx]].map(([name, xs]) => ({ name, points: rates(xs) })),
+      xRange, note: 'cAdvisor counters of the node container (blkio, network), between consecutive samples',
+    });
+  }
+  return out;
 }
 
 function summary(run) {
@@ -86,13 +105,32 @@ function summary(run) {
   if (run.window) lines.push(`- Measured window: ${num((run.window.end_ms - run.window.start_ms) / 1000, 3)} s, from ${new Date(run.window.start_ms).toISOString()} to ${new Date(run.window.end_ms).toISOString()}. A request counts when it completes inside it.`);
   if (run.node && run.node.cpu_source) {
     const n = run.node;
-    lines.push(`- Node CPU: ${n.cpu_source.describe}, read at the window's edges: ${num(n.cpu_total_s, 3)} s (user ${n.cpu_user_s === null ? 'n/a' : num(n.cpu_user_s, 3)}, system ${n.cpu_system_s === null ? 'n/a' : num(n.cpu_system_s, 3)}). CPU per request = that / requests ok.`);
-    if (n.cpu_check) lines.push(`- Cross-check: ${n.cpu_check.describe} over the same window: ${num(n.cpu_check.total_s, 3)} s.`);
+    const split = `(user ${n.cpu_user_s === null ? 'n/a' : num(n.cpu_user_s, 3)}, system ${n.cpu_system_s === null ? 'n/a' : num(n.cpu_system_s, 3)})`;
+    if (n.cpu_window) {
+      const w = n.cpu_window;
+      lines.push(`- Node CPU: ${n.cpu_source.describe}. The first and last samples inside the window were read ${num((w.end_ms - w.start_ms) / 1000, 3)} s apart (from ${new Date(w.start_ms).toISOString()} to ${new Date(w.end_ms).toISOString()}): ${num(n.cpu_total_s, 3)} s of CPU ${split}, over the ${w.requests_ok} requests that completed between those two instants. CPU per request = that CPU / those requests.`);
+    } else {
+      lines.push(`- Node CPU: ${n.cpu_source.describe}, read at the window's edges: ${num(n.cpu_total_s, 3)} s ${split}. CPU per request = that / requests ok.`);
+    }
+    if (n.cpu_check && n.cpu_check.cpu_s_per_s !== undefined) {
+      lines.push(`- Cross-check: ${n.cpu_check.describe} at the window's edges: ${num(n.cpu_check.cpu_s_per_s, 4)} CPU s/s, against ${num(n.cpu_s_per_s, 4)} from cAdvisor (rates, because the two were read at different instants).`);
+    } else if (n.cpu_check) {
+      lines.push(`- Cross-check: ${n.cpu_check.describe} over the same window: ${num(n.cpu_check.total_s, 3)} s.`);
+    }
+    if (n.memory_peak_bytes) lines.push(`- Node memory: peak ${num(n.memory_peak_bytes / 2 ** 20, 1)} MiB, mean ${num(n.memory_mean_bytes / 2 ** 20, 1)} MiB${n.cpu_window ? ' (cAdvisor working set)' : ''}.`);
+    const bytes = (x) => (x === null || x === undefined ? 'n/a' : `${num(x / 2 ** 20, 2)} MiB`);
+    if (n.disk_read_bytes !== undefined) lines.push(`- Node disk: ${bytes(n.disk_read_bytes)} read, ${bytes(n.disk_write_bytes)} written.`);
+    if (n.network_rx_bytes !== undefined) lines.push(`- Node network: ${bytes(n.network_rx_bytes)} received, ${bytes(n.network_tx_bytes)} sent.`);
     if (n.rpc_requests !== undefined && n.rpc_requests !== null) lines.push(`- The node's own request counter (Prometheus, 1 s scrapes, so approximate at the edges) rose by ${n.rpc_requests} over the window.`);
   }
   if (run.idle) lines.push(`- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num(run.idle.cpu_s / run.idle.seconds * 1000, 2)} ms/s); the net figure subtracts that rate over the window.`);
   if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) lines.push(`- Load generator (artillery + ethers): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`);
   if (run.sync) lines.push(`- Node synced with its head advancing after ${num(run.sync.seconds, 1)} s.`);
+  if (run.stack && run.stack.compose) {
+    const c = run.stack.compose;
+    const imgs = Object.entries(run.stack.images || {}).map(([svc, i]) => (i.ref ? `${svc} ${i.ref} (${i.origin})` : `${svc} skipped: ${i.skipped}`));
+    lines.push(`- Stack: compose project ${c.project} (${c.command} ${c.version}, Docker engine ${c.engine}); images: ${imgs.join('; ')}.`);
+  }
   if (run.repetitions) {
     lines.push('', `## Repetitions (${run.repetitions.length}, on the warm stack)`, '');
     if (run.summary) {
@@ -148,6 +186,8 @@ function summary(run) {
     for (const [msg, n] of Object.entries(run.errors)) lines.push(`| ${msg.replace(/\|/g, '\\|')} | ${n} |`);
   }
   lines.push('', '## Charts', '', '![CPU time per request](charts/cpu-per-request.svg)', '', '![Throughput](charts/throughput.svg)', '', '![Latency](charts/latency.svg)', '');
+  if (run.node && run.node.memory_peak_bytes) lines.push('![Memory](charts/memory.svg)', '');
+  if (run.node && run.node.network_rx_bytes !== undefined) lines.push('![Disk and network](charts/io.svg)', '');
   return lines.join('\n');
 }
 

@@ -115,9 +115,10 @@ function findCompose() {
 /**
  * Runs a Compose command; resolves {code, out}. Output lines go to onLine as they come.
  * @param {string[]} args after `docker compose`
+ * @param {{argv?: string[]}} opts argv: a given Compose command instead of the one found
  */
-function compose(args, { env, cwd, onLine = () => {}, timeoutMs = 0 } = {}) {
-  const c = findCompose();
+function compose(args, { env, cwd, onLine = () => {}, timeoutMs = 0, argv } = {}) {
+  const c = argv ? { argv } : findCompose();
   if (!c) return Promise.reject(new Error('neither `docker compose` (v2) nor `docker-compose` (v1) is installed'));
   return new Promise((resolve, reject) => {
     const child = spawn(c.argv[0], [...c.argv.slice(1), ...args], { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });

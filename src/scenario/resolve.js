@@ -191,6 +191,10 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
     }
   }
   if (v.RUNTIME === 'compose') {
+    // cAdvisor samples every 1 to 2 s: a window needs room for two samples inside it.
+    for (const [key, min] of [['DURATION_S', 5], ['SATURATE_STEP_S', 5], ['PROFILE_DURATION_S', 5], ['IDLE_S', 4]]) {
+      if (v[key] > 0 && v[key] < min) errors.push(`${at(key)}: ${key}: at least ${min} s with RUNTIME=compose (cAdvisor samples every 1 to 2 s and a window needs two samples inside it)${key === 'IDLE_S' ? ', or 0 for no idle baseline' : ''}`);
+    }
     if (!client.containerMetrics) errors.push(`${at('RUNTIME')}: RUNTIME=compose: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
     if (v.SNAPSHOT && !v.NODE_VOLUME) errors.push(`${at('SNAPSHOT')}: SNAPSHOT is unpacked into NODE_VOLUME: set NODE_VOLUME too`);
     if (v.SNAPSHOT && !fs.existsSync(v.SNAPSHOT)) errors.push(`${at('SNAPSHOT')}: SNAPSHOT: no such file: ${v.SNAPSHOT}`);

@@ -30,6 +30,14 @@ function processesWith(marker) {
  */
 function startRun(scenario, env = {}) {
   const tmp = tmpDir('chainperf-it-');
+  // RUNTIME defaults to auto (compose where Docker answers): these tests choose it, host unless they or the file say.
+  let fileRuntime = false;
+  try {
+    fileRuntime = /^\s*RUNTIME=/m.test(fs.readFileSync(scenario, 'utf8'));
+  } catch {
+    // a missing file is what some tests check
+  }
+  if (!fileRuntime && !env.RUNTIME) env = { ...env, RUNTIME: 'host' };
   const reports = env.REPORTS_DIR || path.join(tmp, 'reports');
   const child = spawn(path.join(ROOT, 'run.sh'), [scenario], {
     cwd: ROOT,
@@ -56,7 +64,7 @@ function startRun(scenario, env = {}) {
     stderrListeners.push((all) => { if (re.test(all)) resolve(); });
     done.then(() => reject(new Error(`run ended before its log matched ${re}:\n${stderr}`)));
   });
-  return { child, done, tmp, reports, waitFor };
+  return { child, done, tmp, reports, waitFor, stderrText: () => stderr };
 }
 
 /**

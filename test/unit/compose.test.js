@@ -34,6 +34,10 @@ describe('compose runtime: scenario to compose project', () => {
     assert.ok(snap.errors.some((e) => /SNAPSHOT is unpacked into NODE_VOLUME/.test(e)), snap.errors.join('\n'));
     assert.ok(snap.errors.some((e) => /SNAPSHOT: no such file/.test(e)), snap.errors.join('\n'));
     assert.match(resolve('RUNTIME=compose\nNODE_VOLUME=bad/name\n').errors[0], /expected a Docker volume name/);
+    const short = resolve('RUNTIME=compose\nDURATION_S=3\nIDLE_S=2\n').errors;
+    assert.match(short[0], /DURATION_S: at least 5 s with RUNTIME=compose \(cAdvisor samples every 1 to 2 s/);
+    assert.match(short[1], /IDLE_S: at least 4 s .*or 0 for no idle baseline/);
+    assert.deepEqual(resolve('RUNTIME=compose\nDURATION_S=5\nIDLE_S=0\n').errors, []);
   });
 
   it('combines one file per service, Grafana only when it runs, the kept volume only when named', () => {

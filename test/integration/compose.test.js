@@ -1,0 +1,188 @@
+'use strict';
+// The compose runtime end to end on a real Docker engine: geth, cAdvisor and
+// Prometheus as one compose project, images built locally. The figures are
+// checked against the container's own cgroup counters, read by this test
+// while the run goes on; the dashboards' queries against the run's Prometheus.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { startRun, readRun } = require('./harness');
+const { schemaErrors, ROOT, tmpDir, writeScenario } = require('../helpers');
+const docker = require('../../src/runtime/docker');
+
+const GETH_DEV = path.join(ROOT, 'scenarios', 'geth-dev.env');
+const SHORT = {
+  RUNTIME: 'compose', GRAFANA: 'auto', DURATION_S: '12', WARMUP_S: '3', IDLE_S: '4', HISTORY_TRANSFERS: '30', HISTORY_CONTRACT_CALLS: '16', MAX_ERROR_RATE: '0',
+};
+
+/** The run's compose project and Prometheus URL, from its log. */
+function fromLog(stderr) {
+  const project = /starting compose project (\S+)/.exec(stderr);
+  const prom = /Prometheus at (http:\/\/\S+?),/.exec(stderr);
+  return { project: project && project[1], promUrl: prom && prom[1] };
+}
+
+/** Cumulative CPU (s) of a container from its cgroup v1 cpuacct.usage, sampled every 50 ms by the test. */
+function watchContainerCpu(findId) {
+  const samples = [];
+  let id = null;
+  const timer = setInterval(async () => {
+    if (!id) id = await findId();
+    if (!id) return;
+    try {
+      const ns = Number(fs.readFileSync(`/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, 'utf8'));
+      samples.push({ t: Date.now(), cpu: ns / 1e9 });
+    } catch {
+      // not there (yet, or any more)
+    }
+  }, 50);
+  return {
+    stop: () => clearInterval(timer),
+    cpuAt(ms) {
+      for (let i = 1; i < samples.length; i++) {
+        const [a, b] = [samples[i - 1], samples[i]];
+        if (a.t <= ms && ms <= b.t) return a.cpu + ((b.cpu - a.cpu) * (ms - a.t)) / Math.max(1, b.t - a.t);
+      }
+      throw new Error(`no cgroup samples around ${new Date(ms).toISOString()}`);
+    },
+  };
+}
+
+async function nodeContainerId(project) {
+  const filter = encodeURIComponent(JSON.stringify({ label: [`com.docker.compose.project=${project}`, 'com.docker.compose.service=node'] }));
+  const r = await docker.engine('GET', `/containers/json?filters=${filter}`);
+  return r.body.length ? r.body[0].Id : null;
+}
+
+/** Every PromQL expression of the committed dashboards, with Grafana's interval variables filled in. */
+function dashboardQueries() {
+  const dir = path.join(ROOT, 'grafana', 'dashboards');
+  const out = [];
+  for (const f of fs.readdirSync(dir)) {
+    for (const p of JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).panels) {
+      for (const t of p.targets) out.push({ panel: `${f}: ${p.title}`, expr: t.expr.replaceAll('$__rate_interval', '10s').replaceAll('$__interval', '1s') });
+    }
+  }
+  return out;
+}
+
+async function promQuery(promUrl, expr) {
+  const body = await (await fetch(`${promUrl}/api/v1/query?${new URLSearchParams({ query: expr })}`)).json();
+  if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
+  return body.data.result;
+}
+
+describe('compose runtime: geth, cAdvisor and Prometheus end to end', () => {
+  let res;
+  let run;
+  let project;
+  let cpuWatch;
+  const dashboards = [];
+
+  before(async () => {
+    const r = startRun(GETH_DEV, SHORT);
+    await r.waitFor(/starting compose project/);
+    ({ project } = fromLog(r.stderrText()));
+    cpuWatch = watchContainerCpu(() => nodeContainerId(project));
+    // While the window runs, every dashboard query must return data from the run's real Prometheus.
+    await r.waitFor(/measure: measuring for/);
+    await r.waitFor(/measure: 10 s of/);
+    const { promUrl } = fromLog(r.stderrText());
+    for (const q of dashboardQueries()) {
+      dashboards.push({ ...q, result: await promQuery(promUrl, q.expr).catch((err) => ({ error: err.message })) });
+    }
+    res = await r.done;
+    cpuWatch.stop();
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it('exits 0, prints the report folder last, and writes a valid run.json for the compose runtime', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.status, 'ok');
+    assert.equal(run.provenance.runtime, 'compose');
+    assert.equal(run.stack.compose.project, project);
+    assert.match(run.provenance.client.version, /Geth\/v1\.16\.7/);
+    for (const svc of ['node', 'prometheus', 'cadvisor']) assert.ok(run.stack.images[svc].id, `${svc} image recorded`);
+  });
+
+  it('node CPU comes from cAdvisor samples inside the window and matches the container cgroup read by this test', () => {
+    assert.equal(run.node.cpu_source.kind, 'cadvisor');
+    const w = run.node.cpu_window;
+    assert.ok(w.start_ms >= run.window.start_ms && w.end_ms <= run.window.end_ms, 'CPU edges lie inside the window');
+    assert.ok(w.end_ms - w.start_ms >= 7000, `CPU window ${w.end_ms - w.start_ms} ms`);
+    const independent = cpuWatch.cpuAt(w.end_ms) - cpuWatch.cpuAt(w.start_ms);
+    const diff = Math.abs(independent - run.node.cpu_total_s) / independent;
+    assert.ok(diff < 0.05, `cAdvisor ${run.node.cpu_total_s} s, cgroup ${independent.toFixed(3)} s`);
+    assert.ok(Math.abs(run.figures.cpu_ms_per_request - (run.node.cpu_total_s * 1000) / w.requests_ok) < 1e-5);
+    assert.ok(w.requests_ok > 500 && w.requests_ok < run.figures.requests_ok);
+  });
+
+  it('cross-checks against the Docker engine stats of the same container', () => {
+    const c = run.node.cpu_check;
+    assert.equal(c.kind, 'docker');
+    const diff = Math.abs(c.cpu_s_per_s - run.node.cpu_s_per_s) / run.node.cpu_s_per_s;
+    assert.ok(diff < 0.1, `docker ${c.cpu_s_per_s} CPU s/s, cAdvisor ${run.node.cpu_s_per_s}`);
+  });
+
+  it('records memory, disk and network of the node container', () => {
+    assert.ok(run.node.memory_peak_bytes > 10e6, `memory_peak_bytes ${run.node.memory_peak_bytes}`);
+    assert.ok(run.node.network_rx_bytes > 1000 && run.node.network_tx_bytes > 1000);
+    assert.equal(typeof run.node.disk_write_bytes, 'number');
+  });
+
+  it('every query of the dashboards returns data from the run\'s Prometheus', () => {
+    assert.ok(dashboards.length >= 8);
+    const empty = dashboards.filter((d) => d.result.error || d.result.length === 0).map((d) => `${d.panel}: ${d.expr} ${d.result.error || '(no data)'}`);
+    assert.deepEqual(empty, []);
+  });
+
+  it('brings the project down with its volumes', async () => {
+    assert.deepEqual(await docker.projectLeftovers(project), { containers: [], volumes: [], networks: [] });
+  });
+});
+
+describe('compose runtime: failures', () => {
+  const check = async (res, reason, project) => {
+    assert.equal(res.code, 1, res.stderr);
+    const run = readRun(res.reportDir);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.status, 'failed');
+    assert.match(run.error, reason);
+    assert.deepEqual(await docker.projectLeftovers(project), { containers: [], volumes: [], networks: [] }, 'nothing left behind');
+    return run;
+  };
+  const QUICK = { ...SHORT, GRAFANA: 'no', WARMUP_S: '0', IDLE_S: '4', HISTORY_TRANSFERS: '8', HISTORY_CONTRACT_CALLS: '4', DURATION_S: '60' };
+
+  it('the node container exiting mid-run: torn down, report failed with the reason', async () => {
+    const r = startRun(GETH_DEV, QUICK);
+    await r.waitFor(/measure: measuring for/);
+    const { project } = fromLog(r.stderrText());
+    await docker.engine('POST', `/containers/${await nodeContainerId(project)}/kill?signal=KILL`);
+    const run = await check(await r.done, /the node exited during measure \(status 137\)/, project);
+    assert.ok(run.idle && run.idle.cpu_s >= 0, 'the idle baseline measured before is kept');
+  });
+
+  it('Ctrl-C: the stack comes down with its volumes and the report says so', async () => {
+    const r = startRun(GETH_DEV, QUICK);
+    await r.waitFor(/measure: measuring for/);
+    const { project } = fromLog(r.stderrText());
+    r.child.kill('SIGINT');
+    await check(await r.done, /interrupted by SIGINT/, project);
+  });
+
+  it('a service that never becomes ready: a clear error after STACK_TIMEOUT_S', async () => {
+    // An operator's override that moves cAdvisor to a port nothing is published on.
+    const dir = tmpDir();
+    const override = path.join(dir, 'cadvisor-elsewhere.yml');
+    fs.writeFileSync(override, 'services:\n  cadvisor:\n    command: ["--port=9999", "--housekeeping_interval=1s", "--docker_only=true"]\n');
+    const file = writeScenario(dir, 'never-ready', `RUNTIME=compose\nGRAFANA=no\nSTACK_TIMEOUT_S=8\nCOMPOSE_FILES=${override}\n`);
+    const r = startRun(file);
+    await r.waitFor(/starting compose project/);
+    const { project } = fromLog(r.stderrText());
+    const run = await check(await r.done, /service cadvisor did not become ready in 8 s/, project);
+    assert.equal(run.phase, 'provision');
+  });
+});
