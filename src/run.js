@@ -99,7 +99,8 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
       : { pid: stack.node.pid, cpus: stack.node.cpus || null };
     if (stack.compose) run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };
     stack.onNodeExit((info) => {
-      controller.abort(new Error(`the node exited during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`));
+      const how = info.restarted ? 'restarted' : 'exited';
+      controller.abort(new Error(`the node ${how} during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`));
     });
 
     phase('sync');

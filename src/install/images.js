@@ -17,9 +17,10 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { execFileSync, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const { inspectImage } = require('../runtime/docker');
 const { runWithProgress } = require('./progress');
+const { ensureDebianTool } = require('./debian');
 const { cacheDir } = require('./cache');
 const clients = require('../clients');
 
@@ -95,14 +96,10 @@ async function ensureImages(s, log, { allowPull = true } = {}) {
 /** chainperf/debian-base:bookworm from debootstrap, once. */
 async function ensureBase(log) {
   if (await imageId(BASE_REF)) return BASE_REF;
-  try {
-    execFileSync('debootstrap', ['--version'], { stdio: 'ignore' });
-  } catch {
-    throw new Error(`building ${BASE_REF} needs debootstrap: apt-get install debootstrap`);
-  }
+  const debootstrap = await ensureDebianTool('debootstrap', 'debootstrap', log);
   const rootfs = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-rootfs-'));
   try {
-    await runWithProgress('debootstrap', ['--variant=minbase', 'bookworm', rootfs, process.env.DEBIAN_MIRROR || 'http://deb.debian.org/debian'], {
+    await runWithProgress(debootstrap, ['--variant=minbase', 'bookworm', rootfs, process.env.DEBIAN_MIRROR || 'http://deb.debian.org/debian'], {
       label: `building ${BASE_REF}`, expected: 'a minimal Debian root file system; 1 to 2 minutes, once', log,
     });
     await runWithProgress('sh', ['-c', `tar -C "${rootfs}" -c . | docker import --change 'CMD ["/bin/bash"]' - ${BASE_REF}`], {

@@ -178,21 +178,32 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     stack.containers = containers;
 
     // A node container that exits or restarts ends the run.
+    // A restart is seen by the container's start time changing (a restart policy also counts RestartCount).
     let exitInfo = null;
     const exitListeners = [];
+    const startedAt = (await docker.inspectContainer(containers.node.id)).State.StartedAt;
+    let polling = false;
     const watch = setInterval(async () => {
-      if (exitInfo) return;
+      if (exitInfo || polling) return;
+      polling = true;
       try {
-        const info = await docker.inspectContainer(containers.node.id);
+        let info = await docker.inspectContainer(containers.node.id);
+        if (info && info.State.Status !== 'running') {
+          await sleep(1500); // a restart passes through "exited": look again before calling it an exit
+          info = (await docker.inspectContainer(containers.node.id)) || info;
+        }
         const st = info && info.State;
-        if (!st || st.Status !== 'running' || info.RestartCount > 0) {
+        const restarted = Boolean(st && (info.RestartCount > 0 || st.StartedAt !== startedAt));
+        if (!st || st.Status !== 'running' || restarted) {
           exitInfo = st
-            ? { code: st.ExitCode, signal: st.OOMKilled ? 'OOM' : null, restarted: info.RestartCount > 0, status: st.Status }
+            ? { code: st.ExitCode, signal: st.OOMKilled ? 'OOM' : null, restarted, status: st.Status }
             : { code: null, signal: null, status: 'removed' };
           for (const fn of exitListeners) fn(exitInfo);
         }
       } catch {
         // the engine is busy; try again
+      } finally {
+        polling = false;
       }
     }, 1000);
     stack.cleanups.push(() => clearInterval(watch)); // runs before down: leaving a container is not the node exiting

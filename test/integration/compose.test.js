@@ -165,6 +165,14 @@ describe('compose runtime: failures', () => {
     assert.ok(run.idle && run.idle.cpu_s >= 0, 'the idle baseline measured before is kept');
   });
 
+  it('the node container restarting mid-run: the run stops and says the node restarted', async () => {
+    const r = startRun(GETH_DEV, QUICK);
+    await r.waitFor(/measure: measuring for/);
+    const { project } = fromLog(r.stderrText());
+    await docker.engine('POST', `/containers/${await nodeContainerId(project)}/restart?t=0`);
+    await check(await r.done, /the node restarted during measure/, project);
+  });
+
   it('Ctrl-C: the stack comes down with its volumes and the report says so', async () => {
     const r = startRun(GETH_DEV, QUICK);
     await r.waitFor(/measure: measuring for/);
@@ -173,16 +181,51 @@ describe('compose runtime: failures', () => {
     await check(await r.done, /interrupted by SIGINT/, project);
   });
 
-  it('a service that never becomes ready: a clear error after STACK_TIMEOUT_S', async () => {
+  it('a service that never becomes ready (Compose v1): a clear error after STACK_TIMEOUT_S', async () => {
     // An operator's override that moves cAdvisor to a port nothing is published on.
     const dir = tmpDir();
     const override = path.join(dir, 'cadvisor-elsewhere.yml');
     fs.writeFileSync(override, 'services:\n  cadvisor:\n    command: ["--port=9999", "--housekeeping_interval=1s", "--docker_only=true"]\n');
     const file = writeScenario(dir, 'never-ready', `RUNTIME=compose\nGRAFANA=no\nSTACK_TIMEOUT_S=8\nCOMPOSE_FILES=${override}\n`);
-    const r = startRun(file);
-    await r.waitFor(/starting compose project/);
+    const r = startRun(file, { COMPOSE_COMMAND: 'docker-compose' });
+    await r.waitFor(/starting compose project \S+ \(docker-compose 1\./);
     const { project } = fromLog(r.stderrText());
     const run = await check(await r.done, /service cadvisor did not become ready in 8 s/, project);
     assert.equal(run.phase, 'provision');
+  });
+});
+
+describe('compose runtime: node data kept in a volume, and restored from a snapshot (Compose v1)', () => {
+  const tag = Math.random().toString(16).slice(2, 8);
+  const kept = `chainperf-test-kept-${tag}`;
+  const restored = `chainperf-test-restored-${tag}`;
+  const OK = { ...SHORT, GRAFANA: 'no', WARMUP_S: '0', IDLE_S: '0', DURATION_S: '5', HISTORY_TRANSFERS: '8', HISTORY_CONTRACT_CALLS: '4', COMPOSE_COMMAND: 'docker-compose' };
+
+  after(async () => {
+    for (const v of [kept, restored]) await docker.engine('DELETE', `/volumes/${v}`);
+  });
+
+  it('a run with NODE_VOLUME leaves the chain in that volume, and a snapshot of it starts a synced node elsewhere', async () => {
+    const first = await startRun(GETH_DEV, { ...OK, NODE_VOLUME: kept }).done;
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, new RegExp(`node data: new volume ${kept}`));
+    assert.match(first.stderr, /creating history/);
+    assert.equal((await docker.engine('GET', `/volumes/${kept}`)).status, 200, 'the volume outlives the run');
+    const head = readRun(first.reportDir).sync.head;
+
+    // A snapshot file of the kept volume, as an operator would make one.
+    const dir = tmpDir();
+    const { execFileSync } = require('node:child_process');
+    execFileSync('docker', ['run', '--rm', '-v', `${kept}:/data:ro`, '-v', `${dir}:/out`, 'chainperf/debian-base:bookworm', 'tar', '-C', '/data', '-cf', '/out/geth-dev.tar', '.']);
+
+    const second = await startRun(GETH_DEV, { ...OK, NODE_VOLUME: restored, SNAPSHOT: path.join(dir, 'geth-dev.tar') }).done;
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stderr, new RegExp(`restoring .*geth-dev\\.tar into new volume ${restored}`));
+    assert.doesNotMatch(second.stderr, /creating history/, 'no history is created on a chain that has one');
+    const run = readRun(second.reportDir);
+    assert.equal(run.history, undefined);
+    assert.ok(run.sync.head > head, `restored chain at ${run.sync.head}, after ${head}`);
+    assert.equal(run.stack.compose.command, 'docker-compose');
+    assert.ok(run.figures.requests_ok > 0);
   });
 });
