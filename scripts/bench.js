@@ -4,7 +4,8 @@
 // reference, on a real geth --dev. The node is pinned to core 0 and each
 // generator in turn to the other cores, in the run's generator cgroup.
 //
-// For each generator (wrk, chainperf's lean engine, ethers through artillery)
+// For each generator (wrk; chainperf's lean engine over HTTP and over
+// WebSocket; ethers through artillery, over HTTP and over WebSocket)
 // and each repetition: warm up, then over a measured window read at both edges
 // the generator cgroup's CPU counters and geth's own rpc_requests counter (a
 // live counter, not a refreshed gauge). CPU per request = generator CPU /
@@ -15,7 +16,11 @@
 //
 // The last line is key=value pairs for scripts:
 //   engine_us_per_request wrk_us_per_request ratio engine_max_rps engine_rps
-//   wrk_rps ethers_us_per_request ethers_rps cv_cpu_ms_per_request cv_repetitions
+//   wrk_rps ethers_us_per_request ethers_rps engine_ws_us_per_request
+//   engine_ws_ratio engine_ws_max_rps engine_ws_rps ethers_ws_us_per_request
+//   ethers_ws_rps cv_cpu_ms_per_request cv_repetitions
+// (engine_* without ws are the lean engine over HTTP; engine_ws_ratio is
+// against wrk, which speaks HTTP only.)
 // engine_max_rps is what one core could send at the measured CPU per request
 // (1e6 / engine_us_per_request); engine_rps is the rate reached here, which
 // the node (one core) may cap before the generator does.
@@ -40,6 +45,7 @@ const MEASURE_S = Number(process.env.BENCH_MEASURE_S || 5);
 const REPS = Number(process.env.BENCH_REPS || 3);
 const CV_REPEAT = Number(process.env.BENCH_CV_REPEAT || 5);
 const CONNECTIONS = 16;
+const WS_CONNECTIONS = Number(process.env.BENCH_WS_CONNECTIONS || 4); // the lean engine over ws: 16 users on this many WebSockets
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] });
 
 async function rpcRequests(metricsUrl) {
@@ -74,15 +80,17 @@ async function benchWrk(stack, wrk, workDir) {
   }
 }
 
-async function benchArtillery(stack, generator, workDir, poolFile, k) {
+async function benchArtillery(stack, generator, transport, workDir, poolFile, k) {
   const start = Date.now() + (STARTUP_S + WARM_S) * 1000;
   const end = start + MEASURE_S * 1000;
-  const scenario = { GENERATOR: generator, CONCURRENCY: CONNECTIONS, RATE: null, RAMP_S: 0, WORKLOAD: 'method:eth_getBlockByNumber' };
-  const spec = { rpc_url: stack.rpcUrl, pool_file: poolFile, mix: { eth_getBlockByNumber: 1 }, timeout_ms: 10000, seed: 1, start_at: start, end_at: end, samples_dir: null };
-  const run = runArtillery({ scenario, spec, dir: workDir, name: `${generator}-${k}`, processor: require.resolve('../src/workload/processors/ethereum'), group: stack.generatorGroup });
+  const scenario = { GENERATOR: generator, TRANSPORT: transport, CONCURRENCY: CONNECTIONS, RATE: null, RAMP_S: 0, WORKLOAD: 'method:eth_getBlockByNumber' };
+  const spec = {
+    rpc_url: transport === 'ws' ? stack.wsUrl : stack.rpcUrl, transport, ws_connections: WS_CONNECTIONS, pool_file: poolFile, mix: { eth_getBlockByNumber: 1 }, timeout_ms: 10000, seed: 1, start_at: start, end_at: end, samples_dir: null,
+  };
+  const run = runArtillery({ scenario, spec, dir: workDir, name: `${generator}-${transport}-${k}`, processor: require.resolve('../src/workload/processors/ethereum'), group: stack.generatorGroup });
   const figures = await measureEdges(stack, start, end);
   const r = await run;
-  if (r.code !== 0) throw new Error(`artillery (${generator}) exited with status ${r.code}; see ${r.logFile}`);
+  if (r.code !== 0) throw new Error(`artillery (${generator} over ${transport}) exited with status ${r.code}; see ${r.logFile}`);
   return figures;
 }
 
@@ -131,17 +139,20 @@ async function main() {
     const poolFile = path.join(workDir, 'pool.json');
     fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 1337, head: sync.head, blocks: [1] }));
     log(`generator benchmark: eth_getBlockByNumber(0x1), ${CONNECTIONS} connections, node on cpus ${stack.node.cpus}, generator on cpus ${stack.generatorCpus}; ${REPS} x (${WARM_S} s warm-up + ${MEASURE_S} s measured)`);
-    const results = { wrk: [], lean: [], ethers: [] };
+    const results = { wrk: [], lean: [], lean_ws: [], ethers: [], ethers_ws: [] };
     for (let k = 0; k < REPS; k++) {
       results.wrk.push(await benchWrk(stack, wrk, workDir));
-      results.lean.push(await benchArtillery(stack, 'lean', workDir, poolFile, k));
-      results.ethers.push(await benchArtillery(stack, 'ethers', workDir, poolFile, k));
+      results.lean.push(await benchArtillery(stack, 'lean', 'http', workDir, poolFile, k));
+      results.lean_ws.push(await benchArtillery(stack, 'lean', 'ws', workDir, poolFile, k));
+      results.ethers.push(await benchArtillery(stack, 'ethers', 'http', workDir, poolFile, k));
+      results.ethers_ws.push(await benchArtillery(stack, 'ethers', 'ws', workDir, poolFile, k));
       log(`repetition ${k + 1}/${REPS}: ${Object.entries(results).map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`).join(', ')}`);
       await sleep(500);
     }
     const med = (g, key) => median(results[g].map((r) => r[key]));
     process.stdout.write('\ngenerator                  CPU us/request (median)   requests/s (median)   generator core busy\n');
-    for (const [g, label] of [['wrk', 'wrk (reference)'], ['lean', 'chainperf lean engine'], ['ethers', 'artillery + ethers']]) {
+    const rows = [['wrk', 'wrk (reference)'], ['lean', 'chainperf lean, HTTP'], ['lean_ws', `chainperf lean, ws (${WS_CONNECTIONS} conn.)`], ['ethers', 'artillery + ethers, HTTP'], ['ethers_ws', 'artillery + ethers, ws']];
+    for (const [g, label] of rows) {
       process.stdout.write(`${label.padEnd(27)}${med(g, 'us_per_request').toFixed(1).padStart(22)}${med(g, 'rps').toFixed(0).padStart(22)}${`${(med(g, 'cpu_utilization') * 100).toFixed(0)}%`.padStart(22)}\n`);
     }
     await stop(); // the repeatability run below starts its own node
@@ -157,6 +168,12 @@ async function main() {
       wrk_rps: med('wrk', 'rps').toFixed(0),
       ethers_us_per_request: med('ethers', 'us_per_request').toFixed(1),
       ethers_rps: med('ethers', 'rps').toFixed(0),
+      engine_ws_us_per_request: med('lean_ws', 'us_per_request').toFixed(1),
+      engine_ws_ratio: (med('lean_ws', 'us_per_request') / ref).toFixed(2),
+      engine_ws_max_rps: (1e6 / med('lean_ws', 'us_per_request')).toFixed(0),
+      engine_ws_rps: med('lean_ws', 'rps').toFixed(0),
+      ethers_ws_us_per_request: med('ethers_ws', 'us_per_request').toFixed(1),
+      ethers_ws_rps: med('ethers_ws', 'rps').toFixed(0),
       cv_cpu_ms_per_request: cv === null ? 'n/a' : cv.toFixed(4),
       cv_repetitions: CV_REPEAT,
     };

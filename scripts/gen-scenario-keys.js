@@ -13,7 +13,7 @@ function allowed(spec) {
     case 'int': return `integer ${spec.min}..${spec.max}`;
     case 'number': return `number ${spec.min}..${spec.max}`;
     case 'version': return 'version x.y.z';
-    case 'url': return 'http:// or https:// URL';
+    case 'url': return `${(spec.schemes || ['http', 'https']).map((x) => `${x}://`).join(', ').replace(/, ([^,]*)$/, ' or $1')} URL`;
     case 'workload': return 'workload name or `method:<rpc method>`';
     case 'path': return 'path';
     default: return 'text';

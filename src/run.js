@@ -123,8 +123,12 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     const missing = chain.missingForMix(pool, Object.keys(mix));
     if (missing.length) throw new Error(`the chain lacks what the workload needs: ${missing.join('; ')}`);
 
+    // The workload's endpoint: the node's WebSocket with TRANSPORT=ws, its HTTP endpoint otherwise.
+    const workloadUrl = s.TRANSPORT === 'ws' ? stack.wsUrl : stack.rpcUrl;
+    if (!workloadUrl) throw new Error(`TRANSPORT=${s.TRANSPORT}: the ${stack.runtime} runtime gave no ${s.TRANSPORT} endpoint`);
+    if (s.TRANSPORT === 'ws') log(`workload over WebSocket at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : workloadUrl}`);
     const spec = (over) => ({
-      rpc_url: stack.rpcUrl, pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, ...over,
+      rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, ...over,
     });
 
     if (s.WARMUP_S > 0) {

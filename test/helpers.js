@@ -59,6 +59,34 @@ async function startFakeNode() {
 }
 
 /**
+ * A local WebSocket server playing a JSON-RPC node. node.answer(body, conn)
+ * returns the answer (an object is sent as JSON, a string as it is), or null
+ * to never answer; node.received collects {conn, body} with conn the
+ * connection's number; node.sockets are the server's side of each connection.
+ */
+async function startFakeWsNode() {
+  const { WebSocketServer } = require('ws');
+  const node = { received: [], sockets: [], answer: () => null };
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise((r) => wss.once('listening', r));
+  wss.on('connection', (sock) => {
+    const conn = node.sockets.push(sock) - 1;
+    sock.on('message', (data) => {
+      const body = JSON.parse(data);
+      node.received.push({ conn, body });
+      const a = node.answer(body, conn);
+      if (a !== null && a !== undefined) sock.send(typeof a === 'string' ? a : JSON.stringify(a));
+    });
+  });
+  node.url = `ws://127.0.0.1:${wss.address().port}`;
+  node.close = () => new Promise((r) => {
+    for (const s of wss.clients) s.terminate();
+    wss.close(r);
+  });
+  return node;
+}
+
+/**
  * Writes a parameter pool and a generator spec for rpcUrl, and points
  * CHAINPERF_GENERATOR_SPEC at it, as the toolkit does for artillery's workers.
  */
@@ -75,4 +103,4 @@ function writeGeneratorSpec(rpcUrl, pool, over) {
   return { dir, spec };
 }
 
-module.exports = { ROOT, tmpDir, writeScenario, schemaErrors, startFakeNode, writeGeneratorSpec };
+module.exports = { ROOT, tmpDir, writeScenario, schemaErrors, startFakeNode, startFakeWsNode, writeGeneratorSpec };

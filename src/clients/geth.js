@@ -44,7 +44,7 @@ function binaryVersion(bin) {
 /**
  * The command line for a scenario.
  * @param {object} s resolved scenario
- * @param {{dataDir:string, ports:{rpc:number, metrics:number, p2p:number, auth:number}}} where
+ * @param {{dataDir:string, ports:{rpc:number, ws:number, metrics:number, p2p:number, auth:number}}} where
  */
 function command(s, { dataDir, ports }) {
   return {
@@ -55,11 +55,13 @@ function command(s, { dataDir, ports }) {
       '--maxpeers', String(s.PEERS),
       '--db.engine', s.DB_ENGINE,
       '--http', '--http.addr', '127.0.0.1', '--http.port', String(ports.rpc), '--http.api', 'eth,net,web3',
+      '--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(ports.ws), '--ws.api', 'eth,net,web3',
       '--metrics', '--metrics.addr', '127.0.0.1', '--metrics.port', String(ports.metrics),
       '--port', String(ports.p2p), '--authrpc.port', String(ports.auth), '--authrpc.addr', '127.0.0.1',
       '--ipcdisable', '--nodiscover',
     ],
     rpcUrl: `http://127.0.0.1:${ports.rpc}`,
+    wsUrl: `ws://127.0.0.1:${ports.ws}`,
     metrics: { target: `127.0.0.1:${ports.metrics}`, path: '/debug/metrics/prometheus' },
   };
 }

@@ -124,7 +124,7 @@ function summary(run) {
     if (n.rpc_requests !== undefined && n.rpc_requests !== null) lines.push(`- The node's own request counter (Prometheus, 1 s scrapes, so approximate at the edges) rose by ${n.rpc_requests} over the window.`);
   }
   if (run.idle) lines.push(`- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num(run.idle.cpu_s / run.idle.seconds * 1000, 2)} ms/s); the net figure subtracts that rate over the window.`);
-  if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) lines.push(`- Load generator (artillery + ethers): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`);
+  if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) lines.push(`- Load generator (${s.GENERATOR === 'lean' ? 'chainperf\'s lean engine' : 'artillery + ethers'} over ${s.TRANSPORT === 'ws' ? 'WebSocket' : 'HTTP'}): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`);
   if (run.sync) lines.push(`- Node synced with its head advancing after ${num(run.sync.seconds, 1)} s.`);
   if (run.stack && run.stack.compose) {
     const c = run.stack.compose;

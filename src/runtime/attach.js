@@ -20,6 +20,7 @@ async function startAttach(s, { signal }) {
   return {
     runtime: 'attach',
     rpcUrl: s.RPC_URL,
+    wsUrl: s.TRANSPORT === 'ws' ? s.RPC_URL : null,
     cpu,
     cpuCheck: null,
     generatorCpus: null,

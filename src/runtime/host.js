@@ -18,7 +18,7 @@ const { freePort } = require('../util/net');
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
 
 /**
- * @returns {Promise<object>} the stack: rpcUrl, cpu sources, node info, onNodeExit, teardown
+ * @returns {Promise<object>} the stack: rpcUrl (HTTP, for the toolkit's own calls), wsUrl, cpu sources, node info, onNodeExit, teardown
  */
 async function startHost(s, { runId, workDir, log, signal }) {
   const client = clients[s.CLIENT];
@@ -54,7 +54,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
       log('cgroups are not writable here: pinning with taskset and reading CPU from /proc/PID/stat instead');
     }
 
-    const ports = { rpc: await freePort(), metrics: await freePort(), p2p: await freePort(), auth: await freePort() };
+    const ports = { rpc: await freePort(), ws: await freePort(), metrics: await freePort(), p2p: await freePort(), auth: await freePort() };
     const dataDir = path.join(workDir, 'node-data');
     fs.mkdirSync(dataDir, { recursive: true });
     const cmd = client.command(s, { dataDir, ports });
@@ -81,8 +81,9 @@ async function startHost(s, { runId, workDir, log, signal }) {
     });
     stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
     stack.nodeLog = nodeLog;
-    stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, metrics_url: `http://${cmd.metrics.target}${cmd.metrics.path}` };
+    stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl, metrics_url: `http://${cmd.metrics.target}${cmd.metrics.path}` };
     stack.rpcUrl = cmd.rpcUrl;
+    stack.wsUrl = cmd.wsUrl;
 
     // The cgroup counts the whole process tree; /proc/PID/stat of the node process is the independent cross-check.
     stack.cpu = group ? cgroupSource(group) : pidSource(child.pid);

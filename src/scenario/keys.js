@@ -42,7 +42,7 @@ const KEYS = {
   GRAFANA_IMAGE: { type: 'string', default: '', doc: 'Image of the Grafana service. Default: grafana/grafana:11.3.0 when here or pullable.' },
 
   // Attach runtime
-  RPC_URL: { type: 'url', default: '', secret: true, doc: 'JSON-RPC endpoint of the node (attach). Credentials and API keys in it are redacted from reports.' },
+  RPC_URL: { type: 'url', schemes: ['http', 'https', 'ws', 'wss'], default: '', secret: true, doc: 'JSON-RPC endpoint of the node (attach): http(s):// or ws(s)://; a ws:// or wss:// URL means TRANSPORT=ws, and the sync check, history and harvest then go over WebSocket too. Credentials and API keys in it are redacted from reports.' },
   METRICS_URL: { type: 'url', default: '', secret: true, doc: 'Prometheus-format metrics endpoint of the node (attach), e.g. http://127.0.0.1:6060/debug/metrics/prometheus, read for its CPU counter.' },
   NODE_PID: { type: 'int', min: 1, max: 4194304, default: null, doc: 'PID of the node process on this host (attach); its CPU is read from /proc.' },
   CPU_SOURCE: { type: 'enum', values: ['auto', 'cgroup', 'pid', 'metrics'], default: 'auto', doc: 'Where node CPU time comes from. auto: cgroup (host), pid when NODE_PID is set, else metrics (attach).' },
@@ -50,6 +50,8 @@ const KEYS = {
   // Workload
   WORKLOAD: { type: 'workload', default: 'eth-default', doc: 'A weighted mix in workloads/<name>.yml, or method:<rpc method> for one method with harvested parameters.' },
   GENERATOR: { type: 'enum', values: ['ethers', 'lean'], default: 'ethers', doc: 'How requests are sent. ethers: through the chain\'s client library (ethers JsonRpcProvider). lean: chainperf\'s artillery engine, a keep-alive undici pool with request bodies prepared ahead, for figures at full speed (see docs/generator.md).' },
+  TRANSPORT: { type: 'enum', values: ['http', 'ws'], default: 'http', doc: 'How the workload reaches the node. http: JSON-RPC over HTTP POST, keep-alive. ws: JSON-RPC over WebSocket (host runtime: geth is started with --ws on 127.0.0.1; attach: RPC_URL\'s scheme decides, and a TRANSPORT that contradicts it is an error). Both generators speak both; with ethers over ws each artillery worker keeps one WebSocketProvider.' },
+  WS_CONNECTIONS: { type: 'int', min: 1, max: 1024, default: 4, doc: 'TRANSPORT=ws with GENERATOR=lean: WebSocket connections each artillery worker keeps open (at most CONCURRENCY); requests are spread over them, several in flight on each, matched to their answers by JSON-RPC id.' },
   CONCURRENCY: { type: 'int', min: 1, max: 10000, default: 32, doc: 'Closed loop: this many virtual users send requests back to back.' },
   RATE: { type: 'int', min: 1, max: 1000000, default: null, doc: 'Open loop: requests per second, each from a new virtual user. Set this or CONCURRENCY, not both; set from the environment, either replaces the file\'s.' },
   RAMP_S: { type: 'int', min: 0, max: 3600, default: 0, doc: 'Seconds over which load rises to its target before the measured window opens (not measured).' },

@@ -40,14 +40,16 @@ function convert(key, raw) {
     case 'version':
       if (!/^\d+\.\d+\.\d+$/.test(raw)) return { error: `expected a version like 1.16.7, got "${raw}"` };
       return { value: raw };
-    case 'url':
+    case 'url': {
+      const schemes = spec.schemes || ['http', 'https'];
       try {
         const u = new URL(raw);
-        if (!['http:', 'https:'].includes(u.protocol)) throw new Error('scheme');
+        if (!schemes.includes(u.protocol.slice(0, -1))) throw new Error('scheme');
       } catch {
-        return { error: `expected an http:// or https:// URL, got "${raw}"` };
+        return { error: `expected ${schemes.map((x) => `${x}://`).join(', ').replace(/, ([^,]*)$/, ' or $1')} URL, got "${raw}"` };
       }
       return { value: raw };
+    }
     case 'workload':
       return checkWorkload(raw);
     case 'name':
@@ -179,6 +181,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   }
   if (v.RUNTIME === 'attach') {
     if (!v.RPC_URL) errors.push(`${at('RUNTIME')}: RUNTIME=attach needs RPC_URL, the node's JSON-RPC endpoint`);
+    else checkTransport(v, sources, given, at, errors);
     const cpu = v.CPU_SOURCE;
     if (cpu === 'cgroup') errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=cgroup needs RUNTIME=host (attach reads a PID or a metrics endpoint)`);
     if ((cpu === 'pid') && !v.NODE_PID) errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=pid needs NODE_PID`);
@@ -205,6 +208,19 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
     for (const key of COMPOSE_ONLY) {
       if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=compose (RUNTIME is ${v.RUNTIME})`);
     }
+  }
+}
+
+/** In attach, RPC_URL's scheme is the transport: TRANSPORT follows it, or must agree with it. */
+function checkTransport(v, sources, given, at, errors) {
+  const scheme = v.RPC_URL.slice(0, v.RPC_URL.indexOf(':')).toLowerCase();
+  const urlTransport = scheme === 'ws' || scheme === 'wss' ? 'ws' : 'http';
+  if (!given.TRANSPORT) {
+    v.TRANSPORT = urlTransport;
+    sources.TRANSPORT = `RPC_URL (${scheme}://, ${at('RPC_URL')})`;
+  } else if (v.TRANSPORT !== urlTransport) {
+    const want = v.TRANSPORT === 'ws' ? 'a ws:// or wss://' : 'an http:// or https://';
+    errors.push(`${at('TRANSPORT')}: TRANSPORT=${v.TRANSPORT} contradicts RPC_URL (${scheme}://, ${at('RPC_URL')}): with RUNTIME=attach the transport is RPC_URL's; give ${want} RPC_URL, or leave TRANSPORT unset`);
   }
 }
 

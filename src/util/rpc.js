@@ -1,8 +1,15 @@
 'use strict';
 // A minimal JSON-RPC client for the toolkit's own control calls (sync checks,
-// harvesting). The measured workload goes through the chain's client library.
+// harvesting), over HTTP or, for a ws:// or wss:// URL, over one WebSocket per
+// URL that is closed again after a second without calls. The measured
+// workload goes through the load generator, not through this.
+
+const WebSocket = require('ws');
 
 let nextId = 1;
+
+/** How long an idle control WebSocket stays open for the next call. */
+const WS_IDLE_MS = 1000;
 
 class RpcError extends Error {
   constructor(method, error) {
@@ -11,8 +18,11 @@ class RpcError extends Error {
   }
 }
 
+const isWebSocketUrl = (url) => /^wss?:/i.test(url);
+
 /** Calls one method; rejects on HTTP errors, JSON-RPC errors and timeouts. */
 async function rpcCall(url, method, params = [], { timeoutMs = 10000, signal } = {}) {
+  if (isWebSocketUrl(url)) return wsCall(url, method, params, { timeoutMs, signal });
   const timeout = AbortSignal.timeout(timeoutMs);
   const res = await fetch(url, {
     method: 'POST',
@@ -26,4 +36,90 @@ async function rpcCall(url, method, params = [], { timeoutMs = 10000, signal } =
   return body.result;
 }
 
-module.exports = { rpcCall, RpcError };
+const sockets = new Map(); // url -> {ws, opened, pending: Map<id, {settle, fail}>, idle}
+
+/** The open (or opening) control connection to url, made on first use. */
+function connection(url, timeoutMs) {
+  const known = sockets.get(url);
+  if (known && known.ws.readyState <= WebSocket.OPEN) return known;
+  const ws = new WebSocket(url, { handshakeTimeout: timeoutMs });
+  const c = { ws, pending: new Map(), idle: null, error: null };
+  c.opened = new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('close', () => reject(new Error(`WebSocket closed before it opened${c.error ? `: ${c.error.message}` : ''}`)));
+  });
+  c.opened.catch(() => {}); // a caller awaits it; an idle connection failing is no one's error
+  ws.on('error', (err) => {
+    c.error = err; // 'close' follows and fails what is pending
+  });
+  ws.on('message', (data) => {
+    let doc;
+    try {
+      doc = JSON.parse(data);
+    } catch {
+      return;
+    }
+    const p = doc && c.pending.get(doc.id);
+    if (p) p.settle(doc);
+  });
+  ws.on('close', (code) => {
+    if (sockets.get(url) === c) sockets.delete(url);
+    clearTimeout(c.idle);
+    const reason = new Error(`WebSocket closed (code ${code})${c.error ? `: ${c.error.message}` : ''}`);
+    for (const p of [...c.pending.values()]) p.fail(reason);
+  });
+  sockets.set(url, c);
+  return c;
+}
+
+function wsCall(url, method, params, { timeoutMs, signal }) {
+  const c = connection(url, timeoutMs);
+  clearTimeout(c.idle);
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      if (signal) signal.removeEventListener('abort', onAbort);
+      c.pending.delete(id);
+      if (!c.pending.size) {
+        c.idle = setTimeout(() => {
+          if (sockets.get(url) === c) sockets.delete(url);
+          c.ws.close();
+        }, WS_IDLE_MS);
+        c.idle.unref();
+      }
+    };
+    const fail = (err) => {
+      done();
+      reject(err);
+    };
+    const timer = setTimeout(() => fail(new Error(`${method}: no answer after ${timeoutMs} ms`)), timeoutMs);
+    const onAbort = () => fail(signal.reason);
+    if (signal) {
+      if (signal.aborted) return fail(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    c.pending.set(id, {
+      settle: (doc) => {
+        done();
+        if (doc.error) reject(new RpcError(method, doc.error));
+        else resolve(doc.result);
+      },
+      fail: (err) => fail(new Error(`${method}: ${err.message}`)),
+    });
+    const message = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+    c.opened.then(() => {
+      if (c.pending.has(id)) c.ws.send(message);
+    }, (err) => {
+      if (c.pending.has(id)) fail(new Error(`${method}: ${err.message}`));
+    });
+  });
+}
+
+/** Closes the control WebSockets still open (they also close by themselves when idle). */
+function closeRpcConnections() {
+  for (const c of sockets.values()) c.ws.close();
+  sockets.clear();
+}
+
+module.exports = { rpcCall, RpcError, isWebSocketUrl, closeRpcConnections };

@@ -10,21 +10,28 @@ const { freePort } = require('../../src/util/net');
 const { rpcCall } = require('../../src/util/rpc');
 const { tmpDir } = require('../helpers');
 
-/** Starts geth --dev; period 0 makes a chain whose head never moves without transactions. */
-async function startGeth({ period = 1 } = {}) {
+/**
+ * Starts geth --dev; period 0 makes a chain whose head never moves without transactions.
+ * transport 'ws' serves JSON-RPC over WebSocket only (no HTTP endpoint); extra are more geth flags.
+ */
+async function startGeth({ period = 1, transport = 'http', extra = [] } = {}) {
   const bin = await geth.ensureBinary({ CLIENT_VERSION: geth.defaults.CLIENT_VERSION, CLIENT_BIN: '' }, (m) => process.stderr.write(`${m}\n`));
   const dir = tmpDir('chainperf-geth-');
   const rpc = await freePort();
   const metrics = await freePort();
   const log = fs.openSync(path.join(dir, 'geth.log'), 'a');
+  const endpoint = transport === 'ws'
+    ? ['--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(rpc), '--ws.api', 'eth,net,web3']
+    : ['--http', '--http.addr', '127.0.0.1', '--http.port', String(rpc)];
   const child = spawn(bin, [
     '--dev', ...(period ? ['--dev.period', String(period)] : []), '--datadir', path.join(dir, 'data'),
-    '--http', '--http.addr', '127.0.0.1', '--http.port', String(rpc),
+    ...endpoint,
     '--metrics', '--metrics.addr', '127.0.0.1', '--metrics.port', String(metrics),
     '--port', String(await freePort()), '--authrpc.port', String(await freePort()), '--ipcdisable', '--nodiscover',
+    ...extra,
   ], { stdio: ['ignore', log, log] });
   fs.closeSync(log);
-  const rpcUrl = `http://127.0.0.1:${rpc}`;
+  const rpcUrl = `${transport === 'ws' ? 'ws' : 'http'}://127.0.0.1:${rpc}`;
   const deadline = Date.now() + 30000;
   for (;;) {
     try {

@@ -22,8 +22,12 @@ describe('lean engine', function () {
       mix: { eth_getBlockByNumber: 1, eth_getBalance: 1 }, timeout_ms: 400, end_at: Date.now() + 3000,
     }));
     Engine = require('../../src/workload/engines/artillery-engine-chainperf');
+    Engine.reset();
   });
-  after(() => node.close());
+  after(() => {
+    Engine.reset();
+    node.close();
+  });
   beforeEach(() => {
     node.bodies = [];
   });

@@ -128,6 +128,34 @@ describe('scenario resolution', () => {
     assert.match(resolve(stray).errors[0], /RPC_URL is only used with RUNTIME=attach/);
   });
 
+  it('attach: a ws:// RPC_URL means TRANSPORT=ws, a contradicting TRANSPORT is an error, METRICS_URL stays http', () => {
+    const ws = writeScenario(dir, 'w', 'RUNTIME=attach\nRPC_URL=ws://127.0.0.1:8546\nNODE_PID=1\n');
+    const r = resolve(ws);
+    assert.deepEqual(r.errors, []);
+    assert.equal(r.scenario.TRANSPORT, 'ws');
+    assert.match(r.sources.TRANSPORT, /^RPC_URL \(ws:\/\/, .*w\.env:2\)$/);
+    assert.equal(resolve(writeScenario(dir, 'h2', 'RUNTIME=attach\nRPC_URL=https://x.example/k\nNODE_PID=1\n')).scenario.TRANSPORT, 'http');
+    assert.deepEqual(resolve(ws, { TRANSPORT: 'ws' }).errors, []);
+    const contra = resolve(ws, { TRANSPORT: 'http' }).errors;
+    assert.equal(contra.length, 1);
+    assert.match(contra[0], /^environment TRANSPORT: TRANSPORT=http contradicts RPC_URL \(ws:\/\/, .*w\.env:2\): .*give an http:\/\/ or https:\/\/ RPC_URL, or leave TRANSPORT unset/);
+    const http = writeScenario(dir, 'h3', 'RUNTIME=attach\nRPC_URL=http://127.0.0.1:8545\nNODE_PID=1\nTRANSPORT=ws\n');
+    assert.match(resolve(http).errors[0], /h3\.env:4: TRANSPORT=ws contradicts RPC_URL \(http:\/\/.*give a ws:\/\/ or wss:\/\/ RPC_URL/);
+    const badScheme = writeScenario(dir, 'b', 'RUNTIME=attach\nRPC_URL=ftp://x\nMETRICS_URL=ws://127.0.0.1:6060/m\n');
+    const errs = resolve(badScheme).errors.join('\n');
+    assert.match(errs, /RPC_URL: expected http:\/\/, https:\/\/, ws:\/\/ or wss:\/\/ URL, got "ftp:\/\/x"/);
+    assert.match(errs, /METRICS_URL: expected http:\/\/ or https:\/\/ URL, got "ws:/);
+  });
+
+  it('host: TRANSPORT=ws is accepted, http by default', () => {
+    const file = writeScenario(dir, 't', 'TRANSPORT=ws\nWS_CONNECTIONS=2\n');
+    const r = resolve(file);
+    assert.deepEqual(r.errors, []);
+    assert.equal(r.scenario.TRANSPORT, 'ws');
+    assert.equal(resolve(writeScenario(dir, 't2', '')).scenario.TRANSPORT, 'http');
+    assert.match(resolve(writeScenario(dir, 't3', 'TRANSPORT=wss\n')).errors[0], /TRANSPORT: expected one of http \| ws, got "wss" \(did you mean ws\?\)/);
+  });
+
   it('rejects a key set twice', () => {
     const file = writeScenario(dir, 'twice', 'PEERS=4\nPEERS=5\n');
     assert.match(resolve(file).errors[0], /:2: PEERS is set twice \(first on line 1\)/);

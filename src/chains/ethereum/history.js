@@ -5,6 +5,7 @@
 
 const { ethers } = require('ethers');
 const { rpcCall } = require('../../util/rpc');
+const { ethersProvider } = require('./provider');
 const { sleep } = require('../../util/time');
 const LOGGER = require('./contracts/Logger.json');
 
@@ -36,12 +37,12 @@ async function waitForReceipts(url, hashes, { signal, timeoutMs = 60000 }) {
 }
 
 /**
- * @param {string} url JSON-RPC endpoint of a dev chain with an unlocked, funded account
+ * @param {string} url JSON-RPC endpoint (http(s):// or ws(s)://) of a dev chain with an unlocked, funded account
  * @param {{accounts:number, transfers:number, calls:number, seed:number, signal?:AbortSignal, log?:Function}} opts
  * @returns {Promise<{contract:string, accounts:string[], txs:number}>}
  */
 async function createHistory(url, { accounts, transfers, calls, seed, signal, log = () => {} }) {
-  const provider = new ethers.JsonRpcProvider(url, undefined, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 });
+  const provider = ethersProvider(url, undefined, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 });
   try {
     const [dev] = await rpcCall(url, 'eth_accounts', [], { signal });
     if (!dev) throw new Error('the dev chain has no unlocked account to fund history from');

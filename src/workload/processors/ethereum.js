@@ -2,7 +2,8 @@
 // Artillery processor for EVM chains. Each artillery worker loads this module
 // once, so it holds one ethers provider per worker, never one per virtual user.
 //
-// Every request goes through ethers' JsonRpcProvider.send with batching and
+// Every request goes through ethers' provider.send (JsonRpcProvider over HTTP,
+// WebSocketProvider with TRANSPORT=ws: one WebSocket per worker) with batching and
 // ethers' request de-duplication turned off: without that, ethers would fold
 // identical concurrent calls (eth_blockNumber from many users) into one HTTP
 // request and the request count would overstate what the node served.
@@ -18,16 +19,45 @@ const { ethers } = require('ethers');
 const { paramsFor } = require('../../chains/ethereum/params');
 const { classifyError } = require('../samples');
 const { loadGenerator } = require('../generator');
+const { ethersProvider } = require('../../chains/ethereum/provider');
+const { isWebSocketUrl } = require('../../util/rpc');
 
 const { spec, pool, random, pickMethod, recorder, flush } = loadGenerator();
-const agentOpts = { keepAlive: true, maxSockets: Infinity };
-const fetchReq = new ethers.FetchRequest(spec.rpc_url);
-fetchReq.timeout = spec.timeout_ms;
-fetchReq.getUrlFunc = ethers.FetchRequest.createGetUrlFunc({
-  agent: spec.rpc_url.startsWith('https:') ? new https.Agent(agentOpts) : new http.Agent(agentOpts),
-});
 const network = ethers.Network.from(pool.chain_id);
-const provider = new ethers.JsonRpcProvider(fetchReq, network, { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 });
+const overWs = isWebSocketUrl(spec.rpc_url); // TRANSPORT=ws gives a ws:// or wss:// URL
+const options = { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 };
+
+/** HTTP: a FetchRequest over a keep-alive agent. ws: a WebSocketProvider, made again if its socket closes. */
+function makeProvider() {
+  if (overWs) return ethersProvider(spec.rpc_url, network, options);
+  const fetchReq = new ethers.FetchRequest(spec.rpc_url);
+  fetchReq.timeout = spec.timeout_ms;
+  const agentOpts = { keepAlive: true, maxSockets: Infinity };
+  fetchReq.getUrlFunc = ethers.FetchRequest.createGetUrlFunc({
+    agent: spec.rpc_url.startsWith('https:') ? new https.Agent(agentOpts) : new http.Agent(agentOpts),
+  });
+  return ethersProvider(spec.rpc_url, network, options, { fetchRequest: fetchReq });
+}
+let provider = makeProvider();
+
+const TIMEOUT = Object.freeze({ code: 'TIMEOUT' });
+
+/**
+ * provider.send with REQUEST_TIMEOUT_MS. Over HTTP the FetchRequest times out
+ * itself; ethers' WebSocketProvider has no timeout, so one is raced here.
+ */
+function send(method, params) {
+  if (!overWs) return provider.send(method, params);
+  if (provider.closed()) {
+    provider.destroy();
+    provider = makeProvider();
+  }
+  let timer;
+  const timeout = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(TIMEOUT), spec.timeout_ms);
+  });
+  return Promise.race([provider.send(method, params), timeout]).finally(() => clearTimeout(timer));
+}
 
 /** artillery `whileTrue`: virtual users loop until the window closes. */
 function keepGoing(context, next) {
@@ -43,7 +73,7 @@ async function sendRequest(context, events) {
   const t0 = performance.now();
   let failure = null;
   try {
-    await provider.send(method, params);
+    await send(method, params);
   } catch (err) {
     failure = classifyError(err);
   }

@@ -16,6 +16,7 @@ const { performance } = require('node:perf_hooks');
 const { Pool } = require('undici');
 const { loadGenerator } = require('../../generator');
 const { paramsFor } = require('../../../chains/ethereum/params');
+const { WsPool, bodyTail } = require('./ws');
 
 const RING = 4096;
 let shared = null; // one generator state and one pool per worker
@@ -24,14 +25,19 @@ function setup() {
   if (shared) return shared;
   const g = loadGenerator();
   const url = new URL(g.spec.rpc_url);
-  const pool = new Pool(url.origin, { connections: null, pipelining: 1, keepAliveTimeout: 60000, headersTimeout: g.spec.timeout_ms, bodyTimeout: g.spec.timeout_ms });
+  const overWs = url.protocol === 'ws:' || url.protocol === 'wss:';
   const ring = [];
   for (let i = 0; i < RING; i++) {
     const method = g.pickMethod(g.random());
-    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: i, method, params: paramsFor(method, g.pool, g.random) }));
-    ring.push({ method, body });
+    const params = paramsFor(method, g.pool, g.random);
+    // HTTP: the whole body; WebSocket: the body after its id, which is given per connection when sent.
+    ring.push(overWs
+      ? { method, tail: bodyTail(method, params) }
+      : { method, body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: i, method, params })) });
   }
-  shared = { ...g, pool, ring, next: 0, path: `${url.pathname}${url.search}`, counts: new Map(), timer: null, ee: null };
+  const pool = overWs ? null : new Pool(url.origin, { connections: null, pipelining: 1, keepAliveTimeout: 60000, headersTimeout: g.spec.timeout_ms, bodyTimeout: g.spec.timeout_ms });
+  const ws = overWs ? new WsPool(g.spec.rpc_url, { connections: g.spec.ws_connections || 4, timeoutMs: g.spec.timeout_ms, now: () => performance.now() }) : null;
+  shared = { ...g, pool, ws, ring, next: 0, path: `${url.pathname}${url.search}`, counts: new Map(), timer: null, ee: null };
   return shared;
 }
 
@@ -89,16 +95,20 @@ function requestFailure(err) {
 }
 
 async function sendOne(g, ee) {
-  const { method, body } = g.ring[g.next];
+  const { method, body, tail } = g.ring[g.next];
   g.next = (g.next + 1) % RING;
   g.recorder.started();
   const t0 = performance.now();
   let failure = null;
-  try {
-    const res = await post(g.pool, g.path, body);
-    failure = responseFailure(res.status, res.body);
-  } catch (err) {
-    failure = requestFailure(err);
+  if (g.ws) {
+    failure = await g.ws.request(tail, t0);
+  } else {
+    try {
+      const res = await post(g.pool, g.path, body);
+      failure = responseFailure(res.status, res.body);
+    } catch (err) {
+      failure = requestFailure(err);
+    }
   }
   const outcome = g.recorder.completed(method, performance.now() - t0, failure, Date.now());
   if (outcome === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`);
@@ -193,3 +203,10 @@ class ChainperfEngine {
 
 module.exports = ChainperfEngine;
 module.exports.responseFailure = responseFailure;
+/** Forgets this worker's state (unit tests drive the engine against several fake nodes in one process). */
+module.exports.reset = () => {
+  if (shared && shared.ws) shared.ws.close();
+  if (shared && shared.pool) shared.pool.destroy().catch(() => {});
+  if (shared && shared.timer) clearTimeout(shared.timer);
+  shared = null;
+};

@@ -1,0 +1,196 @@
+'use strict';
+// The lean engine's WebSocket path (TRANSPORT=ws): a few persistent
+// connections per artillery worker, several requests in flight on each,
+// every answer matched to its request by JSON-RPC id.
+//
+// Bodies are prepared ahead like the HTTP ones, less their id: a request is
+// '{"jsonrpc":"2.0","id":' + id + tail, with ids counted per connection. An
+// answer is not decoded when it starts the way geth writes it,
+// '{"jsonrpc":"2.0","id":<digits>,"result":' (the id is read from its bytes);
+// one with ',"error":' after the id, or in any other shape, is parsed whole.
+// A request unanswered after timeout_ms fails as a timeout (a sweep checks,
+// rather than one timer per request); a connection that closes fails the
+// requests in flight on it and is opened again after a pause.
+
+const WebSocket = require('ws');
+
+const HEAD = '{"jsonrpc":"2.0","id":';
+const PREFIX = Buffer.from(HEAD);
+const AFTER_ID_RESULT = Buffer.from(',"result":');
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 2000;
+
+/** The part of a request body after its id: ',"method":...,"params":[...]}'. */
+function bodyTail(method, params) {
+  return `,${JSON.stringify({ method, params }).slice(1)}`;
+}
+
+function rpcFailure(error) {
+  return { kind: 'rpc', message: `JSON-RPC ${error.code}: ${error.message}` };
+}
+
+/** Any answer, decoded: {id (a number, or null when it has none usable), failure (null for a result)}. */
+function parseWhole(buf) {
+  let doc;
+  try {
+    doc = JSON.parse(buf.toString());
+  } catch {
+    return { id: null, failure: { kind: 'other', message: 'response is not JSON' } };
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return { id: null, failure: { kind: 'other', message: 'response is not a JSON-RPC object' } };
+  let id = null;
+  if (Number.isSafeInteger(doc.id)) id = doc.id;
+  else if (typeof doc.id === 'string' && /^\d{1,15}$/.test(doc.id)) id = Number(doc.id);
+  if (doc.error) return { id, failure: doc.error.code !== undefined ? rpcFailure(doc.error) : { kind: 'rpc', message: `JSON-RPC error: ${JSON.stringify(doc.error).slice(0, 200)}` } };
+  if (!('result' in doc)) return { id, failure: { kind: 'other', message: 'response has neither result nor error' } };
+  return { id, failure: null };
+}
+
+/** True when buf holds `token` at offset at. */
+function hasAt(buf, token, at) {
+  return at + token.length <= buf.length && buf.compare(token, 0, token.length, at, at + token.length) === 0;
+}
+
+/**
+ * The id of an answer and the failure it stands for (null for a result).
+ * Fast path without decoding for geth's '{"jsonrpc":"2.0","id":N,"result":';
+ * everything else is parsed.
+ */
+function parseAnswer(buf) {
+  if (hasAt(buf, PREFIX, 0)) {
+    let i = PREFIX.length;
+    let id = 0;
+    for (let c = buf[i]; c >= 48 && c <= 57 && i < PREFIX.length + 15; c = buf[++i]) id = id * 10 + (c - 48);
+    if (i > PREFIX.length && hasAt(buf, AFTER_ID_RESULT, i)) return { id, failure: null };
+  }
+  return parseWhole(buf);
+}
+
+/** One persistent connection: its requests in flight by id, in the order they were sent. */
+class Connection {
+  constructor(pool, url) {
+    this.pool = pool;
+    this.url = url;
+    this.pending = new Map(); // id -> {resolve, t0}
+    this.queue = []; // messages waiting for the socket to open
+    this.nextId = 1;
+    this.open = false;
+    this.retryMs = RECONNECT_MIN_MS;
+    this.error = null;
+    this.connect();
+  }
+
+  connect() {
+    if (this.pool.closed) return;
+    const ws = new WebSocket(this.url, { perMessageDeflate: false, skipUTF8Validation: true, handshakeTimeout: this.pool.timeoutMs });
+    this.ws = ws;
+    ws.on('open', () => {
+      this.open = true;
+      this.retryMs = RECONNECT_MIN_MS;
+      this.error = null;
+      for (const m of this.queue) ws.send(m);
+      this.queue = [];
+    });
+    ws.on('message', (data) => this.answer(data));
+    ws.on('error', (err) => {
+      this.error = err; // 'close' follows
+    });
+    ws.on('close', (code) => {
+      this.open = false;
+      this.queue = [];
+      const message = this.error ? `WebSocket: ${String(this.error.code || this.error.message).slice(0, 160)}` : `WebSocket closed (code ${code})`;
+      this.failAll({ kind: 'other', message });
+      this.pool.reconnects++;
+      if (this.pool.closed) return;
+      setTimeout(() => this.connect(), this.retryMs).unref();
+      this.retryMs = Math.min(RECONNECT_MAX_MS, this.retryMs * 2);
+    });
+  }
+
+  answer(data) {
+    const { id, failure } = parseAnswer(data);
+    const p = id === null ? undefined : this.pending.get(id);
+    if (!p) {
+      this.pool.unmatched++; // an answer to a request already timed out, or one without a usable id
+      return;
+    }
+    this.pending.delete(id);
+    p.resolve(failure);
+  }
+
+  request(tail, t0) {
+    const id = this.nextId++;
+    const message = HEAD + id + tail;
+    return new Promise((resolve) => {
+      this.pending.set(id, { resolve, t0 });
+      if (this.open) this.ws.send(message);
+      else this.queue.push(message);
+    });
+  }
+
+  failAll(failure) {
+    const pending = this.pending;
+    this.pending = new Map();
+    for (const p of pending.values()) p.resolve(failure);
+  }
+
+  /** Fails the requests sent before `before` (performance.now() ms); they are oldest first. */
+  expire(before) {
+    for (const [id, p] of this.pending) {
+      if (p.t0 >= before) break;
+      this.pending.delete(id);
+      p.resolve(TIMEOUT);
+    }
+  }
+}
+
+const TIMEOUT = Object.freeze({ kind: 'timeout', message: 'timeout' });
+
+/**
+ * A worker's WebSocket connections.
+ * request(tail, t0) resolves with null (a result) or a failure {kind, message}; it never rejects.
+ */
+class WsPool {
+  constructor(url, { connections, timeoutMs, now }) {
+    this.timeoutMs = timeoutMs;
+    this.closed = false;
+    this.reconnects = 0;
+    this.unmatched = 0;
+    this.next = 0;
+    this.conns = Array.from({ length: Math.max(1, connections) }, () => new Connection(this, url));
+    const every = Math.max(10, Math.min(250, timeoutMs / 4));
+    this.sweep = setInterval(() => {
+      const before = now() - timeoutMs;
+      for (const c of this.conns) c.expire(before);
+    }, every);
+    this.sweep.unref();
+  }
+
+  /** Round robin over the open connections; over a closed one (its requests wait for it) only when none is open. */
+  request(tail, t0) {
+    const n = this.conns.length;
+    let c = this.conns[this.next];
+    this.next = (this.next + 1) % n;
+    if (!c.open) {
+      for (let k = 1; k < n; k++) {
+        const other = this.conns[(this.next + k) % n];
+        if (other.open) {
+          c = other;
+          break;
+        }
+      }
+    }
+    return c.request(tail, t0);
+  }
+
+  close() {
+    this.closed = true;
+    clearInterval(this.sweep);
+    for (const c of this.conns) {
+      c.failAll({ kind: 'other', message: 'WebSocket pool closed' });
+      if (c.ws) c.ws.terminate();
+    }
+  }
+}
+
+module.exports = { WsPool, parseAnswer, bodyTail, HEAD };
