@@ -20,6 +20,7 @@ const { compare, writeCompare } = require('./compare');
 const { renderReport } = require('./report/write');
 const { resolveScenario } = require('./scenario/resolve');
 const clients = require('./clients');
+const chains = require('./chains');
 const { ensurePrometheus } = require('./install/prometheus');
 const { log } = require('./util/log');
 
@@ -103,8 +104,11 @@ async function install(args) {
     log(`RUNTIME=${scenario.RUNTIME}: nothing to install`);
     return 0;
   }
-  const bin = await clients[scenario.CLIENT].ensureBinary(scenario, log);
+  const client = clients[scenario.CLIENT];
+  const bin = await client.ensureBinary(scenario, log);
   log(`${scenario.CLIENT}: ${bin}`);
+  const chain = chains[scenario.CHAIN];
+  if (chain.install) log(`chain spec: ${await chain.install(scenario, { log, client })}`);
   log(`Prometheus: ${await ensurePrometheus(log)}`);
   return 0;
 }
