@@ -7,18 +7,14 @@ const { wsUrl } = require('./url');
 
 /** Connects, or fails within timeoutMs with the reason. */
 async function connectApi(url, { timeoutMs = 60000 } = {}) {
-  const provider = new WsProvider(wsUrl(url), false, {}, timeoutMs);
-  try {
-    await provider.connectWithRetry();
-  } catch (err) {
-    throw new Error(`cannot connect to ${wsUrl(url)}: ${err.message}`);
-  }
+  // Retries the connection every second until ready or timeoutMs; no result cache, like the load generator.
+  const provider = new WsProvider(wsUrl(url), 1000, {}, timeoutMs, 0);
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`@polkadot/api not ready after ${timeoutMs / 1000} s`)), timeoutMs);
+    timer = setTimeout(() => reject(new Error(`@polkadot/api not connected to ${wsUrl(url)} after ${timeoutMs / 1000} s`)), timeoutMs);
   });
   try {
-    return await Promise.race([ApiPromise.create({ provider, noInitWarn: true, throwOnConnect: true }), timeout]);
+    return await Promise.race([ApiPromise.create({ provider, noInitWarn: true }), timeout]);
   } catch (err) {
     await provider.disconnect().catch(() => {});
     throw err;

@@ -62,6 +62,13 @@ async function harvest(url, { signal, log = () => {} } = {}) {
       .filter((a) => BigInt(a.free) > 0n);
     const ring = await keyring(api.registry.chainSS58);
     const signers = await fundedSigners(api, ring);
+    // Funded dev accounts are accounts with funds too (chopsticks lists only the keys blocks wrote).
+    const known = new Set(accounts.map((a) => a.address));
+    const signerInfos = await api.query.system.account.multi(signers.map((u) => ring.addFromUri(u).address));
+    signers.forEach((u, i) => {
+      const address = ring.addFromUri(u).address;
+      if (!known.has(address) && accounts.length < MAX_ACCOUNTS) accounts.push({ address, free: signerInfos[i].data.free.toString() });
+    });
     // payment_queryInfo does not check signatures or funds: Alice's signature serves any chain.
     const alice = ring.addFromUri('//Alice');
     const payment = [];

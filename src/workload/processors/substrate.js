@@ -12,6 +12,13 @@
 // itself). The provider's own result cache is bypassed, so every call counted
 // reached the node. A JSON-RPC error is a failed request.
 //
+// @polkadot/api also folds identical calls into one: rpc-core memoizes each
+// call by its parameters while it is in flight, and keeps historical ones
+// (with a block hash) 1.75 s after. With one ApiPromise serving many virtual
+// users, that would let one request answer many users' operations (as
+// ethers' de-duplication would, which the EVM processor turns off too), so
+// the memoization is turned off below: every operation's calls reach the node.
+//
 // Operations, their failures, subscriptions' notifications and the transfer
 // workload's transactions (inclusion latency) are recorded beside the
 // requests, in the same worker samples file.
@@ -20,6 +27,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { ApiPromise, WsProvider } = require('@polkadot/api');
+const { RpcCore } = require('@polkadot/rpc-core');
 const { Keyring } = require('@polkadot/keyring');
 const { cryptoWaitReady } = require('@polkadot/util-crypto');
 const { OPS, pickParams, SUBSCRIPTION_HOLD_MS } = require('../../chains/substrate/ops');
@@ -82,6 +90,20 @@ function onCall(method, ms, failure) {
     ee.emit('counter', 'chainperf.before_window', 1);
   }
 }
+
+/** Makes rpc-core create a new call for every request instead of sharing one among identical calls. */
+function unmemoizeRpcCore(Core = RpcCore) {
+  if (typeof Core.prototype._memomize !== 'function') throw new Error('@polkadot/rpc-core has no _memomize: the version installed is not the one chainperf was written for (16.5.6)');
+  Core.prototype._memomize = function memoizeNothing(creator, def) {
+    const call = creator(true);
+    call.raw = creator(false);
+    call.meta = def;
+    call.unmemoize = () => {};
+    call.raw.unmemoize = () => {};
+    return call;
+  };
+}
+unmemoizeRpcCore();
 
 const provider = instrument(new WsProvider(wsUrl(spec.rpc_url), 1000, {}, spec.timeout_ms, 0), onCall);
 const apiReady = ApiPromise.create({ provider, noInitWarn: true });
@@ -267,4 +289,4 @@ function afterScenario(context, events, next) {
   return next();
 }
 
-module.exports = { keepGoing, sendRequest, afterScenario, classifySubstrateError, instrument };
+module.exports = { keepGoing, sendRequest, afterScenario, classifySubstrateError, instrument, unmemoizeRpcCore };
