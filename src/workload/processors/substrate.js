@@ -28,6 +28,7 @@ const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { ApiPromise, WsProvider } = require('@polkadot/api');
 const { RpcCore } = require('@polkadot/rpc-core');
+const { instrument, unmemoizeRpcCore } = require('./substrate-rpc');
 const { Keyring } = require('@polkadot/keyring');
 const { cryptoWaitReady } = require('@polkadot/util-crypto');
 const { OPS, pickParams, SUBSCRIPTION_HOLD_MS } = require('../../chains/substrate/ops');
@@ -44,38 +45,6 @@ const inWindow = (now) => now >= spec.start_at && now < spec.end_at;
 /** artillery's event emitter of the latest virtual user: counters emitted on it are the worker's. */
 let ee = null;
 
-/**
- * Classifies an error from @polkadot/api's provider: rpc (the node answered
- * with a JSON-RPC error), timeout (no answer within REQUEST_TIMEOUT_MS), or
- * other (not connected, connection lost, ...).
- */
-function classifySubstrateError(err) {
-  if (err && typeof err.code === 'number') return { kind: 'rpc', message: `JSON-RPC ${err.code}: ${String(err.message).replace(/^-?\d+: /, '').slice(0, 200)}` };
-  const msg = String((err && err.message) || err);
-  if (/No response received from RPC endpoint/.test(msg)) return { kind: 'timeout', message: 'timeout' };
-  return { kind: 'other', message: msg.slice(0, 200) };
-}
-
-// --- every JSON-RPC call, at the provider ---------------------------------
-
-/** Wraps provider.send so every call is recorded, and no result comes from the provider's cache. */
-function instrument(provider, onCall) {
-  const send = provider.send.bind(provider);
-  provider.send = (method, params, _isCacheable, subscription) => {
-    recorder.started();
-    const t0 = performance.now();
-    const done = (failure) => onCall(method, performance.now() - t0, failure);
-    return send(method, params, false, subscription).then((result) => {
-      done(null);
-      return result;
-    }, (err) => {
-      done(classifySubstrateError(err));
-      throw err;
-    });
-  };
-  return provider;
-}
-
 function onCall(method, ms, failure) {
   const outcome = recorder.completed(method, ms, failure, Date.now());
   if (!ee) return;
@@ -91,21 +60,8 @@ function onCall(method, ms, failure) {
   }
 }
 
-/** Makes rpc-core create a new call for every request instead of sharing one among identical calls. */
-function unmemoizeRpcCore(Core = RpcCore) {
-  if (typeof Core.prototype._memomize !== 'function') throw new Error('@polkadot/rpc-core has no _memomize: the version installed is not the one chainperf was written for (16.5.6)');
-  Core.prototype._memomize = function memoizeNothing(creator, def) {
-    const call = creator(true);
-    call.raw = creator(false);
-    call.meta = def;
-    call.unmemoize = () => {};
-    call.raw.unmemoize = () => {};
-    return call;
-  };
-}
-unmemoizeRpcCore();
-
-const provider = instrument(new WsProvider(wsUrl(spec.rpc_url), 1000, {}, spec.timeout_ms, 0), onCall);
+unmemoizeRpcCore(RpcCore);
+const provider = instrument(new WsProvider(wsUrl(spec.rpc_url), 1000, {}, spec.timeout_ms, 0), recorder, onCall);
 const apiReady = ApiPromise.create({ provider, noInitWarn: true });
 apiReady.catch(() => {}); // reported by the operations that wait for it
 
@@ -289,4 +245,4 @@ function afterScenario(context, events, next) {
   return next();
 }
 
-module.exports = { keepGoing, sendRequest, afterScenario, classifySubstrateError, instrument, unmemoizeRpcCore };
+module.exports = { keepGoing, sendRequest, afterScenario };
