@@ -45,18 +45,25 @@ const inWindow = (now) => now >= spec.start_at && now < spec.end_at;
 /** artillery's event emitter of the latest virtual user: counters emitted on it are the worker's. */
 let ee = null;
 
+/** Counters of calls completed before any virtual user gave an emitter (the library's own start-up calls). */
+const held = [];
+
+function emit(...args) {
+  if (ee) ee.emit(...args);
+  else held.push(args);
+}
+
 function onCall(method, ms, failure) {
   const outcome = recorder.completed(method, ms, failure, Date.now());
-  if (!ee) return;
   if (outcome === 'window') {
     if (failure) {
-      ee.emit('counter', `chainperf.failed.${failure.kind}`, 1);
+      emit('counter', `chainperf.failed.${failure.kind}`, 1);
     } else {
-      ee.emit('counter', `chainperf.ok.${method}`, 1);
-      ee.emit('histogram', `chainperf.latency_ms.${method}`, ms);
+      emit('counter', `chainperf.ok.${method}`, 1);
+      emit('histogram', `chainperf.latency_ms.${method}`, ms);
     }
   } else if (outcome === 'before') {
-    ee.emit('counter', 'chainperf.before_window', 1);
+    emit('counter', 'chainperf.before_window', 1);
   }
 }
 
@@ -215,6 +222,7 @@ function keepGoing(context, next) {
 /** Performs one operation of the mix. */
 async function sendRequest(context, events) {
   ee = events;
+  while (held.length) ee.emit(...held.shift());
   if (Date.now() >= spec.end_at) return;
   const op = pickMethod(random());
   const params = pickParams(op, pool, random);
