@@ -22,7 +22,8 @@ function allowed(spec) {
 
 function defaultText(key, spec) {
   if (key === 'CORES') return 'all cores but one (at least 1)';
-  if (key === 'CLIENT_VERSION') return 'the client\'s (geth: `1.16.7`)';
+  if (key === 'CLIENT_VERSION') return 'the client\'s (geth: `1.16.7`, chopsticks: `1.5.1`, polkadot-omni-node: `0.24.0`)';
+  if (key === 'CHAIN_SPEC') return 'the chain\'s (`bridge-hub-polkadot`, kusama: `bridge-hub-kusama`)';
   if (key === 'NAME') return 'the file name without `.env`';
   if (spec.default === null || spec.default === '') return '(none)';
   return `\`${spec.default}\``;
@@ -42,7 +43,8 @@ function render() {
     'an error naming the closest valid one, a bad value names the file, line, key and what is allowed,',
     'and all problems are listed at once (exit status 2).',
     '',
-    'Environment variables that are not scenario keys: `CHAINPERF_CACHE` (where geth is built, default',
+    'Environment variables that are not scenario keys: `CHAINPERF_CACHE` (where geth and polkadot-omni-node are built,',
+    'chopsticks and the chain specs installed; default',
     '`~/.cache/chainperf`) and `PROMETHEUS_BIN` (a Prometheus binary to use instead of the one on PATH).',
     '',
     '| key | default | allowed | meaning |',

@@ -21,6 +21,7 @@ const { compare, writeCompare } = require('./compare');
 const { renderReport } = require('./report/write');
 const { resolveScenario } = require('./scenario/resolve');
 const clients = require('./clients');
+const chains = require('./chains');
 const { ensurePrometheus } = require('./install/prometheus');
 const { ensureImages } = require('./install/images');
 const { log } = require('./util/log');
@@ -112,8 +113,11 @@ async function install(args, { runtime } = {}) {
     log(`RUNTIME=${scenario.RUNTIME}: nothing to install`);
     return 0;
   }
-  const bin = await clients[scenario.CLIENT].ensureBinary(scenario, log);
+  const client = clients[scenario.CLIENT];
+  const bin = await client.ensureBinary(scenario, log);
   log(`${scenario.CLIENT}: ${bin}`);
+  const chain = chains[scenario.CHAIN];
+  if (chain.install) log(`chain spec: ${await chain.install(scenario, { log, client })}`);
   log(`Prometheus: ${await ensurePrometheus(log)}`);
   return 0;
 }

@@ -11,6 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const chains = require('./chains');
+const clients = require('./clients');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
 const { startHost } = require('./runtime/host');
 const { startAttach } = require('./runtime/attach');
@@ -89,6 +90,9 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     run.phase = name;
   };
 
+  const clientModule = clients[s.CLIENT];
+  if (clientModule.warning) run.warnings.push(clientModule.warning); // what the client is, whatever happens next
+
   try {
     const mix = loadMix(s.WORKLOAD);
     phase('provision');
@@ -119,7 +123,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     const pool = await chain.harvest(stack.rpcUrl, { signal, log });
     const poolFile = path.join(reportDir, 'params.json');
     fs.writeFileSync(poolFile, `${JSON.stringify(pool)}\n`);
-    log(`parameter pool: ${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`);
+    log(`parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`);
     const missing = chain.missingForMix(pool, Object.keys(mix));
     if (missing.length) throw new Error(`the chain lacks what the workload needs: ${missing.join('; ')}`);
 
@@ -160,6 +164,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     run.figures.cost_per_million_requests = costPerMillion(s.HOURLY_PRICE, m.figures.rps);
     run.errors = m.samples.errors;
     run.generator = m.generator;
+    if (m.substrate) run.substrate = m.substrate;
     Object.assign(series, m.series);
     Object.assign(run, measured.extra);
     addWarnings(run, s, m.samples);
@@ -198,7 +203,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   run.provenance = provenance({
     scenario: redactScenario(s),
     sources,
-    client: stack ? stack.client : { name: s.CLIENT, version: null },
+    client: stack ? stack.client : { name: s.CLIENT, version: null, ...(clientModule.kind && clientModule.kind !== 'node' ? { kind: clientModule.kind } : {}) },
     runtime: s.RUNTIME,
     tools: stack && stack.prometheus ? { prometheus: stack.prometheus.version } : {},
   });
@@ -233,6 +238,12 @@ function addWarnings(run, s, samples) {
   if (g.cpu_utilization > 0.9) w.push(`the load generator used ${(g.cpu_utilization * 100).toFixed(0)}% of its ${g.cores} core(s): it, not the node, may have been the limit`);
   if (run.node.cpu_window && run.node.disk_read_bytes === 0 && run.node.disk_write_bytes === 0) {
     w.push('the node container\'s blkio counters did not move: on cgroup v1 some kernels count block I/O only once a blkio throttle rule exists, and writes the kernel flushes later are charged to the root cgroup (see README, compose runtime)');
+  }
+  if (run.substrate) {
+    const failedOps = Object.values(run.substrate.operations).reduce((n, o) => n + o.failed, 0);
+    if (failedOps > 0) w.push(`${failedOps} operations failed in the window (see substrate.operation_errors)`);
+    const t = run.substrate.transactions;
+    if (t && t.failed > 0) w.push(`${t.failed} transfers failed in the window (see substrate.transactions.errors)`);
   }
   const check = run.node.cpu_check;
   if (check && run.node.cpu_total_s > 0.5) {

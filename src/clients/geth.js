@@ -80,6 +80,8 @@ module.exports = {
   name: 'geth',
   chains: ['ethereum'],
   defaults: { CLIENT_VERSION: '1.16.7' },
+  dbEngines: ['pebble', 'leveldb'],
+  kind: 'node',
   /** Counters in the node's own metrics: CPU for attach, requests served as a cross-check. */
   metrics: { cpu: 'system_cpu_procload_total', requests: 'rpc_requests' },
   /** Where the node container serves its metrics (compose/node-geth.yml). */

@@ -3,4 +3,7 @@
 // install it, and the command line that starts it for a scenario.
 module.exports = {
   geth: require('./geth'),
+  chopsticks: require('./chopsticks'),
+  'polkadot-omni-node': require('./polkadot-omni-node'),
+  polkadot: require('./polkadot'),
 };

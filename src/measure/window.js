@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runArtillery, STARTUP_S } = require('../workload/artillery');
-const { mergeSamples } = require('../workload/samples');
+const { mergeSamples, latencySummary } = require('../workload/samples');
 const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
 const { log } = require('../util/log');
@@ -169,9 +169,12 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   }
   if (stack.prometheus) {
     await sleep(1500, signal); // let the first scrape after the window land
-    const q = `rpc_requests{run_id="${runId}"}`;
+    const metric = (stack.requestsMetric && stack.requestsMetric.requests) || 'rpc_requests';
+    const q = `sum(${metric}{run_id="${runId}"})`;
     const [a, b] = [await stack.prometheus.valueAt(q, w.start), await stack.prometheus.valueAt(q, w.end)];
     node.rpc_requests = a !== null && b !== null ? b - a : null;
+    const label = stack.requestsMetric && stack.requestsMetric.requestsByLabel;
+    if (label) node.rpc_requests_by_method = await requestsByLabel(stack.prometheus, `sum by (${label}) (${metric}{run_id="${runId}"})`, label, w);
   }
 
   const genCpu = genStart && genEnd ? Number((cpuSum(genEnd) - cpuSum(genStart)).toFixed(6)) : null;
@@ -193,7 +196,57 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     memory: sampler.memory,
     ...(resources ? { io: resources.io } : {}),
   };
-  return { window, cpu, cpuWindow, node, samples, generator, series };
+  const substrate = mergeSubstrate(snapshots, (w.end - w.start) / 1000);
+  return { window, cpu, cpuWindow, node, samples, generator, series, ...(substrate ? { substrate } : {}) };
 }
 
-module.exports = { measureWorkload, measureIdle, planWindow, readEdge, cpuCount };
+/** Rise of a counter per label value over the window, from two instant queries at its edges. */
+async function requestsByLabel(prometheus, query, label, w) {
+  if (!prometheus.vectorAt) return null;
+  const [a, b] = [await prometheus.vectorAt(query, w.start, label), await prometheus.vectorAt(query, w.end, label)];
+  if (!b) return null;
+  const out = {};
+  for (const [key, value] of Object.entries(b)) {
+    const rise = value - ((a && a[key]) || 0);
+    if (rise > 0) out[key] = rise;
+  }
+  return out;
+}
+
+/**
+ * The Substrate processor's records beside the requests: operations (one
+ * makes one or more JSON-RPC calls), their failures, subscription
+ * notifications, and the transfer workload's transactions with their
+ * inclusion latency. Null for other processors.
+ */
+function mergeSubstrate(snapshots, seconds) {
+  const parts = snapshots.map((x) => x.substrate).filter(Boolean);
+  if (!parts.length) return null;
+  const ops = {};
+  const opErrors = {};
+  const tx = { submitted: 0, included: 0, failed: 0, errors: {} };
+  const inclusion = [];
+  let notifications = 0;
+  for (const p of parts) {
+    for (const [op, c] of Object.entries(p.ops)) {
+      const o = ops[op] || (ops[op] = { ok: 0, failed: 0 });
+      o.ok += c.ok;
+      o.failed += c.failed;
+    }
+    for (const [m, n] of Object.entries(p.op_errors)) opErrors[m] = (opErrors[m] || 0) + n;
+    for (const [m, n] of Object.entries(p.tx.errors)) tx.errors[m] = (tx.errors[m] || 0) + n;
+    tx.submitted += p.tx.submitted;
+    tx.included += p.tx.included;
+    tx.failed += p.tx.failed;
+    inclusion.push(...p.tx.inclusion_ms);
+    notifications += p.notifications;
+  }
+  const opsOk = Object.values(ops).reduce((s, o) => s + o.ok, 0);
+  const out = { operations: ops, operations_ok: opsOk, operation_errors: opErrors, notifications };
+  if (tx.submitted || tx.included || tx.failed) {
+    out.transactions = { ...tx, tps: Number((tx.included / seconds).toFixed(3)), inclusion_latency_ms: latencySummary(inclusion) };
+  }
+  return out;
+}
+
+module.exports = { measureWorkload, measureIdle, planWindow, readEdge, cpuCount, mergeSubstrate };

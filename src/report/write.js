@@ -83,6 +83,7 @@ function summary(run) {
   const lines = [];
   lines.push(`# chainperf: ${run.scenario_name} — ${run.status === 'ok' ? 'ok' : 'FAILED'}`, '');
   if (run.status !== 'ok') lines.push(`**The run failed:** ${run.error}`, '', 'What was measured before the failure is kept below.', '');
+  if (c.kind) lines.push(`**${c.name} is a ${c.kind}, not a node: these figures are not a node's.**`, '');
   lines.push(`Run \`${run.run_id}\`, ${run.started_at} to ${run.ended_at || '?'}.`);
   const where = p.runtime === 'attach' ? 'an attached node, generator' : `node pinned to ${s.CORES} core(s)`;
   lines.push(`${c.name || '?'} ${c.version || ''}, ${p.runtime || '?'} runtime, ${where} on a ${m.cores}-core ${m.cpu_model}, workload ${s.WORKLOAD}, ${s.RATE ? `open loop at ${s.RATE} requests/s` : `closed loop of ${s.CONCURRENCY} users`}.`, '');
@@ -124,8 +125,18 @@ function summary(run) {
     if (n.rpc_requests !== undefined && n.rpc_requests !== null) lines.push(`- The node's own request counter (Prometheus, 1 s scrapes, so approximate at the edges) rose by ${n.rpc_requests} over the window.`);
   }
   if (run.idle) lines.push(`- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num(run.idle.cpu_s / run.idle.seconds * 1000, 2)} ms/s); the net figure subtracts that rate over the window.`);
-  if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) lines.push(`- Load generator (${s.GENERATOR === 'lean' ? 'chainperf\'s lean engine' : 'artillery + ethers'} over ${s.TRANSPORT === 'ws' ? 'WebSocket' : 'HTTP'}): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`);
+  if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) {
+    const gen = run.substrate ? 'artillery + @polkadot/api over WebSocket' : `${s.GENERATOR === 'lean' ? 'chainperf\'s lean engine' : 'artillery + ethers'} over ${s.TRANSPORT === 'ws' ? 'WebSocket' : 'HTTP'}`;
+    lines.push(`- Load generator (${gen}): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`);
+  }
   if (run.sync) lines.push(`- Node synced with its head advancing after ${num(run.sync.seconds, 1)} s.`);
+  if (run.substrate) {
+    const x = run.substrate;
+    lines.push(`- Requests are the JSON-RPC calls @polkadot/api made (over one WebSocket per generator worker): ${x.operations_ok} operations of the mix completed in the window; ${x.notifications} new-head notifications reached the users' subscriptions.`);
+    if (run.node && run.node.rpc_requests_by_method) lines.push(`- The node's substrate_rpc_calls_finished by method: ${Object.entries(run.node.rpc_requests_by_method).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
+    const tx = x.transactions;
+    if (tx) lines.push(`- Transfers: ${tx.included} included in the window (${num(tx.tps, 2)}/s) of ${tx.submitted} submitted, ${tx.failed} failed; inclusion latency p50 ${ms(tx.inclusion_latency_ms.p50, 0)}, p99 ${ms(tx.inclusion_latency_ms.p99, 0)}.`);
+  }
   if (run.stack && run.stack.compose) {
     const c = run.stack.compose;
     const imgs = Object.entries(run.stack.images || {}).map(([svc, i]) => (i.ref ? `${svc} ${i.ref} (${i.origin})` : `${svc} skipped: ${i.skipped}`));

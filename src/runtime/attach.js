@@ -6,13 +6,17 @@
 const { rpcCall } = require('../util/rpc');
 const { pidSource, metricsSource } = require('../measure/cpu');
 const clients = require('../clients');
+const chains = require('../chains');
 
 async function startAttach(s, { signal }) {
   let version = 'unknown';
+  const chain = chains[s.CHAIN];
   try {
-    version = await rpcCall(s.RPC_URL, 'web3_clientVersion', [], { signal, timeoutMs: 10000 });
+    version = chain.clientVersion
+      ? await chain.clientVersion(s.RPC_URL, { signal })
+      : await rpcCall(s.RPC_URL, 'web3_clientVersion', [], { signal, timeoutMs: 10000 });
   } catch (err) {
-    throw new Error(`RPC_URL does not answer web3_clientVersion: ${err.message}`);
+    throw new Error(`RPC_URL does not answer ${chain.clientVersion ? 'system_name/system_version' : 'web3_clientVersion'}: ${err.message}`);
   }
   const usePid = s.CPU_SOURCE === 'pid' || (s.CPU_SOURCE === 'auto' && s.NODE_PID);
   const cpu = usePid ? pidSource(s.NODE_PID) : metricsSource(s.METRICS_URL, clients[s.CLIENT].metrics.cpu);

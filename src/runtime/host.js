@@ -8,11 +8,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const clients = require('../clients');
+const chains = require('../chains');
 const { Cgroup, cgroupsUsable, spawnInGroup } = require('./cgroup');
 const { cgroupSource, pidSource } = require('../measure/cpu');
 const { ensurePrometheus, prometheusVersion } = require('../install/prometheus');
 const { startPrometheus } = require('./prometheus');
 const { freePort } = require('../util/net');
+const { rpcCall } = require('../util/rpc');
 
 /** "0-2" style list of cpus [from, to). */
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
@@ -30,7 +32,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
   const generatorCpus = s.CORES < ncpu ? cpuList(s.CORES, ncpu) : null;
 
   const binarySha256 = crypto.createHash('sha256').update(fs.readFileSync(bin)).digest('hex');
-  const stack = { cleanups: [], runtime: 'host', freshChain: true, generatorCpus, client: { name: s.CLIENT, version, binary: bin, binary_sha256: binarySha256 } };
+  const stack = { cleanups: [], runtime: 'host', freshChain: true, generatorCpus, client: { name: s.CLIENT, version, binary: bin, binary_sha256: binarySha256, ...(client.kind && client.kind !== 'node' ? { kind: client.kind } : {}) } };
   stack.teardown = async () => {
     for (const fn of stack.cleanups.reverse()) {
       try {
@@ -57,7 +59,11 @@ async function startHost(s, { runId, workDir, log, signal }) {
     const ports = { rpc: await freePort(), ws: await freePort(), metrics: await freePort(), p2p: await freePort(), auth: await freePort() };
     const dataDir = path.join(workDir, 'node-data');
     fs.mkdirSync(dataDir, { recursive: true });
-    const cmd = client.command(s, { dataDir, ports });
+    // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
+    const chain = chains[s.CHAIN];
+    const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
+    if (prepared.source) stack.client.chain_spec = prepared.source;
+    const cmd = client.command(s, { dataDir, ports, ...prepared });
     const nodeLog = path.join(workDir, 'node.log');
     const logFd = fs.openSync(nodeLog, 'a');
     const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', nodeCpus, bin, ...cmd.args];
@@ -81,15 +87,21 @@ async function startHost(s, { runId, workDir, log, signal }) {
     });
     stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
     stack.nodeLog = nodeLog;
-    stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl, metrics_url: `http://${cmd.metrics.target}${cmd.metrics.path}` };
+    stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl || null, metrics_url: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null };
     stack.rpcUrl = cmd.rpcUrl;
-    stack.wsUrl = cmd.wsUrl;
+    stack.wsUrl = cmd.wsUrl || (/^wss?:/.test(cmd.rpcUrl) ? cmd.rpcUrl : undefined);
+    if (client.metrics && client.metrics.requests) stack.requestsMetric = client.metrics;
+    if (client.newBlockMethod) stack.cleanups.push(blockTicker(cmd.rpcUrl, client.newBlockMethod, s.DEV_BLOCK_TIME_S, log));
 
     // The cgroup counts the whole process tree; /proc/PID/stat of the node process is the independent cross-check.
     stack.cpu = group ? cgroupSource(group) : pidSource(child.pid);
     stack.cpuCheck = group ? pidSource(child.pid) : null;
     stack.memoryBytes = group ? () => group.memoryBytes() : null;
 
+    if (!cmd.metrics) {
+      log(`${s.CLIENT} exports no metrics: no Prometheus beside it`);
+      return stack;
+    }
     const prom = await startPrometheus({
       bin: promBin, workDir, port: await freePort(), runId, target: cmd.metrics.target, metricsPath: cmd.metrics.path, signal,
     });
@@ -103,4 +115,34 @@ async function startHost(s, { runId, workDir, log, signal }) {
   }
 }
 
-module.exports = { startHost, cpuList };
+/**
+ * A client that builds blocks only when asked (chopsticks) is asked every
+ * `periodS` seconds, so its head advances like a dev node's. Calls before the
+ * node listens fail quietly. Returns the function that stops it.
+ */
+function blockTicker(rpcUrl, method, periodS, log) {
+  const url = rpcUrl.replace(/^ws(s?):/, 'http$1:');
+  let stopped = false;
+  let busy = false;
+  let built = 0;
+  const timer = setInterval(async () => {
+    if (busy || stopped) return;
+    busy = true;
+    try {
+      await rpcCall(url, method, [], { timeoutMs: 30000 });
+      built++;
+    } catch {
+      // not listening yet, or stopping
+    } finally {
+      busy = false;
+    }
+  }, periodS * 1000);
+  log(`${method} every ${periodS} s, so the dev chain's head advances`);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+    log(`${method}: ${built} blocks built on request`);
+  };
+}
+
+module.exports = { startHost, cpuList, blockTicker };

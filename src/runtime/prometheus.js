@@ -65,6 +65,15 @@ async function startPrometheus({ bin, workDir, port, runId, target, metricsPath,
       const r = body.data && body.data.result && body.data.result[0];
       return r ? Number(r.value[1]) : null;
     },
+    /** An instant vector at time ms as {label value: number}, keyed by `label`, or null. */
+    async vectorAt(query, ms, label = 'method') {
+      const q = new URLSearchParams({ query, time: String(ms / 1000) });
+      const res = await fetch(`${url}/api/v1/query?${q}`);
+      const body = await res.json();
+      const rows = body.data && body.data.result;
+      if (!rows || !rows.length) return null;
+      return Object.fromEntries(rows.map((r) => [r.metric[label] || '', Number(r.value[1])]));
+    },
     async stop() {
       if (exited !== null) return;
       const gone = new Promise((r) => child.once('exit', r));

@@ -14,18 +14,20 @@ function defaultCores() {
 const KEYS = {
   // What is measured
   NAME: { type: 'string', default: '', doc: 'Scenario name used in the report path; defaults to the file name without .env.' },
-  CHAIN: { type: 'enum', values: ['ethereum'], default: 'ethereum', doc: 'Chain family. Substrate chains come later.' },
-  CLIENT: { type: 'enum', values: ['geth'], default: 'geth', doc: 'Node client.' },
-  CLIENT_VERSION: { type: 'version', default: null, doc: 'Client version to build and run (geth: 1.16.7). Chosen by the client when empty.' },
+  CHAIN: { type: 'enum', values: ['ethereum', 'polkadot', 'kusama', 'substrate'], default: 'ethereum', doc: 'Chain family. ethereum: EVM chains through ethers. polkadot, kusama: Substrate chains of those networks (relay or parachain) through @polkadot/api; substrate: any other Substrate chain spec (dev, test network or parachain).' },
+  CLIENT: { type: 'enum', values: ['geth', 'chopsticks', 'polkadot-omni-node', 'polkadot'], default: 'geth', doc: 'Node client. ethereum: geth. Substrate chains: chopsticks (a development server, not a node: its figures are labelled so), polkadot-omni-node (a real node for parachain specs, built from crates.io), polkadot (the relay-chain node; CLIENT_BIN or RUNTIME=attach).' },
+  CLIENT_VERSION: { type: 'version', default: null, doc: 'Client version to build and run (geth: 1.16.7, chopsticks: 1.5.1, polkadot-omni-node: 0.24.0). Chosen by the client when empty.' },
   CLIENT_BIN: { type: 'path', default: '', doc: 'Path to a client binary to use instead of the one chainperf builds into its cache.' },
   RUNTIME: { type: 'enum', values: ['auto', 'compose', 'host', 'attach'], default: 'auto', doc: 'compose: the node, cAdvisor, Prometheus (and Grafana) as one Docker Compose project. host: the node runs here as a child process in its own cgroup. attach: measure a node that is already running. auto: compose where a Docker engine answers, else host.' },
 
   // Node configuration
-  DB_CACHE_MB: { type: 'int', min: 16, max: 1048576, default: 1024, doc: 'Database cache in MB (geth --cache).' },
-  PEERS: { type: 'int', min: 0, max: 1000, default: 50, doc: 'Maximum peers (geth --maxpeers). A --dev chain has no peers to connect to.' },
+  DB_CACHE_MB: { type: 'int', min: 16, max: 1048576, default: 1024, doc: 'Database cache in MB (geth --cache, Substrate --db-cache). chopsticks has no database cache: the key is recorded, not applied.' },
+  PEERS: { type: 'int', min: 0, max: 1000, default: 50, doc: 'Maximum peers (geth --maxpeers; Substrate --in-peers and --out-peers, each PEERS/2 rounded up). A dev chain has no peers to connect to.' },
   CORES: { type: 'int', min: 1, max: 4096, default: defaultCores, doc: 'CPU cores the node is pinned to (cpuset). Default: all but one. Above this machine\'s count is an error.' },
-  DB_ENGINE: { type: 'enum', values: ['pebble', 'leveldb'], default: 'pebble', doc: 'Database engine (geth --db.engine).' },
-  DEV_BLOCK_TIME_S: { type: 'int', min: 1, max: 60, default: 1, doc: 'Block period of the dev chain (geth --dev.period), so the head advances.' },
+  DB_ENGINE: { type: 'enum', values: ['pebble', 'leveldb', 'rocksdb', 'paritydb'], default: 'pebble', doc: 'Database engine. geth: pebble | leveldb (--db.engine). Substrate clients: rocksdb | paritydb (--database; default rocksdb). Checked against the client.' },
+  TRIE_CACHE_MB: { type: 'int', min: 0, max: 1048576, default: 1024, doc: 'Substrate: state trie cache in MB (--trie-cache-size; 0 disables it). Not used by geth.' },
+  CHAIN_SPEC: { type: 'string', default: '', doc: 'Substrate: the chain spec the node starts from: a path to a raw chain spec .json, or the name of one shipped in the crates.io crate polkadot-parachain-bin 5.0.0 (chain-specs/), downloaded into the cache on first use: asset-hub-kusama, asset-hub-polkadot, bridge-hub-kusama, bridge-hub-polkadot, collectives-polkadot, and the test networks\' (*-rococo, *-westend, *-wococo, tick, track, trick). Default: bridge-hub-polkadot (CHAIN=polkadot, substrate), bridge-hub-kusama (kusama). The dev accounts are funded in a copy of its genesis.' },
+  DEV_BLOCK_TIME_S: { type: 'int', min: 1, max: 60, default: 1, doc: 'Block period of the dev chain (geth --dev.period; polkadot-omni-node --dev-block-time; chopsticks: chainperf calls dev_newBlock this often), so the head advances. Substrate clients default to 2.' },
 
   // Compose runtime
   KEEP: { type: 'enum', values: ['none', 'volume', 'stack'], default: 'none', doc: 'What survives the run. none: the compose project is brought down with its volumes. volume: its volumes are kept. stack: nothing is stopped (the command to stop it is logged).' },
@@ -42,15 +44,15 @@ const KEYS = {
   GRAFANA_IMAGE: { type: 'string', default: '', doc: 'Image of the Grafana service. Default: grafana/grafana:11.3.0 when here or pullable.' },
 
   // Attach runtime
-  RPC_URL: { type: 'url', schemes: ['http', 'https', 'ws', 'wss'], default: '', secret: true, doc: 'JSON-RPC endpoint of the node (attach): http(s):// or ws(s)://; a ws:// or wss:// URL means TRANSPORT=ws, and the sync check, history and harvest then go over WebSocket too. Credentials and API keys in it are redacted from reports.' },
+  RPC_URL: { type: 'url', schemes: ['http', 'https', 'ws', 'wss'], default: '', secret: true, doc: 'JSON-RPC endpoint of the node (attach): http(s):// or ws(s)://. ethereum: a ws:// or wss:// URL means TRANSPORT=ws, and the sync check, history and harvest then go over WebSocket too. Substrate chains: ws(s):// or http(s):// (the same port serves both). Credentials and API keys in it are redacted from reports.' },
   METRICS_URL: { type: 'url', default: '', secret: true, doc: 'Prometheus-format metrics endpoint of the node (attach), e.g. http://127.0.0.1:6060/debug/metrics/prometheus, read for its CPU counter.' },
   NODE_PID: { type: 'int', min: 1, max: 4194304, default: null, doc: 'PID of the node process on this host (attach); its CPU is read from /proc.' },
   CPU_SOURCE: { type: 'enum', values: ['auto', 'cgroup', 'pid', 'metrics'], default: 'auto', doc: 'Where node CPU time comes from. auto: cgroup (host), pid when NODE_PID is set, else metrics (attach).' },
 
   // Workload
   WORKLOAD: { type: 'workload', default: 'eth-default', doc: 'A weighted mix in workloads/<name>.yml, or method:<rpc method> for one method with harvested parameters.' },
-  GENERATOR: { type: 'enum', values: ['ethers', 'lean'], default: 'ethers', doc: 'How requests are sent. ethers: through the chain\'s client library (ethers JsonRpcProvider). lean: chainperf\'s artillery engine, a keep-alive undici pool with request bodies prepared ahead, for figures at full speed (see docs/generator.md).' },
-  TRANSPORT: { type: 'enum', values: ['http', 'ws'], default: 'http', doc: 'How the workload reaches the node. http: JSON-RPC over HTTP POST, keep-alive. ws: JSON-RPC over WebSocket (host runtime: geth is started with --ws on 127.0.0.1; attach: RPC_URL\'s scheme decides, and a TRANSPORT that contradicts it is an error). Both generators speak both; with ethers over ws each artillery worker keeps one WebSocketProvider.' },
+  GENERATOR: { type: 'enum', values: ['ethers', 'lean'], default: 'ethers', doc: 'How requests are sent. ethers: through the chain\'s client library (ethers JsonRpcProvider; @polkadot/api over WebSocket for Substrate chains, whatever this key says). lean (ethereum only for now): chainperf\'s artillery engine, a keep-alive undici pool (or WebSocket connections) with request bodies prepared ahead, for figures at full speed (see docs/generator.md).' },
+  TRANSPORT: { type: 'enum', values: ['http', 'ws'], default: 'http', doc: 'How the workload reaches the node. http: JSON-RPC over HTTP POST, keep-alive. ws: JSON-RPC over WebSocket (host and compose runtimes: geth serves --ws; attach: RPC_URL\'s scheme decides, and a TRANSPORT that contradicts it is an error). Both generators speak both; with ethers over ws each artillery worker keeps one WebSocketProvider. Substrate workloads always use WebSocket.' },
   WS_CONNECTIONS: { type: 'int', min: 1, max: 1024, default: 4, doc: 'TRANSPORT=ws with GENERATOR=lean: WebSocket connections each artillery worker keeps open (at most CONCURRENCY); requests are spread over them, several in flight on each, matched to their answers by JSON-RPC id.' },
   CONCURRENCY: { type: 'int', min: 1, max: 10000, default: 32, doc: 'Closed loop: this many virtual users send requests back to back.' },
   RATE: { type: 'int', min: 1, max: 1000000, default: null, doc: 'Open loop: requests per second, each from a new virtual user. Set this or CONCURRENCY, not both; set from the environment, either replaces the file\'s.' },
@@ -74,7 +76,7 @@ const KEYS = {
 
   // Dev chain history created before the run
   CREATE_HISTORY: { type: 'enum', values: ['auto', 'yes', 'no'], default: 'auto', doc: 'Create the history below before harvesting. auto: on the fresh dev chain the host runtime starts; yes: also on an attached dev chain (it needs an unlocked, funded account); no: never.' },
-  HISTORY_ACCOUNTS: { type: 'int', min: 1, max: 1000, default: 20, doc: 'Dev chain: accounts funded before the run.' },
+  HISTORY_ACCOUNTS: { type: 'int', min: 1, max: 1000, default: 20, doc: 'Dev chain: accounts funded before the run (Substrate: in the genesis, besides the well-known dev accounts and one signer per virtual user for the transfer workload).' },
   HISTORY_TRANSFERS: { type: 'int', min: 0, max: 100000, default: 200, doc: 'Dev chain: value transfers between those accounts.' },
   HISTORY_CONTRACT_CALLS: { type: 'int', min: 0, max: 100000, default: 100, doc: 'Dev chain: contract calls that emit logs.' },
 

@@ -12,6 +12,7 @@ const { closest } = require('../util/strings');
 const chains = require('../chains');
 const clients = require('../clients');
 const { engineVersionSync } = require('../runtime/docker');
+const { SHIPPED, isPath } = require('../chains/substrate/specs');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKLOADS_DIR = path.join(ROOT, 'workloads');
@@ -136,9 +137,11 @@ function resolveScenario(file, opts = {}) {
   if (!values.NAME) values.NAME = path.basename(file).replace(/\.env$/, '');
 
   if (values.RUNTIME === 'auto') {
-    const engine = opts.dockerEngine !== undefined ? opts.dockerEngine : engineVersionSync();
+    // compose where a Docker engine answers and the client has a compose service; the host otherwise.
+    const engine = client.containerMetrics ? (opts.dockerEngine !== undefined ? opts.dockerEngine : engineVersionSync()) : null;
     values.RUNTIME = engine ? 'compose' : 'host';
-    sources.RUNTIME = `${sources.RUNTIME || 'default'} (auto: ${engine ? `a Docker engine ${engine} answers` : 'no Docker engine answers'})`;
+    const why = !client.containerMetrics ? `CLIENT=${values.CLIENT} has no compose service` : engine ? `a Docker engine ${engine} answers` : 'no Docker engine answers';
+    sources.RUNTIME = `${sources.RUNTIME || 'default'} (auto: ${why})`;
   }
   crossCheck(values, sources, given, { chain, client, cpuCount }, errors);
   return { scenario: errors.length ? null : values, sources, errors };
@@ -152,6 +155,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   if (!client.chains.includes(v.CHAIN)) {
     errors.push(`${at('CLIENT')}: CLIENT: ${v.CLIENT} does not serve CHAIN=${v.CHAIN}`);
   }
+  substrateChecks(v, given, { chain, client, at }, errors);
   if (v.RUNTIME !== 'attach' && v.CORES > cpuCount) {
     errors.push(`${at('CORES')}: CORES: ${v.CORES} cores asked but this machine has ${cpuCount}`);
   }
@@ -221,6 +225,43 @@ function checkTransport(v, sources, given, at, errors) {
   } else if (v.TRANSPORT !== urlTransport) {
     const want = v.TRANSPORT === 'ws' ? 'a ws:// or wss://' : 'an http:// or https://';
     errors.push(`${at('TRANSPORT')}: TRANSPORT=${v.TRANSPORT} contradicts RPC_URL (${scheme}://, ${at('RPC_URL')}): with RUNTIME=attach the transport is RPC_URL's; give ${want} RPC_URL, or leave TRANSPORT unset`);
+  }
+}
+
+/** What a Substrate chain or client means for the other keys, and what an EVM chain must not be given. */
+function substrateChecks(v, given, { chain, client, at }, errors) {
+  const substrate = chain.family === 'substrate';
+  if (client.dbEngines && !client.dbEngines.includes(v.DB_ENGINE)) {
+    errors.push(`${at('DB_ENGINE')}: DB_ENGINE: ${v.CLIENT} takes ${client.dbEngines.join(' | ')}, not ${v.DB_ENGINE}`);
+  }
+  if (!substrate) {
+    for (const key of ['CHAIN_SPEC', 'TRIE_CACHE_MB']) {
+      if (given[key]) errors.push(`${at(key)}: ${key} is only used with Substrate chains (CHAIN is ${v.CHAIN})`);
+    }
+    return;
+  }
+  if (v.GENERATOR === 'lean') {
+    errors.push(`${at('GENERATOR')}: GENERATOR=lean sends Ethereum JSON-RPC over HTTP and does not serve CHAIN=${v.CHAIN} yet; Substrate chains are measured through @polkadot/api over WebSocket (leave GENERATOR unset)`);
+  }
+  const specName = v.CHAIN_SPEC;
+  if (v.RUNTIME === 'host' && specName) {
+    if (client.builtinSpecs && client.builtinSpecs.includes(specName)) {
+      // a network the node binary knows by name
+    } else if (isPath(specName)) {
+      if (!fs.existsSync(path.resolve(specName))) errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: no such file: ${specName}`);
+    } else if (!SHIPPED[specName]) {
+      const names = [...Object.keys(SHIPPED), ...(client.builtinSpecs || [])];
+      const near = closest(specName, names);
+      errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: expected a path to a raw chain spec .json or one of ${names.join(', ')}, got "${specName}"${near ? ` (did you mean ${near}?)` : ''}`);
+    } else if (v.CHAIN !== 'substrate' && SHIPPED[specName] !== v.CHAIN) {
+      errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: ${specName} is a ${SHIPPED[specName]} chain, not ${v.CHAIN}; set CHAIN=${SHIPPED[specName] === 'polkadot' || SHIPPED[specName] === 'kusama' ? SHIPPED[specName] : 'substrate'}`);
+    }
+  }
+  if (v.RUNTIME === 'attach' && client.metrics !== undefined && !(client.metrics && client.metrics.cpu)) {
+    const cpu = v.CPU_SOURCE;
+    if (v.METRICS_URL && (cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID))) {
+      errors.push(`${at('CPU_SOURCE')}: a Substrate node exports no process CPU counter: give NODE_PID (the node's process on this host) for RUNTIME=attach`);
+    }
   }
 }
 

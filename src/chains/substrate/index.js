@@ -1,0 +1,72 @@
+'use strict';
+// Substrate chains (Polkadot, Kusama, any other chain spec), measured through
+// @polkadot/api. One module, parametrised per chain: what differs is the
+// default chain spec.
+
+const path = require('node:path');
+const { METHODS, missingForMix } = require('./ops');
+const { waitForSync } = require('./sync');
+const { ensureChainSpec } = require('./specs');
+// @polkadot/api is loaded when a run needs it, not when a scenario is resolved.
+const createHistory = (...a) => require('./history').createHistory(...a);
+const harvest = (...a) => require('./harvest').harvest(...a);
+const describePool = (...a) => require('./harvest').describePool(...a);
+const fundedSpec = (...a) => require('./accounts').fundedSpec(...a);
+const { rpcCall } = require('../../util/rpc');
+const { httpUrl } = require('./url');
+
+/** Signer accounts funded for the transfer workload: one per virtual user (open loop: up to 256 at once). */
+const signerCount = (s) => (s.RATE ? 256 : s.CONCURRENCY);
+
+/**
+ * Before the node starts (host runtime): the chain spec file it starts from,
+ * a copy of CHAIN_SPEC whose genesis funds the dev accounts. A chain name the
+ * client knows itself (polkadot, kusama for CLIENT=polkadot) is passed as is.
+ * @returns {Promise<{chainSpec:string, source:string, funded:number|null}>}
+ */
+async function prepare(s, { workDir, log, client }) {
+  if (client.builtinSpecs && client.builtinSpecs.includes(s.CHAIN_SPEC)) return { chainSpec: s.CHAIN_SPEC, source: s.CHAIN_SPEC, funded: null };
+  const src = await ensureChainSpec(s.CHAIN_SPEC, log);
+  const out = path.join(workDir, `${path.basename(src, '.json')}.chainperf.json`);
+  const f = await fundedSpec(src, out, { accounts: s.HISTORY_ACCOUNTS + signerCount(s) });
+  log(`chain spec ${f.id} (${f.name}) from ${src}; ${f.funded} dev accounts funded in its genesis`);
+  return { chainSpec: out, source: src, funded: f.funded };
+}
+
+/** `./run.sh install`: the chain spec file, downloaded when it is a shipped name. */
+async function install(s, { log, client }) {
+  if (client.builtinSpecs && client.builtinSpecs.includes(s.CHAIN_SPEC)) return `${s.CHAIN_SPEC} (known to the ${s.CLIENT} binary)`;
+  return ensureChainSpec(s.CHAIN_SPEC, log);
+}
+
+/** The client's name and version as the node reports them (attach). */
+async function clientVersion(url, { signal } = {}) {
+  const call = (m) => rpcCall(httpUrl(url), m, [], { signal, timeoutMs: 10000 });
+  return `${await call('system_name')}/${await call('system_version')}`;
+}
+
+function substrateChain(name, defaultSpec) {
+  return {
+    name,
+    family: 'substrate',
+    defaults: { CLIENT: 'chopsticks', WORKLOAD: 'dot-default', CHAIN_SPEC: defaultSpec, HISTORY_TRANSFERS: 48 },
+    methods: METHODS,
+    /** The artillery processor that sends this chain's requests. */
+    processor: require.resolve('../../workload/processors/substrate'),
+    prepare,
+    install,
+    clientVersion,
+    waitForSync,
+    createHistory,
+    harvest,
+    describePool,
+    missingForMix,
+  };
+}
+
+module.exports = {
+  polkadot: substrateChain('polkadot', 'bridge-hub-polkadot'),
+  kusama: substrateChain('kusama', 'bridge-hub-kusama'),
+  substrate: substrateChain('substrate', 'bridge-hub-polkadot'),
+  signerCount,
+};

@@ -1,0 +1,56 @@
+'use strict';
+// A Substrate node is synced when system_health says it is not syncing and
+// its best block has reached the sync target (system_syncState.highestBlock
+// where the node has that method; chopsticks has not, and its best block is
+// the target). A single dev node has no peers, so peers are not required and
+// readiness endpoints are not used.
+
+const { rpcCall } = require('../../util/rpc');
+const { sleep } = require('../../util/time');
+const { httpUrl } = require('./url');
+
+/** One look at the node: {synced, state, head, target, peers}. */
+async function syncState(url, { signal } = {}) {
+  const call = (m) => rpcCall(httpUrl(url), m, [], { timeoutMs: 5000, signal });
+  const health = await call('system_health');
+  const head = Number.parseInt((await call('chain_getHeader')).number, 16);
+  let target = head;
+  try {
+    const st = await call('system_syncState');
+    if (st && st.highestBlock !== undefined && st.highestBlock !== null) target = Number(st.highestBlock);
+  } catch (err) {
+    if (signal && signal.aborted) throw err;
+    // no system_syncState (chopsticks): the best block is the target
+  }
+  const synced = !health.isSyncing && head >= target;
+  const state = `${health.isSyncing ? 'syncing' : 'not syncing'}, best block ${head}, target ${target}, ${health.peers} peers`;
+  return { synced, state, head, target, peers: health.peers };
+}
+
+/**
+ * @returns {Promise<{seconds:number, head:number, target:number, peers:number}>}
+ */
+async function waitForSync(url, { timeoutS, signal, log = () => {} }) {
+  const started = Date.now();
+  const deadline = started + timeoutS * 1000;
+  let lastState = 'no answer yet';
+  let lastLog = 0;
+  while (Date.now() < deadline) {
+    try {
+      const st = await syncState(url, { signal });
+      lastState = st.state;
+      if (st.synced) return { seconds: (Date.now() - started) / 1000, head: st.head, target: st.target, peers: st.peers };
+    } catch (err) {
+      if (signal && signal.aborted) throw signal.reason;
+      lastState = `no answer: ${err.message}`;
+    }
+    if (Date.now() - lastLog > 10000) {
+      log(`waiting for sync (${Math.round((Date.now() - started) / 1000)} s of ${timeoutS} s): ${lastState}`);
+      lastLog = Date.now();
+    }
+    await sleep(500, signal);
+  }
+  throw new Error(`node not synced after ${timeoutS} s (SYNC_TIMEOUT_S); last state: ${lastState}`);
+}
+
+module.exports = { waitForSync, syncState };

@@ -1,0 +1,83 @@
+'use strict';
+// chopsticks (@acala-network/chopsticks): a development server that runs a
+// Substrate runtime (here, from a raw chain spec in genesis mode) behind a
+// real Substrate JSON-RPC server. It is not a node: no networking, no
+// database cache, no trie cache, blocks built on demand (chainperf calls
+// dev_newBlock every DEV_BLOCK_TIME_S). It serves the tests of the workload
+// and the Substrate code paths here, where no node image can be pulled, and
+// every report of a run on it says so. Installed from npm into the cache.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { cacheDir } = require('../install/cache');
+const { runWithProgress } = require('../install/progress');
+
+const PACKAGE = '@acala-network/chopsticks';
+
+function installDir(scenario) {
+  return cacheDir('chopsticks', scenario.CLIENT_VERSION);
+}
+
+/** The cached CLI script for a version, or the CLIENT_BIN the scenario names. */
+function binaryPath(scenario) {
+  return scenario.CLIENT_BIN || path.join(installDir(scenario), 'node_modules', PACKAGE, 'chopsticks.cjs');
+}
+
+async function ensureBinary(scenario, log) {
+  const bin = binaryPath(scenario);
+  if (fs.existsSync(bin)) return bin;
+  if (scenario.CLIENT_BIN) throw new Error(`CLIENT_BIN: no such file: ${bin}`);
+  const dir = installDir(scenario);
+  fs.mkdirSync(dir, { recursive: true });
+  if (!fs.existsSync(path.join(dir, 'package.json'))) fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}\n');
+  await runWithProgress('npm', ['install', '--no-audit', '--no-fund', '--loglevel=http', '--prefix', dir, `${PACKAGE}@${scenario.CLIENT_VERSION}`], {
+    label: `installing chopsticks ${scenario.CLIENT_VERSION} into ${dir}`,
+    expected: 'from npm; about 2 minutes, once',
+    log,
+  });
+  if (!fs.existsSync(bin)) throw new Error(`npm install finished but ${bin} is missing`);
+  return bin;
+}
+
+/** The version in the installed package.json (running the CLI to ask costs seconds). */
+function binaryVersion(bin) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(path.dirname(bin), 'package.json'), 'utf8')).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * The command line for a scenario.
+ * @param {object} s resolved scenario
+ * @param {{dataDir:string, ports:{rpc:number}, chainSpec:string, external?:boolean}} where
+ */
+function command(s, { ports, chainSpec, external = false }) {
+  return {
+    args: [
+      '--genesis', chainSpec,
+      '--host', external ? '0.0.0.0' : '127.0.0.1',
+      '--port', String(ports.rpc),
+      '--build-block-mode', 'Batch',
+      '--runtime-log-level', '0',
+    ],
+    rpcUrl: `ws://127.0.0.1:${ports.rpc}`,
+    metrics: null, // chopsticks exports no metrics
+  };
+}
+
+module.exports = {
+  name: 'chopsticks',
+  chains: ['polkadot', 'kusama', 'substrate'],
+  defaults: { CLIENT_VERSION: '1.5.1', DB_ENGINE: 'rocksdb', DEV_BLOCK_TIME_S: 2 },
+  dbEngines: ['rocksdb', 'paritydb'], // accepted so scenarios stay comparable; chopsticks keeps state in memory
+  kind: 'development server',
+  warning: 'chopsticks is a development server, not a node: its figures are not a node\'s (no networking, no database or trie cache, blocks built on demand by chainperf)',
+  /** Blocks come when someone asks: chainperf asks every DEV_BLOCK_TIME_S. */
+  newBlockMethod: 'dev_newBlock',
+  metrics: null,
+  ensureBinary,
+  binaryVersion,
+  command,
+};

@@ -1,0 +1,102 @@
+'use strict';
+// polkadot-omni-node: a real Substrate node for parachain chain specs (its
+// runtime comes from the spec). Built from crates.io with `cargo install`
+// into the cache on first use (about 44 minutes and 5.5 GB of build output
+// on 2 cores, once), with SKIP_WASM_BUILD=1: the runtime is the spec's, and
+// the wasm32 target the build would otherwise compile for is not installed
+// here. Started with --dev-block-time, so a single node authors a block every
+// DEV_BLOCK_TIME_S seconds without a relay chain.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { cacheDir } = require('../install/cache');
+const { runWithProgress } = require('../install/progress');
+const { ensureDebianTool, onPath } = require('../install/debian');
+const { substrateArgs, versionOf } = require('./substrate-cli');
+
+const CRATE = 'polkadot-omni-node';
+
+function installRoot(scenario) {
+  return cacheDir(CRATE, scenario.CLIENT_VERSION);
+}
+
+/** The cached binary for a version, or the CLIENT_BIN the scenario names. */
+function binaryPath(scenario) {
+  return scenario.CLIENT_BIN || path.join(installRoot(scenario), 'bin', CRATE);
+}
+
+/** libclang for bindgen (Debian libclang-dev); true when a libclang.so is found. */
+function hasLibclang() {
+  if (process.env.LIBCLANG_PATH) return true;
+  try {
+    return /libclang[-.\d]*\.so/.test(execFileSync('ldconfig', ['-p'], { encoding: 'utf8' }));
+  } catch {
+    return false;
+  }
+}
+
+/** What building needs: cargo (no Debian package is new enough), protoc, clang and libclang. */
+async function buildPrerequisites(scenario, log) {
+  const cargo = onPath('cargo') || (process.env.HOME && fs.existsSync(path.join(process.env.HOME, '.cargo', 'bin', 'cargo')) ? path.join(process.env.HOME, '.cargo', 'bin', 'cargo') : null);
+  if (!cargo) {
+    throw new Error(`${CRATE} ${scenario.CLIENT_VERSION} is not built yet and cargo is not installed: install Rust (https://rustup.rs, then cargo on PATH), or set CLIENT_BIN to a ${CRATE} binary`);
+  }
+  await ensureDebianTool('protoc', 'protobuf-compiler', log);
+  await ensureDebianTool('clang', 'clang', log);
+  if (!hasLibclang()) {
+    if (!(onPath('apt-get') && process.getuid && process.getuid() === 0)) throw new Error('libclang is not installed: install it (Debian: apt-get install libclang-dev), or set LIBCLANG_PATH');
+    await runWithProgress('apt-get', ['install', '-y', '--no-install-recommends', 'libclang-dev'], {
+      label: 'installing libclang-dev from Debian', expected: 'once', env: { DEBIAN_FRONTEND: 'noninteractive' }, log,
+    });
+  }
+  return cargo;
+}
+
+async function ensureBinary(scenario, log) {
+  const bin = binaryPath(scenario);
+  if (fs.existsSync(bin)) return bin;
+  if (scenario.CLIENT_BIN) throw new Error(`CLIENT_BIN: no such file: ${bin}`);
+  const cargo = await buildPrerequisites(scenario, log);
+  const root = installRoot(scenario);
+  fs.mkdirSync(root, { recursive: true });
+  await runWithProgress(cargo, ['install', CRATE, '--version', scenario.CLIENT_VERSION, '--locked', '--root', root, '--target-dir', path.join(root, 'target')], {
+    label: `building ${CRATE} ${scenario.CLIENT_VERSION} into ${root}`,
+    expected: 'from crates.io; about 44 minutes and 5.5 GB of build output on 2 cores, once',
+    env: { SKIP_WASM_BUILD: '1' },
+    log,
+  });
+  if (!fs.existsSync(bin)) throw new Error(`cargo install finished but ${bin} is missing`);
+  fs.rmSync(path.join(root, 'target'), { recursive: true, force: true }); // 5.5 GB the binary no longer needs
+  return bin;
+}
+
+function binaryVersion(bin) {
+  return versionOf(execFileSync(bin, ['--version'], { encoding: 'utf8' }));
+}
+
+/**
+ * The command line for a scenario.
+ * @param {object} s resolved scenario
+ * @param {{dataDir:string, ports:{rpc:number, metrics:number, p2p:number}, chainSpec:string, external?:boolean}} where
+ */
+function command(s, where) {
+  return {
+    args: [...substrateArgs(s, where), '--dev-block-time', String(s.DEV_BLOCK_TIME_S * 1000)],
+    rpcUrl: `ws://127.0.0.1:${where.ports.rpc}`,
+    metrics: { target: `127.0.0.1:${where.ports.metrics}`, path: '/metrics' },
+  };
+}
+
+module.exports = {
+  name: CRATE,
+  chains: ['polkadot', 'kusama', 'substrate'],
+  defaults: { CLIENT_VERSION: '0.24.0', DB_ENGINE: 'rocksdb', DEV_BLOCK_TIME_S: 2 },
+  dbEngines: ['rocksdb', 'paritydb'],
+  kind: 'node',
+  /** Counters in the node's own metrics: no process CPU (it comes from the cgroup or the PID), requests served by method. */
+  metrics: { cpu: null, requests: 'substrate_rpc_calls_finished', requestsByLabel: 'method' },
+  ensureBinary,
+  binaryVersion,
+  command,
+};
