@@ -6,7 +6,8 @@
 
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
-const { substrateArgs, versionOf } = require('./substrate-cli');
+const { substrateArgs, versionOf, peerSplit, rpcMaxConnections } = require('./substrate-cli');
+const { isPath } = require('../chains/substrate/specs');
 
 async function ensureBinary(scenario) {
   if (!scenario.CLIENT_BIN) throw new Error('CLIENT=polkadot is not built by chainperf: set CLIENT_BIN to a polkadot binary, or measure a running node with RUNTIME=attach');
@@ -30,6 +31,18 @@ function command(s, where) {
   };
 }
 
+/** Variables of compose/node-polkadot.yml beyond the common ones (see substrateArgs for their meaning). */
+function composeEnv(s, { chainSpec }) {
+  const peers = peerSplit(s.PEERS);
+  return {
+    NODE_CHAIN: isPath(chainSpec) ? '/chainperf/chain-spec.json' : chainSpec,
+    TRIE_CACHE_BYTES: String(s.TRIE_CACHE_MB * 1024 * 1024),
+    IN_PEERS: String(peers.in),
+    OUT_PEERS: String(peers.out),
+    RPC_MAX_CONNECTIONS: String(rpcMaxConnections(s)),
+  };
+}
+
 module.exports = {
   name: 'polkadot',
   chains: ['polkadot', 'kusama', 'substrate'],
@@ -39,6 +52,12 @@ module.exports = {
   /** Chain names the binary knows without a spec file: passed to --chain as they are. */
   builtinSpecs: ['polkadot', 'kusama', 'westend', 'paseo'],
   metrics: { cpu: null, requests: 'substrate_rpc_calls_finished', requestsByLabel: 'method' },
+  /** Compose runtime: where the container serves metrics and JSON-RPC (compose/node-polkadot.yml). */
+  containerMetrics: { port: 9615, path: '/metrics' },
+  containerRpc: { scheme: 'ws', port: 9944 },
+  /** parity/polkadot cannot be built from package sources here: it is used when present or pullable. */
+  image: () => ({ upstream: 'parity/polkadot:v1.16.1', local: null }),
+  composeEnv,
   ensureBinary,
   binaryVersion,
   command,

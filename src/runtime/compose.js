@@ -12,6 +12,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const clients = require('../clients');
+const chains = require('../chains');
+const { isPath } = require('../chains/substrate/specs');
 const docker = require('./docker');
 const { Cgroup, cgroupsUsable } = require('./cgroup');
 const { cadvisorSource } = require('../measure/cadvisor');
@@ -28,8 +30,9 @@ const COMPOSE_DIR = path.join(ROOT, 'compose');
 const projectName = (runId) => `chainperf-${runId}`.toLowerCase().replace(/[^a-z0-9_-]/g, '-');
 
 /** The compose files a scenario combines, in order. */
-function composeFiles(s, { grafana }) {
+function composeFiles(s, { grafana, chainSpecFile = null }) {
   const files = [`node-${s.CLIENT}.yml`, 'cadvisor.yml', 'prometheus.yml'];
+  if (chainSpecFile) files.push('chain-spec.yml');
   if (grafana) files.push('grafana.yml');
   if (s.NODE_VOLUME) files.push('volume-kept.yml');
   const out = files.map((f) => path.join(COMPOSE_DIR, f));
@@ -38,8 +41,10 @@ function composeFiles(s, { grafana }) {
 }
 
 /** The variables the compose files read, from the scenario and the run. */
-function composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword }) {
+function composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword, prepared = {} }) {
+  const client = clients[s.CLIENT];
   const env = {
+    ...(client.composeEnv ? client.composeEnv(s, prepared) : {}),
     NODE_IMAGE: images.node.ref,
     PROMETHEUS_IMAGE: images.prometheus.ref,
     CADVISOR_IMAGE: images.cadvisor.ref,
@@ -62,6 +67,7 @@ function composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword })
     env.GRAFANA_ADMIN_PASSWORD = grafanaPassword;
   }
   if (s.NODE_VOLUME) env.NODE_VOLUME = s.NODE_VOLUME;
+  if (prepared.chainSpec && isPath(prepared.chainSpec)) env.CHAIN_SPEC_FILE = prepared.chainSpec;
   return env;
 }
 
@@ -117,8 +123,11 @@ async function startCompose(s, { runId, workDir, log, signal }) {
   };
   const promConfig = path.join(workDir, 'prometheus.yml');
   fs.writeFileSync(promConfig, prometheusConfig(s, runId));
-  const env = composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword: crypto.randomBytes(18).toString('base64url') });
-  const files = composeFiles(s, { grafana });
+  // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
+  const chain = chains[s.CHAIN];
+  const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
+  const env = composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword: crypto.randomBytes(18).toString('base64url'), prepared });
+  const files = composeFiles(s, { grafana, chainSpecFile: env.CHAIN_SPEC_FILE || null });
   const fileArgs = ['-p', project, '--project-directory', COMPOSE_DIR, ...files.flatMap((f) => ['-f', f])];
   const run = (args, opts = {}) => docker.compose([...fileArgs, ...args], { env, ...opts });
 
@@ -215,8 +224,8 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     };
 
     const host = s.BIND_ADDR === '0.0.0.0' ? '127.0.0.1' : s.BIND_ADDR;
-    stack.rpcUrl = `http://${host}:${ports.rpc}`;
-    stack.wsUrl = `ws://${host}:${ports.ws}`;
+    stack.rpcUrl = `${(client.containerRpc && client.containerRpc.scheme) || 'http'}://${host}:${ports.rpc}`;
+    stack.wsUrl = stack.rpcUrl.startsWith('ws') ? stack.rpcUrl : `ws://${host}:${ports.ws}`;
     const promUrl = `http://${host}:${ports.prometheus}`;
     const timeoutS = s.STACK_TIMEOUT_S;
     log(`waiting for the services to be ready (STACK_TIMEOUT_S=${timeoutS})`);
@@ -228,9 +237,12 @@ async function startCompose(s, { runId, workDir, log, signal }) {
       return body.data && body.data.result.length > 0;
     }, { timeoutS, what: `Prometheus has no cAdvisor series for the node container ${containers.node.name}`, signal, onExit: nodeGone });
     await waitUntil(async () => {
-      stack.client.version = await rpcCall(stack.rpcUrl, 'web3_clientVersion', [], { timeoutMs: 3000 });
+      stack.client.version = chain.clientVersion
+        ? await chain.clientVersion(stack.rpcUrl, { signal })
+        : await rpcCall(stack.rpcUrl, 'web3_clientVersion', [], { timeoutMs: 3000 });
       return true;
     }, { timeoutS, what: 'the node did not answer JSON-RPC', signal, onExit: nodeGone });
+    if (client.metrics && client.metrics.requests) stack.requestsMetric = client.metrics;
     if (grafana) {
       await waitUntil(() => httpOk(`http://${host}:${ports.grafana}/api/health`), { timeoutS, what: 'service grafana did not become ready', signal, onExit: nodeGone });
       stack.grafanaUrl = `http://${host}:${ports.grafana}`;

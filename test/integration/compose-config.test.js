@@ -1,7 +1,9 @@
 'use strict';
 // The compose files as Compose itself reads them: every scenario of
-// scenarios/ rendered with `config` by Compose v2 and by Compose v1, and the
-// node's flags, cpuset, ports and images checked in the result.
+// scenarios/ rendered with `config` by Compose v2 and by Compose v1 (EVM
+// scenarios with their geth service, Substrate scenarios with the
+// parity/polkadot service), and the node's flags, cpuset, ports, chain spec
+// and images checked in the result.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -11,50 +13,96 @@ const yaml = require('js-yaml');
 const { compose } = require('../../src/runtime/docker');
 const { composeFiles, composeEnv } = require('../../src/runtime/compose');
 const { resolveScenario } = require('../../src/scenario/resolve');
+const { parseEnvFile } = require('../../src/scenario/parse');
 const clients = require('../../src/clients');
+const chains = require('../../src/chains');
 const { ROOT } = require('../helpers');
 
 const COMPOSES = [['docker', 'compose'], ['docker-compose']];
 const installed = (argv) => spawnSync(argv[0], [...argv.slice(1), 'version'], { encoding: 'utf8' }).status === 0;
-const scenarios = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => f.endsWith('.env'));
+const scenarioFiles = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => f.endsWith('.env'));
+const fileRuntime = (f) => (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'RUNTIME') || {}).value;
+// Scenarios that measure a deployment in place start nothing: there is no compose project to render.
+const attachOnly = scenarioFiles.filter((f) => fileRuntime(f) === 'attach');
+const rendered = scenarioFiles.filter((f) => !attachOnly.includes(f));
+
+/** The scenario resolved for the compose runtime; Substrate scenarios with the parity/polkadot node. */
+function composeScenario(file) {
+  const chain = (parseEnvFile(path.join(ROOT, 'scenarios', file)).settings.find((x) => x.key === 'CHAIN') || {}).value || 'ethereum';
+  const substrate = chains[chain].family === 'substrate';
+  const env = { RUNTIME: 'compose', ...(substrate ? { CLIENT: 'polkadot' } : {}) };
+  return { substrate, ...resolveScenario(path.join(ROOT, 'scenarios', file), { env, dockerEngine: 'test' }) };
+}
+
+async function render(argv, s, prepared) {
+  const images = { node: { ref: 'chainperf/node:test' }, prometheus: { ref: 'chainperf/prometheus:test' }, cadvisor: { ref: 'chainperf/cadvisor:test' }, grafana: { ref: 'grafana/grafana:test' } };
+  const env = composeEnv(s, { images, ports: { rpc: 18545, ws: 18546, prometheus: 19090, cadvisor: 18080, grafana: 13000 }, nodeCpus: '0', promConfig: '/tmp/prometheus.yml', grafanaPassword: 'not-a-default', prepared });
+  const files = composeFiles(s, { grafana: true, chainSpecFile: env.CHAIN_SPEC_FILE || null });
+  const r = await compose(['-p', 'chainperf-config-test', '--project-directory', path.join(ROOT, 'compose'), ...files.flatMap((f) => ['-f', f]), 'config'], { env, argv });
+  assert.equal(r.code, 0, r.out);
+  return yaml.load(r.out);
+}
+
+function assertLoopbackOnly(doc) {
+  for (const [svc, def] of Object.entries(doc.services)) {
+    for (const p of def.ports || []) {
+      const ip = typeof p === 'string' ? p.split(':')[0] : p.host_ip;
+      assert.equal(ip, '127.0.0.1', `${svc} publishes ${JSON.stringify(p)}`);
+    }
+  }
+}
 
 describe('compose files rendered by Compose v2 and v1', () => {
+  it('the scenarios left out measure a running deployment (RUNTIME=attach)', () => {
+    for (const f of attachOnly) assert.equal(fileRuntime(f), 'attach', f);
+    assert.ok(rendered.length >= 10, rendered.join(' '));
+  });
+
   for (const argv of COMPOSES) {
     const name = argv.join(' ');
     it(`${name} is installed (.ci/run installs both)`, () => {
       assert.ok(installed(argv), `${name} is not installed: run scripts/install-docker.sh`);
     });
-    for (const file of scenarios) {
+    for (const file of rendered) {
       it(`${name}: ${file}`, async () => {
-        const { scenario: s, errors } = resolveScenario(path.join(ROOT, 'scenarios', file), { env: { RUNTIME: 'compose' }, dockerEngine: 'test' });
+        const { substrate, scenario: s, errors } = composeScenario(file);
         assert.deepEqual(errors, []);
-        const images = { node: { ref: 'chainperf/node:test' }, prometheus: { ref: 'chainperf/prometheus:test' }, cadvisor: { ref: 'chainperf/cadvisor:test' }, grafana: { ref: 'grafana/grafana:test' } };
-        const env = composeEnv(s, { images, ports: { rpc: 18545, ws: 18546, prometheus: 19090, cadvisor: 18080, grafana: 13000 }, nodeCpus: '0', promConfig: '/tmp/prometheus.yml', grafanaPassword: 'not-a-default' });
-        const files = composeFiles(s, { grafana: true });
-        const r = await compose(['-p', 'chainperf-config-test', '--project-directory', path.join(ROOT, 'compose'), ...files.flatMap((f) => ['-f', f]), 'config'], { env, argv });
-        assert.equal(r.code, 0, r.out);
-        const doc = yaml.load(r.out);
+        // A Substrate node starts from the funded copy of its spec that chainperf writes; a file mounted into the container.
+        const prepared = substrate ? { chainSpec: '/tmp/chainperf-test/bridge-hub-polkadot.chainperf.json' } : {};
+        const doc = await render(argv, s, prepared);
         const node = doc.services.node;
         assert.equal(node.image, 'chainperf/node:test');
         assert.equal(String(node.cpuset), '0');
         const cmd = node.command.join(' ');
-        // The scenario's cache and peers become geth's own flags, as the host runtime passes them.
-        const host = clients[s.CLIENT].command(s, { dataDir: '/data', ports: { rpc: 1, metrics: 2, p2p: 3, auth: 4 } }).args.join(' ');
-        for (const [flag, value] of [['--cache', s.DB_CACHE_MB], ['--maxpeers', s.PEERS], ['--db.engine', s.DB_ENGINE], ['--dev.period', s.DEV_BLOCK_TIME_S]]) {
+        // The scenario's cache, peers and database become the client's own flags, as the host runtime passes them.
+        const where = { dataDir: '/data', ports: { rpc: 1, ws: 5, metrics: 2, p2p: 3, auth: 4 }, chainSpec: prepared.chainSpec };
+        const host = clients[s.CLIENT].command(s, where).args.join(' ');
+        const flags = substrate
+          ? [['--db-cache', s.DB_CACHE_MB], ['--database', s.DB_ENGINE], ['--trie-cache-size', s.TRIE_CACHE_MB * 1048576], ['--in-peers', Math.ceil(s.PEERS / 2)], ['--out-peers', Math.floor(s.PEERS / 2)]]
+          : [['--cache', s.DB_CACHE_MB], ['--maxpeers', s.PEERS], ['--db.engine', s.DB_ENGINE], ['--dev.period', s.DEV_BLOCK_TIME_S]];
+        for (const [flag, value] of flags) {
           assert.ok(cmd.includes(`${flag}=${value}`), `${flag}=${value} in ${cmd}`);
-          assert.ok(host.includes(`${flag} ${value}`), `host runtime: ${flag} ${value}`);
+          assert.ok(host.includes(`${flag} ${value}`), `host runtime: ${flag} ${value} in ${host}`);
         }
-        // Every published port binds to 127.0.0.1 unless the scenario says otherwise.
-        for (const [svc, def] of Object.entries(doc.services)) {
-          for (const p of def.ports || []) {
-            const ip = typeof p === 'string' ? p.split(':')[0] : p.host_ip;
-            assert.equal(ip, '127.0.0.1', `${svc} publishes ${JSON.stringify(p)}`);
-          }
+        if (substrate) {
+          assert.match(cmd, /--chain=\/chainperf\/chain-spec\.json/);
+          assert.ok(node.volumes.some((v) => (typeof v === 'string' ? v : `${v.source}:${v.target}`).startsWith('/tmp/chainperf-test/bridge-hub-polkadot.chainperf.json:/chainperf/chain-spec.json')), JSON.stringify(node.volumes));
+          assert.match(cmd, /--rpc-max-connections=\d{4,}/, 'RPC limits raised over the default 100');
+          assert.match(cmd, /--prometheus-port=9615/);
         }
+        assertLoopbackOnly(doc);
         assert.equal(doc.services.grafana.environment.GF_SECURITY_ADMIN_PASSWORD, 'not-a-default');
       });
     }
   }
+
+  it('a Substrate network the node knows by name needs no spec file', async () => {
+    const { scenario: s, errors } = composeScenario('polkadot-dev.env');
+    assert.deepEqual(errors, []);
+    const doc = await render(COMPOSES[0], { ...s, CHAIN_SPEC: 'polkadot' }, { chainSpec: 'polkadot' });
+    assert.ok(doc.services.node.command.includes('--chain=polkadot'));
+    assert.deepEqual(doc.services.node.volumes.map((v) => v.target || v.split(':')[1]), ['/data']);
+  });
 
   it('Grafana refuses to start without a password chosen for it (no default admin password)', async () => {
     const r = await compose(['-p', 'chainperf-config-test', '-f', path.join(ROOT, 'compose', 'grafana.yml'), 'config'], { env: { GRAFANA_ADMIN_PASSWORD: '' }, argv: COMPOSES[0] });
