@@ -163,7 +163,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
       const logs = await run(['logs', '--no-color', '--tail', '2000', 'node']);
       fs.writeFileSync(nodeLog, logs.out);
       if (s.KEEP === 'stack') {
-        log(`KEEP=stack: leaving compose project ${project} running; stop it with: ${c.argv.join(' ')} ${fileArgs.map((a) => (a.includes(' ') ? `'${a}'` : a)).join(' ')} down -v`);
+        log(`KEEP=stack: leaving compose project ${project} running; stop it with: ${stopCommand(c, fileArgs, env)}`);
         return;
       }
       const args = ['down', '--remove-orphans', '--timeout', '30', ...(s.KEEP === 'volume' ? [] : ['--volumes'])];
@@ -268,6 +268,18 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     await stack.teardown();
     throw err;
   }
+}
+
+/**
+ * The command that brings a kept project down. Compose v2 finds a project by
+ * its name; v1 needs the files and the variables they require (the Grafana
+ * password is not printed: `down` does not use it).
+ */
+function stopCommand(c, fileArgs, env) {
+  if (c.argv.length === 2) return `docker compose -p ${fileArgs[1]} down -v`;
+  const required = ['NODE_VOLUME', 'CHAIN_SPEC_FILE'].filter((k) => env[k]).map((k) => `${k}=${env[k]}`);
+  if (env.GRAFANA_ADMIN_PASSWORD) required.push('GRAFANA_ADMIN_PASSWORD=unused');
+  return [...required, ...c.argv, ...fileArgs, 'down', '-v'].join(' ');
 }
 
 /** The Docker engine's own CPU counters for the node container: the cross-check of cAdvisor's. */
