@@ -22,6 +22,7 @@ const { freePort } = require('../util/net');
 const { sleep } = require('../util/time');
 const { rpcCall } = require('../util/rpc');
 const { cpuList } = require('./host');
+const { attachTeardown } = require('./teardown');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COMPOSE_DIR = path.join(ROOT, 'compose');
@@ -137,16 +138,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     images,
     client: { name: s.CLIENT, version: null, image: images.node.ref, image_id: images.node.id },
   };
-  stack.teardown = async () => {
-    for (const fn of stack.cleanups.reverse()) {
-      try {
-        await fn();
-      } catch (err) {
-        log(`teardown: ${err.message}`);
-      }
-    }
-    stack.cleanups = [];
-  };
+  attachTeardown(stack, log);
 
   try {
     if (cgroupsUsable()) {

@@ -15,6 +15,7 @@ const { ensurePrometheus, prometheusVersion } = require('../install/prometheus')
 const { startPrometheus } = require('./prometheus');
 const { freePort } = require('../util/net');
 const { rpcCall } = require('../util/rpc');
+const { attachTeardown } = require('./teardown');
 
 /** "0-2" style list of cpus [from, to). */
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
@@ -33,16 +34,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
 
   const binarySha256 = crypto.createHash('sha256').update(fs.readFileSync(bin)).digest('hex');
   const stack = { cleanups: [], runtime: 'host', freshChain: true, generatorCpus, client: { name: s.CLIENT, version, binary: bin, binary_sha256: binarySha256, ...(client.kind && client.kind !== 'node' ? { kind: client.kind } : {}) } };
-  stack.teardown = async () => {
-    for (const fn of stack.cleanups.reverse()) {
-      try {
-        await fn();
-      } catch (err) {
-        log(`teardown: ${err.message}`);
-      }
-    }
-    stack.cleanups = [];
-  };
+  attachTeardown(stack, log);
 
   try {
     const useCgroups = cgroupsUsable();

@@ -7,24 +7,12 @@
 const { ethers } = require('ethers');
 const { rpcCall } = require('../../util/rpc');
 const LOGGER = require('./contracts/Logger.json');
+const { mapLimit } = require('../../util/async');
 
 const SCAN_BLOCKS = 1024; // most recent blocks read for transactions
 const MAX_TXS = 2000;
 const MAX_ADDRESSES = 500;
 const PING_TOPIC = ethers.id('Ping(address,uint256,bytes32)');
-
-async function mapLimit(items, limit, fn) {
-  const out = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 /**
  * @returns {Promise<object>} the parameter pool (see params.js for its use)

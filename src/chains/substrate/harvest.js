@@ -7,24 +7,12 @@
 
 const { connectApi } = require('./api');
 const { keyring, WELL_KNOWN, devUri } = require('./accounts');
+const { mapLimit } = require('../../util/async');
 
 const SCAN_BLOCKS = 1024; // most recent blocks whose hashes are harvested
 const STATE_BLOCKS = 200; // of which the most recent, for historical state (a pruned node keeps 256)
 const MAX_ACCOUNTS = 500;
 const MAX_SIGNERS = 4096;
-
-async function mapLimit(items, limit, fn) {
-  const out = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 /** The dev accounts that have funds: the well-known ones, then chainperf's until the first without. */
 async function fundedSigners(api, ring) {
