@@ -29,11 +29,20 @@ function binaryPath(scenario) {
 /** libclang for bindgen (Debian libclang-dev); true when a libclang.so is found. */
 function hasLibclang() {
   if (process.env.LIBCLANG_PATH) return true;
+  // clang-sys loads an unversioned libclang.so or libclang-N.so (Debian's libclang-dev), not the runtime's libclang-N.so.1.
+  const dirs = ['/usr/lib', '/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/local/lib'];
   try {
-    return /libclang[-.\d]*\.so/.test(execFileSync('ldconfig', ['-p'], { encoding: 'utf8' }));
+    for (const d of fs.readdirSync('/usr/lib')) if (/^llvm-\d+$/.test(d)) dirs.push(path.join('/usr/lib', d, 'lib'));
   } catch {
-    return false;
+    // no /usr/lib to look in
   }
+  return dirs.some((d) => {
+    try {
+      return fs.readdirSync(d).some((f) => /^libclang(-\d+(\.\d+)*)?\.so$/.test(f));
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** What building needs: cargo (no Debian package is new enough), protoc, clang and libclang. */
