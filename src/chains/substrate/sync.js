@@ -1,6 +1,6 @@
 'use strict';
-// A Substrate node is synced when system_health says it is not syncing and
-// its best block has reached the sync target (system_syncState.highestBlock
+// A Substrate node is synced when system_health says it is not syncing, its
+// best block advances, and it has reached the sync target (system_syncState.highestBlock
 // where the node has that method; chopsticks has not, and its best block is
 // the target). A single dev node has no peers, so peers are not required and
 // readiness endpoints are not used.
@@ -35,11 +35,13 @@ async function waitForSync(url, { timeoutS, signal, log = () => {} }) {
   const deadline = started + timeoutS * 1000;
   let lastState = 'no answer yet';
   let lastLog = 0;
+  let firstHead = null; // synced also means producing or importing: the best block moves past the first one seen
   while (Date.now() < deadline) {
     try {
       const st = await syncState(url, { signal });
-      lastState = st.state;
-      if (st.synced) return { seconds: (Date.now() - started) / 1000, head: st.head, target: st.target, peers: st.peers };
+      if (firstHead === null) firstHead = st.head;
+      lastState = st.synced ? `${st.state}, waiting for the best block to advance` : st.state;
+      if (st.synced && st.head > firstHead) return { seconds: (Date.now() - started) / 1000, head: st.head, target: st.target, peers: st.peers };
     } catch (err) {
       if (signal && signal.aborted) throw signal.reason;
       lastState = `no answer: ${err.message}`;

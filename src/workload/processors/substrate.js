@@ -171,7 +171,7 @@ function transferInBlock(a, pair, p) {
     const timer = setTimeout(() => settle(reject, new Error(`not in a block after ${INCLUSION_TIMEOUT_MS / 1000} s`)), INCLUSION_TIMEOUT_MS);
     a.tx.balances.transferKeepAlive(p.dest, p.amount).signAndSend(pair, { nonce: -1 }, (res) => {
       if (res.dispatchError) settle(reject, new Error(`dispatch error ${res.dispatchError.toString()}`));
-      else if (res.status.isInBlock) settle(resolve);
+      else if (res.status.isInBlock || res.status.isFinalized) settle(resolve); // instant finality reports Finalized alone
       else if (res.status.isInvalid || res.status.isDropped || res.status.isUsurped) settle(reject, new Error(`transaction ${res.status.type}`));
     }).then((u) => {
       unsub = u;
