@@ -34,8 +34,14 @@ function engine(method, path, { timeoutMs = 10000, body } = {}) {
   });
 }
 
-/** The engine's version when one answers on the socket, else null (synchronous: used while resolving a scenario). */
+let engineVersion;
+/**
+ * The engine's version when one answers on the socket, else null (synchronous:
+ * used while resolving a scenario). Asked once per process: a plan resolves
+ * every point's scenario.
+ */
 function engineVersionSync() {
+  if (engineVersion !== undefined) return engineVersion;
   const r = spawnSync(process.execPath, ['-e', `
     const http = require('node:http');
     const req = http.get({ socketPath: ${JSON.stringify(SOCKET)}, path: '/version', timeout: 3000 }, (res) => {
@@ -43,7 +49,8 @@ function engineVersionSync() {
     });
     req.on('timeout', () => req.destroy()); req.on('error', () => {});
   `], { encoding: 'utf8', timeout: 5000 });
-  return r.status === 0 && r.stdout ? r.stdout.trim() : null;
+  engineVersion = r.status === 0 && r.stdout ? r.stdout.trim() : null;
+  return engineVersion;
 }
 
 /** Container details (State, Config, Id, HostConfig), or null when there is no such container. */
