@@ -139,7 +139,9 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
       phase('warmup');
       log(`warming up for ${s.WARMUP_S} s (not measured)`);
       const due = Date.now() + STARTUP_S * 1000 + s.RAMP_S * 1000 + s.WARMUP_S * 1000;
-      const r = await runArtillery({ scenario: s, spec: spec({ start_at: due, end_at: due }), dir: workDir, name: 'warmup', processor: chain.processor, group: stack.generatorGroup, signal });
+      const from = Date.now();
+      const progress = setInterval(() => log(`warm-up: ${Math.round((Date.now() - from) / 1000)} s of ${Math.round((due - from) / 1000)} s`), 30000);
+      const r = await runArtillery({ scenario: s, spec: spec({ start_at: due, end_at: due }), dir: workDir, name: 'warmup', processor: chain.processor, group: stack.generatorGroup, signal }).finally(() => clearInterval(progress));
       if (r.code !== 0) throw new Error(`the load generator failed during warm-up (status ${r.code}); see ${r.logFile}`);
     }
 

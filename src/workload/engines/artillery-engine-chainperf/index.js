@@ -2,8 +2,9 @@
 // artillery engine "chainperf": the lean JSON-RPC path (GENERATOR=lean).
 //
 // The generator must cost the machine far less than the node it measures, or
-// it, not the node, sets the limit. This engine keeps one undici connection
-// pool per artillery worker, prepares request bodies ahead (a ring of bodies
+// it, not the node, sets the limit. This engine keeps one pool of keep-alive
+// connections per artillery worker (plain HTTP/1.1 sockets, http.js, or
+// WebSockets, ws.js), prepares requests ahead (a ring of requests
 // whose parameters are drawn from the harvested pool with the run's seed), and
 // parses a response only when it may carry a JSON-RPC error. Each virtual user
 // of a closed loop sends back to back until the window closes; in an open
@@ -13,10 +14,10 @@
 // the toolkit sets to the folder above this one.
 
 const { performance } = require('node:perf_hooks');
-const { Pool } = require('undici');
 const { loadGenerator } = require('../../generator');
 const { paramsFor } = require('../../../chains/ethereum/params');
 const { WsPool, bodyTail } = require('./ws');
+const { HttpPool, prepareRequest } = require('./http');
 
 const RING = 4096;
 let shared = null; // one generator state and one pool per worker
@@ -30,18 +31,17 @@ function setup() {
   for (let i = 0; i < RING; i++) {
     const method = g.pickMethod(g.random());
     const params = paramsFor(method, g.pool, g.random);
-    // HTTP: the whole body; WebSocket: the body after its id, which is given per connection when sent.
+    // HTTP: the whole request, head and body; WebSocket: the body after its id, which is given per connection when sent.
     ring.push(overWs
       ? { method, tail: bodyTail(method, params) }
-      : { method, body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: i, method, params })) });
+      : { method, bytes: prepareRequest(g.spec.rpc_url, JSON.stringify({ jsonrpc: '2.0', id: i, method, params })) });
   }
-  const pool = overWs ? null : new Pool(url.origin, { connections: null, pipelining: 1, keepAliveTimeout: 60000, headersTimeout: g.spec.timeout_ms, bodyTimeout: g.spec.timeout_ms });
-  const ws = overWs ? new WsPool(g.spec.rpc_url, { connections: g.spec.ws_connections || 4, timeoutMs: g.spec.timeout_ms, now: () => performance.now() }) : null;
-  shared = { ...g, pool, ws, ring, next: 0, path: `${url.pathname}${url.search}`, counts: new Map(), timer: null, ee: null };
+  const now = () => performance.now();
+  const http = overWs ? null : new HttpPool(g.spec.rpc_url, { timeoutMs: g.spec.timeout_ms, now });
+  const ws = overWs ? new WsPool(g.spec.rpc_url, { connections: g.spec.ws_connections || 4, timeoutMs: g.spec.timeout_ms, now }) : null;
+  shared = { ...g, http, ws, ring, next: 0, counts: new Map(), timer: null, ee: null };
   return shared;
 }
-
-const HEADERS = { 'content-type': 'application/json' };
 
 const ERROR = Buffer.from('"error"');
 const RESULT = Buffer.from('"result"');
@@ -62,40 +62,8 @@ function responseFailure(status, body) {
   return null;
 }
 
-/**
- * One POST through the pool's low-level dispatch: no response stream object,
- * the body's chunks are kept as they arrive. Resolves {status, body}.
- */
-function post(pool, path, body) {
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    const chunks = [];
-    pool.dispatch({ path, method: 'POST', headers: HEADERS, body }, {
-      onRequestStart() {},
-      onResponseStart(controller, statusCode) {
-        status = statusCode;
-      },
-      onResponseData(controller, chunk) {
-        chunks.push(chunk);
-      },
-      onResponseEnd() {
-        resolve({ status, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
-      },
-      onResponseError(controller, err) {
-        reject(err);
-      },
-    });
-  });
-}
-
-function requestFailure(err) {
-  const code = err && err.code;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', message: 'timeout' };
-  return { kind: 'other', message: String((err && (err.code || err.message)) || err).slice(0, 200) };
-}
-
 async function sendOne(g, ee) {
-  const { method, body, tail } = g.ring[g.next];
+  const { method, bytes, tail } = g.ring[g.next];
   g.next = (g.next + 1) % RING;
   g.recorder.started();
   const t0 = performance.now();
@@ -103,12 +71,8 @@ async function sendOne(g, ee) {
   if (g.ws) {
     failure = await g.ws.request(tail, t0);
   } else {
-    try {
-      const res = await post(g.pool, g.path, body);
-      failure = responseFailure(res.status, res.body);
-    } catch (err) {
-      failure = requestFailure(err);
-    }
+    const res = await g.http.request(bytes, t0);
+    failure = res.failure || responseFailure(res.status, res.body);
   }
   const outcome = g.recorder.completed(method, performance.now() - t0, failure, Date.now());
   if (outcome === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`);
@@ -206,7 +170,7 @@ module.exports.responseFailure = responseFailure;
 /** Forgets this worker's state (unit tests drive the engine against several fake nodes in one process). */
 module.exports.reset = () => {
   if (shared && shared.ws) shared.ws.close();
-  if (shared && shared.pool) shared.pool.destroy().catch(() => {});
+  if (shared && shared.http) shared.http.close();
   if (shared && shared.timer) clearTimeout(shared.timer);
   shared = null;
 };

@@ -1,0 +1,222 @@
+'use strict';
+// The lean engine's HTTP path: HTTP/1.1 keep-alive connections on plain
+// sockets, one request in flight on each, the whole request (head and body)
+// prepared ahead as one buffer and written with one call.
+//
+// A general HTTP client (undici) spends most of a JSON-RPC request's cost on
+// what these requests never need: header objects and their validation,
+// per-request state machines, stream plumbing. Here a response is read just
+// far enough to know its status, its length (Content-Length, or chunked
+// transfer coding) and whether the server will close the connection; the body
+// is handed back whole. A request unanswered after timeout_ms fails as a
+// timeout and its connection is closed (a sweep checks, rather than one timer
+// per request). A connection the server closed is dropped and a new one is
+// opened for the next request.
+
+const net = require('node:net');
+const tls = require('node:tls');
+
+const CRLF = Buffer.from('\r\n');
+const HEAD_END = Buffer.from('\r\n\r\n');
+const TIMEOUT = Object.freeze({ kind: 'timeout', message: 'timeout' });
+const MAX_HEAD = 64 * 1024;
+
+/** The bytes of one POST of `body` (a string or Buffer) to url: head and body in one buffer. */
+function prepareRequest(url, body) {
+  const u = new URL(url);
+  const payload = Buffer.isBuffer(body) ? body : Buffer.from(body);
+  const head = `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head, 'latin1'), payload]);
+}
+
+/**
+ * Reads one HTTP/1.1 response at a time from the bytes a connection
+ * receives. push(chunk) returns a completed response {status, body, close} or
+ * null while more bytes are needed; an error is thrown for bytes that are not
+ * an HTTP response.
+ */
+class ResponseReader {
+  constructor() {
+    this.reset();
+  }
+
+  reset() {
+    this.buf = null; // bytes received and not yet used
+    this.status = 0;
+    this.length = -1; // body length when Content-Length gave it
+    this.chunked = false;
+    this.close = false;
+    this.bodyAt = -1; // offset of the body in buf once the head is read
+    this.parts = null; // chunked: the body's pieces so far
+    this.pos = 0; // chunked: where the next chunk-size line starts
+  }
+
+  push(chunk) {
+    this.buf = this.buf ? Buffer.concat([this.buf, chunk]) : chunk;
+    if (this.bodyAt < 0 && !this.readHead()) return null;
+    return this.chunked ? this.readChunked() : this.readSized();
+  }
+
+  readHead() {
+    const end = this.buf.indexOf(HEAD_END);
+    if (end < 0) {
+      if (this.buf.length > MAX_HEAD) throw new Error('response head larger than 64 KiB');
+      return false;
+    }
+    const head = this.buf.latin1Slice(0, end).toLowerCase();
+    if (!head.startsWith('http/1.')) throw new Error(`not an HTTP/1.x response: ${JSON.stringify(head.slice(0, 40))}`);
+    this.status = Number(head.slice(9, 12));
+    if (!(this.status >= 100 && this.status <= 599)) throw new Error(`bad HTTP status line: ${JSON.stringify(head.split('\r\n')[0])}`);
+    this.close = head.startsWith('http/1.0') ? !/\r\nconnection:[ \t]*keep-alive/.test(head) : /\r\nconnection:[ \t]*close/.test(head);
+    const te = /\r\ntransfer-encoding:([^\r]*)/.exec(head);
+    const cl = /\r\ncontent-length:[ \t]*(\d+)/.exec(head);
+    if (te && /chunked/.test(te[1])) this.chunked = true;
+    else if (cl) this.length = Number(cl[1]);
+    else if (this.status === 204 || this.status === 304 || this.status < 200) this.length = 0;
+    else throw new Error('response has neither Content-Length nor chunked transfer coding');
+    this.bodyAt = end + HEAD_END.length;
+    this.pos = this.bodyAt;
+    return true;
+  }
+
+  readSized() {
+    const end = this.bodyAt + this.length;
+    if (this.buf.length < end) return null;
+    if (this.buf.length > end) throw new Error('bytes after the response (the server answered a request not sent)');
+    const res = { status: this.status, body: this.buf.subarray(this.bodyAt, end), close: this.close };
+    this.reset();
+    return res;
+  }
+
+  readChunked() {
+    this.parts = this.parts || [];
+    for (;;) {
+      const eol = this.buf.indexOf(CRLF, this.pos);
+      if (eol < 0) return null;
+      const size = parseInt(this.buf.latin1Slice(this.pos, eol), 16); // chunk extensions after ';' are ignored by parseInt
+      if (!Number.isFinite(size)) throw new Error('bad chunk size in a chunked response');
+      if (size === 0) {
+        // the last chunk, then optional trailers, then an empty line
+        const end = this.buf.indexOf(HEAD_END, eol);
+        if (end < 0) return null;
+        const res = { status: this.status, body: this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts), close: this.close };
+        this.reset();
+        return res;
+      }
+      const dataEnd = eol + 2 + size;
+      if (this.buf.length < dataEnd + 2) return null;
+      this.parts.push(this.buf.subarray(eol + 2, dataEnd));
+      this.pos = dataEnd + 2;
+    }
+  }
+}
+
+/** One keep-alive connection and the request in flight on it, if any. */
+class Connection {
+  constructor(pool) {
+    this.pool = pool;
+    this.reader = new ResponseReader();
+    this.current = null; // {resolve, t0}
+    this.dead = false;
+    const { hostname, port, protocol } = pool.url;
+    const host = hostname.replace(/^\[|\]$/g, '');
+    this.socket = protocol === 'https:'
+      ? tls.connect({ host, port: Number(port) || 443, servername: net.isIP(host) ? undefined : host })
+      : net.connect({ host, port: Number(port) || 80 });
+    this.socket.setNoDelay(true);
+    this.socket.on('data', (chunk) => this.onData(chunk));
+    this.socket.on('error', (err) => this.fail({ kind: 'other', message: String(err.code || err.message).slice(0, 200) }));
+    this.socket.on('close', () => this.fail({ kind: 'other', message: 'connection closed by the server' }));
+  }
+
+  send(bytes, t0) {
+    return new Promise((resolve) => {
+      this.current = { resolve, t0 };
+      this.socket.write(bytes);
+    });
+  }
+
+  onData(chunk) {
+    if (!this.current) return this.fail({ kind: 'other', message: 'unexpected bytes from the server' });
+    let res;
+    try {
+      res = this.reader.push(chunk);
+    } catch (err) {
+      return this.fail({ kind: 'other', message: err.message });
+    }
+    if (!res) return undefined;
+    const { resolve } = this.current;
+    this.current = null;
+    if (res.close) this.destroy();
+    else this.pool.release(this);
+    return resolve(res);
+  }
+
+  /** Ends the connection; the request in flight, if any, resolves with `failure`. */
+  fail(failure) {
+    const cur = this.current;
+    this.current = null;
+    this.destroy();
+    if (cur) cur.resolve({ failure });
+  }
+
+  destroy() {
+    if (this.dead) return;
+    this.dead = true;
+    this.pool.forget(this);
+    this.socket.destroy();
+  }
+}
+
+/**
+ * A worker's HTTP connections: as many as there are requests in flight, kept
+ * open between requests. request(bytes, t0) resolves with {status, body} or
+ * {failure}; it never rejects.
+ */
+class HttpPool {
+  constructor(url, { timeoutMs, now }) {
+    this.url = new URL(url);
+    this.timeoutMs = timeoutMs;
+    this.idle = [];
+    this.all = new Set();
+    this.closed = false;
+    const every = Math.max(10, Math.min(250, timeoutMs / 4));
+    this.sweep = setInterval(() => {
+      const before = now() - timeoutMs;
+      for (const c of this.all) if (c.current && c.current.t0 < before) c.fail(TIMEOUT);
+    }, every);
+    this.sweep.unref();
+  }
+
+  request(bytes, t0) {
+    if (this.closed) return Promise.resolve({ failure: { kind: 'other', message: 'HTTP pool closed' } });
+    let c = this.idle.pop();
+    while (c && c.dead) c = this.idle.pop();
+    if (!c) {
+      c = new Connection(this);
+      this.all.add(c);
+    }
+    return c.send(bytes, t0);
+  }
+
+  release(c) {
+    if (!c.dead && !this.closed) this.idle.push(c);
+  }
+
+  forget(c) {
+    this.all.delete(c);
+  }
+
+  get size() {
+    return this.all.size;
+  }
+
+  close() {
+    this.closed = true;
+    clearInterval(this.sweep);
+    for (const c of [...this.all]) c.fail({ kind: 'other', message: 'HTTP pool closed' });
+    this.idle = [];
+  }
+}
+
+module.exports = { HttpPool, ResponseReader, prepareRequest, TIMEOUT };
