@@ -118,7 +118,9 @@ async function repeatability() {
     });
     if (!run || run.status !== 'ok') throw new Error(`the repeatability run failed: ${run ? run.error : 'no report'}`);
     const s = run.summary.cpu_ms_per_request;
-    process.stdout.write(`\nrepeatability: CPU ms per request over ${s.n} windows: median ${s.median.toFixed(4)}, 95% interval ${s.ci95.map((x) => x.toFixed(4)).join(' .. ')}, CV ${(s.cv * 100).toFixed(2)}%${run.outliers.length ? `, outliers: ${run.outliers.map((o) => o.repetition).join(', ')}` : ''}\n`);
+    const each = run.repetitions.map((r) => r.figures.cpu_ms_per_request.toFixed(4)).join(', ');
+    process.stdout.write(`\nrepeatability: CPU ms per request over ${s.n} windows (${each}): median ${s.median.toFixed(4)}, 95% interval ${s.ci95.map((x) => x.toFixed(4)).join(' .. ')}, CV ${(s.cv * 100).toFixed(2)}%\n`);
+    for (const o of run.outliers) process.stdout.write(`  repetition ${o.repetition} flagged, ${(o.deviation * 100).toFixed(1)}% from the median: ${o.reasons.join('; ')}\n`);
     return s.cv;
   } finally {
     fs.rmSync(reports, { recursive: true, force: true });

@@ -53,6 +53,8 @@ function flagOutliers(reps) {
     if (idle[i] !== null && Math.abs(relDev(idle[i], idle.filter((v) => v !== null))) > 0.5) reasons.push(`the node's idle CPU before it was ${(relDev(idle[i], idle) * 100).toFixed(0)}% off the others' (background work: GC, compaction, a sync burst)`);
     const gen = reps.map((x) => x.generator.cpu_utilization).filter((v) => v !== undefined);
     if (gen.length === reps.length && Math.abs(relDev(gen[i], gen)) > 0.15) reasons.push(`the generator was ${(gen[i] * 100).toFixed(0)}% busy against a median of ${(median(gen) * 100).toFixed(0)}%`);
+    const gcPerRequest = reps.map((x) => (Number.isFinite(x.node && x.node.gc_cycles) && x.figures.requests_ok ? x.node.gc_cycles / x.figures.requests_ok : null));
+    if (gcPerRequest.every((v) => v !== null) && Math.abs(relDev(gcPerRequest[i], gcPerRequest)) > 0.25) reasons.push(`the node ran ${r.node.gc_cycles} garbage collections in it, ${(relDev(gcPerRequest[i], gcPerRequest) * 100).toFixed(0)}% off the median per request`);
     const rps = reps.map((x) => x.figures.rps);
     if (Math.abs(relDev(rps[i], rps)) > 0.1) reasons.push(`its throughput was ${(relDev(rps[i], rps) * 100).toFixed(0)}% off the median`);
     const failed = r.figures.requests_failed;

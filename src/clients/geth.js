@@ -82,8 +82,8 @@ module.exports = {
   defaults: { CLIENT_VERSION: '1.16.7' },
   dbEngines: ['pebble', 'leveldb'],
   kind: 'node',
-  /** Counters in the node's own metrics: CPU for attach, requests served as a cross-check. */
-  metrics: { cpu: 'system_cpu_procload_total', requests: 'rpc_requests' },
+  /** Counters in the node's own metrics: CPU for attach, requests served as a cross-check, Go GC cycles (for what differed in a repetition). */
+  metrics: { cpu: 'system_cpu_procload_total', requests: 'rpc_requests', gcCycles: 'system_memory_pauses_count' },
   /** Where the node container serves its metrics (compose/node-geth.yml). */
   containerMetrics: { port: 6060, path: '/debug/metrics/prometheus' },
   ensureBinary,

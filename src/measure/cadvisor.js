@@ -12,14 +12,19 @@
 
 const { sleep } = require('../util/time');
 
-/** Raw samples [{t_ms, v}] of the first series a selector matches, over [fromMs - 5 s, toMs]. */
-async function rawSamples(promUrl, selector, fromMs, toMs, signal) {
+/** Every series a selector matches, as Prometheus returns a range query over [fromMs - 5 s, toMs]: [{metric, values: [[t_s, v]]}]. */
+async function rangeQuery(promUrl, selector, fromMs, toMs, signal) {
   const spanS = Math.ceil((toMs - fromMs) / 1000) + 5;
   const q = new URLSearchParams({ query: `${selector}[${spanS}s]`, time: (toMs / 1000).toFixed(3) });
   const res = await fetch(`${promUrl}/api/v1/query?${q}`, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(10000)]) : AbortSignal.timeout(10000) });
   const body = await res.json();
   if (body.status !== 'success') throw new Error(`Prometheus: ${selector}: ${body.error || res.status}`);
-  const r = body.data.result[0];
+  return body.data.result;
+}
+
+/** Raw samples [{t_ms, v}] of the first series a selector matches, over [fromMs - 5 s, toMs]. */
+async function rawSamples(promUrl, selector, fromMs, toMs, signal) {
+  const r = (await rangeQuery(promUrl, selector, fromMs, toMs, signal))[0];
   return r ? r.values.map(([t, v]) => ({ t_ms: Math.round(t * 1000), v: Number(v) })) : [];
 }
 
@@ -70,11 +75,10 @@ function cadvisorSource(promUrl, container, { lagMs = 2500, waitMs = 15000 } = {
     async resources(aMs, bMs, signal) {
       // A counter per device or interface: the series are summed at each of cAdvisor's sample instants.
       const summed = async (metric, extra = '') => {
-        const q = new URLSearchParams({ query: `${sel(metric, extra)}[${Math.ceil((bMs - aMs) / 1000) + 5}s]`, time: (bMs / 1000).toFixed(3) });
-        const body = await (await fetch(`${promUrl}/api/v1/query?${q}`, { signal })).json();
-        if (body.status !== 'success' || !body.data.result.length) return null;
+        const rows = await rangeQuery(promUrl, sel(metric, extra), aMs, bMs, signal).catch(() => []);
+        if (!rows.length) return null;
         const byT = new Map();
-        for (const r of body.data.result) {
+        for (const r of rows) {
           for (const [ts, v] of r.values) {
             const tMs = Math.round(ts * 1000);
             if (tMs >= aMs && tMs <= bMs) byT.set(tMs, (byT.get(tMs) || 0) + Number(v));

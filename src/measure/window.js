@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runArtillery, STARTUP_S } = require('../workload/artillery');
-const { mergeSamples, latencySummary } = require('../workload/samples');
+const { mergeSamples, mergeSubstrate } = require('../workload/samples');
 const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
 const { log } = require('../util/log');
@@ -173,6 +173,12 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     const q = `sum(${metric}{run_id="${runId}"})`;
     const [a, b] = [await stack.prometheus.valueAt(q, w.start), await stack.prometheus.valueAt(q, w.end)];
     node.rpc_requests = a !== null && b !== null ? b - a : null;
+    const gc = stack.requestsMetric && stack.requestsMetric.gcCycles;
+    if (gc) {
+      // Go GC cycles the node ran in the window, as of the scrapes (1 s apart) before each edge.
+      const [g0, g1] = [await stack.prometheus.valueAt(`sum(${gc}{run_id="${runId}"})`, w.start), await stack.prometheus.valueAt(`sum(${gc}{run_id="${runId}"})`, w.end)];
+      if (g0 !== null && g1 !== null) node.gc_cycles = g1 - g0;
+    }
     const label = stack.requestsMetric && stack.requestsMetric.requestsByLabel;
     if (label) node.rpc_requests_by_method = await requestsByLabel(stack.prometheus, `sum by (${label}) (${metric}{run_id="${runId}"})`, label, w);
   }
@@ -213,40 +219,4 @@ async function requestsByLabel(prometheus, query, label, w) {
   return out;
 }
 
-/**
- * The Substrate processor's records beside the requests: operations (one
- * makes one or more JSON-RPC calls), their failures, subscription
- * notifications, and the transfer workload's transactions with their
- * inclusion latency. Null for other processors.
- */
-function mergeSubstrate(snapshots, seconds) {
-  const parts = snapshots.map((x) => x.substrate).filter(Boolean);
-  if (!parts.length) return null;
-  const ops = {};
-  const opErrors = {};
-  const tx = { submitted: 0, included: 0, failed: 0, errors: {} };
-  const inclusion = [];
-  let notifications = 0;
-  for (const p of parts) {
-    for (const [op, c] of Object.entries(p.ops)) {
-      const o = ops[op] || (ops[op] = { ok: 0, failed: 0 });
-      o.ok += c.ok;
-      o.failed += c.failed;
-    }
-    for (const [m, n] of Object.entries(p.op_errors)) opErrors[m] = (opErrors[m] || 0) + n;
-    for (const [m, n] of Object.entries(p.tx.errors)) tx.errors[m] = (tx.errors[m] || 0) + n;
-    tx.submitted += p.tx.submitted;
-    tx.included += p.tx.included;
-    tx.failed += p.tx.failed;
-    inclusion.push(...p.tx.inclusion_ms);
-    notifications += p.notifications;
-  }
-  const opsOk = Object.values(ops).reduce((s, o) => s + o.ok, 0);
-  const out = { operations: ops, operations_ok: opsOk, operation_errors: opErrors, notifications };
-  if (tx.submitted || tx.included || tx.failed) {
-    out.transactions = { ...tx, tps: Number((tx.included / seconds).toFixed(3)), inclusion_latency_ms: latencySummary(inclusion) };
-  }
-  return out;
-}
-
-module.exports = { measureWorkload, measureIdle, planWindow, readEdge, cpuCount, mergeSubstrate };
+module.exports = { measureWorkload, measureIdle, planWindow, readEdge, cpuCount };

@@ -22,6 +22,7 @@ const { freePort } = require('../util/net');
 const { sleep } = require('../util/time');
 const { rpcCall } = require('../util/rpc');
 const { cpuList } = require('./host');
+const { queryClient } = require('./prometheus');
 const { attachTeardown } = require('./teardown');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -247,12 +248,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     stack.prometheus = {
       url: promUrl,
       version: images.prometheus.ref,
-      async valueAt(query, ms) {
-        const q = new URLSearchParams({ query, time: String(ms / 1000) });
-        const body = await (await fetch(`${promUrl}/api/v1/query?${q}`)).json();
-        const r = body.data && body.data.result && body.data.result[0];
-        return r ? Number(r.value[1]) : null;
-      },
+      ...queryClient(promUrl),
     };
     log(`Prometheus at ${promUrl}, cAdvisor at http://${host}:${ports.cadvisor}, node RPC at ${stack.rpcUrl}`);
     return stack;

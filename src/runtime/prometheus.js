@@ -57,23 +57,7 @@ async function startPrometheus({ bin, workDir, port, runId, target, metricsPath,
   return {
     url,
     child,
-    /** The value of an instant vector query at time ms (the last sample before it), or null. */
-    async valueAt(query, ms) {
-      const q = new URLSearchParams({ query, time: String(ms / 1000) });
-      const res = await fetch(`${url}/api/v1/query?${q}`);
-      const body = await res.json();
-      const r = body.data && body.data.result && body.data.result[0];
-      return r ? Number(r.value[1]) : null;
-    },
-    /** An instant vector at time ms as {label value: number}, keyed by `label`, or null. */
-    async vectorAt(query, ms, label = 'method') {
-      const q = new URLSearchParams({ query, time: String(ms / 1000) });
-      const res = await fetch(`${url}/api/v1/query?${q}`);
-      const body = await res.json();
-      const rows = body.data && body.data.result;
-      if (!rows || !rows.length) return null;
-      return Object.fromEntries(rows.map((r) => [r.metric[label] || '', Number(r.value[1])]));
-    },
+    ...queryClient(url),
     async stop() {
       if (exited !== null) return;
       const gone = new Promise((r) => child.once('exit', r));
@@ -84,4 +68,26 @@ async function startPrometheus({ bin, workDir, port, runId, target, metricsPath,
   };
 }
 
-module.exports = { startPrometheus, scrapeConfig };
+/** Instant queries against the Prometheus at url. */
+function queryClient(url) {
+  const instant = async (query, ms) => {
+    const q = new URLSearchParams({ query, time: String(ms / 1000) });
+    const body = await (await fetch(`${url}/api/v1/query?${q}`)).json();
+    return (body.data && body.data.result) || [];
+  };
+  return {
+    /** The value of an instant vector query at time ms (the last sample before it), or null. */
+    async valueAt(query, ms) {
+      const r = (await instant(query, ms))[0];
+      return r ? Number(r.value[1]) : null;
+    },
+    /** An instant vector at time ms as {label value: number}, keyed by `label`, or null. */
+    async vectorAt(query, ms, label = 'method') {
+      const rows = await instant(query, ms);
+      if (!rows.length) return null;
+      return Object.fromEntries(rows.map((r) => [r.metric[label] || '', Number(r.value[1])]));
+    },
+  };
+}
+
+module.exports = { startPrometheus, scrapeConfig, queryClient };

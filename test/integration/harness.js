@@ -69,7 +69,8 @@ function startRun(scenario, env = {}) {
 
 /**
  * Samples a process's CPU from /proc every intervalMs, independently of chainperf.
- * cpuAt(ms) interpolates the cumulative CPU seconds at any instant inside the sampled span.
+ * cpuAt(ms) interpolates the cumulative CPU seconds at any instant inside the sampled span;
+ * between(startMs, endMs) brackets the CPU used over a window by the samples around its edges.
  */
 function watchCpu(findPid, intervalMs = 50) {
   const samples = [];
@@ -94,6 +95,18 @@ function watchCpu(findPid, intervalMs = 50) {
         if (a.t <= ms && ms <= b.t) return a.cpu + ((b.cpu - a.cpu) * (ms - a.t)) / Math.max(1, b.t - a.t);
       }
       throw new Error(`no independent CPU samples around ${new Date(ms).toISOString()}`);
+    },
+    /**
+     * The CPU used over [startMs, endMs] bracketed by the samples around its
+     * edges: inner (between the samples just inside) and outer (just outside).
+     * For a node whose CPU comes in bursts, where interpolating is not precise.
+     */
+    between(startMs, endMs) {
+      const before = (ms) => [...samples].reverse().find((x) => x.t <= ms);
+      const after = (ms) => samples.find((x) => x.t >= ms);
+      const [sb, sa, eb, ea] = [before(startMs), after(startMs), before(endMs), after(endMs)];
+      if (!sb || !sa || !eb || !ea) throw new Error('no independent CPU samples around the window\'s edges');
+      return { inner: eb.cpu - sa.cpu, outer: ea.cpu - sb.cpu, gaps_ms: [sa.t - sb.t, ea.t - eb.t] };
     },
   };
 }

@@ -105,8 +105,13 @@ describe(`Substrate end to end on ${label}`, () => {
     assert.ok(f.cpu_ms_per_request > 0);
     assert.ok(Math.abs(f.cpu_ms_per_request - (run.node.cpu_total_s * 1000) / f.requests_ok) < 1e-5);
     assert.ok(run.node.cpu_user_s > 0);
-    const independent = cpuWatch.cpuAt(run.window.end_ms) - cpuWatch.cpuAt(run.window.start_ms);
-    assert.ok(Math.abs(independent - run.node.cpu_total_s) / run.node.cpu_total_s < 0.1, `chainperf ${run.node.cpu_total_s} s, /proc ${independent.toFixed(3)} s`);
+    // The node's CPU comes in bursts (block production every 2 s), so the CPU
+    // read from /proc every 50 ms is not interpolated at the edges: chainperf's
+    // figure must lie between what the samples just inside and just outside
+    // the window saw, with 5% either side.
+    const b = cpuWatch.between(run.window.start_ms, run.window.end_ms);
+    const got = run.node.cpu_total_s;
+    assert.ok(got >= b.inner * 0.95 && got <= b.outer * 1.05, `chainperf ${got} s, /proc ${b.inner.toFixed(3)}..${b.outer.toFixed(3)} s (samples ${b.gaps_ms.join(' and ')} ms apart at the edges)`);
     assert.ok(run.generator.cpu_us_per_request > 0);
   });
 

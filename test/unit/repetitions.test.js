@@ -2,8 +2,9 @@
 const assert = require('node:assert/strict');
 const { summarizeRepetitions, medianIndex, flagOutliers } = require('../../src/repetitions');
 
-const rep = (cpu, { rps = 1000, idle = 0.012, gen = 0.5, failed = 0 } = {}) => ({
-  figures: { cpu_ms_per_request: cpu, cpu_ms_per_request_net: cpu - 0.01, rps, latency_ms: { p50: 1, p99: 5 }, error_rate: 0, requests_failed: failed },
+const rep = (cpu, { rps = 1000, idle = 0.012, gen = 0.5, failed = 0, gc } = {}) => ({
+  figures: { cpu_ms_per_request: cpu, cpu_ms_per_request_net: cpu - 0.01, rps, requests_ok: rps * 10, latency_ms: { p50: 1, p99: 5 }, error_rate: 0, requests_failed: failed },
+  node: gc === undefined ? {} : { gc_cycles: gc },
   idle: { cpu_s: idle * 10, seconds: 10 },
   generator: { cpu_utilization: gen },
 });
@@ -28,6 +29,16 @@ describe('repetitions', () => {
     assert.equal(flags[0].repetition, 5);
     assert.match(flags[0].reasons.join(' | '), /idle CPU before it was \d+% off/);
     assert.match(flags[0].reasons.join(' | '), /throughput was -30% off the median/);
+  });
+
+  it('says when the node ran more garbage collections per request in the flagged repetition', () => {
+    const reps = [rep(0.2, { gc: 20 }), rep(0.201, { gc: 21 }), rep(0.199, { gc: 19 }), rep(0.2, { gc: 20 }), rep(0.26, { gc: 40 })];
+    const flags = flagOutliers(reps);
+    assert.equal(flags.length, 1);
+    assert.match(flags[0].reasons.join(' | '), /ran 40 garbage collections in it, 100% off the median per request/);
+    assert.doesNotMatch(flags[0].reasons.join(' | '), /nothing else/);
+    const without = flagOutliers(reps.map((r, i) => (i === 2 ? { ...r, node: {} } : r)));
+    assert.doesNotMatch(without[0].reasons.join(' | '), /garbage/, 'no GC reason when a repetition has no count');
   });
 
   it('does not flag small spreads, nor anything with fewer than three repetitions', () => {

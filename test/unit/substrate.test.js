@@ -17,7 +17,7 @@ const { accountKey, accountInfo, fundedSpec, devUris, keyring, TOTAL_ISSUANCE, F
 const { wsUrl, httpUrl } = require('../../src/chains/substrate/url');
 const { classifySubstrateError, instrument, unmemoizeRpcCore } = require('../../src/workload/processors/substrate-rpc');
 const { newRecorder } = require('../../src/workload/samples');
-const { mergeSubstrate } = require('../../src/measure/window');
+const { mergeSubstrate } = require('../../src/workload/samples');
 const { seededRandom } = require('../../src/util/random');
 const { loadMix } = require('../../src/workload/artillery');
 

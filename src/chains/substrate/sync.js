@@ -6,7 +6,7 @@
 // readiness endpoints are not used.
 
 const { rpcCall } = require('../../util/rpc');
-const { sleep } = require('../../util/time');
+const { pollUntil } = require('../../util/poll');
 const { httpUrl } = require('./url');
 
 /** One look at the node: {synced, state, head, target, peers}. */
@@ -31,28 +31,16 @@ async function syncState(url, { signal } = {}) {
  * @returns {Promise<{seconds:number, head:number, target:number, peers:number}>}
  */
 async function waitForSync(url, { timeoutS, signal, log = () => {} }) {
-  const started = Date.now();
-  const deadline = started + timeoutS * 1000;
-  let lastState = 'no answer yet';
-  let lastLog = 0;
   let firstHead = null; // synced also means producing or importing: the best block moves past the first one seen
-  while (Date.now() < deadline) {
-    try {
-      const st = await syncState(url, { signal });
-      if (firstHead === null) firstHead = st.head;
-      lastState = st.synced ? `${st.state}, waiting for the best block to advance` : st.state;
-      if (st.synced && st.head > firstHead) return { seconds: (Date.now() - started) / 1000, head: st.head, target: st.target, peers: st.peers };
-    } catch (err) {
-      if (signal && signal.aborted) throw signal.reason;
-      lastState = `no answer: ${err.message}`;
-    }
-    if (Date.now() - lastLog > 10000) {
-      log(`waiting for sync (${Math.round((Date.now() - started) / 1000)} s of ${timeoutS} s): ${lastState}`);
-      lastLog = Date.now();
-    }
-    await sleep(500, signal);
-  }
-  throw new Error(`node not synced after ${timeoutS} s (SYNC_TIMEOUT_S); last state: ${lastState}`);
+  const look = async () => {
+    const st = await syncState(url, { signal });
+    if (firstHead === null) firstHead = st.head;
+    return { done: st.synced && st.head > firstHead, state: st.synced ? `${st.state}, waiting for the best block to advance` : st.state, value: st };
+  };
+  const { seconds, value: st } = await pollUntil(look, {
+    timeoutS, signal, log, label: 'waiting for sync', failMessage: (last) => `node not synced after ${timeoutS} s (SYNC_TIMEOUT_S); last state: ${last}`,
+  });
+  return { seconds, head: st.head, target: st.target, peers: st.peers };
 }
 
 module.exports = { waitForSync, syncState };
