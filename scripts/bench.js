@@ -14,13 +14,15 @@
 // Then the repeatability of a run: REPEAT=5 windows of the default mix
 // (geth-dev.env, lean engine, BENCH_CV_WINDOW_S windows after a
 // BENCH_CV_WARM_S warm-up), and the CV of CPU time per request across them.
-// BENCH_CV_REPEAT=0 leaves that part out.
+// Then the machine's floor for that CV: the same CPU-bound work timed in as
+// many windows of the same length on the node's core (scripts/lib/cpu-floor.js).
+// BENCH_CV_REPEAT=0 leaves both out.
 //
 // The last line is key=value pairs for scripts:
 //   engine_us_per_request wrk_us_per_request ratio engine_max_rps engine_rps
 //   wrk_rps ethers_us_per_request ethers_rps engine_ws_us_per_request
 //   engine_ws_ratio engine_ws_max_rps engine_ws_rps ethers_ws_us_per_request
-//   ethers_ws_rps cv_cpu_ms_per_request cv_repetitions
+//   ethers_ws_rps cv_cpu_ms_per_request cv_repetitions cpu_floor_cv
 // (engine_* without ws are the lean engine over HTTP; engine_ws_ratio is
 // against wrk, which speaks HTTP only.)
 // engine_max_rps is what one core could send at the measured CPU per request
@@ -37,7 +39,7 @@ const { ensureDebianTool } = require('../src/install/debian');
 const { runArtillery, STARTUP_S } = require('../src/workload/artillery');
 const { waitForSync } = require('../src/chains/ethereum/sync');
 const { metricValue } = require('../src/measure/cpu');
-const { median } = require('../src/stats');
+const { median, summarize } = require('../src/stats');
 const { newRunId, runScenario } = require('../src/run');
 const { log } = require('../src/util/log');
 const { sleepUntil, sleep } = require('../src/util/time');
@@ -46,9 +48,9 @@ const WARM_S = Number(process.env.BENCH_WARM_S || 2);
 const MEASURE_S = Number(process.env.BENCH_MEASURE_S || 5);
 const REPS = Number(process.env.BENCH_REPS || 3);
 const CV_REPEAT = Number(process.env.BENCH_CV_REPEAT ?? 5);
-// geth --dev's cost per request settles over its first minutes under load; a
-// 10 s warm-up measured CVs of 5 to 9%, a 150 s one 2.2% (docs/generator.md).
-const CV_WARM_S = Number(process.env.BENCH_CV_WARM_S || 150);
+// A warm-up of a minute: geth --dev's memory and latency drift over its first
+// minutes under load (docs/generator.md).
+const CV_WARM_S = Number(process.env.BENCH_CV_WARM_S || 60);
 const CV_WINDOW_S = Number(process.env.BENCH_CV_WINDOW_S || 30);
 const CONNECTIONS = 16;
 const WS_CONNECTIONS = Number(process.env.BENCH_WS_CONNECTIONS || 4); // the lean engine over ws: 16 users on this many WebSockets
@@ -127,6 +129,22 @@ async function repeatability() {
   }
 }
 
+/**
+ * The machine's noise floor: the same CPU-bound work timed in CV_REPEAT
+ * windows of CV_WINDOW_S on the node's cores (scripts/lib/cpu-floor.js);
+ * returns the CV of its CPU time across windows, or null when CV_REPEAT is under 2.
+ */
+async function cpuFloor(cpus) {
+  if (CV_REPEAT < 2) return null;
+  log(`machine floor: fixed CPU-bound work in ${CV_REPEAT} windows of ${CV_WINDOW_S} s on cpus ${cpus}`);
+  const { execFileSync } = require('node:child_process');
+  const out = execFileSync('taskset', ['-c', cpus, process.execPath, path.join(__dirname, 'lib', 'cpu-floor.js'), String(CV_REPEAT), String(CV_WINDOW_S)], { encoding: 'utf8' });
+  const xs = JSON.parse(out).window_cpu_s;
+  const s = summarize(xs);
+  process.stdout.write(`machine floor: the same work took ${xs.map((x) => x.toFixed(2)).join(', ')} s of CPU in its ${xs.length} windows: CV ${(s.cv * 100).toFixed(2)}% (no CPU-time figure over windows this long on this core can vary less)\n`);
+  return s.cv;
+}
+
 async function main() {
   if (os.cpus().length < 2) throw new Error('the benchmark needs 2 cores: one for the node, one for the generator');
   if (!cgroupsUsable()) throw new Error('the benchmark needs cgroups to pin and count the generator (run it as root)');
@@ -165,8 +183,10 @@ async function main() {
     for (const [g, label] of rows) {
       process.stdout.write(`${label.padEnd(27)}${med(g, 'us_per_request').toFixed(1).padStart(22)}${med(g, 'rps').toFixed(0).padStart(22)}${`${(med(g, 'cpu_utilization') * 100).toFixed(0)}%`.padStart(22)}\n`);
     }
+    const nodeCpus = String(stack.node.cpus);
     await stop(); // the repeatability run below starts its own node
     const cv = await repeatability();
+    const floor = await cpuFloor(nodeCpus);
     const engine = med('lean', 'us_per_request');
     const ref = med('wrk', 'us_per_request');
     const pairs = {
@@ -186,6 +206,7 @@ async function main() {
       ethers_ws_rps: med('ethers_ws', 'rps').toFixed(0),
       cv_cpu_ms_per_request: cv === null ? 'n/a' : cv.toFixed(4),
       cv_repetitions: CV_REPEAT,
+      cpu_floor_cv: floor === null ? 'n/a' : floor.toFixed(4),
     };
     process.stdout.write(`\n${Object.entries(pairs).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
   } finally {
