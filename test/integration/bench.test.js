@@ -1,0 +1,60 @@
+'use strict';
+// npm run bench, shortened, on real geth and wrk: it must run to the end and
+// print its figures as key=value pairs on its last line, consistent with each
+// other. The figures themselves are not bounded here (a timed test would flake
+// on a shared machine); docs/generator.md says what full runs measured.
+
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { ROOT, tmpDir } = require('../helpers');
+const { processesWith } = require('./harness');
+
+describe('npm run bench (shortened)', () => {
+  let res;
+  let pairs;
+  let tmp;
+
+  before(async () => {
+    tmp = tmpDir('chainperf-bench-it-');
+    const env = {
+      ...process.env,
+      TMPDIR: tmp,
+      BENCH_REPS: '1', BENCH_WARM_S: '1', BENCH_MEASURE_S: '2', BENCH_CV_REPEAT: '2', BENCH_CV_WINDOW_S: '5', BENCH_CV_WARM_S: '2',
+    };
+    res = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'bench.js')], { cwd: ROOT, env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => { stdout += d; });
+      child.stderr.on('data', (d) => { stderr += d; });
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    const last = res.stdout.trim().split('\n').pop();
+    pairs = Object.fromEntries(last.split(' ').map((kv) => kv.split('=')));
+  });
+
+  it('exits 0 and its last line gives the figures the issue names, as key=value pairs', () => {
+    assert.equal(res.code, 0);
+    for (const k of ['engine_us_per_request', 'wrk_us_per_request', 'ratio', 'engine_max_rps', 'engine_ws_us_per_request', 'cv_cpu_ms_per_request', 'cv_repetitions', 'cpu_floor_cv']) {
+      assert.ok(k in pairs, `${k} missing from: ${res.stdout.trim().split('\n').pop()}`);
+    }
+  });
+
+  it('the figures agree with each other: ratio, capacity, CVs', () => {
+    const n = (k) => Number(pairs[k]);
+    assert.ok(n('wrk_us_per_request') > 0 && n('engine_us_per_request') > 0);
+    assert.ok(Math.abs(n('ratio') - n('engine_us_per_request') / n('wrk_us_per_request')) < 0.011);
+    assert.ok(Math.abs(n('engine_max_rps') - 1e6 / n('engine_us_per_request')) <= 0.5 + 1e6 / n('engine_us_per_request') * 0.001);
+    assert.equal(n('cv_repetitions'), 2);
+    assert.ok(n('cv_cpu_ms_per_request') >= 0 && n('cv_cpu_ms_per_request') < 1);
+    assert.ok(n('cpu_floor_cv') >= 0 && n('cpu_floor_cv') < 1);
+    assert.match(res.stdout, /repeatability: CPU ms per request over 2 windows/);
+    assert.match(res.stdout, /machine floor: the same work took [\d.]+, [\d.]+ s of CPU in its 2 windows/);
+  });
+
+  it('leaves no process behind', () => {
+    assert.deepEqual(processesWith(tmp), []);
+  });
+});
