@@ -238,7 +238,7 @@ function addWarnings(run, s, samples) {
   if (!run.generator.cpus && s.RUNTIME !== 'attach') w.push(`the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`);
   const g = run.generator;
   if (g.cpu_utilization > 0.9) w.push(`the load generator used ${(g.cpu_utilization * 100).toFixed(0)}% of its ${g.cores} core(s): it, not the node, may have been the limit`);
-  if (run.node.cpu_window && run.node.disk_read_bytes === 0 && run.node.disk_write_bytes === 0) {
+  if (run.node.cpu_source && run.node.cpu_source.kind === 'cadvisor' && run.node.disk_read_bytes === 0 && run.node.disk_write_bytes === 0) {
     w.push('the node container\'s blkio counters did not move: on cgroup v1 some kernels count block I/O only once a blkio throttle rule exists, and writes the kernel flushes later are charged to the root cgroup (see README, compose runtime)');
   }
   if (run.substrate) {

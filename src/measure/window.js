@@ -18,11 +18,13 @@ const { sleep, sleepUntil } = require('../util/time');
 async function readEdge(stack, edgeMs, signal) {
   if (stack.cpu.readEdge) return { cpu: await stack.cpu.readEdge(edgeMs, signal), check: null, io: null };
   await sleepUntil(edgeMs, signal);
+  // The instant of the read, which a busy event loop can put later than planned.
+  const atMs = Date.now();
   // A sampled source (cAdvisor) is read after the window, at its own sample instants; only the cross-check is read now.
   const cpu = stack.cpu.sampled ? null : await stack.cpu.read();
   const check = stack.cpuCheck ? await stack.cpuCheck.read() : null;
   const io = stack.node.pid && stack.runtime === 'host' ? readProcIo(stack.node.pid) : null;
-  return { cpu, check, io };
+  return { cpu, check, io, at_ms: atMs };
 }
 
 /** Plans a window of about `seconds` from fromMs, aligned to the CPU source's refreshes when it has them. */
@@ -43,7 +45,8 @@ async function measureIdle(stack, seconds, signal) {
   }
   const a = await readEdge(stack, w.start, signal);
   const b = await readEdge(stack, w.end, signal);
-  return { cpu_s: cpuDelta(a.cpu, b.cpu).total_s, seconds: (w.end - w.start) / 1000, start_ms: w.start, end_ms: w.end };
+  const [start, end] = [a.at_ms ?? w.start, b.at_ms ?? w.end]; // attach: the planned refreshes
+  return { cpu_s: cpuDelta(a.cpu, b.cpu).total_s, seconds: (end - start) / 1000, start_ms: start, end_ms: end };
 }
 
 /** Samples node CPU and memory on every whole second of the window, for the charts (sources readable at any instant only). */
@@ -137,6 +140,9 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     if (stack.cpu.resources) resources = await stack.cpu.resources(a.at_ms, b.at_ms, signal);
   } else {
     cpu = cpuDelta(startEdge.cpu, endEdge.cpu);
+    // Read at the edges: the requests are counted between the instants of the two reads (a late read must not
+    // leave the CPU and the requests over different spans). Attach reads refreshes at the planned edges.
+    if (startEdge.at_ms !== undefined) cpuWindow = { start_ms: startEdge.at_ms, end_ms: endEdge.at_ms, requests_ok: samples.okBetween(startEdge.at_ms, endEdge.at_ms) };
   }
   const node = {
     cpu_source: { kind: stack.cpu.kind, describe: stack.cpu.describe, ...(stack.cpu.periodMs ? { refresh_ms: stack.cpu.periodMs } : {}) },
@@ -147,7 +153,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   if (cpuWindow) node.cpu_window = cpuWindow;
   if (startEdge.check && endEdge.check) {
     node.cpu_check = { kind: stack.cpuCheck.kind, describe: stack.cpuCheck.describe, ...cpuDelta(startEdge.check, endEdge.check) };
-    if (cpuWindow) {
+    if (stack.cpu.sampled) {
       // Read at other instants than the cAdvisor samples: compared as CPU seconds per second.
       node.cpu_check.seconds = (endEdge.check.at_ms - startEdge.check.at_ms) / 1000;
       node.cpu_check.cpu_s_per_s = Number((node.cpu_check.total_s / node.cpu_check.seconds).toFixed(6));
@@ -198,7 +204,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   if (genCpu !== null) generator.cpu_utilization = Number((genCpu / ((w.end - w.start) / 1000) / generator.cores).toFixed(3));
   const series = {
     requests: samples.series,
-    cpu_per_request: cpuWindow ? cpuPerRequestBetween(sampler.ticks, samples) : cpuPerRequestSeries(sampler.ticks, samples.series),
+    cpu_per_request: stack.cpu.sampled ? cpuPerRequestBetween(sampler.ticks, samples) : cpuPerRequestSeries(sampler.ticks, samples.series),
     memory: sampler.memory,
     ...(resources ? { io: resources.io } : {}),
   };

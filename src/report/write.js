@@ -107,9 +107,13 @@ function summary(run) {
   if (run.node && run.node.cpu_source) {
     const n = run.node;
     const split = `(user ${n.cpu_user_s === null ? 'n/a' : num(n.cpu_user_s, 3)}, system ${n.cpu_system_s === null ? 'n/a' : num(n.cpu_system_s, 3)})`;
-    if (n.cpu_window) {
+    const cadvisor = n.cpu_source.kind === 'cadvisor';
+    if (n.cpu_window && cadvisor) {
       const w = n.cpu_window;
       lines.push(`- Node CPU: ${n.cpu_source.describe}. The first and last samples inside the window were read ${num((w.end_ms - w.start_ms) / 1000, 3)} s apart (from ${new Date(w.start_ms).toISOString()} to ${new Date(w.end_ms).toISOString()}): ${num(n.cpu_total_s, 3)} s of CPU ${split}, over the ${w.requests_ok} requests that completed between those two instants. CPU per request = that CPU / those requests.`);
+    } else if (n.cpu_window) {
+      const w = n.cpu_window;
+      lines.push(`- Node CPU: ${n.cpu_source.describe}, read at the window's edges, ${num((w.end_ms - w.start_ms) / 1000, 3)} s apart (from ${new Date(w.start_ms).toISOString()} to ${new Date(w.end_ms).toISOString()}): ${num(n.cpu_total_s, 3)} s ${split}, over the ${w.requests_ok} requests that completed between those two reads. CPU per request = that CPU / those requests.`);
     } else {
       lines.push(`- Node CPU: ${n.cpu_source.describe}, read at the window's edges: ${num(n.cpu_total_s, 3)} s ${split}. CPU per request = that / requests ok.`);
     }
@@ -118,7 +122,7 @@ function summary(run) {
     } else if (n.cpu_check) {
       lines.push(`- Cross-check: ${n.cpu_check.describe} over the same window: ${num(n.cpu_check.total_s, 3)} s.`);
     }
-    if (n.memory_peak_bytes) lines.push(`- Node memory: peak ${num(n.memory_peak_bytes / 2 ** 20, 1)} MiB, mean ${num(n.memory_mean_bytes / 2 ** 20, 1)} MiB${n.cpu_window ? ' (cAdvisor working set)' : ''}.`);
+    if (n.memory_peak_bytes) lines.push(`- Node memory: peak ${num(n.memory_peak_bytes / 2 ** 20, 1)} MiB, mean ${num(n.memory_mean_bytes / 2 ** 20, 1)} MiB${cadvisor ? ' (cAdvisor working set)' : ''}.`);
     const bytes = (x) => (x === null || x === undefined ? 'n/a' : `${num(x / 2 ** 20, 2)} MiB`);
     if (n.disk_read_bytes !== undefined) lines.push(`- Node disk: ${bytes(n.disk_read_bytes)} read, ${bytes(n.disk_write_bytes)} written.`);
     if (n.network_rx_bytes !== undefined) lines.push(`- Node network: ${bytes(n.network_rx_bytes)} received, ${bytes(n.network_tx_bytes)} sent.`);

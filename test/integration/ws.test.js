@@ -40,7 +40,7 @@ describe('TRANSPORT=ws, host runtime: the lean engine over geth\'s WebSocket', (
   it('its counts agree with artillery\'s counters and the node\'s; node and generator CPU per request are measured', () => {
     assert.equal(artilleryCount(res.reportDir, 'chainperf.ok.'), run.figures.requests_ok);
     assert.ok(Math.abs(run.node.rpc_requests - run.figures.requests_ok) / run.figures.requests_ok < 0.25, `node counted ${run.node.rpc_requests}`);
-    const independent = cpuWatch.cpuAt(run.window.end_ms) - cpuWatch.cpuAt(run.window.start_ms);
+    const independent = cpuWatch.cpuAt(run.node.cpu_window.end_ms) - cpuWatch.cpuAt(run.node.cpu_window.start_ms);
     assert.ok(Math.abs(independent - run.node.cpu_total_s) / run.node.cpu_total_s < 0.05, `chainperf ${run.node.cpu_total_s} s, /proc ${independent.toFixed(3)} s`);
     assert.ok(run.figures.cpu_ms_per_request > 0);
     assert.ok(run.generator.cpu_us_per_request > 0);
