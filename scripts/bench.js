@@ -30,6 +30,7 @@
 // the node (one core) may cap before the generator does.
 
 const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
 const { resolveScenario, ROOT } = require('../src/scenario/resolve');
@@ -137,7 +138,6 @@ async function repeatability() {
 async function cpuFloor(cpus) {
   if (CV_REPEAT < 2) return null;
   log(`machine floor: fixed CPU-bound work in ${CV_REPEAT} windows of ${CV_WINDOW_S} s on cpus ${cpus}`);
-  const { execFileSync } = require('node:child_process');
   const out = execFileSync('taskset', ['-c', cpus, process.execPath, path.join(__dirname, 'lib', 'cpu-floor.js'), String(CV_REPEAT), String(CV_WINDOW_S)], { encoding: 'utf8' });
   const xs = JSON.parse(out).window_cpu_s;
   const s = summarize(xs);

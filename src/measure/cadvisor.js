@@ -18,7 +18,7 @@ async function rangeQuery(promUrl, selector, fromMs, toMs, signal) {
   const q = new URLSearchParams({ query: `${selector}[${spanS}s]`, time: (toMs / 1000).toFixed(3) });
   const res = await fetch(`${promUrl}/api/v1/query?${q}`, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(10000)]) : AbortSignal.timeout(10000) });
   const body = await res.json();
-  if (body.status !== 'success') throw new Error(`Prometheus: ${selector}: ${body.error || res.status}`);
+  if (body.status !== 'success') throw Object.assign(new Error(`Prometheus: ${selector}: ${body.error || res.status}`), { prometheusRefused: true });
   return body.data.result;
 }
 
@@ -75,7 +75,11 @@ function cadvisorSource(promUrl, container, { lagMs = 2500, waitMs = 15000 } = {
     async resources(aMs, bMs, signal) {
       // A counter per device or interface: the series are summed at each of cAdvisor's sample instants.
       const summed = async (metric, extra = '') => {
-        const rows = await rangeQuery(promUrl, sel(metric, extra), aMs, bMs, signal).catch(() => []);
+        // A query Prometheus refuses leaves that resource unmeasured (null); a failed request still fails the window.
+        const rows = await rangeQuery(promUrl, sel(metric, extra), aMs, bMs, signal).catch((err) => {
+          if (err.prometheusRefused) return [];
+          throw err;
+        });
         if (!rows.length) return null;
         const byT = new Map();
         for (const r of rows) {

@@ -175,15 +175,18 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   }
   if (stack.prometheus) {
     await sleep(1500, signal); // let the first scrape after the window land
+    // A counter's rise over the window, as of the scrapes (1 s apart) before each edge; null when either is missing.
+    const rise = async (counter) => {
+      const q = `sum(${counter}{run_id="${runId}"})`;
+      const [a, b] = [await stack.prometheus.valueAt(q, w.start), await stack.prometheus.valueAt(q, w.end)];
+      return a !== null && b !== null ? b - a : null;
+    };
     const metric = (stack.requestsMetric && stack.requestsMetric.requests) || 'rpc_requests';
-    const q = `sum(${metric}{run_id="${runId}"})`;
-    const [a, b] = [await stack.prometheus.valueAt(q, w.start), await stack.prometheus.valueAt(q, w.end)];
-    node.rpc_requests = a !== null && b !== null ? b - a : null;
+    node.rpc_requests = await rise(metric);
     const gc = stack.requestsMetric && stack.requestsMetric.gcCycles;
     if (gc) {
-      // Go GC cycles the node ran in the window, as of the scrapes (1 s apart) before each edge.
-      const [g0, g1] = [await stack.prometheus.valueAt(`sum(${gc}{run_id="${runId}"})`, w.start), await stack.prometheus.valueAt(`sum(${gc}{run_id="${runId}"})`, w.end)];
-      if (g0 !== null && g1 !== null) node.gc_cycles = g1 - g0;
+      const cycles = await rise(gc); // Go GC cycles the node ran in the window
+      if (cycles !== null) node.gc_cycles = cycles;
     }
     const label = stack.requestsMetric && stack.requestsMetric.requestsByLabel;
     if (label) node.rpc_requests_by_method = await requestsByLabel(stack.prometheus, `sum by (${label}) (${metric}{run_id="${runId}"})`, label, w);
