@@ -157,6 +157,9 @@ describe(`Substrate write workload on ${useOmni ? 'polkadot-omni-node' : 'chopst
     assert.ok(Math.abs(tx.tps - tx.included / 8) < 0.001);
     const l = tx.inclusion_latency_ms;
     assert.ok(l.p50 > 0 && l.p50 <= l.p99 && l.p99 <= l.max);
-    assert.ok(run.figures.methods.author_submitAndWatchExtrinsic.requests_ok >= tx.included);
+    // Every included transaction was submitted by a counted call, except those already in flight when the
+    // window opened (submitted before it, included in it): at most one per user, 4 here.
+    const submits = run.figures.methods.author_submitAndWatchExtrinsic.requests_ok;
+    assert.ok(submits + 4 >= tx.included, `${submits} submissions in the window, ${tx.included} included`);
   });
 });
