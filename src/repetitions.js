@@ -55,6 +55,8 @@ function flagOutliers(reps) {
     if (gen.length === reps.length && Math.abs(relDev(gen[i], gen)) > 0.15) reasons.push(`the generator was ${(gen[i] * 100).toFixed(0)}% busy against a median of ${(median(gen) * 100).toFixed(0)}%`);
     const gcPerRequest = reps.map((x) => (Number.isFinite(x.node && x.node.gc_cycles) && x.figures.requests_ok ? x.node.gc_cycles / x.figures.requests_ok : null));
     if (gcPerRequest.every((v) => v !== null) && Math.abs(relDev(gcPerRequest[i], gcPerRequest)) > 0.25) reasons.push(`the node ran ${r.node.gc_cycles} garbage collections in it, ${(relDev(gcPerRequest[i], gcPerRequest) * 100).toFixed(0)}% off the median per request`);
+    const steal = reps.map((x) => (x.node && x.node.steal ? x.node.steal.share : null));
+    if (steal.every((v) => v !== null) && Math.abs(steal[i] - median(steal)) > 0.02) reasons.push(`the hypervisor took ${(steal[i] * 100).toFixed(1)}% of the node's cores in it (steal time), against a median of ${(median(steal) * 100).toFixed(1)}%`);
     const rps = reps.map((x) => x.figures.rps);
     if (Math.abs(relDev(rps[i], rps)) > 0.1) reasons.push(`its throughput was ${(relDev(rps[i], rps) * 100).toFixed(0)}% off the median`);
     const failed = r.figures.requests_failed;

@@ -11,6 +11,7 @@ const { runArtillery, STARTUP_S } = require('../workload/artillery');
 const { mergeSamples, mergeSubstrate } = require('../workload/samples');
 const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
+const { readSteal, stealBetween, cpusOf } = require('./steal');
 const { log } = require('../util/log');
 const { sleep, sleepUntil } = require('../util/time');
 
@@ -77,13 +78,7 @@ function readSamples(dir) {
 const cpuSum = (c) => c.user_s + c.system_s;
 
 /** Number of cpus in a cpuset list such as "1", "2-3" or "0,2-3"; 0 for null. */
-function cpuCount(list) {
-  if (!list) return 0;
-  return list.split(',').reduce((n, part) => {
-    const [a, b] = part.split('-').map(Number);
-    return n + (b === undefined ? 1 : b - a + 1);
-  }, 0);
-}
+const cpuCount = (list) => (list ? cpusOf(list).length : 0);
 
 /**
  * Runs the workload and measures one window of about DURATION_S.
@@ -106,8 +101,11 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
   const group = stack.generatorGroup;
 
+  // The node runs on this machine (host, compose): its cores' steal time is read here too.
+  const stealCpus = stack.runtime === 'attach' ? undefined : stack.node.cpus || null;
   const startEdge = await readEdge(stack, w.start, signal);
   const genStart = group ? group.cpu() : null;
+  const stealStart = stealCpus === undefined ? null : readSteal(stealCpus);
   const sampler = startSampler(stack, w, signal);
   const progress = setInterval(() => {
     log(`${name}: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`);
@@ -119,6 +117,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     clearInterval(progress);
   }
   const genEnd = group ? group.cpu() : null;
+  const stealEnd = stealCpus === undefined ? null : readSteal(stealCpus);
   await sampler.done;
 
   const result = await artillery;
@@ -151,6 +150,8 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     cpu_total_s: cpu.total_s,
   };
   if (cpuWindow) node.cpu_window = cpuWindow;
+  const steal = stealBetween(stealStart, stealEnd, stealCpus);
+  if (steal) node.steal = steal;
   if (startEdge.check && endEdge.check) {
     node.cpu_check = { kind: stack.cpuCheck.kind, describe: stack.cpuCheck.describe, ...cpuDelta(startEdge.check, endEdge.check) };
     if (stack.cpu.sampled) {

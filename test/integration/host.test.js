@@ -7,6 +7,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { startRun, watchGethCpu, processesWith, readRun, artilleryCount } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
+const { readSteal } = require('../../src/measure/steal');
 
 const SHORT = {
   DURATION_S: '10', WARMUP_S: '3', IDLE_S: '4', HISTORY_TRANSFERS: '40', HISTORY_CONTRACT_CALLS: '24', ARCHIVE: 'git', MIN_RPS: '100', MAX_ERROR_RATE: '0',
@@ -17,14 +18,17 @@ describe('host runtime: geth --dev end to end', () => {
   let run;
   let cpuWatch;
   let tmp;
+  let stealAround;
 
   before(async () => {
+    const stealBefore = readSteal('0');
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), SHORT);
     tmp = r.tmp;
     // An independent reading of geth's CPU: /proc/PID/stat of the geth process, sampled by this test.
     cpuWatch = watchGethCpu(tmp);
     res = await r.done;
     cpuWatch.stop();
+    stealAround = readSteal('0').steal_s - stealBefore.steal_s;
     if (res.code !== 0) process.stderr.write(res.stderr);
     run = readRun(res.reportDir);
   });
@@ -62,6 +66,13 @@ describe('host runtime: geth --dev end to end', () => {
     assert.ok(Math.abs(f.rps - f.requests_ok / 10) < 0.01);
     const l = f.latency_ms;
     assert.ok(l.p50 > 0 && l.p50 <= l.p95 && l.p95 <= l.p99 && l.p99 <= l.max);
+  });
+
+  it('reads the steal time of the node\'s core over the window, within what the whole run saw', () => {
+    const st = run.node.steal;
+    assert.equal(st.cpus, '0', 'geth is pinned to cpu 0 on 2 cores');
+    assert.ok(st.share >= 0 && st.share <= 1 && st.steal_s >= 0, JSON.stringify(st));
+    assert.ok(st.steal_s <= stealAround + 0.01, `window ${st.steal_s} s, whole run ${stealAround} s`);
   });
 
   it('node CPU agrees with an independent reading of /proc/PID/stat over the same window', () => {

@@ -2,9 +2,9 @@
 const assert = require('node:assert/strict');
 const { summarizeRepetitions, medianIndex, flagOutliers } = require('../../src/repetitions');
 
-const rep = (cpu, { rps = 1000, idle = 0.012, gen = 0.5, failed = 0, gc } = {}) => ({
+const rep = (cpu, { rps = 1000, idle = 0.012, gen = 0.5, failed = 0, gc, steal } = {}) => ({
   figures: { cpu_ms_per_request: cpu, cpu_ms_per_request_net: cpu - 0.01, rps, requests_ok: rps * 10, latency_ms: { p50: 1, p99: 5 }, error_rate: 0, requests_failed: failed },
-  node: gc === undefined ? {} : { gc_cycles: gc },
+  node: { ...(gc === undefined ? {} : { gc_cycles: gc }), ...(steal === undefined ? {} : { steal: { cpus: '0', steal_s: steal * 10, share: steal } }) },
   idle: { cpu_s: idle * 10, seconds: 10 },
   generator: { cpu_utilization: gen },
 });
@@ -39,6 +39,15 @@ describe('repetitions', () => {
     assert.doesNotMatch(flags[0].reasons.join(' | '), /nothing else/);
     const without = flagOutliers(reps.map((r, i) => (i === 2 ? { ...r, node: {} } : r)));
     assert.doesNotMatch(without[0].reasons.join(' | '), /garbage/, 'no GC reason when a repetition has no count');
+  });
+
+  it('says when the hypervisor took more of the node\'s cores in the flagged repetition (steal time)', () => {
+    const reps = [rep(0.2, { steal: 0.001 }), rep(0.201, { steal: 0.002 }), rep(0.199, { steal: 0.001 }), rep(0.2, { steal: 0.003 }), rep(0.26, { steal: 0.08 })];
+    const flags = flagOutliers(reps);
+    assert.equal(flags.length, 1);
+    assert.match(flags[0].reasons.join(' | '), /the hypervisor took 8\.0% of the node's cores in it \(steal time\), against a median of 0\.2%/);
+    const calm = flagOutliers(reps.map((r, i) => (i === 4 ? rep(0.26, { steal: 0.01 }) : r)));
+    assert.doesNotMatch(calm[0].reasons.join(' | '), /hypervisor/, 'a steal within 2 points of the median is no reason');
   });
 
   it('does not flag small spreads, nor anything with fewer than three repetitions', () => {
