@@ -15,14 +15,17 @@
 // (geth-dev.env, lean engine, BENCH_CV_WINDOW_S windows after a
 // BENCH_CV_WARM_S warm-up), and the CV of CPU time per request across them.
 // Then the machine's floor for that CV: the same CPU-bound work timed in as
-// many windows of the same length on the node's core (scripts/lib/cpu-floor.js).
-// BENCH_CV_REPEAT=0 leaves both out.
+// many windows of the same length on the node's core (scripts/lib/cpu-floor.js),
+// and the CV of the generator's own CPU per request over the repetitions (the
+// same requests in each, on the other core: the machine's noise during the run).
+// BENCH_CV_REPEAT=0 leaves them out.
 //
 // The last line is key=value pairs for scripts:
 //   engine_us_per_request wrk_us_per_request ratio engine_max_rps engine_rps
 //   wrk_rps ethers_us_per_request ethers_rps engine_ws_us_per_request
 //   engine_ws_ratio engine_ws_max_rps engine_ws_rps ethers_ws_us_per_request
 //   ethers_ws_rps cv_cpu_ms_per_request cv_repetitions cpu_floor_cv
+//   cv_generator_us_per_request
 // (engine_* without ws are the lean engine over HTTP; engine_ws_ratio is
 // against wrk, which speaks HTTP only.)
 // engine_max_rps is what one core could send at the measured CPU per request
@@ -123,8 +126,10 @@ async function repeatability() {
     const s = run.summary.cpu_ms_per_request;
     const each = run.repetitions.map((r) => r.figures.cpu_ms_per_request.toFixed(4)).join(', ');
     process.stdout.write(`\nrepeatability: CPU ms per request over ${s.n} windows (${each}): median ${s.median.toFixed(4)}, 95% interval ${s.ci95.map((x) => x.toFixed(4)).join(' .. ')}, CV ${(s.cv * 100).toFixed(2)}%\n`);
+    const g = run.summary.generator_us_per_request;
+    if (g) process.stdout.write(`  the generator's own CPU per request for the same requests, window by window (${run.repetitions.map((r) => r.generator.cpu_us_per_request.toFixed(1)).join(', ')} us): CV ${(g.cv * 100).toFixed(2)}%\n`);
     for (const o of run.outliers) process.stdout.write(`  repetition ${o.repetition} flagged, ${(o.deviation * 100).toFixed(1)}% from the median: ${o.reasons.join('; ')}\n`);
-    return s.cv;
+    return { cv: s.cv, generatorCv: g ? g.cv : null };
   } finally {
     fs.rmSync(reports, { recursive: true, force: true });
   }
@@ -185,7 +190,7 @@ async function main() {
     }
     const nodeCpus = String(stack.node.cpus);
     await stop(); // the repeatability run below starts its own node
-    const cv = await repeatability();
+    const rep = await repeatability();
     const floor = await cpuFloor(nodeCpus);
     const engine = med('lean', 'us_per_request');
     const ref = med('wrk', 'us_per_request');
@@ -204,9 +209,10 @@ async function main() {
       engine_ws_rps: med('lean_ws', 'rps').toFixed(0),
       ethers_ws_us_per_request: med('ethers_ws', 'us_per_request').toFixed(1),
       ethers_ws_rps: med('ethers_ws', 'rps').toFixed(0),
-      cv_cpu_ms_per_request: cv === null ? 'n/a' : cv.toFixed(4),
+      cv_cpu_ms_per_request: rep === null ? 'n/a' : rep.cv.toFixed(4),
       cv_repetitions: CV_REPEAT,
       cpu_floor_cv: floor === null ? 'n/a' : floor.toFixed(4),
+      cv_generator_us_per_request: rep === null || rep.generatorCv === null ? 'n/a' : rep.generatorCv.toFixed(4),
     };
     process.stdout.write(`\n${Object.entries(pairs).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
   } finally {

@@ -15,10 +15,19 @@ const HEADLINES = {
   error_rate: (f) => f.error_rate,
 };
 
-/** {figure: {n, median, mean, ci95, cv}} over the repetitions' figures. */
+/** The generator's own CPU per request in a repetition, or null when it was not measured. */
+const generatorCost = (r) => (r.generator && Number.isFinite(r.generator.cpu_us_per_request) ? r.generator.cpu_us_per_request : null);
+
+/**
+ * {figure: {n, median, mean, ci95, cv}} over the repetitions' figures. When
+ * the generator's CPU was measured in every one, generator_us_per_request too:
+ * the same requests sent from the other cores, so its spread is the machine's
+ * own noise, measured during the run.
+ */
 function summarizeRepetitions(reps) {
   const out = {};
   for (const [key, get] of Object.entries(HEADLINES)) out[key] = summarize(reps.map((r) => get(r.figures)));
+  if (reps.every((r) => generatorCost(r) !== null)) out.generator_us_per_request = summarize(reps.map(generatorCost));
   return out;
 }
 
@@ -57,6 +66,8 @@ function flagOutliers(reps) {
     if (gcPerRequest.every((v) => v !== null) && Math.abs(relDev(gcPerRequest[i], gcPerRequest)) > 0.25) reasons.push(`the node ran ${r.node.gc_cycles} garbage collections in it, ${(relDev(gcPerRequest[i], gcPerRequest) * 100).toFixed(0)}% off the median per request`);
     const steal = reps.map((x) => (x.node && x.node.steal ? x.node.steal.share : null));
     if (steal.every((v) => v !== null) && Math.abs(steal[i] - median(steal)) > 0.02) reasons.push(`the hypervisor took ${(steal[i] * 100).toFixed(1)}% of the node's cores in it (steal time), against a median of ${(median(steal) * 100).toFixed(1)}%`);
+    const genCost = reps.map(generatorCost);
+    if (genCost.every((v) => v !== null) && Math.abs(relDev(genCost[i], genCost)) > 0.1) reasons.push(`the generator's own CPU per request was ${(relDev(genCost[i], genCost) * 100).toFixed(0)}% off its median: the same requests cost its cores more or less too, so the machine itself ran slower or faster then`);
     const rps = reps.map((x) => x.figures.rps);
     if (Math.abs(relDev(rps[i], rps)) > 0.1) reasons.push(`its throughput was ${(relDev(rps[i], rps) * 100).toFixed(0)}% off the median`);
     const failed = r.figures.requests_failed;

@@ -153,16 +153,17 @@ function summary(run) {
       lines.push('The figures above are the median repetition\'s. Over all of them:', '');
       lines.push('| figure | median | mean | 95% interval of the mean | CV |', '|---|---:|---:|---|---:|');
       for (const [key, x] of Object.entries(run.summary)) {
-        const d = key === 'rps' ? 1 : key === 'error_rate' ? 6 : 3;
+        const d = key === 'rps' || key === 'generator_us_per_request' ? 1 : key === 'error_rate' ? 6 : 3;
         lines.push(`| ${key} | ${num(x.median, d)} | ${num(x.mean, d)} | ${x.ci95 ? `${num(x.ci95[0], d)} .. ${num(x.ci95[1], d)}` : 'n/a'} | ${x.cv === null ? 'n/a' : `${(x.cv * 100).toFixed(2)}%`} |`);
       }
+      if (run.summary.generator_us_per_request) lines.push('', 'generator_us_per_request is the load generator\'s own CPU per request on its cores: the same requests in every repetition, so its CV is the noise of the machine itself over windows this long.');
     } else {
       lines.push('The repetitions measured before the run failed:');
     }
-    lines.push('', '| repetition | CPU ms/request | net | requests/s | p99 ms | idle CPU ms/s | outlier |', '|---:|---:|---:|---:|---:|---:|---|');
+    lines.push('', '| repetition | CPU ms/request | net | requests/s | p99 ms | idle CPU ms/s | generator us/request | outlier |', '|---:|---:|---:|---:|---:|---:|---:|---|');
     run.repetitions.forEach((r, i) => {
       const out = (run.outliers || []).some((o) => o.repetition === i + 1);
-      lines.push(`| ${i + 1} | ${num(r.figures.cpu_ms_per_request, 3)} | ${num(r.figures.cpu_ms_per_request_net, 3)} | ${num(r.figures.rps)} | ${num(r.figures.latency_ms.p99, 2)} | ${r.idle ? num((r.idle.cpu_s / r.idle.seconds) * 1000, 2) : 'n/a'} | ${out ? 'yes' : ''} |`);
+      lines.push(`| ${i + 1} | ${num(r.figures.cpu_ms_per_request, 3)} | ${num(r.figures.cpu_ms_per_request_net, 3)} | ${num(r.figures.rps)} | ${num(r.figures.latency_ms.p99, 2)} | ${r.idle ? num((r.idle.cpu_s / r.idle.seconds) * 1000, 2) : 'n/a'} | ${num(r.generator && r.generator.cpu_us_per_request, 1)} | ${out ? 'yes' : ''} |`);
     });
   }
   if (run.warnings && run.warnings.length) {

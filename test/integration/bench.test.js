@@ -37,7 +37,7 @@ describe('npm run bench (shortened)', () => {
 
   it('exits 0 and its last line gives the figures the issue names, as key=value pairs', () => {
     assert.equal(res.code, 0);
-    for (const k of ['engine_us_per_request', 'wrk_us_per_request', 'ratio', 'engine_max_rps', 'engine_ws_us_per_request', 'cv_cpu_ms_per_request', 'cv_repetitions', 'cpu_floor_cv']) {
+    for (const k of ['engine_us_per_request', 'wrk_us_per_request', 'ratio', 'engine_max_rps', 'engine_ws_us_per_request', 'cv_cpu_ms_per_request', 'cv_repetitions', 'cpu_floor_cv', 'cv_generator_us_per_request']) {
       assert.ok(k in pairs, `${k} missing from: ${res.stdout.trim().split('\n').pop()}`);
     }
   });
@@ -63,7 +63,9 @@ describe('npm run bench (shortened)', () => {
     assert.equal(n('cv_repetitions'), 2);
     assert.ok(n('cv_cpu_ms_per_request') >= 0 && n('cv_cpu_ms_per_request') < 1);
     assert.ok(n('cpu_floor_cv') >= 0 && n('cpu_floor_cv') < 1);
+    assert.ok(n('cv_generator_us_per_request') >= 0 && n('cv_generator_us_per_request') < 1);
     assert.match(res.stdout, /repeatability: CPU ms per request over 2 windows/);
+    assert.match(res.stdout, /the generator's own CPU per request for the same requests, window by window \([\d.]+, [\d.]+ us\): CV [\d.]+%/);
     assert.match(res.stdout, /machine floor: the same work took [\d.]+, [\d.]+ s of CPU in its 2 windows/);
   });
 

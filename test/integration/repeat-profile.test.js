@@ -37,6 +37,10 @@ describe('REPEAT=3 and PROFILE=methods on geth --dev', () => {
     assert.equal(run.summary.cpu_ms_per_request.n, 3);
     assert.ok(run.summary.cpu_ms_per_request.ci95[0] <= run.summary.cpu_ms_per_request.mean);
     assert.ok(Array.isArray(run.outliers));
+    // the generator's own CPU per request, summarized beside the node's figures as the machine's noise
+    const gen = run.repetitions.map((r) => r.generator.cpu_us_per_request).sort((a, b) => a - b);
+    assert.ok(gen[0] > 0);
+    assert.equal(run.summary.generator_us_per_request.median, gen[1]);
   });
 
   it('measures each method of the mix alone, and charts it', () => {

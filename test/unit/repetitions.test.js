@@ -2,11 +2,11 @@
 const assert = require('node:assert/strict');
 const { summarizeRepetitions, medianIndex, flagOutliers } = require('../../src/repetitions');
 
-const rep = (cpu, { rps = 1000, idle = 0.012, gen = 0.5, failed = 0, gc, steal } = {}) => ({
+const rep = (cpu, { rps = 1000, idle = 0.012, gen = 0.5, genUs, failed = 0, gc, steal } = {}) => ({
   figures: { cpu_ms_per_request: cpu, cpu_ms_per_request_net: cpu - 0.01, rps, requests_ok: rps * 10, latency_ms: { p50: 1, p99: 5 }, error_rate: 0, requests_failed: failed },
   node: { ...(gc === undefined ? {} : { gc_cycles: gc }), ...(steal === undefined ? {} : { steal: { cpus: '0', steal_s: steal * 10, share: steal } }) },
   idle: { cpu_s: idle * 10, seconds: 10 },
-  generator: { cpu_utilization: gen },
+  generator: { cpu_utilization: gen, ...(genUs === undefined ? {} : { cpu_us_per_request: genUs }) },
 });
 
 describe('repetitions', () => {
@@ -48,6 +48,22 @@ describe('repetitions', () => {
     assert.match(flags[0].reasons.join(' | '), /the hypervisor took 8\.0% of the node's cores in it \(steal time\), against a median of 0\.2%/);
     const calm = flagOutliers(reps.map((r, i) => (i === 4 ? rep(0.26, { steal: 0.01 }) : r)));
     assert.doesNotMatch(calm[0].reasons.join(' | '), /hypervisor/, 'a steal within 2 points of the median is no reason');
+  });
+
+  it('summarizes the generator\'s own CPU per request when every repetition has it: the machine\'s noise', () => {
+    const s = summarizeRepetitions([rep(0.2, { genUs: 50 }), rep(0.22, { genUs: 60 }), rep(0.24, { genUs: 70 })]);
+    assert.equal(s.generator_us_per_request.median, 60);
+    assert.ok(Math.abs(s.generator_us_per_request.cv - 10 / 60) < 1e-12);
+    assert.ok(!('generator_us_per_request' in summarizeRepetitions([rep(0.2, { genUs: 50 }), rep(0.22), rep(0.24, { genUs: 70 })])), 'not from some of them');
+  });
+
+  it('says when the generator\'s own CPU per request moved with the node\'s: the machine ran slower', () => {
+    const reps = [rep(0.2, { genUs: 50 }), rep(0.201, { genUs: 51 }), rep(0.199, { genUs: 49 }), rep(0.2, { genUs: 50 }), rep(0.26, { genUs: 64 })];
+    const flags = flagOutliers(reps);
+    assert.equal(flags.length, 1);
+    assert.match(flags[0].reasons.join(' | '), /the generator's own CPU per request was 28% off its median: .* the machine itself ran slower or faster then/);
+    const steady = flagOutliers(reps.map((r, i) => (i === 4 ? rep(0.26, { genUs: 52 }) : r)));
+    assert.doesNotMatch(steady[0].reasons.join(' | '), /generator's own/, 'within 10% of its median is no reason');
   });
 
   it('does not flag small spreads, nor anything with fewer than three repetitions', () => {
