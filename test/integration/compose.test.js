@@ -127,10 +127,12 @@ describe('compose runtime: geth, cAdvisor and Prometheus end to end', () => {
     assert.ok(diff < 0.1, `docker ${c.cpu_s_per_s} CPU s/s, cAdvisor ${run.node.cpu_s_per_s}`);
   });
 
-  it('records memory, disk and network of the node container', () => {
+  it('records memory, disk and network of the node container, and the steal time of its cpuset', () => {
     assert.ok(run.node.memory_peak_bytes > 10e6, `memory_peak_bytes ${run.node.memory_peak_bytes}`);
     assert.ok(run.node.network_rx_bytes > 1000 && run.node.network_tx_bytes > 1000);
     assert.equal(typeof run.node.disk_write_bytes, 'number');
+    assert.equal(run.node.steal.cpus, run.node.cpus, 'the container\'s cpuset');
+    assert.ok(run.node.steal.share >= 0 && run.node.steal.share <= 1);
   });
 
   it('every query of the dashboards returns data from the run\'s Prometheus', () => {
