@@ -15,6 +15,7 @@
 
 const net = require('node:net');
 const tls = require('node:tls');
+const { timeoutSweep } = require('./sweep');
 
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -176,16 +177,12 @@ class Connection {
 class HttpPool {
   constructor(url, { timeoutMs, now }) {
     this.url = new URL(url);
-    this.timeoutMs = timeoutMs;
     this.idle = [];
     this.all = new Set();
     this.closed = false;
-    const every = Math.max(10, Math.min(250, timeoutMs / 4));
-    this.sweep = setInterval(() => {
-      const before = now() - timeoutMs;
+    this.sweep = timeoutSweep(timeoutMs, now, (before) => {
       for (const c of this.all) if (c.current && c.current.t0 < before) c.fail(TIMEOUT);
-    }, every);
-    this.sweep.unref();
+    });
   }
 
   request(bytes, t0) {

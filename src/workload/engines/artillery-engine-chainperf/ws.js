@@ -13,6 +13,7 @@
 // requests in flight on it and is opened again after a pause.
 
 const WebSocket = require('ws');
+const { timeoutSweep } = require('./sweep');
 
 const HEAD = '{"jsonrpc":"2.0","id":';
 const PREFIX = Buffer.from(HEAD);
@@ -158,12 +159,9 @@ class WsPool {
     this.unmatched = 0;
     this.next = 0;
     this.conns = Array.from({ length: Math.max(1, connections) }, () => new Connection(this, url));
-    const every = Math.max(10, Math.min(250, timeoutMs / 4));
-    this.sweep = setInterval(() => {
-      const before = now() - timeoutMs;
+    this.sweep = timeoutSweep(timeoutMs, now, (before) => {
       for (const c of this.conns) c.expire(before);
-    }, every);
-    this.sweep.unref();
+    });
   }
 
   /** Round robin over the open connections; over a closed one (its requests wait for it) only when none is open. */
