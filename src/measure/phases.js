@@ -139,4 +139,4 @@ async function profileMethods(ctx) {
   return out;
 }
 
-module.exports = { measureRepeated, measureSaturation, profileMethods, fmtHeadline };
+module.exports = { measureRepeated, measureSaturation, profileMethods, fmtHeadline, windowWithFigures };
