@@ -126,6 +126,11 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   const snapshots = readSamples(samplesDir);
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);
+  if (samples.first_request_at === null || samples.first_request_at > w.start) {
+    // artillery took longer than STARTUP_S to start its workers: the window's start had no load, its figures would mean nothing.
+    const late = samples.first_request_at === null ? 'never sent a request' : `sent its first request ${((samples.first_request_at - w.start) / 1000).toFixed(1)} s after the window opened`;
+    throw new Error(`the load generator ${late} (it had ${STARTUP_S} s to start: is the machine overloaded?); the window did not measure the load`);
+  }
 
   let cpu;
   let cpuWindow = null;
