@@ -7,6 +7,7 @@
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
 const { measureWorkload, measureIdle } = require('./window');
+const { STARTUP_S } = require('../workload/artillery');
 const { computeFigures } = require('../figures');
 const { summarizeRepetitions, medianIndex, flagOutliers } = require('../repetitions');
 const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('../saturation');
@@ -17,10 +18,27 @@ function fmtHeadline(f) {
   return `${f.cpu_ms_per_request === null ? 'n/a' : f.cpu_ms_per_request.toFixed(3)} ms CPU/request${net}, ${f.rps.toFixed(0)} requests/s, p99 ${f.latency_ms.p99 === null ? 'n/a' : f.latency_ms.p99.toFixed(2)} ms`;
 }
 
-/** One measured window with its figures; `over` changes scenario keys for it. */
+/**
+ * One measured window with its figures; `over` changes scenario keys for it.
+ * A window whose load generator started after the window opened (artillery
+ * needed longer than its start-up allowance on a busy machine) measured no
+ * load at its start: it is measured again with twice the allowance, twice at most.
+ */
 async function windowWithFigures(ctx, name, idle, over = {}, mix) {
-  const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix });
-  return { ...m, idle, figures: computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow }) };
+  let startupS = ctx.startupS || STARTUP_S;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix, startupS });
+      return { ...m, idle, figures: computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow }) };
+    } catch (err) {
+      if (!err.lateStart || attempt > 2 || (ctx.signal && ctx.signal.aborted)) throw err;
+      const w = `${name}: ${err.message}; measured again with ${startupS * 2} s for the generator to start`;
+      log(w);
+      if (ctx.warnings) ctx.warnings.push(w);
+      startupS *= 2;
+      ctx.startupS = startupS; // later windows of this run start with the allowance that worked
+    }
+  }
 }
 
 /** A shallow copy of o without key. */

@@ -89,12 +89,13 @@ const cpuCount = (list) => (list ? cpusOf(list).length : 0);
  * @param {(over:object)=>object} o.spec builds the generator spec for a window
  * @returns {Promise<{window, cpu, node, samples, generator, series}>}
  */
-async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal, name = 'measure', mix }) {
-  const w = planWindow(stack, Date.now() + STARTUP_S * 1000 + s.RAMP_S * 1000, s.DURATION_S);
+async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal, name = 'measure', mix, startupS = STARTUP_S }) {
+  const w = planWindow(stack, Date.now() + startupS * 1000 + s.RAMP_S * 1000, s.DURATION_S);
   const window = { start_ms: w.start, end_ms: w.end };
   const samplesDir = path.join(workDir, `samples-${name}`);
+  fs.rmSync(samplesDir, { recursive: true, force: true }); // a window measured again starts clean
   fs.mkdirSync(samplesDir);
-  log(`${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${STARTUP_S} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
+  log(`${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${startupS} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
   const artillery = runArtillery({
     scenario: s, spec: spec({ start_at: w.start, end_at: w.end, stop_at: w.end + TAIL_MS, samples_dir: samplesDir, ...(mix ? { mix } : {}) }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
   });
@@ -129,7 +130,9 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   if (samples.first_request_at === null || samples.first_request_at > w.start) {
     // artillery took longer than STARTUP_S to start its workers: the window's start had no load, its figures would mean nothing.
     const late = samples.first_request_at === null ? 'never sent a request' : `sent its first request ${((samples.first_request_at - w.start) / 1000).toFixed(1)} s after the window opened`;
-    throw new Error(`the load generator ${late} (it had ${STARTUP_S} s to start: is the machine overloaded?); the window did not measure the load`);
+    const err = new Error(`the load generator ${late} (it had ${startupS} s to start: is the machine overloaded?); the window did not measure the load`);
+    err.lateStart = true;
+    throw err;
   }
 
   let cpu;
