@@ -26,6 +26,8 @@ const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
 const { provenance } = require('./report/provenance');
 const { log, logTo } = require('./util/log');
+const { scrub, scrubDeep, scrubName, copyScrubbed } = require('./util/scrub');
+const { reportProblems } = require('./util/problems');
 
 function newRunId(now = new Date()) {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
@@ -40,13 +42,13 @@ function newRunId(now = new Date()) {
 async function runScenario(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), index = true } = {}) {
   const { scenario: s, sources, errors } = resolveScenario(file, { env });
   if (errors.length) {
-    process.stderr.write(`chainperf: the scenario is not valid; nothing was started.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
+    reportProblems('the scenario is not valid; nothing was started.', errors);
     return { exitCode: 2 };
   }
   const chain = chains[s.CHAIN];
   const runId = newRunId();
   const reportsRoot = path.resolve(s.REPORTS_DIR);
-  const reportDir = path.join(reportsRoot, s.NAME, runId);
+  const reportDir = path.join(reportsRoot, scrubName(s.NAME), runId);
   fs.mkdirSync(reportDir, { recursive: true });
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `chainperf-${runId}-`));
   logTo(path.join(reportDir, 'run.log'));
@@ -122,7 +124,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     phase('harvest');
     const pool = await chain.harvest(stack.rpcUrl, { signal, log });
     const poolFile = path.join(reportDir, 'params.json');
-    fs.writeFileSync(poolFile, `${JSON.stringify(pool)}\n`);
+    fs.writeFileSync(poolFile, `${JSON.stringify(scrubDeep(pool))}\n`);
     log(`parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`);
     const missing = chain.missingForMix(pool, Object.keys(mix));
     if (missing.length) throw new Error(`the chain lacks what the workload needs: ${missing.join('; ')}`);
@@ -185,16 +187,19 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     process.off('SIGINT', sigint);
     process.off('SIGTERM', sigterm);
     process.off('SIGHUP', sighup);
-    if (stack) {
-      log('tearing down');
-      await stack.teardown();
-      if (stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
+    try {
+      if (stack) {
+        log('tearing down');
+        await stack.teardown();
+        if (stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
+      }
+      // artillery's logs and scripts of every pass (scrubbed): artillery.log/.yml for the main window, <pass>.artillery.log for the others
+      for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {
+        copyScrubbed(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
+      }
+    } finally {
+      fs.rmSync(workDir, { recursive: true, force: true }); // on every path: it holds the generator's spec, with the node's URL
     }
-    // artillery's logs and scripts of every pass: artillery.log/.yml for the main window, <pass>.artillery.log for the others
-    for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {
-      fs.copyFileSync(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
-    }
-    fs.rmSync(workDir, { recursive: true, force: true });
   }
 
   run.verdict = verdict(s, run.figures) || undefined;
@@ -214,7 +219,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   if (index) writeIndex(reportsRoot);
   if (s.ARCHIVE === 'git') {
     try {
-      const archived = archiveGit({ reportsRoot, reportDir, message: `chainperf: ${s.NAME} ${run.status}: ${run.figures ? fmtHeadline(run.figures) : run.error}`, log, extra: index ? ['INDEX.md'] : [] });
+      const archived = archiveGit({ reportsRoot, reportDir, message: scrub(`chainperf: ${s.NAME} ${run.status}: ${run.figures ? fmtHeadline(run.figures) : run.error}`), log, extra: index ? ['INDEX.md'] : [] });
       log(`archived in git: ${archived.repository} ${archived.commit.slice(0, 12)}`);
     } catch (err) {
       log(`ARCHIVE=git failed, the report is only on disk: ${err.message}`);
@@ -260,7 +265,7 @@ function addWarnings(run, s, samples) {
 
 function copyTail(src, dst, lines) {
   const text = fs.readFileSync(src, 'utf8').split('\n');
-  fs.writeFileSync(dst, text.slice(-lines).join('\n'));
+  fs.writeFileSync(dst, scrub(text.slice(-lines).join('\n')));
 }
 
 module.exports = { runScenario, newRunId };

@@ -14,6 +14,8 @@ const { runScenario, newRunId } = require('../run');
 const { archiveGit } = require('../report/archive');
 const { writeIndex } = require('../report/index');
 const { log } = require('../util/log');
+const { scrub, scrubDeep } = require('../util/scrub');
+const { reportProblems } = require('../util/problems');
 
 /** Identifies a plan's content: a folder is resumed only by the same plan. */
 function fingerprint(plan) {
@@ -31,7 +33,7 @@ function readState(dir) {
 
 function saveState(dir, state) {
   const tmp = path.join(dir, 'plan.json.tmp');
-  fs.writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  fs.writeFileSync(tmp, `${JSON.stringify(scrubDeep(state), null, 2)}\n`); // plan-level URLs stored scrubbed
   fs.renameSync(tmp, path.join(dir, 'plan.json')); // never a half-written state
 }
 
@@ -55,7 +57,7 @@ const okRuns = (point) => point.runs.filter((r) => r.status === 'ok').length;
 async function runPlan(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), runner = runScenario } = {}) {
   const { plan, errors } = parsePlan(file, { env });
   if (errors.length) {
-    process.stderr.write(`chainperf: the plan is not valid; nothing was started.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
+    reportProblems('the plan is not valid; nothing was started.', errors);
     return { exitCode: 2 };
   }
   const base = resolveScenario(plan.base, { env: pointEnv(env, plan.fixed, plan.points[0]) }).scenario;
@@ -131,7 +133,7 @@ async function runPlan(file, { env = process.env, out = (l) => process.stdout.wr
   writeIndex(reportsRoot);
   if (base.ARCHIVE === 'git' && !interrupted) {
     try {
-      const a = archiveGit({ reportsRoot, reportDir: dir, message: `chainperf: plan ${plan.name} ${state.status}: ${measured}/${total} runs`, log, extra: ['INDEX.md'] });
+      const a = archiveGit({ reportsRoot, reportDir: dir, message: scrub(`chainperf: plan ${plan.name} ${state.status}: ${measured}/${total} runs`), log, extra: ['INDEX.md'] });
       log(`archived in git: ${a.repository} ${a.commit.slice(0, 12)}`);
     } catch (err) {
       log(`ARCHIVE=git failed, the plan report is only on disk: ${err.message}`);

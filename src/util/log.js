@@ -4,6 +4,7 @@
 // log into the report folder.
 
 const fs = require('node:fs');
+const { scrub } = require('./scrub');
 
 let logFile = null;
 
@@ -12,7 +13,7 @@ function stamp() {
 }
 
 function log(message) {
-  const line = `[chainperf ${stamp()}] ${message}`;
+  const line = scrub(`[chainperf ${stamp()}] ${message}`); // the output boundary: no secret of the run leaves
   process.stderr.write(`${line}\n`);
   if (logFile) fs.appendFileSync(logFile, `${line}\n`);
 }
