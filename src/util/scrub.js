@@ -22,7 +22,7 @@ let pattern = null; // one RegExp over every form of every secret, longest first
 /** Whether a path segment, subdomain or query value is a token rather than a word, version or small number. */
 function looksSecret(s) {
   if (s.length < 4) return false;
-  return !/^[A-Za-z]{1,15}$/.test(s) && !/^[A-Za-z]+(?:[-_.][A-Za-z]+)*$/.test(s) && !/^v\d{1,3}$/i.test(s) && !/^\d{1,6}$/.test(s);
+  return !/^[A-Za-z]{1,15}$/.test(s) && !/^[A-Za-z]{1,15}(?:[-_.][A-Za-z]{1,15})*$/.test(s) && !/^v\d{1,3}$/i.test(s) && !/^\d{1,6}$/.test(s);
 }
 
 function decode(s) {
@@ -101,7 +101,9 @@ function addSecrets(values) {
 function addSecretValue(spec, value) {
   if (!spec || !spec.secret || value === undefined || value === null || value === '') return;
   const raw = String(value);
-  addSecrets(spec.type === 'url' ? [...urlSecrets(raw), raw] : [raw]);
+  if (spec.type !== 'url') return addSecrets([raw]);
+  const parts = urlSecrets(raw);
+  return addSecrets(parts.length ? [...parts, raw] : []); // a URL with nothing secret in it (http://127.0.0.1:8545) stays readable
 }
 
 function escapeRe(s) {
