@@ -290,6 +290,21 @@ describe('credentials in URLs on the wire: Basic auth as a header, keys kept in 
     }
   });
 
+  it('@polkadot/api\'s WsProvider (Substrate control calls and generator) with the headers from the URL', async () => {
+    const { WsProvider } = require('@polkadot/api');
+    const target = splitAuth(node.ws);
+    const before = node.seen.filter((s) => s.ws).length;
+    const p = new WsProvider(target.url, 1000, target.headers, 2000, 0);
+    try {
+      await p.isReady;
+      assert.equal(await p.send('eth_blockNumber', []), '0x10');
+    } finally {
+      await p.disconnect();
+    }
+    const opened = node.seen.filter((s) => s.ws).slice(before);
+    assert.ok(opened.length >= 1 && opened.every((s) => s.auth === `Basic ${Buffer.from('us3r:p@ss:w0rd').toString('base64')}`));
+  });
+
   it('METRICS_URL reads', async () => {
     const src = metricsSource(node.http.replace('/k3y0123456', '/metrics'));
     await src.calibrate(AbortSignal.timeout(300)).catch(() => {}); // the counter never changes here: only the auth matters
