@@ -16,7 +16,7 @@ function allowed(spec) {
     case 'url': return `${(spec.schemes || ['http', 'https']).map((x) => `${x}://`).join(', ').replace(/, ([^,]*)$/, ' or $1')} URL`;
     case 'workload': return 'workload name or `method:<rpc method>`';
     case 'path': return 'path';
-    case 'ip': return 'IP address';
+    case 'ip': return 'IPv4 address';
     default: return 'text';
   }
 }

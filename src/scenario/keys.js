@@ -33,7 +33,7 @@ const KEYS = {
   KEEP: { type: 'enum', values: ['none', 'volume', 'stack'], default: 'none', doc: 'What survives the run. none: the compose project is brought down with its volumes. volume: its volumes are kept. stack: nothing is stopped (the command to stop it is logged).' },
   NODE_VOLUME: { type: 'name', default: '', doc: 'Docker volume holding the node\'s data, outside the run\'s project: created when missing, never removed, so the next run measures the same synced chain without syncing again.' },
   SNAPSHOT: { type: 'path', default: '', doc: 'A tar archive of the node\'s data directory, unpacked into NODE_VOLUME when that volume is created.' },
-  BIND_ADDR: { type: 'ip', default: '127.0.0.1', doc: 'IP address the compose services\' published ports bind to (IPv4 or IPv6; anything else is refused). Anything but 127.0.0.1 exposes the node and Prometheus beyond this host.' },
+  BIND_ADDR: { type: 'ip', default: '127.0.0.1', doc: 'IPv4 address the compose services\' published ports bind to (anything else is refused before the run starts). Anything but 127.0.0.1 exposes the node and Prometheus beyond this host.' },
   STACK_TIMEOUT_S: { type: 'int', min: 5, max: 3600, default: 120, doc: 'Give up when a compose service (node, cAdvisor, Prometheus, Grafana) is not ready after this long.' },
   GRAFANA: { type: 'enum', values: ['auto', 'yes', 'no'], default: 'auto', doc: 'Grafana for live supervision (compose). auto: started when its image is here or can be pulled, else skipped with a notice (it cannot be built from package sources); yes: a run without it fails; no: never.' },
   GRAFANA_PORT: { type: 'int', min: 1, max: 65535, default: null, doc: 'Port Grafana is published on (BIND_ADDR); a free port when unset. The URL is logged.' },

@@ -57,7 +57,8 @@ function convert(key, raw) {
     case 'workload':
       return checkWorkload(raw);
     case 'ip':
-      if (!net.isIP(raw)) return { error: `expected an IP address (IPv4 like 127.0.0.1 or IPv6 like ::1), got "${raw}"` };
+      // IPv4 only: compose's short port syntax and the URLs built from it take no bare IPv6 address.
+      if (!net.isIPv4(raw)) return { error: `expected an IPv4 address such as 127.0.0.1 or 0.0.0.0, got "${raw}"` };
       return { value: raw };
     case 'name':
       if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(raw)) return { error: `expected a Docker volume name (letters, digits, _ . -), got "${raw}"` };
