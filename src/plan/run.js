@@ -9,7 +9,7 @@ const path = require('node:path');
 const crypto = require('node:crypto');
 const { parsePlan, pointEnv } = require('./parse');
 const { renderPlanReport } = require('./report');
-const { resolveScenario } = require('../scenario/resolve');
+const { resolveScenario, redactScenario } = require('../scenario/resolve');
 const { runScenario, newRunId } = require('../run');
 const { archiveGit } = require('../report/archive');
 const { writeIndex } = require('../report/index');
@@ -17,10 +17,15 @@ const { log } = require('../util/log');
 const { scrub, scrubDeep } = require('../util/scrub');
 const { reportProblems } = require('../util/problems');
 
-/** Identifies a plan's content: a folder is resumed only by the same plan. */
+/**
+ * Identifies a plan's content: a folder is resumed only by the same plan.
+ * Secret values enter it redacted (a hash of a weak password could be
+ * searched for), so a plan whose key was rotated resumes its folder.
+ */
 function fingerprint(plan) {
-  const { base, sweep, repetitions, fixed, points } = plan;
-  return crypto.createHash('sha256').update(JSON.stringify({ base, sweep, repetitions, fixed, points: points.map((p) => p.values) })).digest('hex').slice(0, 16);
+  const { base, sweep, repetitions, points } = plan;
+  const fixed = redactScenario(plan.fixed);
+  return crypto.createHash('sha256').update(JSON.stringify({ base, sweep, repetitions, fixed, points: points.map((p) => redactScenario(p.values)) })).digest('hex').slice(0, 16);
 }
 
 function readState(dir) {
