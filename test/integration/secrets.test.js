@@ -138,7 +138,7 @@ describe('secrets: sentinel credentials and keys in RPC_URL and METRICS_URL reac
       `BASE=${file}`,
       'SWEEP=RPC_URL',
       `RPC_URL=${proxy.rpcUrl(S.planA)},${proxy.rpcUrl(S.planB)}`,
-      'RUNTIME=attach', 'CREATE_HISTORY=no', 'GENERATOR=lean', 'REPETITIONS=1',
+      'RUNTIME=attach', 'CREATE_HISTORY=no', 'GENERATOR=lean', 'REPETITIONS=1', 'WARMUP_S=0', 'IDLE_S=0',
     ].join('\n'));
     const hp = startRun(planFile, { REPORTS_DIR: reports });
     tmps.push(hp.tmp);
