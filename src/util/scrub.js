@@ -130,6 +130,7 @@ function scrub(text, replacement = REDACTED) {
 
 /** A copy of a JSON-like value with every string (and object key) scrubbed: JSON stays valid whatever the secret is. */
 function scrubDeep(value) {
+  if (value && typeof value.toJSON === 'function') return scrubDeep(value.toJSON()); // a Date, as JSON.stringify would write it
   if (typeof value === 'string') return scrub(value);
   if (Array.isArray(value)) return value.map(scrubDeep);
   if (value && typeof value === 'object') {

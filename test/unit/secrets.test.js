@@ -48,6 +48,7 @@ describe('the scrubber: every secret of the run replaced in what is written out'
     const doc = scrubDeep({ errors: { 'auth pa55word refused': 3 }, list: ['x T0KEN123456 y', 7, null, true], quoted: 'say "QUERYKEY9"' });
     assert.deepEqual(doc, { errors: { 'auth <redacted> refused': 3 }, list: ['x <redacted> y', 7, null, true], quoted: 'say "<redacted>"' });
     assert.equal(scrub(JSON.stringify({ a: 'QUERYKEY9' })), '{"a":"<redacted>"}');
+    assert.deepEqual(scrubDeep({ at: new Date(0), n: undefined }), { at: '1970-01-01T00:00:00.000Z', n: undefined });
     assert.equal(scrubName('plan-RPC_URL-T0KEN123456'), 'plan-RPC_URL-redacted');
   });
 
