@@ -291,7 +291,8 @@ describe('credentials in URLs on the wire: Basic auth as a header, keys kept in 
     }
   });
 
-  it('@polkadot/api\'s WsProvider (Substrate control calls and generator) with the headers from the URL', async () => {
+  it('@polkadot/api\'s WsProvider (Substrate control calls and generator) with the headers from the URL', async function () {
+    this.timeout(30000); // loading @polkadot/api takes seconds on a busy machine
     const { WsProvider } = require('@polkadot/api');
     const target = splitAuth(node.ws);
     const before = node.seen.filter((s) => s.ws).length;
