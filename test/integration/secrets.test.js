@@ -12,6 +12,8 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
+const WebSocket = require('ws');
+const { freePort } = require('../../src/util/net');
 const { startRun, readRun } = require('./harness');
 const { startGeth } = require('./node');
 const { tmpDir, writeScenario } = require('../helpers');
@@ -32,15 +34,16 @@ const basic = (u, p) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 
 /**
  * A reverse proxy to geth that forwards only requests with the right
- * credentials and keys: POST /<token>?apikey=<key> to the RPC endpoint, GET
+ * credentials and keys: POST /<token>?apikey=<key> to the RPC endpoint, a
+ * WebSocket to /<token>?apikey=<key> to geth's WebSocket, GET
  * /<metrics token>/debug/metrics/prometheus?token=<key> to the metrics one.
  * Counts what it forwarded and what it refused.
  */
-async function startProxy(node) {
+async function startProxy(node, wsPort) {
   const rpc = new URL(node.rpcUrl);
   const metrics = new URL(node.metricsUrl);
   const tokens = new Set([S.path, S.planA, S.planB]);
-  const counts = { rpc: 0, metrics: 0, refused: 0, refusedWhy: [] };
+  const counts = { rpc: 0, ws: 0, metrics: 0, refused: 0, refusedWhy: [] };
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const forward = (req, res, target, targetPath) => {
     const up = http.request({ host: target.hostname, port: target.port, path: targetPath, method: req.method, headers: { 'content-type': req.headers['content-type'] || 'application/json' }, agent }, (r) => {
@@ -66,13 +69,38 @@ async function startProxy(node) {
     req.resume();
     return res.writeHead(401).end();
   });
+  const wss = new WebSocket.Server({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    const u = new URL(req.url, 'http://proxy');
+    if (!tokens.has(u.pathname.split('/')[1]) || u.searchParams.get('apikey') !== S.query || req.headers.authorization !== basic(S.user, S.pass)) {
+      counts.refused++;
+      socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
+      return;
+    }
+    counts.ws++;
+    wss.handleUpgrade(req, socket, head, (client) => {
+      const up = new WebSocket(`ws://127.0.0.1:${wsPort}`);
+      const queued = [];
+      up.on('open', () => queued.splice(0).forEach((m) => up.send(m)));
+      up.on('message', (m) => client.send(m.toString()));
+      client.on('message', (m) => (up.readyState === WebSocket.OPEN ? up.send(m.toString()) : queued.push(m.toString())));
+      const close = () => {
+        client.terminate();
+        up.terminate();
+      };
+      up.on('close', close);
+      up.on('error', close);
+      client.on('close', close);
+    });
+  });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const base = `127.0.0.1:${server.address().port}`;
   return {
     counts,
-    rpcUrl: (token = S.path) => `http://${S.user}:${S.pass}@${base}/${token}?apikey=${S.query}`,
+    rpcUrl: (token = S.path, scheme = 'http') => `${scheme}://${S.user}:${S.pass}@${base}/${token}?apikey=${S.query}`,
     metricsUrl: `http://${S.muser}:${S.mpass}@${base}/${S.mpath}/debug/metrics/prometheus?token=${S.mquery}`,
     close: () => {
+      for (const c of wss.clients) c.terminate();
       server.closeAllConnections();
       server.close();
       agent.destroy();
@@ -117,8 +145,9 @@ describe('secrets: sentinel credentials and keys in RPC_URL and METRICS_URL reac
   const tmps = [];
 
   before(async () => {
-    node = await startGeth();
-    proxy = await startProxy(node);
+    const wsPort = await freePort();
+    node = await startGeth({ extra: ['--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(wsPort), '--ws.api', 'eth,net,web3'] });
+    proxy = await startProxy(node, wsPort);
     const dir = tmpDir();
     reports = path.join(dir, 'reports');
     const file = writeScenario(dir, 'keyed-endpoint', [
@@ -133,11 +162,11 @@ describe('secrets: sentinel credentials and keys in RPC_URL and METRICS_URL reac
     single = await h.done;
     if (single.code !== 0) process.stderr.write(single.stderr);
 
-    // A plan sweeping RPC_URL over two keyed URLs, with the lean engine; the history is already on the chain.
+    // A plan sweeping RPC_URL over two keyed URLs, over HTTP and over WebSocket, with the lean engine; the history is already on the chain.
     const planFile = writeScenario(dir, 'keyed-plan', [
       `BASE=${file}`,
       'SWEEP=RPC_URL',
-      `RPC_URL=${proxy.rpcUrl(S.planA)},${proxy.rpcUrl(S.planB)}`,
+      `RPC_URL=${proxy.rpcUrl(S.planA)},${proxy.rpcUrl(S.planB, 'ws')}`,
       'RUNTIME=attach', 'CREATE_HISTORY=no', 'GENERATOR=lean', 'REPETITIONS=1', 'WARMUP_S=0', 'IDLE_S=0',
     ].join('\n'));
     const hp = startRun(planFile, { REPORTS_DIR: reports });
@@ -163,16 +192,21 @@ describe('secrets: sentinel credentials and keys in RPC_URL and METRICS_URL reac
     assert.equal(proxy.counts.refused, 0, proxy.counts.refusedWhy.join('; '));
   });
 
-  it('the plan ran both keyed URLs with the lean engine, its points named by position', () => {
+  it('the plan ran both keyed URLs, over HTTP and WebSocket, with the lean engine, its points named by position', () => {
     assert.equal(plan.code, 0);
     assert.equal(planState.status, 'complete');
     assert.deepEqual(planState.points.map((p) => p.name), ['keyed-plan-RPC_URL-1', 'keyed-plan-RPC_URL-2']);
-    for (const p of planState.points) {
+    const transports = planState.points.map((p) => {
       const run = readRun(path.join(plan.reportDir, p.runs[0].dir));
       assert.equal(run.status, 'ok');
       assert.equal(run.provenance.scenario.GENERATOR, 'lean');
       assert.ok(run.figures.requests_ok > 50);
-    }
+      assert.equal(run.figures.requests_failed, 0);
+      return run.provenance.scenario.TRANSPORT;
+    });
+    assert.deepEqual(transports, ['http', 'ws']);
+    assert.ok(proxy.counts.ws >= 2, `${proxy.counts.ws} WebSockets opened`); // the control connection and the generator's
+    assert.equal(proxy.counts.refused, 0, proxy.counts.refusedWhy.join('; '));
   });
 
   it('the reports still say where the node was, redacted', () => {
