@@ -214,7 +214,13 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     runtime: s.RUNTIME,
     tools: stack && stack.prometheus ? { prometheus: stack.prometheus.version } : {},
   });
-  writeReport(reportDir, run, series);
+  try {
+    writeReport(reportDir, run, series);
+  } catch (err) {
+    logTo(null);
+    log(`the report could not be written in ${reportDir}: ${err.code || err.message} (is the filesystem full?)`);
+    return { exitCode: 1, run };
+  }
   logTo(null); // the folder is complete: what follows is not part of it
   if (index) writeIndex(reportsRoot);
   if (s.ARCHIVE === 'git') {
