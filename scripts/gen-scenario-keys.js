@@ -16,6 +16,7 @@ function allowed(spec) {
     case 'url': return `${(spec.schemes || ['http', 'https']).map((x) => `${x}://`).join(', ').replace(/, ([^,]*)$/, ' or $1')} URL`;
     case 'workload': return 'workload name or `method:<rpc method>`';
     case 'path': return 'path';
+    case 'ip': return 'IPv4 address';
     default: return 'text';
   }
 }
@@ -30,7 +31,8 @@ function defaultText(key, spec) {
 }
 
 function render() {
-  const rows = Object.entries(KEYS).map(([key, spec]) => `| \`${key}\` | ${defaultText(key, spec)} | ${allowed(spec)} | ${spec.doc} |`);
+  const secret = (spec) => (spec.secret ? ' **Secret:** its secret parts never reach a report, a log or a commit (see the README).' : '');
+  const rows = Object.entries(KEYS).map(([key, spec]) => `| \`${key}\` | ${defaultText(key, spec)} | ${allowed(spec)} | ${spec.doc}${secret(spec)} |`);
   return [
     '# Scenario keys',
     '',

@@ -27,6 +27,8 @@ const chains = require('./chains');
 const { ensurePrometheus } = require('./install/prometheus');
 const { ensureImages } = require('./install/images');
 const { log } = require('./util/log');
+const { scrub } = require('./util/scrub');
+const { reportProblems } = require('./util/problems');
 
 const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print its report folder last
        ./run.sh render <report-folder>    rebuild summary.md and charts from run.json
@@ -93,7 +95,7 @@ function compareCommand(args) {
   try {
     c = compare(args[0], args[1]);
   } catch (err) {
-    process.stderr.write(`chainperf compare: ${err.message}\n`);
+    process.stderr.write(`chainperf compare: ${scrub(err.message)}\n`);
     return 2;
   }
   const root = path.resolve(process.env.REPORTS_DIR || 'reports');
@@ -111,7 +113,7 @@ async function install(args, { runtime } = {}) {
   }
   const { scenario, errors } = resolveScenario(args[0], runtime ? { env: { ...process.env, RUNTIME: runtime } } : {});
   if (errors.length) {
-    process.stderr.write(`chainperf: the scenario is not valid.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
+    reportProblems('the scenario is not valid.', errors);
     return 2;
   }
   if (scenario.RUNTIME === 'compose') {
@@ -135,7 +137,7 @@ async function install(args, { runtime } = {}) {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    process.stderr.write(`chainperf: ${err.stack || err.message}\n`);
+    process.stderr.write(`chainperf: ${scrub(err.stack || err.message)}\n`);
     process.exit(1);
   },
 );

@@ -12,6 +12,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { scrub, scrubDeep } = require('./util/scrub');
 const { welch, mean } = require('./stats');
 const { pointResults, FIGURES } = require('./plan/report');
 
@@ -144,9 +145,9 @@ function renderCompare(c) {
 function writeCompare(c, outDir) {
   fs.mkdirSync(outDir, { recursive: true });
   const md = renderCompare(c);
-  fs.writeFileSync(path.join(outDir, 'compare.md'), md);
-  fs.writeFileSync(path.join(outDir, 'compare.json'), `${JSON.stringify(c, null, 2)}\n`);
-  return md;
+  fs.writeFileSync(path.join(outDir, 'compare.md'), scrub(md));
+  fs.writeFileSync(path.join(outDir, 'compare.json'), `${JSON.stringify(scrubDeep(c), null, 2)}\n`);
+  return scrub(md);
 }
 
 module.exports = { compare, renderCompare, writeCompare };

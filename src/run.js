@@ -23,6 +23,8 @@ const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
 const { provenance } = require('./report/provenance');
 const { log, logTo } = require('./util/log');
+const { scrub, scrubName, copyScrubbed } = require('./util/scrub');
+const { reportProblems } = require('./util/problems');
 
 function newRunId(now = new Date()) {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
@@ -37,12 +39,12 @@ function newRunId(now = new Date()) {
 async function runScenario(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), index = true } = {}) {
   const { scenario: s, sources, errors } = resolveScenario(file, { env });
   if (errors.length) {
-    process.stderr.write(`chainperf: the scenario is not valid; nothing was started.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
+    reportProblems('the scenario is not valid; nothing was started.', errors);
     return { exitCode: 2 };
   }
   const runId = newRunId();
   const reportsRoot = path.resolve(s.REPORTS_DIR);
-  const reportDir = path.join(reportsRoot, s.NAME, runId);
+  const reportDir = path.join(reportsRoot, scrubName(s.NAME), runId);
   fs.mkdirSync(reportDir, { recursive: true });
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `chainperf-${runId}-`));
   logTo(path.join(reportDir, 'run.log'));
@@ -120,16 +122,19 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     log(`run failed during ${run.phase}: ${run.error}`);
   } finally {
     releaseSignals();
-    if (stack) {
-      log('tearing down');
-      await stack.teardown();
-      if (stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
+    try {
+      if (stack) {
+        log('tearing down');
+        await stack.teardown();
+        if (stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
+      }
+      // artillery's logs and scripts of every pass (scrubbed): artillery.log/.yml for the main window, <pass>.artillery.log for the others
+      for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {
+        copyScrubbed(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
+      }
+    } finally {
+      fs.rmSync(workDir, { recursive: true, force: true }); // on every path: it holds the generator's spec, with the node's URL
     }
-    // artillery's logs and scripts of every pass: artillery.log/.yml for the main window, <pass>.artillery.log for the others
-    for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {
-      fs.copyFileSync(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
-    }
-    fs.rmSync(workDir, { recursive: true, force: true });
   }
 
   run.verdict = verdict(s, run.figures) || undefined;
@@ -144,12 +149,18 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     runtime: s.RUNTIME,
     tools: stack && stack.prometheus ? { prometheus: stack.prometheus.version } : {},
   });
-  writeReport(reportDir, run, series);
+  try {
+    writeReport(reportDir, run, series);
+  } catch (err) {
+    logTo(null);
+    log(`the report could not be written in ${reportDir}: ${err.code || err.message} (is the filesystem full?)`);
+    return { exitCode: 1, run };
+  }
   logTo(null); // the folder is complete: what follows is not part of it
   if (index) writeIndex(reportsRoot);
   if (s.ARCHIVE === 'git') {
     try {
-      const archived = archiveGit({ reportsRoot, reportDir, message: `chainperf: ${s.NAME} ${run.status}: ${run.figures ? fmtHeadline(run.figures) : run.error}`, log, extra: index ? ['INDEX.md'] : [] });
+      const archived = archiveGit({ reportsRoot, reportDir, message: scrub(`chainperf: ${s.NAME} ${run.status}: ${run.figures ? fmtHeadline(run.figures) : run.error}`), log, extra: index ? ['INDEX.md'] : [] });
       log(`archived in git: ${archived.repository} ${archived.commit.slice(0, 12)}`);
     } catch (err) {
       log(`ARCHIVE=git failed, the report is only on disk: ${err.message}`);
@@ -195,7 +206,7 @@ function addWarnings(run, s, samples) {
 
 function copyTail(src, dst, lines) {
   const text = fs.readFileSync(src, 'utf8').split('\n');
-  fs.writeFileSync(dst, text.slice(-lines).join('\n'));
+  fs.writeFileSync(dst, scrub(text.slice(-lines).join('\n')));
 }
 
 module.exports = { runScenario, newRunId };

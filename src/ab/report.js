@@ -7,6 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { lineChart } = require('../report/charts');
 const { AB_FIGURES } = require('./figures');
+const { writeScrubbed } = require('../util/scrub');
 
 const fmt = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
 const VERDICT = { lower: 'B lower', higher: 'B higher', same: 'same within the interval' };
@@ -81,9 +82,10 @@ function ratioChart(ab) {
 /** Writes ab.json, summary.md and charts/ratio.svg into dir. */
 function writeAbReport(dir, ab) {
   fs.mkdirSync(path.join(dir, 'charts'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'ab.json'), `${JSON.stringify(ab, null, 2)}\n`);
-  fs.writeFileSync(path.join(dir, 'summary.md'), renderSummary(ab));
-  fs.writeFileSync(path.join(dir, 'charts', 'ratio.svg'), ratioChart(ab));
+  // Everything written passes the scrubber that knows this session's secrets (RPC_URL, METRICS_URL, ...).
+  writeScrubbed(path.join(dir, 'ab.json'), ab, { json: true });
+  writeScrubbed(path.join(dir, 'summary.md'), renderSummary(ab));
+  writeScrubbed(path.join(dir, 'charts', 'ratio.svg'), ratioChart(ab));
 }
 
 module.exports = { writeAbReport, renderSummary };

@@ -22,6 +22,8 @@ const { provenance } = require('../report/provenance');
 const { archiveGit } = require('../report/archive');
 const { trapSignals } = require('../util/signals');
 const { log, logTo } = require('../util/log');
+const { scrub, writeScrubbed, copyScrubbed } = require('../util/scrub');
+const { reportProblems } = require('../util/problems');
 const { pairedRatio, pairsNeeded, regressed } = require('./stats');
 const { AB_FIGURES, windowFigures } = require('./figures');
 const { writeAbReport } = require('./report');
@@ -183,13 +185,16 @@ async function teardownBoth(sides) {
       await side.stack.teardown();
       if (side.stack.nodeLog && fs.existsSync(side.stack.nodeLog)) {
         const lines = fs.readFileSync(side.stack.nodeLog, 'utf8').split('\n');
-        fs.writeFileSync(path.join(side.reportDir, 'node.log'), lines.slice(-400).join('\n'));
+        writeScrubbed(path.join(side.reportDir, 'node.log'), lines.slice(-400).join('\n'));
       }
     }
-    for (const f of fs.readdirSync(side.workDir).filter((x) => /\.artillery\.log$/.test(x))) {
-      fs.copyFileSync(path.join(side.workDir, f), path.join(side.reportDir, f));
+    try {
+      for (const f of fs.readdirSync(side.workDir).filter((x) => /\.artillery\.log$/.test(x))) {
+        copyScrubbed(path.join(side.workDir, f), path.join(side.reportDir, f));
+      }
+    } finally {
+      fs.rmSync(side.workDir, { recursive: true, force: true }); // it holds the generator's spec, with the node's URL
     }
-    fs.rmSync(side.workDir, { recursive: true, force: true });
   }
 }
 
@@ -201,7 +206,7 @@ async function teardownBoth(sides) {
 async function runAb(fileA, fileB, { env = process.env, out = (l) => process.stdout.write(`${l}\n`) } = {}) {
   const { a, b, errors } = resolveBoth(fileA, fileB, env);
   if (errors.length) {
-    process.stderr.write(`chainperf ab: a scenario is not valid; nothing was started.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
+    reportProblems('ab: a scenario is not valid; nothing was started.', errors);
     return { exitCode: 2 };
   }
   const sa = a.scenario;
@@ -262,7 +267,7 @@ function finish(ab, { A, B, dir, reportsRoot, out }) {
   if (ab.regression && !ab.regression.pass) log(`regression gate FAILED: ${ab.regression.failed.join('; ')}`);
   if (A.s.ARCHIVE === 'git') {
     try {
-      const archived = archiveGit({ reportsRoot, reportDir: dir, message: `chainperf ab: ${A.s.NAME} vs ${B.s.NAME} ${ab.status}: ${verdictLine}`, log });
+      const archived = archiveGit({ reportsRoot, reportDir: dir, message: scrub(`chainperf ab: ${A.s.NAME} vs ${B.s.NAME} ${ab.status}: ${verdictLine}`), log });
       log(`archived in git: ${archived.repository} ${archived.commit.slice(0, 12)}`);
     } catch (err) {
       log(`ARCHIVE=git failed, the report is only on disk: ${err.message}`);

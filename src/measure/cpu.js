@@ -9,6 +9,7 @@
 
 const fs = require('node:fs');
 const { sleep } = require('../util/time');
+const { splitAuth } = require('../util/url-auth');
 
 const CLK_TCK = 100; // USER_HZ on Linux
 
@@ -68,9 +69,10 @@ function pidSource(pid) {
 function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 25 } = {}) {
   let period = null;
   let phase = null; // a time (ms) at which a refresh was seen
+  const target = splitAuth(url); // basic auth from the URL goes as a header
   const fetchValue = async (signal) => {
-    const res = await fetch(url, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000) });
-    if (!res.ok) throw new Error(`metrics endpoint ${url}: HTTP ${res.status}`);
+    const res = await fetch(target.url, { headers: target.headers, signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000) });
+    if (!res.ok) throw new Error(`metrics endpoint (METRICS_URL): HTTP ${res.status}`);
     const v = metricValue(await res.text(), metric);
     if (v === null) throw new Error(`metrics endpoint has no ${metric}`);
     return v;

@@ -5,6 +5,7 @@
 // figure comes from counter values read at the edges, or it is null.
 
 const fs = require('node:fs');
+const { copyScrubbed } = require('../util/scrub');
 const os = require('node:os');
 const path = require('node:path');
 const { runArtillery, STARTUP_S, TAIL_MS } = require('../workload/artillery');
@@ -122,7 +123,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   await sampler.done;
 
   const result = await artillery;
-  fs.copyFileSync(result.rawFile, path.join(reportDir, name === 'measure' ? 'artillery.json' : `artillery-${name}.json`));
+  copyScrubbed(result.rawFile, path.join(reportDir, name === 'measure' ? 'artillery.json' : `artillery-${name}.json`));
   if (result.code !== 0) throw new Error(`the load generator exited with status ${result.code}; see ${path.basename(result.logFile)}`);
   const snapshots = readSamples(samplesDir);
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');

@@ -14,6 +14,8 @@ const { parseEnvFile } = require('../scenario/parse');
 const { resolveScenario } = require('../scenario/resolve');
 const { KEYS } = require('../scenario/keys');
 const { closest } = require('../util/strings');
+const { folderNameProblem } = require('../scenario/paths');
+const { addSecretValue } = require('../util/scrub');
 
 const PLAN_KEYS = ['BASE', 'SWEEP', 'REPETITIONS', 'PLAN_NAME'];
 const MAX_POINTS = 1000;
@@ -66,6 +68,7 @@ function parsePlan(file, { env = process.env } = {}) {
       continue;
     }
     byKey[s.key] = { ...s, where };
+    if (KEYS[s.key]) addSecretValue(KEYS[s.key], s.value); // known to the output boundary before any message
   }
   if (!byKey.BASE) errors.push(`${file}: BASE is missing: the scenario file the plan starts from`);
   if (!byKey.SWEEP) errors.push(`${file}: SWEEP is missing: the key(s) the plan varies`);
@@ -87,7 +90,10 @@ function parsePlan(file, { env = process.env } = {}) {
     } else {
       const { values, error } = expandValues(byKey[key].value);
       if (error) errors.push(`${byKey[key].where}: ${key}: ${error}`);
-      else lists.push(values.map((v) => [key, v]));
+      else {
+        for (const v of values) addSecretValue(KEYS[key], v);
+        lists.push(values.map((v, i) => [key, v, i]));
+      }
     }
   }
   if (errors.length) return { plan: null, errors };
@@ -95,12 +101,16 @@ function parsePlan(file, { env = process.env } = {}) {
   const fixed = {};
   for (const [key, s] of Object.entries(byKey)) if (KEYS[key] && !sweep.includes(key)) fixed[key] = s.value;
   const base = path.resolve(path.dirname(file), byKey.BASE.value);
-  const name = byKey.PLAN_NAME ? byKey.PLAN_NAME.value : path.basename(file).replace(/\.env$/, '');
+  const name = byKey.PLAN_NAME ? byKey.PLAN_NAME.value : path.basename(file).replace(/\.env$/, '').replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\./, '_');
+  const nameProblem = folderNameProblem(name); // PLAN_NAME names a folder under REPORTS_DIR/plans: never ".." or a path
+  if (nameProblem) return { plan: null, errors: [`${byKey.PLAN_NAME.where}: PLAN_NAME: ${nameProblem}`] };
   const combos = cartesian(lists);
   if (combos.length > MAX_POINTS) return { plan: null, errors: [`${file}: ${combos.length} points; at most ${MAX_POINTS}`] };
   const points = combos.map((pairs) => {
-    const values = Object.fromEntries(pairs);
-    return { values, name: `${name}-${pairs.map(([k, v]) => `${k}-${v}`).join('-')}`.replace(/[^A-Za-z0-9_.-]/g, '_') };
+    const values = Object.fromEntries(pairs.map(([k, v]) => [k, v]));
+    // A secret key's value (a URL with a key in it) never names a folder: its position in the list does.
+    const label = ([k, v, i]) => `${k}-${KEYS[k].secret ? i + 1 : v}`;
+    return { values, name: `${name}-${pairs.map(label).join('-')}`.replace(/[^A-Za-z0-9_.-]/g, '_') };
   });
   // Resolve every point now: a bad value is found before the first run, not after an hour.
   for (const p of points) {

@@ -7,6 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { summarize } = require('../stats');
 const { lineChart } = require('../report/charts');
+const { scrub, scrubDeep } = require('../util/scrub');
 
 const FIGURES = [
   { key: 'cpu_ms_per_request', label: 'CPU ms per request (gross)', get: (f) => f.cpu_ms_per_request, digits: 3 },
@@ -43,7 +44,7 @@ const fmtSummary = (s, d) => (s.n === 0 ? 'n/a' : s.ci95 ? `${fmt(s.mean, d)} [$
 function renderPlanReport(dir) {
   const state = JSON.parse(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'));
   const results = pointResults(dir, state);
-  fs.writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(scrubDeep(results), null, 2)}\n`);
   const single = state.sweep.length === 1 && results.every((r) => Number.isFinite(Number(r.values[state.sweep[0]])));
   const xOf = (r, i) => (single ? Number(r.values[state.sweep[0]]) : i + 1);
   const xs = results.map(xOf);
@@ -54,11 +55,11 @@ function renderPlanReport(dir) {
   for (const f of FIGURES.filter((x) => x.key !== 'cpu_ms_per_request_net')) {
     const points = results.map((r, i) => [xOf(r, i), r.summary[f.key].mean, ...(r.summary[f.key].ci95 || [])]).filter(([, y]) => y !== null);
     const file = `${f.key}.svg`;
-    fs.writeFileSync(path.join(dir, 'charts', file), lineChart({
+    fs.writeFileSync(path.join(dir, 'charts', file), scrub(lineChart({
       title: `${f.label} against ${state.sweep.join(' x ')}`, xLabel, yLabel: f.label, logX,
       series: [{ name: `mean of ${state.repetitions} run(s)`, points, markers: true }],
       note: state.repetitions > 1 ? 'bars: 95% confidence interval of the mean (Student t)' : 'one run per point: no interval',
-    }));
+    })));
     charts.push(file);
   }
   const lines = [`# chainperf plan: ${state.plan} — ${state.status}`, ''];
@@ -75,7 +76,7 @@ function renderPlanReport(dir) {
   lines.push('', '## Runs', '');
   for (const p of state.points) for (const r of p.runs) if (r.dir) lines.push(`- ${p.name}: [${r.status}](${r.dir}/summary.md)`);
   lines.push('', '## Charts', '', ...charts.map((c) => `![${c}](charts/${c})\n`));
-  fs.writeFileSync(path.join(dir, 'plan.md'), `${lines.join('\n')}\n`);
+  fs.writeFileSync(path.join(dir, 'plan.md'), scrub(`${lines.join('\n')}\n`));
   return results;
 }
 

@@ -12,12 +12,14 @@ const path = require('node:path');
 const crypto = require('node:crypto');
 const { parsePlan, pointEnv } = require('./parse');
 const { renderPlanReport } = require('./report');
-const { resolveScenario } = require('../scenario/resolve');
+const { resolveScenario, redactScenario } = require('../scenario/resolve');
 const { runScenario, newRunId } = require('../run');
 const { archiveGit } = require('../report/archive');
 const { writeIndex } = require('../report/index');
 const { log } = require('../util/log');
 const { seededRandom } = require('../util/random');
+const { scrub, scrubDeep } = require('../util/scrub');
+const { reportProblems } = require('../util/problems');
 
 /** The point indices in the order of one round: shuffled, the same for the same plan and round. */
 function roundOrder(n, fp, round) {
@@ -30,10 +32,15 @@ function roundOrder(n, fp, round) {
   return order;
 }
 
-/** Identifies a plan's content: a folder is resumed only by the same plan. */
+/**
+ * Identifies a plan's content: a folder is resumed only by the same plan.
+ * Secret values enter it redacted (a hash of a weak password could be
+ * searched for), so a plan whose key was rotated resumes its folder.
+ */
 function fingerprint(plan) {
-  const { base, sweep, repetitions, fixed, points } = plan;
-  return crypto.createHash('sha256').update(JSON.stringify({ base, sweep, repetitions, fixed, points: points.map((p) => p.values) })).digest('hex').slice(0, 16);
+  const { base, sweep, repetitions, points } = plan;
+  const fixed = redactScenario(plan.fixed);
+  return crypto.createHash('sha256').update(JSON.stringify({ base, sweep, repetitions, fixed, points: points.map((p) => redactScenario(p.values)) })).digest('hex').slice(0, 16);
 }
 
 function readState(dir) {
@@ -46,7 +53,7 @@ function readState(dir) {
 
 function saveState(dir, state) {
   const tmp = path.join(dir, 'plan.json.tmp');
-  fs.writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  fs.writeFileSync(tmp, `${JSON.stringify(scrubDeep(state), null, 2)}\n`); // plan-level URLs stored scrubbed
   fs.renameSync(tmp, path.join(dir, 'plan.json')); // never a half-written state
 }
 
@@ -70,7 +77,7 @@ const okRuns = (point) => point.runs.filter((r) => r.status === 'ok').length;
 async function runPlan(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), runner = runScenario } = {}) {
   const { plan, errors } = parsePlan(file, { env });
   if (errors.length) {
-    process.stderr.write(`chainperf: the plan is not valid; nothing was started.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
+    reportProblems('the plan is not valid; nothing was started.', errors);
     return { exitCode: 2 };
   }
   const base = resolveScenario(plan.base, { env: pointEnv(env, plan.fixed, plan.points[0]) }).scenario;
@@ -149,7 +156,7 @@ async function runPlan(file, { env = process.env, out = (l) => process.stdout.wr
   writeIndex(reportsRoot);
   if (base.ARCHIVE === 'git' && !interrupted) {
     try {
-      const a = archiveGit({ reportsRoot, reportDir: dir, message: `chainperf: plan ${plan.name} ${state.status}: ${measured}/${total} runs`, log, extra: ['INDEX.md'] });
+      const a = archiveGit({ reportsRoot, reportDir: dir, message: scrub(`chainperf: plan ${plan.name} ${state.status}: ${measured}/${total} runs`), log, extra: ['INDEX.md'] });
       log(`archived in git: ${a.repository} ${a.commit.slice(0, 12)}`);
     } catch (err) {
       log(`ARCHIVE=git failed, the plan report is only on disk: ${err.message}`);

@@ -4,6 +4,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
+const { scrub } = require('../util/scrub');
 
 function git(cwd, args) {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
@@ -36,7 +37,7 @@ function archiveGit({ reportsRoot, reportDir, message, log, extra = [] }) {
     who = ['-c', 'user.name=chainperf', '-c', 'user.email=chainperf@localhost'];
   }
   git(top, ['add', '--', ...rel]);
-  git(top, [...who, 'commit', '--quiet', '-m', message, '--', ...rel]);
+  git(top, [...who, 'commit', '--quiet', '-m', scrub(message), '--', ...rel]);
   return { repository: top, commit: git(top, ['rev-parse', 'HEAD']) };
 }
 

@@ -5,6 +5,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { scrub } = require('../util/scrub');
 
 function readJson(file) {
   try {
@@ -64,7 +65,7 @@ function renderIndex(root) {
 
 function writeIndex(root) {
   if (!fs.existsSync(root)) return;
-  fs.writeFileSync(path.join(root, 'INDEX.md'), renderIndex(root));
+  fs.writeFileSync(path.join(root, 'INDEX.md'), scrub(renderIndex(root)));
 }
 
 module.exports = { writeIndex, renderIndex };

@@ -13,7 +13,7 @@ function defaultCores() {
 
 const KEYS = {
   // What is measured
-  NAME: { type: 'string', default: '', doc: 'Scenario name used in the report path; defaults to the file name without .env.' },
+  NAME: { type: 'string', default: '', doc: 'Scenario name used in the report path; defaults to the file name without .env. Letters, digits, _ . -, not starting with a dot (it never leads out of REPORTS_DIR).' },
   CHAIN: { type: 'enum', values: ['ethereum', 'polkadot', 'kusama', 'substrate'], default: 'ethereum', doc: 'Chain family. ethereum: EVM chains through ethers. polkadot, kusama: Substrate chains of those networks (relay or parachain) through @polkadot/api; substrate: any other Substrate chain spec (dev, test network or parachain).' },
   CLIENT: { type: 'enum', values: ['geth', 'chopsticks', 'polkadot-omni-node', 'polkadot'], default: 'geth', doc: 'Node client. ethereum: geth. Substrate chains: chopsticks (a development server, not a node: its figures are labelled so), polkadot-omni-node (a real node for parachain specs, built from crates.io), polkadot (the relay-chain node; CLIENT_BIN or RUNTIME=attach).' },
   CLIENT_VERSION: { type: 'version', default: null, doc: 'Client version to build and run (geth: 1.16.7, chopsticks: 1.5.1, polkadot-omni-node: 0.24.0). Chosen by the client when empty.' },
@@ -33,7 +33,7 @@ const KEYS = {
   KEEP: { type: 'enum', values: ['none', 'volume', 'stack'], default: 'none', doc: 'What survives the run. none: the compose project is brought down with its volumes. volume: its volumes are kept. stack: nothing is stopped (the command to stop it is logged).' },
   NODE_VOLUME: { type: 'name', default: '', doc: 'Docker volume holding the node\'s data, outside the run\'s project: created when missing, never removed, so the next run measures the same synced chain without syncing again.' },
   SNAPSHOT: { type: 'path', default: '', doc: 'A tar archive of the node\'s data directory, unpacked into NODE_VOLUME when that volume is created.' },
-  BIND_ADDR: { type: 'string', default: '127.0.0.1', doc: 'Address the compose services\' published ports bind to. Anything but 127.0.0.1 exposes the node and Prometheus beyond this host.' },
+  BIND_ADDR: { type: 'ip', default: '127.0.0.1', doc: 'IPv4 address the compose services\' published ports bind to (anything else is refused before the run starts). Anything but 127.0.0.1 exposes the node and Prometheus beyond this host.' },
   STACK_TIMEOUT_S: { type: 'int', min: 5, max: 3600, default: 120, doc: 'Give up when a compose service (node, cAdvisor, Prometheus, Grafana) is not ready after this long.' },
   GRAFANA: { type: 'enum', values: ['auto', 'yes', 'no'], default: 'auto', doc: 'Grafana for live supervision (compose). auto: started when its image is here or can be pulled, else skipped with a notice (it cannot be built from package sources); yes: a run without it fails; no: never.' },
   GRAFANA_PORT: { type: 'int', min: 1, max: 65535, default: null, doc: 'Port Grafana is published on (BIND_ADDR); a free port when unset. The URL is logged.' },
@@ -44,8 +44,8 @@ const KEYS = {
   GRAFANA_IMAGE: { type: 'string', default: '', doc: 'Image of the Grafana service. Default: grafana/grafana:11.3.0 when here or pullable.' },
 
   // Attach runtime
-  RPC_URL: { type: 'url', schemes: ['http', 'https', 'ws', 'wss'], default: '', secret: true, doc: 'JSON-RPC endpoint of the node (attach): http(s):// or ws(s)://. ethereum: a ws:// or wss:// URL means TRANSPORT=ws, and the sync check, history and harvest then go over WebSocket too. Substrate chains: ws(s):// or http(s):// (the same port serves both). Credentials and API keys in it are redacted from reports.' },
-  METRICS_URL: { type: 'url', default: '', secret: true, doc: 'Prometheus-format metrics endpoint of the node (attach), e.g. http://127.0.0.1:6060/debug/metrics/prometheus, read for its CPU counter.' },
+  RPC_URL: { type: 'url', schemes: ['http', 'https', 'ws', 'wss'], default: '', secret: true, doc: 'JSON-RPC endpoint of the node (attach): http(s):// or ws(s)://. ethereum: a ws:// or wss:// URL means TRANSPORT=ws, and the sync check, history and harvest then go over WebSocket too. Substrate chains: ws(s):// or http(s):// (the same port serves both). Basic auth in it (http://user:pass@host/...) is sent as an Authorization header; keys in its path and query stay on the wire.' },
+  METRICS_URL: { type: 'url', default: '', secret: true, doc: 'Prometheus-format metrics endpoint of the node (attach), e.g. http://127.0.0.1:6060/debug/metrics/prometheus, read for its CPU counter. Basic auth in it is sent as an Authorization header.' },
   NODE_PID: { type: 'int', min: 1, max: 4194304, default: null, doc: 'PID of the node process on this host (attach); its CPU is read from /proc.' },
   CPU_SOURCE: { type: 'enum', values: ['auto', 'cgroup', 'pid', 'metrics'], default: 'auto', doc: 'Where node CPU time comes from. auto: cgroup (host), pid when NODE_PID is set, else metrics (attach).' },
 
@@ -97,7 +97,7 @@ const KEYS = {
   MAX_REGRESSION_PCT: { type: 'number', min: 0, max: 1000, default: null, doc: './run.sh ab: exit status 1 when B is worse than A by more than this many percent in a compared figure (CPU per request, requests/s, latency, memory, disk per request) with the whole 95% interval beyond it: a regression gate for CI.' },
 
   // Report
-  REPORTS_DIR: { type: 'path', default: 'reports', doc: 'Root of the report folders (reports/<scenario>/<run-id>/), relative to the working directory.' },
+  REPORTS_DIR: { type: 'path', default: 'reports', doc: 'Root of the report folders (reports/<scenario>/<run-id>/), relative to the working directory. Checked before anything starts: a folder (or one that can be created) that is writable with at least 64 MB free.' },
   ARCHIVE: { type: 'enum', values: ['none', 'git'], default: 'none', doc: 'git: commit the report folder to the git repository REPORTS_DIR is in (one is created there if none).' },
 };
 

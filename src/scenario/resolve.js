@@ -13,6 +13,9 @@ const chains = require('../chains');
 const clients = require('../clients');
 const { engineVersionSync } = require('../runtime/docker');
 const { SHIPPED, isPath } = require('../chains/substrate/specs');
+const { addSecretValue, redactUrl, REDACTED } = require('../util/scrub');
+const { folderNameProblem, isInside, reportsDirProblem } = require('./paths');
+const net = require('node:net');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKLOADS_DIR = path.join(ROOT, 'workloads');
@@ -53,6 +56,10 @@ function convert(key, raw) {
     }
     case 'workload':
       return checkWorkload(raw);
+    case 'ip':
+      // IPv4 only: compose's short port syntax and the URLs built from it take no bare IPv6 address.
+      if (!net.isIPv4(raw)) return { error: `expected an IPv4 address such as 127.0.0.1 or 0.0.0.0, got "${raw}"` };
+      return { value: raw };
     case 'name':
       if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(raw)) return { error: `expected a Docker volume name (letters, digits, _ . -), got "${raw}"` };
       return { value: raw };
@@ -106,6 +113,9 @@ function resolveScenario(file, opts = {}) {
   for (const key of Object.keys(KEYS)) {
     if (env[key] !== undefined) raw[key] = { value: env[key], where: `environment ${key}` };
   }
+  // Secrets are known to the output boundary before any message could show them.
+  for (const s of settings) addSecretValue(KEYS[s.key], s.value);
+  for (const [key, { value }] of Object.entries(raw)) addSecretValue(KEYS[key], value);
 
   const values = {};
   const sources = {};
@@ -175,9 +185,11 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   if (v.SATURATE === 'yes' && v.REPEAT > 1) {
     errors.push(`${at('REPEAT')}: REPEAT: a saturation search (SATURATE=yes) measures one window per step; set REPEAT=1`);
   }
-  if (!/^[A-Za-z0-9_.-]+$/.test(v.NAME)) {
-    errors.push(`${at('NAME')}: NAME: expected letters, digits, _ . or -, got "${v.NAME}"`);
-  }
+  const nameProblem = folderNameProblem(v.NAME);
+  if (nameProblem) errors.push(`${at('NAME')}: NAME: ${nameProblem}`);
+  else if (!isInside(v.REPORTS_DIR, v.NAME)) errors.push(`${at('NAME')}: NAME: "${v.NAME}" leads out of REPORTS_DIR`);
+  const dirProblem = reportsDirProblem(v.REPORTS_DIR);
+  if (dirProblem) errors.push(`${at('REPORTS_DIR')}: REPORTS_DIR: ${dirProblem}`);
   const method = v.WORKLOAD && v.WORKLOAD.startsWith('method:') ? v.WORKLOAD.slice(7) : null;
   if (method && !chain.methods.includes(method)) {
     const near = closest(method, chain.methods);
@@ -269,23 +281,11 @@ function substrateChecks(v, given, { chain, client, at }, errors) {
 function redactScenario(values) {
   const out = {};
   for (const [key, value] of Object.entries(values)) {
-    out[key] = KEYS[key] && KEYS[key].secret && value ? redactUrl(value) : value;
+    const spec = KEYS[key];
+    out[key] = spec && spec.secret && value ? (spec.type === 'url' ? redactUrl(value) : REDACTED) : value;
   }
   return out;
 }
 
-/** Keeps scheme, host and port; hides credentials, path segments that look like keys, and the query. */
-function redactUrl(raw) {
-  let u;
-  try {
-    u = new URL(raw);
-  } catch {
-    return '<redacted>';
-  }
-  const segs = u.pathname.split('/').map((s) => (/^[A-Za-z0-9_-]{16,}$/.test(s) || /\d/.test(s) && s.length > 12 ? '<redacted>' : s));
-  const auth = u.username || u.password ? '<redacted>@' : '';
-  const query = u.search ? '?<redacted>' : '';
-  return `${u.protocol}//${auth}${u.host}${segs.join('/')}${query}`;
-}
 
 module.exports = { resolveScenario, redactScenario, redactUrl, listWorkloads, WORKLOADS_DIR, ROOT };

@@ -13,6 +13,7 @@ const { startAttach } = require('../runtime/attach');
 const { startCompose } = require('../runtime/compose');
 const { loadMix, runArtillery, STARTUP_S } = require('../workload/artillery');
 const { log: defaultLog } = require('../util/log');
+const { scrubDeep } = require('../util/scrub');
 
 const RUNTIMES = { host: startHost, compose: startCompose, attach: startAttach };
 
@@ -48,7 +49,7 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
   phase('harvest');
   const pool = await chain.harvest(stack.rpcUrl, { signal, log });
   const poolFile = path.join(reportDir, 'params.json');
-  fs.writeFileSync(poolFile, `${JSON.stringify(pool)}\n`);
+  fs.writeFileSync(poolFile, `${JSON.stringify(scrubDeep(pool))}\n`);
   log(`parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`);
   const missing = chain.missingForMix(pool, Object.keys(mix));
   if (missing.length) throw new Error(`the chain lacks what the workload needs: ${missing.join('; ')}`);

@@ -4,6 +4,7 @@
 // log into the report folder.
 
 const fs = require('node:fs');
+const { scrub } = require('./scrub');
 
 let logFile = null;
 
@@ -12,9 +13,17 @@ function stamp() {
 }
 
 function log(message) {
-  const line = `[chainperf ${stamp()}] ${message}`;
+  const line = scrub(`[chainperf ${stamp()}] ${message}`); // the output boundary: no secret of the run leaves
   process.stderr.write(`${line}\n`);
-  if (logFile) fs.appendFileSync(logFile, `${line}\n`);
+  if (!logFile) return;
+  try {
+    fs.appendFileSync(logFile, `${line}\n`);
+  } catch (err) {
+    // A full or lost filesystem must not turn a log line into a crash: the run goes on, logging to stderr only.
+    const file = logFile;
+    logFile = null;
+    process.stderr.write(`[chainperf ${stamp()}] cannot write ${scrub(file)} (${err.code || err.message}): logging to standard error only\n`);
+  }
 }
 
 /** Also append every log line to file (null stops). */

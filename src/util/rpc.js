@@ -5,6 +5,7 @@
 // workload goes through the load generator, not through this.
 
 const WebSocket = require('ws');
+const { splitAuth } = require('./url-auth');
 
 let nextId = 1;
 
@@ -24,9 +25,10 @@ const isWebSocketUrl = (url) => /^wss?:/i.test(url);
 async function rpcCall(url, method, params = [], { timeoutMs = 10000, signal } = {}) {
   if (isWebSocketUrl(url)) return wsCall(url, method, params, { timeoutMs, signal });
   const timeout = AbortSignal.timeout(timeoutMs);
-  const res = await fetch(url, {
+  const target = splitAuth(url); // basic auth from the URL goes as a header
+  const res = await fetch(target.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...target.headers },
     body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
     signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
   });
@@ -42,7 +44,8 @@ const sockets = new Map(); // url -> {ws, opened, pending: Map<id, {settle, fail
 function connection(url, timeoutMs) {
   const known = sockets.get(url);
   if (known && known.ws.readyState <= WebSocket.OPEN) return known;
-  const ws = new WebSocket(url, { handshakeTimeout: timeoutMs });
+  const target = splitAuth(url);
+  const ws = new WebSocket(target.url, { handshakeTimeout: timeoutMs, headers: target.headers });
   const c = { ws, pending: new Map(), idle: null, error: null };
   c.opened = new Promise((resolve, reject) => {
     ws.once('open', resolve);

@@ -46,8 +46,16 @@ function phases(s, totalS) {
   return [{ duration: Math.max(1, s.RAMP_S), arrivalCount: s.CONCURRENCY, name: 'closed loop' }];
 }
 
+/**
+ * artillery requires a target; the script holds this word instead of the
+ * node's URL (which may carry credentials or keys): the generator reads the
+ * URL from its spec file (CHAINPERF_GENERATOR_SPEC) in the run's work folder.
+ */
+const TARGET = 'from-generator-spec';
+
 /** The artillery script (as an object) for scenario s. */
-function buildScript(s, { target, processor, totalS }) {
+function buildScript(s, { processor, totalS }) {
+  const target = TARGET;
   if (s.GENERATOR === 'lean') {
     // The chainperf engine runs each virtual user's loop itself; an open loop is one user pacing the rate.
     const scenario = s.RATE
@@ -85,8 +93,8 @@ function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
   const scriptFile = path.join(dir, `${name}.artillery.yml`);
   const rawFile = path.join(dir, `${name}.artillery.json`);
   const logFile = path.join(dir, `${name}.artillery.log`);
-  fs.writeFileSync(specFile, JSON.stringify(spec, null, 2));
-  fs.writeFileSync(scriptFile, yaml.dump(buildScript(scenario, { target: spec.rpc_url, processor, totalS })));
+  fs.writeFileSync(specFile, JSON.stringify(spec, null, 2), { mode: 0o600 });
+  fs.writeFileSync(scriptFile, yaml.dump(buildScript(scenario, { processor, totalS })));
   const bin = path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run');
   const argv = [process.execPath, bin, 'run', '--output', rawFile, scriptFile];
   const env = {
@@ -117,4 +125,4 @@ function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
   });
 }
 
-module.exports = { loadMix, buildScript, phases, runArtillery, STARTUP_S, TAIL_MS };
+module.exports = { loadMix, buildScript, phases, runArtillery, STARTUP_S, TAIL_MS, TARGET };

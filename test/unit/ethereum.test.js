@@ -68,10 +68,10 @@ describe('workloads', () => {
   });
 
   it('closed loop: CONCURRENCY users looping until the window closes; open loop: RATE arrivals each sending one request', () => {
-    const closed = buildScript({ CONCURRENCY: 16, RAMP_S: 0, WORKLOAD: 'eth-default' }, { target: 'http://x', processor: '/p.js', totalS: 30 });
+    const closed = buildScript({ CONCURRENCY: 16, RAMP_S: 0, WORKLOAD: 'eth-default' }, { processor: '/p.js', totalS: 30 });
     assert.deepEqual(closed.config.phases, [{ duration: 1, arrivalCount: 16, name: 'closed loop' }]);
     assert.equal(closed.scenarios[0].flow[0].whileTrue, 'keepGoing');
-    const open = buildScript({ RATE: 500, RAMP_S: 5, WORKLOAD: 'eth-default' }, { target: 'http://x', processor: '/p.js', totalS: 30 });
+    const open = buildScript({ RATE: 500, RAMP_S: 5, WORKLOAD: 'eth-default' }, { processor: '/p.js', totalS: 30 });
     assert.deepEqual(open.config.phases.map((p) => [p.duration, p.arrivalRate, p.rampTo]), [[5, 1, 500], [25, 500, undefined]]);
     assert.deepEqual(open.scenarios[0].flow.map((s) => s.function), ['sendRequest', 'afterScenario']);
   });

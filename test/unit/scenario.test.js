@@ -162,7 +162,7 @@ describe('scenario resolution', () => {
   });
 
   it('redacts credentials and keys in URLs', () => {
-    assert.equal(redactUrl('https://user:pw@rpc.example.com/v3/0123456789abcdef0123456789abcdef?key=s'), 'https://<redacted>@rpc.example.com/v3/<redacted>?<redacted>');
+    assert.equal(redactUrl('https://user:pw@rpc.example.com/v3/0123456789abcdef0123456789abcdef?key=s'), 'https://<redacted>@<redacted>.example.com/v3/<redacted>?key=<redacted>');
     assert.equal(redactUrl('http://127.0.0.1:8545'), 'http://127.0.0.1:8545/');
     const r = redactScenario({ RPC_URL: 'https://x.io/abcdefghijklmnopqrstuvwxyz', PEERS: 4 });
     assert.equal(r.RPC_URL, 'https://x.io/<redacted>');

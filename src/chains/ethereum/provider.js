@@ -7,6 +7,15 @@
 const WebSocket = require('ws');
 const { ethers } = require('ethers');
 const { isWebSocketUrl } = require('../../util/rpc');
+const { splitAuth } = require('../../util/url-auth');
+
+/** An ethers FetchRequest for url, with basic auth from the URL sent as a header. */
+function fetchRequestFor(url) {
+  const target = splitAuth(url);
+  const req = new ethers.FetchRequest(target.url);
+  for (const [k, v] of Object.entries(target.headers)) req.setHeader(k, v);
+  return req;
+}
 
 /**
  * @param {string} url
@@ -17,13 +26,14 @@ const { isWebSocketUrl } = require('../../util/rpc');
  */
 function ethersProvider(url, network, options, over = {}) {
   if (!isWebSocketUrl(url)) {
-    const provider = new ethers.JsonRpcProvider(over.fetchRequest || url, network, options);
+    const provider = new ethers.JsonRpcProvider(over.fetchRequest || fetchRequestFor(url), network, options);
     provider.closed = () => false;
     return provider;
   }
   let socket = null;
   const provider = new ethers.WebSocketProvider(() => {
-    socket = new WebSocket(url);
+    const target = splitAuth(url);
+    socket = new WebSocket(target.url, { headers: target.headers });
     socket.on('error', (err) => {
       provider.lastError = err; // 'close' follows; pending calls end by their own timeouts
     });
@@ -33,4 +43,4 @@ function ethersProvider(url, network, options, over = {}) {
   return provider;
 }
 
-module.exports = { ethersProvider };
+module.exports = { ethersProvider, fetchRequestFor };

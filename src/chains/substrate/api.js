@@ -4,11 +4,13 @@
 
 const { ApiPromise, WsProvider } = require('@polkadot/api');
 const { wsUrl } = require('./url');
+const { splitAuth } = require('../../util/url-auth');
 
 /** Connects, or fails within timeoutMs with the reason. */
 async function connectApi(url, { timeoutMs = 60000 } = {}) {
   // Retries the connection every second until ready or timeoutMs; no result cache, like the load generator.
-  const provider = new WsProvider(wsUrl(url), 1000, {}, timeoutMs, 0);
+  const target = splitAuth(wsUrl(url)); // basic auth from the URL goes as a header
+  const provider = new WsProvider(target.url, 1000, target.headers, timeoutMs, 0);
   let timer;
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`@polkadot/api not connected to ${wsUrl(url)} after ${timeoutMs / 1000} s`)), timeoutMs);

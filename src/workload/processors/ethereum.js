@@ -19,7 +19,7 @@ const { ethers } = require('ethers');
 const { paramsFor } = require('../../chains/ethereum/params');
 const { classifyError } = require('../samples');
 const { loadGenerator } = require('../generator');
-const { ethersProvider } = require('../../chains/ethereum/provider');
+const { ethersProvider, fetchRequestFor } = require('../../chains/ethereum/provider');
 const { isWebSocketUrl } = require('../../util/rpc');
 
 const { spec, pool, random, pickMethod, recorder, flush } = loadGenerator();
@@ -30,7 +30,7 @@ const options = { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 };
 /** HTTP: a FetchRequest over a keep-alive agent. ws: a WebSocketProvider, made again if its socket closes. */
 function makeProvider() {
   if (overWs) return ethersProvider(spec.rpc_url, network, options);
-  const fetchReq = new ethers.FetchRequest(spec.rpc_url);
+  const fetchReq = fetchRequestFor(spec.rpc_url);
   fetchReq.timeout = spec.timeout_ms;
   const agentOpts = { keepAlive: true, maxSockets: Infinity };
   fetchReq.getUrlFunc = ethers.FetchRequest.createGetUrlFunc({

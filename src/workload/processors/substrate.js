@@ -33,6 +33,7 @@ const { Keyring } = require('@polkadot/keyring');
 const { cryptoWaitReady } = require('@polkadot/util-crypto');
 const { OPS, pickParams, SUBSCRIPTION_HOLD_MS } = require('../../chains/substrate/ops');
 const { wsUrl } = require('../../chains/substrate/url');
+const { splitAuth } = require('../../util/url-auth');
 const { loadGenerator } = require('../generator');
 
 const MAX_ERROR_MESSAGES = 20;
@@ -68,7 +69,8 @@ function onCall(method, ms, failure) {
 }
 
 unmemoizeRpcCore(RpcCore);
-const provider = instrument(new WsProvider(wsUrl(spec.rpc_url), 1000, {}, spec.timeout_ms, 0), recorder, onCall);
+const target = splitAuth(wsUrl(spec.rpc_url)); // basic auth from the URL goes as a header
+const provider = instrument(new WsProvider(target.url, 1000, target.headers, spec.timeout_ms, 0), recorder, onCall);
 const apiReady = ApiPromise.create({ provider, noInitWarn: true });
 apiReady.catch(() => {}); // reported by the operations that wait for it
 

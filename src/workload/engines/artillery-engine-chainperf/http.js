@@ -16,6 +16,7 @@
 const net = require('node:net');
 const tls = require('node:tls');
 const { timeoutSweep } = require('./sweep');
+const { splitAuth } = require('../../../util/url-auth');
 
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -26,7 +27,8 @@ const MAX_HEAD = 64 * 1024;
 function prepareRequest(url, body) {
   const u = new URL(url);
   const payload = Buffer.isBuffer(body) ? body : Buffer.from(body);
-  const head = `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`;
+  const auth = splitAuth(url).headers.authorization; // basic auth from the URL
+  const head = `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n${auth ? `Authorization: ${auth}\r\n` : ''}Content-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), payload]);
 }
 

@@ -14,6 +14,7 @@
 
 const WebSocket = require('ws');
 const { timeoutSweep } = require('./sweep');
+const { splitAuth } = require('../../../util/url-auth');
 
 const HEAD = '{"jsonrpc":"2.0","id":';
 const PREFIX = Buffer.from(HEAD);
@@ -83,7 +84,8 @@ class Connection {
 
   connect() {
     if (this.pool.closed) return;
-    const ws = new WebSocket(this.url, { perMessageDeflate: false, skipUTF8Validation: true, handshakeTimeout: this.pool.timeoutMs });
+    const target = splitAuth(this.url); // basic auth from the URL goes as a header
+    const ws = new WebSocket(target.url, { perMessageDeflate: false, skipUTF8Validation: true, handshakeTimeout: this.pool.timeoutMs, headers: target.headers });
     this.ws = ws;
     ws.on('open', () => {
       this.open = true;
