@@ -69,6 +69,7 @@ function command(s, { ports, chainSpec, external = false }) {
 
 module.exports = {
   name: 'chopsticks',
+  summary: 'a Substrate development server (npm @acala-network/chopsticks, installed into the cache), not a node; its figures are labelled so',
   chains: ['polkadot', 'kusama', 'substrate'],
   defaults: { CLIENT_VERSION: '1.5.1', DB_ENGINE: 'rocksdb', DEV_BLOCK_TIME_S: 2 },
   dbEngines: ['rocksdb', 'paritydb'], // accepted so scenarios stay comparable; chopsticks keeps state in memory

@@ -99,6 +99,7 @@ function command(s, where) {
 
 module.exports = {
   name: CRATE,
+  summary: 'a real Substrate node for parachain specs, built from crates.io into the cache (about 44 minutes once)',
   chains: ['polkadot', 'kusama', 'substrate'],
   defaults: { CLIENT_VERSION: '0.24.0', DB_ENGINE: 'rocksdb', DEV_BLOCK_TIME_S: 2 },
   dbEngines: ['rocksdb', 'paritydb'],
