@@ -6,6 +6,7 @@
 //   chainperf render <report-folder>  rebuild summary.md and charts from run.json
 //   chainperf install <scenario.env>  install what the scenario needs (client, Prometheus, images) and stop
 //   chainperf images <scenario.env>   make sure every image a compose scenario needs is here (build locally)
+//   chainperf config <scenario.env>   print the resolved scenario and what would run, start nothing
 //   chainperf <plan.env>              run a plan (a file with BASE= and SWEEP=), resuming an interrupted one
 //   chainperf compare <a> <b>         compare two runs or two plans
 //   chainperf saturate <scenario.env> search the highest sustainable request rate (SATURATE=yes)
@@ -30,6 +31,8 @@ const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print i
        ./run.sh render <report-folder>    rebuild summary.md and charts from run.json
        ./run.sh install <scenario.env>    install what the scenario needs (client, Prometheus, images) now
        ./run.sh images <scenario.env>     build the images a compose scenario needs where none can be pulled
+       ./run.sh config <scenario.env>     print the resolved scenario, the node's command line or compose
+                                          configuration and the images, without starting anything
        ./run.sh <plan.env>                run a plan: every point of its sweep (resumes when run again)
        ./run.sh compare <a> <b>           compare two run folders or two plan folders
        ./run.sh saturate <scenario.env>   search the highest sustainable request rate
@@ -57,6 +60,13 @@ async function main(argv) {
   if (cmd === 'install') return install(rest);
   if (cmd === 'images') return install(rest, { runtime: 'compose' });
   if (cmd === 'compare') return compareCommand(rest);
+  if (cmd === 'config') {
+    if (rest.length !== 1) {
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    return require('./config').configCommand(rest);
+  }
   if (cmd === 'saturate') {
     if (rest.length !== 1) {
       process.stderr.write(`${USAGE}\n`);
