@@ -11,7 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const clients = require('./clients');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
-const { composeFiles, composeEnv, projectName } = require('./runtime/compose');
+const { composeFiles, composeEnv, projectName, prometheusConfig } = require('./runtime/compose');
 const { imageSpecs } = require('./install/images');
 const docker = require('./runtime/docker');
 const { cpuList } = require('./runtime/host');
@@ -87,8 +87,10 @@ async function composeLines(s) {
   if (r.code !== 0) throw new Error(`${c.argv.join(' ')} config exited with status ${r.code}: ${r.out.trim()}`);
   return [
     ...lines,
-    `# node command (from src/clients/${s.CLIENT}.js, NODE_COMMAND)`,
+    `# node command (from the ${s.CLIENT} client module, NODE_COMMAND)`,
     env.NODE_COMMAND,
+    `# Prometheus configuration (it scrapes the node's metrics at :${client.compose.metrics.port}${client.compose.metrics.path} and cAdvisor's)`,
+    prometheusConfig(s, '<run id>').trimEnd(),
     `# compose configuration, rendered by ${c.argv.join(' ')} ${c.version} (host ports are free ones chosen at start)`,
     r.out.trimEnd(),
   ];

@@ -78,6 +78,7 @@ module.exports = {
   /** Blocks come when someone asks: chainperf asks every DEV_BLOCK_TIME_S. */
   newBlockMethod: 'dev_newBlock',
   metrics: null,
+  binaryPath,
   ensureBinary,
   binaryVersion,
   command,

@@ -106,6 +106,7 @@ module.exports = {
   kind: 'node',
   /** Counters in the node's own metrics: no process CPU (it comes from the cgroup or the PID), requests served by method. */
   metrics: { cpu: null, requests: 'substrate_rpc_calls_finished', requestsByLabel: 'method' },
+  binaryPath,
   ensureBinary,
   binaryVersion,
   command,
