@@ -84,7 +84,7 @@ function command(s, { ports, external = false }) {
 }
 
 /** @type {import('../contracts').Client} */
-module.exports = {
+const client = {
   name: 'anvil',
   summary: 'Foundry\'s in-memory EVM node (npm @foundry-rs/anvil-linux-amd64, installed into the cache), host runtime',
   chains: ['ethereum'],
@@ -102,3 +102,5 @@ module.exports = {
   binaryVersion,
   command,
 };
+
+module.exports = client;

@@ -46,7 +46,7 @@ function command(s, { dataDir, ports, external = false }) {
 }
 
 /** @type {import('../contracts').Client} */
-module.exports = {
+const client = {
   name: 'besu',
   summary: 'Hyperledger Besu (RocksDB; DB_ENGINE is its storage format), compose runtime with the pinned hyperledger/besu image (--network=dev), or CLIENT_BIN; it needs that image pulled or loaded (docker load)',
   chains: ['ethereum'],
@@ -67,3 +67,5 @@ module.exports = {
   ...prebuilt('besu'),
   command,
 };
+
+module.exports = client;

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // chopsticks (@acala-network/chopsticks): a development server that runs a
 // Substrate runtime (here, from a raw chain spec in genesis mode) behind a
@@ -67,7 +68,8 @@ function command(s, { ports, chainSpec, external = false }) {
   };
 }
 
-module.exports = {
+/** @type {import('../contracts').Client} */
+const client = {
   name: 'chopsticks',
   summary: 'a Substrate development server (npm @acala-network/chopsticks, installed into the cache), not a node; its figures are labelled so',
   chains: ['polkadot', 'kusama', 'substrate'],
@@ -83,3 +85,5 @@ module.exports = {
   binaryVersion,
   command,
 };
+
+module.exports = client;

@@ -41,7 +41,7 @@ function command(s, { dataDir, ports, external = false }) {
 }
 
 /** @type {import('../contracts').Client} */
-module.exports = {
+const client = {
   name: 'erigon',
   summary: 'Erigon (MDBX), compose runtime with the pinned erigontech/erigon image (--chain=dev), or CLIENT_BIN; it needs that image pulled or loaded (docker load)',
   chains: ['ethereum'],
@@ -62,3 +62,5 @@ module.exports = {
   ...prebuilt('erigon'),
   command,
 };
+
+module.exports = client;

@@ -86,7 +86,7 @@ function image(s) {
 }
 
 /** @type {import('../contracts').Client} */
-module.exports = {
+const client = {
   name: 'geth',
   summary: 'go-ethereum, built from the Go module proxy into the cache (--dev chain)',
   chains: ['ethereum'],
@@ -107,3 +107,5 @@ module.exports = {
   command,
   image,
 };
+
+module.exports = client;

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Node clients: the registry every other module reads (CLIENT's values,
 // DB_ENGINE's, the docs). Each module gives its defaults, the chains it

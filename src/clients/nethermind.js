@@ -43,7 +43,7 @@ function command(s, { dataDir, ports, external = false }) {
 }
 
 /** @type {import('../contracts').Client} */
-module.exports = {
+const client = {
   name: 'nethermind',
   summary: 'Nethermind (RocksDB), compose runtime with the pinned nethermind/nethermind image (spaceneth dev chain), or CLIENT_BIN; it needs that image pulled or loaded (docker load)',
   chains: ['ethereum'],
@@ -64,3 +64,5 @@ module.exports = {
   ...prebuilt('nethermind'),
   command,
 };
+
+module.exports = client;

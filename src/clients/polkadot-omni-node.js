@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // polkadot-omni-node: a real Substrate node for parachain chain specs (its
 // runtime comes from the spec). Built from crates.io with `cargo install`
@@ -97,7 +98,8 @@ function command(s, where) {
   };
 }
 
-module.exports = {
+/** @type {import('../contracts').Client} */
+const client = {
   name: CRATE,
   summary: 'a real Substrate node for parachain specs, built from crates.io into the cache (about 44 minutes once)',
   chains: ['polkadot', 'kusama', 'substrate'],
@@ -111,3 +113,5 @@ module.exports = {
   binaryVersion,
   command,
 };
+
+module.exports = client;

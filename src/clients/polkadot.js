@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // polkadot: the relay-chain node (Polkadot, Kusama, their test networks), for
 // a synced node measured in place (RUNTIME=attach) or a binary given as
@@ -41,7 +42,8 @@ function containerArgs(s, { chainSpec = s.CHAIN_SPEC || 'polkadot' } = {}) {
   return command(s, { dataDir: '/data', ports: CONTAINER_PORTS, chainSpec: spec, external: true }).args;
 }
 
-module.exports = {
+/** @type {import('../contracts').Client} */
+const client = {
   name: 'polkadot',
   summary: 'the relay-chain node (CLIENT_BIN, RUNTIME=attach, or the parity/polkadot image)',
   chains: ['polkadot', 'kusama', 'substrate'],
@@ -63,3 +65,5 @@ module.exports = {
   binaryVersion,
   command,
 };
+
+module.exports = client;

@@ -43,7 +43,7 @@ function command(s, { dataDir, ports, external = false }) {
 }
 
 /** @type {import('../contracts').Client} */
-module.exports = {
+const client = {
   name: 'reth',
   summary: 'reth (MDBX), compose runtime with the pinned ghcr.io/paradigmxyz/reth image (node --dev), or CLIENT_BIN; it needs that image pulled or loaded (docker load)',
   chains: ['ethereum'],
@@ -63,3 +63,5 @@ module.exports = {
   ...prebuilt('reth'),
   command,
 };
+
+module.exports = client;
