@@ -3,7 +3,9 @@
 // Hyperledger Besu: an EVM node (Java, RocksDB), in the compose runtime from
 // its pinned upstream image (Besu is not on Maven Central), or on the host from
 // a binary given as CLIENT_BIN. Started on its development network
-// (--network=dev, mining with a fixed coinbase). DB_ENGINE is Besu's storage
+// (--network=dev, proof-of-work mining at a fixed low difficulty, with a fixed
+// coinbase). Pinned to 24.12: that release deprecates proof-of-work mining
+// (besu#7905) and later releases removed it and the dev network. DB_ENGINE is Besu's storage
 // format over RocksDB (--data-storage-format: bonsai or forest).
 
 const path = require('node:path');

@@ -3,8 +3,11 @@
 // Erigon: an EVM node on MDBX, in the compose runtime from its pinned upstream
 // image (no package registry here has it: the Go module proxy refuses the
 // module), or on the host from a binary given as CLIENT_BIN. Started on its
-// dev chain (--chain=dev --mine, a block every DEV_BLOCK_TIME_S). JSON-RPC over
-// WebSocket is served on the HTTP port (--ws).
+// dev chain (--chain=dev --mine, a block every DEV_BLOCK_TIME_S). Pinned to the
+// 2.60 line: Erigon 3's dev chain stops mining (erigontech/erigon#13567,
+// #16749: it stalls at block 65 with --dev.period) and later 3.x releases no
+// longer know `--chain=dev` (#18827). JSON-RPC over WebSocket is served on the
+// HTTP port (--ws).
 
 const path = require('node:path');
 const { prebuilt } = require('./prebuilt');
@@ -45,7 +48,7 @@ const client = {
   name: 'erigon',
   summary: 'Erigon (MDBX), compose runtime with the pinned erigontech/erigon image (--chain=dev), or CLIENT_BIN; it needs that image pulled or loaded (docker load)',
   chains: ['ethereum'],
-  defaults: { CLIENT_VERSION: '3.0.0', DB_ENGINE: 'mdbx' },
+  defaults: { CLIENT_VERSION: '2.60.10', DB_ENGINE: 'mdbx' },
   dbEngines: ['mdbx'],
   kind: 'node',
   /** DB_SIZE_LIMIT_GB becomes this flag. */

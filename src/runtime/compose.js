@@ -21,7 +21,7 @@ const { ensureImages } = require('../install/images');
 const { freePort } = require('../util/net');
 const { sleep } = require('../util/time');
 const { rpcCall } = require('../util/rpc');
-const { cpuList } = require('./host');
+const { cpuList, blockTicker } = require('./host');
 const { queryClient } = require('./prometheus');
 const { attachTeardown } = require('./teardown');
 
@@ -229,6 +229,8 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     const host = s.BIND_ADDR === '0.0.0.0' ? '127.0.0.1' : s.BIND_ADDR;
     stack.rpcUrl = `${client.compose.rpc.scheme}://${host}:${ports.rpc}`;
     stack.wsUrl = stack.rpcUrl.startsWith('ws') ? stack.rpcUrl : `ws://${host}:${ports.ws}`;
+    // A client that builds blocks only when asked (nethermind's spaceneth) is asked every DEV_BLOCK_TIME_S.
+    if (client.newBlockMethod) stack.cleanups.push(blockTicker(stack.rpcUrl, client.newBlockMethod, s.DEV_BLOCK_TIME_S, log));
     const promUrl = `http://${host}:${ports.prometheus}`;
     const timeoutS = s.STACK_TIMEOUT_S;
     log(`waiting for the services to be ready (STACK_TIMEOUT_S=${timeoutS})`);

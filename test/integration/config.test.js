@@ -32,7 +32,7 @@ function nodeArgs(doc) {
 // What each shipped scenario must render: its image and the flags its settings become.
 const EXPECTED = {
   'geth-dev.env': { image: 'ethereum/client-go:v1.16.7', flags: ['--dev', '--cache 1024', '--maxpeers 50', '--db.engine pebble', '--metrics.port 6060'], metrics: 'node:6060', path: '/debug/metrics/prometheus' },
-  'erigon-dev.env': { image: 'erigontech/erigon:v3.0.0', flags: ['--chain=dev', '--mine', '--dev.period=1', '--maxpeers=50', '--metrics.port=6060', '--datadir=/data'], absent: ['--cache', '--db.size.limit'], metrics: 'node:6060', path: '/debug/metrics/prometheus' },
+  'erigon-dev.env': { image: 'erigontech/erigon:v2.60.10', flags: ['--chain=dev', '--mine', '--dev.period=1', '--maxpeers=50', '--metrics.port=6060', '--datadir=/data'], absent: ['--cache', '--db.size.limit'], metrics: 'node:6060', path: '/debug/metrics/prometheus' },
   'reth-dev.env': { image: 'ghcr.io/paradigmxyz/reth:v1.3.12', flags: ['node --dev', '--dev.block-time 1s', '--engine.cross-block-cache-size 1024', '--max-outbound-peers 25', '--max-inbound-peers 25', '--metrics 0.0.0.0:9001'], absent: ['--db.max-size'], metrics: 'node:9001', path: '/' },
   'nethermind-dev.env': { image: 'nethermind/nethermind:1.29.0', flags: ['--config spaceneth', '--Db.SharedBlockCacheSize 1073741824', '--Network.MaxActivePeers 50', '--Metrics.ExposePort 9091', '--JsonRpc.Host 0.0.0.0'], metrics: 'node:9091', path: '/metrics' },
   'besu-dev.env': { image: 'hyperledger/besu:24.12.2', flags: ['--network=dev', '--data-storage-format=BONSAI', '--Xplugin-rocksdb-cache-capacity=1073741824', '--max-peers=50', '--metrics-port=9545'], metrics: 'node:9545', path: '/metrics' },
