@@ -50,33 +50,29 @@ function hostLines(s) {
 }
 
 /** The image each service would use: named, here already, or what a run would pull or build. */
-async function imageLines(s, engine) {
-  const lines = [];
+async function plannedImages(s, engine) {
+  const out = {};
+  const here = async (ref) => Boolean(engine && ref && (await docker.inspectImage(ref)));
   for (const [service, spec] of Object.entries(imageSpecs(s))) {
     const named = s[`${service.toUpperCase()}_IMAGE`];
-    const here = async (ref) => Boolean(engine && ref && (await docker.inspectImage(ref)));
-    let what;
-    if (named) what = `${named} (named by the scenario)`;
-    else if (await here(spec.upstream)) what = `${spec.upstream} (upstream, here)`;
-    else if (await here(spec.local)) what = `${spec.local} (built locally earlier)`;
-    else if (spec.local) what = `${spec.upstream} (upstream, pulled at start), else ${spec.local} built locally from package sources`;
-    else what = `${spec.upstream} (upstream, pulled at start; it cannot be built from package sources${spec.optional ? ', skipped when missing' : ''})`;
-    lines.push(`${service}: ${what}`);
+    if (named) out[service] = { ref: named, what: 'named by the scenario' };
+    else if (await here(spec.upstream)) out[service] = { ref: spec.upstream, what: 'upstream, here' };
+    else if (await here(spec.local)) out[service] = { ref: spec.local, what: 'built locally earlier' };
+    else if (spec.local) out[service] = { ref: spec.upstream, what: `upstream, pulled at start, else ${spec.local} built locally from package sources` };
+    else out[service] = { ref: spec.upstream, what: `upstream, pulled at start; it cannot be built from package sources${spec.optional ? ', skipped when missing' : ''}` };
   }
-  return lines;
+  return out;
 }
 
 async function composeLines(s) {
-  const engine = docker.engineVersionSync();
-  const lines = ['# images', ...(await imageLines(s, engine))];
+  const images = await plannedImages(s, docker.engineVersionSync());
+  const lines = ['# images', ...Object.entries(images).map(([service, i]) => `${service}: ${i.ref} (${i.what})`)];
   const c = docker.findCompose();
   if (!c) throw new Error('rendering the compose configuration needs Docker Compose: neither `docker compose` (v2) nor `docker-compose` (v1) is installed');
   const client = clients[s.CLIENT];
   const dir = path.join(os.tmpdir(), 'chainperf-config');
   const prepared = preparedStandIn(s, client, dir);
-  const images = { node: { ref: s.NODE_IMAGE || client.image(s).upstream }, prometheus: { ref: s.PROMETHEUS_IMAGE || imageSpecs(s).prometheus.upstream }, cadvisor: { ref: s.CADVISOR_IMAGE || imageSpecs(s).cadvisor.upstream } };
-  const grafana = s.GRAFANA !== 'no';
-  if (grafana) images.grafana = { ref: s.GRAFANA_IMAGE || imageSpecs(s).grafana.upstream };
+  const grafana = Boolean(images.grafana);
   const env = composeEnv(s, {
     images, ports: { ...COMPOSE_PORTS, grafana: s.GRAFANA_PORT || COMPOSE_PORTS.grafana }, nodeCpus: cpuList(0, s.CORES),
     promConfig: path.join(dir, 'prometheus.yml'), grafanaPassword: '<random per run>', prepared,
