@@ -114,12 +114,24 @@
 
 /**
  * Where node CPU time comes from (src/measure/cpu.js, cadvisor.js; the compose
- * runtime's Docker stats cross-check).
+ * runtime's Docker stats cross-check), in one of three ways the window code
+ * knows: read at any instant (`read`: cgroup, /proc/PID/stat, Docker stats),
+ * a counter the node refreshes every few seconds (`calibrate`, `align`,
+ * `readEdge`: a metrics endpoint), or timestamped samples (`sampled`,
+ * `edgesInside`, `samplesBetween`: cAdvisor through Prometheus).
  * @typedef {{
  *   kind: 'cgroup'|'pid'|'metrics'|'cadvisor'|'docker',
  *   describe: string,
  *   split: boolean,
- *   read: (signal?: AbortSignal) => Promise<CpuReading>,
+ *   read?: (signal?: AbortSignal) => Promise<CpuReading>,
+ *   calibrate?: (signal?: AbortSignal) => Promise<number>,
+ *   periodMs?: number|null,
+ *   align?: (tMs: number) => number,
+ *   readEdge?: (edgeMs: number, signal?: AbortSignal) => Promise<CpuReading>,
+ *   sampled?: boolean,
+ *   edgesInside?: (startMs: number, endMs: number, signal?: AbortSignal) => Promise<{a: CpuReading, b: CpuReading, samples: CpuReading[]}>,
+ *   samplesBetween?: (fromMs: number, toMs: number, signal?: AbortSignal) => Promise<CpuReading[]>,
+ *   resources?: (aMs: number, bMs: number, signal?: AbortSignal) => Promise<object>,
  * }} CpuSource
  */
 
@@ -144,7 +156,7 @@
  *   compose?: object,
  *   images?: object,
  *   grafanaUrl?: string,
- *   cleanups: Array<() => any>,
+ *   cleanups?: Array<() => any>,
  *   onNodeExit: (fn: (info: {code: number|null, signal: string|null, restarted?: boolean, status?: string}) => void) => void,
  *   teardown: () => Promise<void>,
  * }} Stack
