@@ -1,9 +1,9 @@
 'use strict';
 // The compose files as Compose itself reads them: every scenario of
 // scenarios/ rendered with `config` by Compose v2 and by Compose v1 (EVM
-// scenarios with their geth service, Substrate scenarios with the
-// parity/polkadot service), and the node's flags, cpuset, ports, chain spec
-// and images checked in the result.
+// scenarios with their client's service, Substrate scenarios with the
+// parity/polkadot service), the node's command checked to be its client
+// module's argument list, and its flags, cpuset, ports, chain spec and images.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
