@@ -54,7 +54,7 @@ const client = {
   /** DB_SIZE_LIMIT_GB becomes this flag. */
   dbSizeLimitFlag: '--db.size.limit',
   unsupported: { DB_CACHE_MB: 'erigon has no database cache flag (MDBX reads through the kernel\'s page cache)' },
-  metrics: { cpu: 'process_cpu_seconds_total', requests: null },
+  metrics: { cpu: null, requests: null }, // names not checked against an Erigon 2.60 binary: attach reads NODE_PID
   compose: {
     file: path.join(__dirname, '..', '..', 'compose', 'node-erigon.yml'),
     rpc: { scheme: 'http', port: CONTAINER_PORTS.rpc },

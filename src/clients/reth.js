@@ -52,7 +52,8 @@ const client = {
   kind: 'node',
   /** DB_SIZE_LIMIT_GB becomes this flag. */
   dbSizeLimitFlag: '--db.max-size',
-  metrics: { cpu: null, requests: null },
+  /** reth prefixes its metrics with reth_ (crates/node/metrics); calls answered, by JSON-RPC method. */
+  metrics: { cpu: 'reth_process_cpu_seconds_total', requests: 'reth_rpc_server_calls_successful_total', requestsByLabel: 'method' },
   compose: {
     file: path.join(__dirname, '..', '..', 'compose', 'node-reth.yml'),
     rpc: { scheme: 'http', port: CONTAINER_PORTS.rpc },
