@@ -78,6 +78,7 @@
  *   unsupported?: Object<string, string>,
  *   metrics: {cpu: string|null, requests: string|null, requestsByLabel?: string, gcCycles?: string}|null,
  *   newBlockMethod?: string,
+ *   devKey?: string,
  *   builtinSpecs?: string[],
  *   binaryPath?: (s: Scenario) => string,
  *   ensureBinary: (s: Scenario, log: (line: string) => void) => Promise<string>,

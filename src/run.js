@@ -115,7 +115,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     if (s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.freshChain)) {
       phase('history');
       run.history = await chain.createHistory(stack.rpcUrl, {
-        accounts: s.HISTORY_ACCOUNTS, transfers: s.HISTORY_TRANSFERS, calls: s.HISTORY_CONTRACT_CALLS, seed: s.SEED, signal, log,
+        accounts: s.HISTORY_ACCOUNTS, transfers: s.HISTORY_TRANSFERS, calls: s.HISTORY_CONTRACT_CALLS, seed: s.SEED, devKey: clientModule.devKey, signal, log,
       });
     }
 

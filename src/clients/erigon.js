@@ -51,6 +51,8 @@ const client = {
   defaults: { CLIENT_VERSION: '2.60.10', DB_ENGINE: 'mdbx' },
   dbEngines: ['mdbx'],
   kind: 'node',
+  /** Erigon serves no eth_sendTransaction: history is signed by chainperf with the dev chain's developer account, whose key is public (0x67b1d87101671b127f5f8714789C7192f7ad340e). */
+  devKey: '0x26e86e45f6fc45ec6e2ecd128cec80fa1d1505e5507dcd2ae58c3130a7a97b48',
   /** DB_SIZE_LIMIT_GB becomes this flag. */
   dbSizeLimitFlag: '--db.size.limit',
   unsupported: { DB_CACHE_MB: 'erigon has no database cache flag (MDBX reads through the kernel\'s page cache)' },

@@ -62,3 +62,43 @@ describe('host runtime: anvil (a development node) end to end', () => {
     assert.ok(!fs.existsSync(`/proc/${run.node.pid}`), 'anvil is gone');
   });
 });
+
+describe('history funded by a dev account whose key the client module gives (devKey: besu, erigon), on anvil', () => {
+  const { spawn } = require('node:child_process');
+  const { createHistory } = require('../../src/chains/ethereum/history');
+  const { rpcCall } = require('../../src/util/rpc');
+  const { freePort } = require('../../src/util/net');
+  // anvil's second well-known dev account: not the first unlocked account, so the test tells the two ways apart.
+  const KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+  const ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+  let child;
+  let url;
+
+  before(async () => {
+    const s = { CLIENT_VERSION: clients.anvil.defaults.CLIENT_VERSION, CLIENT_BIN: '', DEV_BLOCK_TIME_S: 1, CORES: 1 };
+    const bin = await clients.anvil.ensureBinary(s, () => {});
+    const port = await freePort();
+    child = spawn(bin, clients.anvil.command(s, { ports: { rpc: port } }).args, { stdio: 'ignore' });
+    url = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 100; i++) {
+      try {
+        await rpcCall(url, 'eth_chainId', [], { timeoutMs: 1000 });
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    throw new Error('anvil did not answer');
+  });
+
+  after(() => child && child.kill('SIGKILL'));
+
+  it('signs the funding and the deployment with that key, not through an unlocked account', async () => {
+    const before = Number(await rpcCall(url, 'eth_getTransactionCount', [ADDRESS, 'latest']));
+    const h = await createHistory(url, { accounts: 3, transfers: 8, calls: 8, seed: 1, devKey: KEY });
+    assert.equal(h.accounts[0], ADDRESS);
+    assert.equal(h.txs, 3 + 1 + 8 + 8);
+    assert.equal(Number(await rpcCall(url, 'eth_getTransactionCount', [ADDRESS, 'latest'])) - before, 4, 'three fundings and the deployment came from the key\'s account');
+    assert.notEqual(await rpcCall(url, 'eth_getCode', [h.contract, 'latest']), '0x');
+  });
+});
