@@ -80,6 +80,7 @@
  *   newBlockMethod?: string,
  *   devKey?: string,
  *   builtinSpecs?: string[],
+ *   needsClientBin?: boolean,
  *   binaryPath?: (s: Scenario) => string,
  *   ensureBinary: (s: Scenario, log: (line: string) => void) => Promise<string>,
  *   binaryVersion: (bin: string) => string,

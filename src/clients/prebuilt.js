@@ -14,6 +14,8 @@ const { execFileSync } = require('node:child_process');
  */
 function prebuilt(name, versionArgs = ['--version']) {
   return {
+    /** The host runtime needs CLIENT_BIN: checked with the scenario, before anything starts. */
+    needsClientBin: true,
     /** @param {import('../contracts').Scenario} s */
     binaryPath: (s) => s.CLIENT_BIN || name,
     /** @param {import('../contracts').Scenario} s */

@@ -13,6 +13,9 @@ function clientChecks(v, given, { client, chain, at }, errors) {
   for (const [key, why] of Object.entries(client.unsupported || {})) {
     if (given[key]) errors.push(`${at(key)}: ${key}: CLIENT=${v.CLIENT} has no such setting (${why}); leave ${key} unset`);
   }
+  if (client.needsClientBin && v.RUNTIME === 'host' && !v.CLIENT_BIN) {
+    errors.push(`${at('RUNTIME')}: RUNTIME=host: CLIENT=${v.CLIENT} is not built or downloaded by chainperf: set CLIENT_BIN to a ${v.CLIENT} binary, or use RUNTIME=compose (its pinned image) or RUNTIME=attach`);
+  }
   if (given.DB_SIZE_LIMIT_GB && !client.dbSizeLimitFlag) {
     errors.push(`${at('DB_SIZE_LIMIT_GB')}: DB_SIZE_LIMIT_GB: CLIENT=${v.CLIENT} has no database size limit option; leave it unset`);
   }

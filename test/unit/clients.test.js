@@ -65,6 +65,9 @@ describe('client registry', () => {
     assert.match(geth.errors.join('\n'), /DB_SIZE_LIMIT_GB: CLIENT=geth has no database size limit option/);
     const besu = resolve(writeScenario(dir, 'besu', 'CLIENT=besu\nRUNTIME=compose\nDEV_BLOCK_TIME_S=5\n'));
     assert.match(besu.errors.join('\n'), /DEV_BLOCK_TIME_S: CLIENT=besu has no such setting/);
+    const hostReth = resolve(writeScenario(dir, 'reth', 'CLIENT=reth\nRUNTIME=host\n'));
+    assert.match(hostReth.errors.join('\n'), /:2: RUNTIME=host: CLIENT=reth is not built or downloaded by chainperf: set CLIENT_BIN/);
+    assert.deepEqual(resolve(writeScenario(dir, 'reth2', 'CLIENT=reth\nRUNTIME=host\nCLIENT_BIN=/bin/true\n')).errors, []);
   });
 
   it('each EVM client maps DB_CACHE_MB, PEERS and the database settings to its own flags', () => {
