@@ -36,11 +36,11 @@ function clientDoc() {
 
 function versionDoc() {
   const pinned = clientList().filter((c) => c.defaults.CLIENT_VERSION).map((c) => `${c.name}: ${c.defaults.CLIENT_VERSION}`);
-  return `Client version to build, install or pull (${pinned.join(', ')}). Chosen by the client when empty.`;
+  return `Client version to build, install or pull (the image tag in the compose runtime); chosen by the client when empty (${pinned.join(', ')}).`;
 }
 
 function dbEngineDoc() {
-  const per = clientList().filter((c) => c.dbEngines).map((c) => `${c.name}: ${c.dbEngines.join(' | ')}`);
+  const per = clientList().filter((c) => c.dbEngines).map((c) => `${c.name}: ${c.dbEngines.join(' or ')}`);
   return `Database engine, checked against the client (${per.join('; ')}); the first is each client's default. A client with one engine takes no other.`;
 }
 
