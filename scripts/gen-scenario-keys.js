@@ -6,6 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { KEYS } = require('../src/scenario/keys');
+const clients = require('../src/clients');
 
 function allowed(spec) {
   switch (spec.type) {
@@ -23,7 +24,7 @@ function allowed(spec) {
 
 function defaultText(key, spec) {
   if (key === 'CORES') return 'all cores but one (at least 1)';
-  if (key === 'CLIENT_VERSION') return 'the client\'s (geth: `1.16.7`, chopsticks: `1.5.1`, polkadot-omni-node: `0.24.0`)';
+  if (key === 'CLIENT_VERSION') return `the client's (${Object.values(clients).filter((c) => c.defaults.CLIENT_VERSION).map((c) => `${c.name}: \`${c.defaults.CLIENT_VERSION}\``).join(', ')})`;
   if (key === 'CHAIN_SPEC') return 'the chain\'s (`bridge-hub-polkadot`, kusama: `bridge-hub-kusama`)';
   if (key === 'NAME') return 'the file name without `.env`';
   if (spec.default === null || spec.default === '') return '(none)';
@@ -47,7 +48,8 @@ function render() {
     '',
     'Environment variables that are not scenario keys: `CHAINPERF_CACHE` (where geth and polkadot-omni-node are built,',
     'chopsticks and the chain specs installed; default',
-    '`~/.cache/chainperf`) and `PROMETHEUS_BIN` (a Prometheus binary to use instead of the one on PATH).',
+    '`~/.cache/chainperf`), `PROMETHEUS_BIN` (a Prometheus binary to use instead of the one on PATH) and',
+    '`CHAINPERF_CLIENTS` (comma-separated paths of client modules kept outside this repository, added to `CLIENT`; see "Adding a client" in README.md).',
     '',
     '| key | default | allowed | meaning |',
     '|---|---|---|---|',

@@ -6,6 +6,7 @@
 //   chainperf render <report-folder>  rebuild summary.md and charts from run.json
 //   chainperf install <scenario.env>  install what the scenario needs (client, Prometheus, images) and stop
 //   chainperf images <scenario.env>   make sure every image a compose scenario needs is here (build locally)
+//   chainperf config <scenario.env>   print the resolved scenario and what would run, start nothing
 //   chainperf <plan.env>              run a plan (a file with BASE= and SWEEP=), resuming an interrupted one
 //   chainperf compare <a> <b>         compare two runs or two plans
 //   chainperf ab <a.env> <b.env>      interleaved A/B session: ratio B/A with a 95% interval from pairs of windows
@@ -34,6 +35,8 @@ const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print i
        ./run.sh render <report-folder>    rebuild summary.md and charts from run.json
        ./run.sh install <scenario.env>    install what the scenario needs (client, Prometheus, images) now
        ./run.sh images <scenario.env>     build the images a compose scenario needs where none can be pulled
+       ./run.sh config <scenario.env>     print the resolved scenario, the node's command line or compose
+                                          configuration and the images, without starting anything
        ./run.sh <plan.env>                run a plan: every point of its sweep (resumes when run again)
        ./run.sh compare <a> <b>           compare two run folders or two plan folders
        ./run.sh ab <a.env> <b.env>        measure A and B alternately, pair after pair, until B/A is known to ±AB_TARGET_PCT
@@ -68,6 +71,13 @@ async function main(argv) {
       return 2;
     }
     return (await runAb(rest[0], rest[1])).exitCode;
+  }
+  if (cmd === 'config') {
+    if (rest.length !== 1) {
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    return require('./config').configCommand(rest);
   }
   if (cmd === 'saturate') {
     if (rest.length !== 1) {

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // chopsticks (@acala-network/chopsticks): a development server that runs a
 // Substrate runtime (here, from a raw chain spec in genesis mode) behind a
@@ -67,8 +68,10 @@ function command(s, { ports, chainSpec, external = false }) {
   };
 }
 
-module.exports = {
+/** @type {import('../contracts').Client} */
+const client = {
   name: 'chopsticks',
+  summary: 'a Substrate development server (npm @acala-network/chopsticks, installed into the cache), not a node; its figures are labelled so',
   chains: ['polkadot', 'kusama', 'substrate'],
   defaults: { CLIENT_VERSION: '1.5.1', DB_ENGINE: 'rocksdb', DEV_BLOCK_TIME_S: 2 },
   dbEngines: ['rocksdb', 'paritydb'], // accepted so scenarios stay comparable; chopsticks keeps state in memory
@@ -77,7 +80,10 @@ module.exports = {
   /** Blocks come when someone asks: chainperf asks every DEV_BLOCK_TIME_S. */
   newBlockMethod: 'dev_newBlock',
   metrics: null,
+  binaryPath,
   ensureBinary,
   binaryVersion,
   command,
 };
+
+module.exports = client;

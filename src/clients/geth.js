@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // go-ethereum. Built from the Go module proxy into the cache on first use;
 // started as a --dev chain whose blocks come every DEV_BLOCK_TIME_S seconds.
@@ -42,11 +43,14 @@ function binaryVersion(bin) {
 }
 
 /**
- * The command line for a scenario.
- * @param {object} s resolved scenario
- * @param {{dataDir:string, ports:{rpc:number, ws:number, metrics:number, p2p:number, auth:number}}} where
+ * The command line for a scenario: on the host, or in the node container
+ * (`external`: RPC and metrics on every interface of the container's network).
+ * @param {import('../contracts').Scenario} s resolved scenario
+ * @param {import('../contracts').Where} where
+ * @returns {import('../contracts').Command}
  */
-function command(s, { dataDir, ports }) {
+function command(s, { dataDir, ports, external = false }) {
+  const addr = external ? '0.0.0.0' : '127.0.0.1';
   return {
     args: [
       '--dev', '--dev.period', String(s.DEV_BLOCK_TIME_S),
@@ -54,9 +58,11 @@ function command(s, { dataDir, ports }) {
       '--cache', String(s.DB_CACHE_MB),
       '--maxpeers', String(s.PEERS),
       '--db.engine', s.DB_ENGINE,
-      '--http', '--http.addr', '127.0.0.1', '--http.port', String(ports.rpc), '--http.api', 'eth,net,web3',
-      '--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(ports.ws), '--ws.api', 'eth,net,web3',
-      '--metrics', '--metrics.addr', '127.0.0.1', '--metrics.port', String(ports.metrics),
+      '--http', '--http.addr', addr, '--http.port', String(ports.rpc), '--http.api', 'eth,net,web3',
+      ...(external ? ['--http.vhosts', '*'] : []),
+      '--ws', '--ws.addr', addr, '--ws.port', String(ports.ws), '--ws.api', 'eth,net,web3',
+      ...(external ? ['--ws.origins', '*'] : []),
+      '--metrics', '--metrics.addr', addr, '--metrics.port', String(ports.metrics),
       '--port', String(ports.p2p), '--authrpc.port', String(ports.auth), '--authrpc.addr', '127.0.0.1',
       '--ipcdisable', '--nodiscover',
     ],
@@ -65,6 +71,9 @@ function command(s, { dataDir, ports }) {
     metrics: { target: `127.0.0.1:${ports.metrics}`, path: '/debug/metrics/prometheus' },
   };
 }
+
+/** The container's ports: the ones compose/node-geth.yml publishes and Prometheus scrapes. */
+const CONTAINER_PORTS = { rpc: 8545, ws: 8546, metrics: 6060, p2p: 30303, auth: 8551 };
 
 /** The node's image for the compose runtime: upstream's, or one built here from the binary above (images/geth). */
 function image(s) {
@@ -76,18 +85,27 @@ function image(s) {
   };
 }
 
-module.exports = {
+/** @type {import('../contracts').Client} */
+const client = {
   name: 'geth',
+  summary: 'go-ethereum, built from the Go module proxy into the cache (--dev chain)',
   chains: ['ethereum'],
   defaults: { CLIENT_VERSION: '1.16.7' },
   dbEngines: ['pebble', 'leveldb'],
   kind: 'node',
   /** Counters in the node's own metrics: CPU for attach, requests served as a cross-check, Go GC cycles (for what differed in a repetition). */
   metrics: { cpu: 'system_cpu_procload_total', requests: 'rpc_requests', gcCycles: 'system_memory_pauses_count' },
-  /** Where the node container serves its metrics (compose/node-geth.yml). */
-  containerMetrics: { port: 6060, path: '/debug/metrics/prometheus' },
+  compose: {
+    file: path.join(__dirname, '..', '..', 'compose', 'node-geth.yml'),
+    rpc: { scheme: 'http', port: CONTAINER_PORTS.rpc },
+    metrics: { port: CONTAINER_PORTS.metrics, path: '/debug/metrics/prometheus' },
+    args: (s) => command(s, { dataDir: '/data', ports: CONTAINER_PORTS, external: true }).args,
+  },
+  binaryPath,
   ensureBinary,
   binaryVersion,
   command,
   image,
 };
+
+module.exports = client;

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // polkadot-omni-node: a real Substrate node for parachain chain specs (its
 // runtime comes from the spec). Built from crates.io with `cargo install`
@@ -97,15 +98,20 @@ function command(s, where) {
   };
 }
 
-module.exports = {
+/** @type {import('../contracts').Client} */
+const client = {
   name: CRATE,
+  summary: 'a real Substrate node for parachain specs, built from crates.io into the cache (about 44 minutes once)',
   chains: ['polkadot', 'kusama', 'substrate'],
   defaults: { CLIENT_VERSION: '0.24.0', DB_ENGINE: 'rocksdb', DEV_BLOCK_TIME_S: 2 },
   dbEngines: ['rocksdb', 'paritydb'],
   kind: 'node',
   /** Counters in the node's own metrics: no process CPU (it comes from the cgroup or the PID), requests served by method. */
   metrics: { cpu: null, requests: 'substrate_rpc_calls_finished', requestsByLabel: 'method' },
+  binaryPath,
   ensureBinary,
   binaryVersion,
   command,
 };
+
+module.exports = client;

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // polkadot: the relay-chain node (Polkadot, Kusama, their test networks), for
 // a synced node measured in place (RUNTIME=attach) or a binary given as
@@ -6,7 +7,8 @@
 
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
-const { substrateArgs, versionOf, peerSplit, rpcMaxConnections } = require('./substrate-cli');
+const path = require('node:path');
+const { substrateArgs, versionOf } = require('./substrate-cli');
 const { isPath } = require('../chains/substrate/specs');
 
 async function ensureBinary(scenario) {
@@ -31,20 +33,19 @@ function command(s, where) {
   };
 }
 
-/** Variables of compose/node-polkadot.yml beyond the common ones (see substrateArgs for their meaning). */
-function composeEnv(s, { chainSpec }) {
-  const peers = peerSplit(s.PEERS);
-  return {
-    NODE_CHAIN: isPath(chainSpec) ? '/chainperf/chain-spec.json' : chainSpec,
-    TRIE_CACHE_BYTES: String(s.TRIE_CACHE_MB * 1024 * 1024),
-    IN_PEERS: String(peers.in),
-    OUT_PEERS: String(peers.out),
-    RPC_MAX_CONNECTIONS: String(rpcMaxConnections(s)),
-  };
+/** The container's ports: the ones compose/node-polkadot.yml publishes and Prometheus scrapes. */
+const CONTAINER_PORTS = { rpc: 9944, metrics: 9615, p2p: 30333 };
+
+/** The container's command: the same flags, RPC and Prometheus on the container's network, the spec file where compose mounts it. */
+function containerArgs(s, { chainSpec = s.CHAIN_SPEC || 'polkadot' } = {}) {
+  const spec = isPath(chainSpec) ? '/chainperf/chain-spec.json' : chainSpec;
+  return command(s, { dataDir: '/data', ports: CONTAINER_PORTS, chainSpec: spec, external: true }).args;
 }
 
-module.exports = {
+/** @type {import('../contracts').Client} */
+const client = {
   name: 'polkadot',
+  summary: 'the relay-chain node (CLIENT_BIN, RUNTIME=attach, or the parity/polkadot image)',
   chains: ['polkadot', 'kusama', 'substrate'],
   defaults: { CLIENT_VERSION: null, DB_ENGINE: 'rocksdb', DEV_BLOCK_TIME_S: 2 },
   dbEngines: ['rocksdb', 'paritydb'],
@@ -52,13 +53,17 @@ module.exports = {
   /** Chain names the binary knows without a spec file: passed to --chain as they are. */
   builtinSpecs: ['polkadot', 'kusama', 'westend', 'paseo'],
   metrics: { cpu: null, requests: 'substrate_rpc_calls_finished', requestsByLabel: 'method' },
-  /** Compose runtime: where the container serves metrics and JSON-RPC (compose/node-polkadot.yml). */
-  containerMetrics: { port: 9615, path: '/metrics' },
-  containerRpc: { scheme: 'ws', port: 9944 },
+  compose: {
+    file: path.join(__dirname, '..', '..', 'compose', 'node-polkadot.yml'),
+    rpc: { scheme: 'ws', port: CONTAINER_PORTS.rpc },
+    metrics: { port: CONTAINER_PORTS.metrics, path: '/metrics' },
+    args: containerArgs,
+  },
   /** parity/polkadot cannot be built from package sources here: it is used when present or pullable. */
   image: () => ({ upstream: 'parity/polkadot:v1.16.1', local: null }),
-  composeEnv,
   ensureBinary,
   binaryVersion,
   command,
 };
+
+module.exports = client;

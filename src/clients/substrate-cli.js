@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The command-line flags every Substrate node binary (polkadot,
 // polkadot-omni-node, polkadot-parachain) shares, from a scenario. The same

@@ -4,7 +4,12 @@
 
 const { spawn } = require('node:child_process');
 
-function runWithProgress(cmd, args, { label, log, env, cwd, expected = '' }) {
+/**
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{label: string, log: (line: string) => void, env?: object, cwd?: string, expected?: string}} opts
+ */
+function runWithProgress(cmd, args, { label, log, env = {}, cwd = undefined, expected = '' }) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     log(`${label}: ${cmd} ${args.join(' ')}${expected ? ` (${expected})` : ''}`);

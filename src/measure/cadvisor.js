@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Node CPU (and memory, disk, network) from cAdvisor's counters for the node
 // container, read through Prometheus' HTTP API as raw samples.
@@ -31,8 +32,9 @@ async function rawSamples(promUrl, selector, fromMs, toMs, signal) {
 /**
  * @param {string} promUrl Prometheus base URL
  * @param {string} container the node container's name
- * @param {{lagMs?: number, waitMs?: number}} opts how long after an instant its sample takes to reach
+ * @param {{lagMs?: number, waitMs?: number}} [opts] how long after an instant its sample takes to reach
  *   Prometheus, and how much longer to wait for one before giving up
+ * @returns {import('../contracts').CpuSource}
  */
 function cadvisorSource(promUrl, container, { lagMs = 2500, waitMs = 15000 } = {}) {
   const sel = (metric, extra = '') => `${metric}{name="${container}"${extra}}`;

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Sources of a node's CPU time, all read as cumulative counters at the edges
 // of a window (never as rates). Each source says how it measures:
@@ -37,6 +38,11 @@ function metricValue(text, name) {
   return m ? Number(m[1]) : null;
 }
 
+/**
+ * The node's cgroup: CPU of its whole process tree, split in user and system.
+ * @param {{name: string, version: number, cpu: () => {user_s: number, system_s: number}}} cgroup
+ * @returns {import('../contracts').CpuSource}
+ */
 function cgroupSource(cgroup) {
   return {
     kind: 'cgroup',
@@ -49,6 +55,11 @@ function cgroupSource(cgroup) {
   };
 }
 
+/**
+ * One process's CPU from /proc/PID/stat.
+ * @param {number} pid
+ * @returns {import('../contracts').CpuSource}
+ */
 function pidSource(pid) {
   return {
     kind: 'pid',
@@ -65,6 +76,10 @@ function pidSource(pid) {
  * A counter in a metrics endpoint that the node refreshes every few seconds.
  * calibrate() learns the refresh period and phase; align() moves a planned
  * edge onto a refresh; readEdge() returns the value published at that refresh.
+ * @param {string} url
+ * @param {string} [metric]
+ * @param {{pollMs?: number}} [opts]
+ * @returns {import('../contracts').CpuSource}
  */
 function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 25 } = {}) {
   let period = null;

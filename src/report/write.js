@@ -89,7 +89,8 @@ function summary(run) {
   const lines = [];
   lines.push(`# chainperf: ${run.scenario_name} — ${run.status === 'ok' ? 'ok' : 'FAILED'}`, '');
   if (run.status !== 'ok') lines.push(`**The run failed:** ${run.error}`, '', 'What was measured before the failure is kept below.', '');
-  if (c.kind) lines.push(`**${c.name} is a ${c.kind}, not a node: these figures are not a node's.**`, '');
+  const notA = c.kind && c.kind.endsWith(' node') ? 'a production node' : 'a node'; // a development node is a node, not a production one
+  if (c.kind) lines.push(`**${c.name} is a ${c.kind}, not ${notA}: these figures are not ${notA}'s.**`, '');
   lines.push(`Run \`${run.run_id}\`, ${run.started_at} to ${run.ended_at || '?'}.`);
   const where = p.runtime === 'attach' ? 'an attached node, generator' : `node pinned to ${s.CORES} core(s)`;
   lines.push(`${c.name || '?'} ${c.version || ''}, ${p.runtime || '?'} runtime, ${where} on a ${m.cores}-core ${m.cpu_model}, workload ${s.WORKLOAD}, ${s.RATE ? `open loop at ${s.RATE} requests/s` : `closed loop of ${s.CONCURRENCY} users`}.`, '');

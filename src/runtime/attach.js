@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The attach runtime: nothing is started. The node is already running; its
 // RPC endpoint and a CPU source (a PID on this host or its metrics endpoint)
@@ -8,6 +9,11 @@ const { pidSource, metricsSource } = require('../measure/cpu');
 const clients = require('../clients');
 const chains = require('../chains');
 
+/**
+ * @param {import('../contracts').Scenario} s
+ * @param {{signal?: AbortSignal}} ctx
+ * @returns {Promise<import('../contracts').Stack>}
+ */
 async function startAttach(s, { signal }) {
   let version = 'unknown';
   const chain = chains[s.CHAIN];

@@ -21,7 +21,7 @@ const { ensureImages } = require('../install/images');
 const { freePort } = require('../util/net');
 const { sleep } = require('../util/time');
 const { rpcCall } = require('../util/rpc');
-const { cpuList } = require('./host');
+const { cpuList, blockTicker } = require('./host');
 const { queryClient } = require('./prometheus');
 const { attachTeardown } = require('./teardown');
 
@@ -31,13 +31,13 @@ const COMPOSE_DIR = path.join(ROOT, 'compose');
 /** Compose project name of a run: lower case, as Compose v1 and v2 both require. */
 const projectName = (runId) => `chainperf-${runId}`.toLowerCase().replace(/[^a-z0-9_-]/g, '-');
 
-/** The compose files a scenario combines, in order. */
+/** The compose files a scenario combines, in order: the client's node file first. */
 function composeFiles(s, { grafana, chainSpecFile = null }) {
-  const files = [`node-${s.CLIENT}.yml`, 'cadvisor.yml', 'prometheus.yml'];
+  const files = ['cadvisor.yml', 'prometheus.yml'];
   if (chainSpecFile) files.push('chain-spec.yml');
   if (grafana) files.push('grafana.yml');
   if (s.NODE_VOLUME) files.push('volume-kept.yml');
-  const out = files.map((f) => path.join(COMPOSE_DIR, f));
+  const out = [clients[s.CLIENT].compose.file, ...files.map((f) => path.join(COMPOSE_DIR, f))];
   for (const extra of s.COMPOSE_FILES ? s.COMPOSE_FILES.split(',') : []) out.push(path.resolve(extra.trim()));
   return out;
 }
@@ -46,7 +46,8 @@ function composeFiles(s, { grafana, chainSpecFile = null }) {
 function composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword, prepared = {} }) {
   const client = clients[s.CLIENT];
   const env = {
-    ...(client.composeEnv ? client.composeEnv(s, prepared) : {}),
+    ...(client.compose.env ? client.compose.env(s, prepared) : {}),
+    NODE_COMMAND: shellJoin(client.compose.args(s, prepared)),
     NODE_IMAGE: images.node.ref,
     PROMETHEUS_IMAGE: images.prometheus.ref,
     CADVISOR_IMAGE: images.cadvisor.ref,
@@ -73,10 +74,19 @@ function composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword, p
   return env;
 }
 
+/**
+ * An argument list as one command string, quoted where a shell would split or
+ * expand it: Compose (v2 with shellwords, v1 with shlex) splits it back into
+ * the same list.
+ */
+function shellJoin(args) {
+  return args.map((a) => (/^[A-Za-z0-9_\-.,:/=@+%]+$/.test(a) ? a : `'${String(a).replaceAll("'", "'\\''")}'`)).join(' ');
+}
+
 /** prometheus/compose.yml with the run's values. */
 function prometheusConfig(s, runId) {
   const client = clients[s.CLIENT];
-  const m = client.containerMetrics;
+  const m = client.compose.metrics;
   return fs.readFileSync(path.join(ROOT, 'prometheus', 'compose.yml'), 'utf8')
     .replaceAll('__NODE_METRICS_PATH__', m.path)
     .replaceAll('__NODE_METRICS_PORT__', String(m.port))
@@ -112,7 +122,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
   const engineVersion = docker.engineVersionSync();
   if (!engineVersion) throw new Error(`RUNTIME=compose needs a Docker engine, and none answers on ${docker.SOCKET}`);
   const client = clients[s.CLIENT];
-  if (!client.containerMetrics) throw new Error(`CLIENT=${s.CLIENT} has no compose service yet; use RUNTIME=host`);
+  if (!client.compose) throw new Error(`CLIENT=${s.CLIENT} has no compose service yet; use RUNTIME=host`);
 
   const images = await ensureImages(s, log);
   const grafana = Boolean(images.grafana && images.grafana.ref);
@@ -217,8 +227,10 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     };
 
     const host = s.BIND_ADDR === '0.0.0.0' ? '127.0.0.1' : s.BIND_ADDR;
-    stack.rpcUrl = `${(client.containerRpc && client.containerRpc.scheme) || 'http'}://${host}:${ports.rpc}`;
+    stack.rpcUrl = `${client.compose.rpc.scheme}://${host}:${ports.rpc}`;
     stack.wsUrl = stack.rpcUrl.startsWith('ws') ? stack.rpcUrl : `ws://${host}:${ports.ws}`;
+    // A client that builds blocks only when asked (nethermind's spaceneth) is asked every DEV_BLOCK_TIME_S.
+    if (client.newBlockMethod) stack.cleanups.push(blockTicker(stack.rpcUrl, client.newBlockMethod, s.DEV_BLOCK_TIME_S, log));
     const promUrl = `http://${host}:${ports.prometheus}`;
     const timeoutS = s.STACK_TIMEOUT_S;
     log(`waiting for the services to be ready (STACK_TIMEOUT_S=${timeoutS})`);
@@ -303,4 +315,4 @@ async function ensureVolume(s, log) {
   return true;
 }
 
-module.exports = { startCompose, composeFiles, composeEnv, prometheusConfig, projectName };
+module.exports = { startCompose, composeFiles, composeEnv, prometheusConfig, projectName, shellJoin };

@@ -6,6 +6,44 @@
 
 const os = require('node:os');
 
+// CHAIN, CLIENT and DB_ENGINE take what the registries hold (src/chains,
+// src/clients). They are read when first asked for, not at load time: a client
+// or chain module may itself require this table.
+const registry = {
+  chains: () => require('../chains'),
+  clients: () => require('../clients'),
+};
+
+/** A key whose allowed values and meaning are read from the registries when first asked for. */
+function fromRegistry(spec, values, doc) {
+  let cache = null;
+  const load = () => {
+    if (!cache) cache = { values: values(), doc: doc() };
+    return cache;
+  };
+  return Object.defineProperties(spec, {
+    values: { get: () => load().values, enumerable: true },
+    doc: { get: () => load().doc, enumerable: true },
+  });
+}
+
+const clientList = () => Object.values(registry.clients());
+
+function clientDoc() {
+  const lines = clientList().map((c) => `${c.name} (${c.chains.join(', ')}${c.kind !== 'node' ? `; a ${c.kind}, labelled so` : ''}): ${c.summary || c.kind}`);
+  return `Node client, one of the modules in src/clients/. ${lines.join('. ')}. A client not given is the chain's default.`;
+}
+
+function versionDoc() {
+  const pinned = clientList().filter((c) => c.defaults.CLIENT_VERSION).map((c) => `${c.name}: ${c.defaults.CLIENT_VERSION}`);
+  return `Client version to build, install or pull (the image tag in the compose runtime); chosen by the client when empty (${pinned.join(', ')}).`;
+}
+
+function dbEngineDoc() {
+  const per = clientList().filter((c) => c.dbEngines).map((c) => `${c.name}: ${c.dbEngines.join(' or ')}`);
+  return `Database engine, checked against the client (${per.join('; ')}); the first is each client's default. A client with one engine takes no other.`;
+}
+
 /** Cores the node gets when CORES is not set: all but one, so the load generator has its own. */
 function defaultCores() {
   return Math.max(1, os.cpus().length - 1);
@@ -14,17 +52,18 @@ function defaultCores() {
 const KEYS = {
   // What is measured
   NAME: { type: 'string', default: '', doc: 'Scenario name used in the report path; defaults to the file name without .env. Letters, digits, _ . -, not starting with a dot (it never leads out of REPORTS_DIR).' },
-  CHAIN: { type: 'enum', values: ['ethereum', 'polkadot', 'kusama', 'substrate'], default: 'ethereum', doc: 'Chain family. ethereum: EVM chains through ethers. polkadot, kusama: Substrate chains of those networks (relay or parachain) through @polkadot/api; substrate: any other Substrate chain spec (dev, test network or parachain).' },
-  CLIENT: { type: 'enum', values: ['geth', 'chopsticks', 'polkadot-omni-node', 'polkadot'], default: 'geth', doc: 'Node client. ethereum: geth. Substrate chains: chopsticks (a development server, not a node: its figures are labelled so), polkadot-omni-node (a real node for parachain specs, built from crates.io), polkadot (the relay-chain node; CLIENT_BIN or RUNTIME=attach).' },
-  CLIENT_VERSION: { type: 'version', default: null, doc: 'Client version to build and run (geth: 1.16.7, chopsticks: 1.5.1, polkadot-omni-node: 0.24.0). Chosen by the client when empty.' },
+  CHAIN: fromRegistry({ type: 'enum', default: 'ethereum' }, () => Object.keys(registry.chains()), () => 'Chain family, one of the modules in src/chains/. ethereum: EVM chains through ethers. polkadot, kusama: Substrate chains of those networks (relay or parachain) through @polkadot/api; substrate: any other Substrate chain spec (dev, test network or parachain).'),
+  CLIENT: fromRegistry({ type: 'enum', default: 'geth' }, () => Object.keys(registry.clients()), clientDoc),
+  CLIENT_VERSION: fromRegistry({ type: 'version', default: null }, () => undefined, versionDoc),
   CLIENT_BIN: { type: 'path', default: '', doc: 'Path to a client binary to use instead of the one chainperf builds into its cache.' },
   RUNTIME: { type: 'enum', values: ['auto', 'compose', 'host', 'attach'], default: 'auto', doc: 'compose: the node, cAdvisor, Prometheus (and Grafana) as one Docker Compose project. host: the node runs here as a child process in its own cgroup. attach: measure a node that is already running. auto: compose where a Docker engine answers, else host.' },
 
   // Node configuration
-  DB_CACHE_MB: { type: 'int', min: 16, max: 1048576, default: 1024, doc: 'Database cache in MB (geth --cache, Substrate --db-cache). chopsticks has no database cache: the key is recorded, not applied.' },
-  PEERS: { type: 'int', min: 0, max: 1000, default: 50, doc: 'Maximum peers (geth --maxpeers; Substrate --in-peers and --out-peers, each PEERS/2 rounded up). A dev chain has no peers to connect to.' },
-  CORES: { type: 'int', min: 1, max: 4096, default: defaultCores, doc: 'CPU cores the node is pinned to (cpuset). Default: all but one. Above this machine\'s count is an error.' },
-  DB_ENGINE: { type: 'enum', values: ['pebble', 'leveldb', 'rocksdb', 'paritydb'], default: 'pebble', doc: 'Database engine. geth: pebble | leveldb (--db.engine). Substrate clients: rocksdb | paritydb (--database; default rocksdb). Checked against the client.' },
+  DB_CACHE_MB: { type: 'int', min: 16, max: 1048576, default: 1024, doc: 'Database cache in MB (geth --cache, reth --engine.cross-block-cache-size, nethermind --Db.SharedBlockCacheSize, besu --Xplugin-rocksdb-cache-capacity, Substrate --db-cache). chopsticks has no database cache: the key is recorded, not applied. anvil and erigon have no such setting and refuse it when set.' },
+  PEERS: { type: 'int', min: 0, max: 1000, default: 50, doc: 'Maximum peers (geth, erigon --maxpeers; besu --max-peers; nethermind --Network.MaxActivePeers; reth --max-outbound-peers and --max-inbound-peers, Substrate --out-peers and --in-peers: PEERS split in two, the larger half inbound). A dev chain has no peers to connect to. anvil has no networking and refuses it when set.' },
+  CORES: { type: 'int', min: 1, max: 4096, default: defaultCores, doc: 'CPU cores the node is pinned to (cpuset; every client sizes its thread pools from the cores it may use; anvil also gets --threads). Default: all but one. Above this machine\'s count is an error.' },
+  DB_ENGINE: fromRegistry({ type: 'enum', default: 'pebble' }, () => [...new Set(clientList().flatMap((c) => c.dbEngines || []))], dbEngineDoc),
+  DB_SIZE_LIMIT_GB: { type: 'int', min: 1, max: 1048576, default: null, doc: 'Largest database size in GB, for clients on MDBX (erigon --db.size.limit, reth --db.max-size). Unset: the client\'s default. Refused by clients without such a limit.' },
   TRIE_CACHE_MB: { type: 'int', min: 0, max: 1048576, default: 1024, doc: 'Substrate: state trie cache in MB (--trie-cache-size; 0 disables it). Not used by geth.' },
   CHAIN_SPEC: { type: 'string', default: '', doc: 'Substrate: the chain spec the node starts from: a path to a raw chain spec .json, or the name of one shipped in the crates.io crate polkadot-parachain-bin 5.0.0 (chain-specs/), downloaded into the cache on first use: asset-hub-kusama, asset-hub-polkadot, bridge-hub-kusama, bridge-hub-polkadot, collectives-polkadot, and the test networks\' (*-rococo, *-westend, *-wococo, tick, track, trick). Default: bridge-hub-polkadot (CHAIN=polkadot, substrate), bridge-hub-kusama (kusama). The dev accounts are funded in a copy of its genesis.' },
   DEV_BLOCK_TIME_S: { type: 'int', min: 1, max: 60, default: 1, doc: 'Block period of the dev chain (geth --dev.period; polkadot-omni-node --dev-block-time; chopsticks: chainperf calls dev_newBlock this often), so the head advances. Substrate clients default to 2.' },

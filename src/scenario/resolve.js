@@ -16,6 +16,7 @@ const { SHIPPED, isPath } = require('../chains/substrate/specs');
 const { addSecretValue, redactUrl, REDACTED } = require('../util/scrub');
 const { folderNameProblem, isInside, reportsDirProblem } = require('./paths');
 const net = require('node:net');
+const { clientChecks } = require('./client-checks');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKLOADS_DIR = path.join(ROOT, 'workloads');
@@ -148,9 +149,9 @@ function resolveScenario(file, opts = {}) {
 
   if (values.RUNTIME === 'auto') {
     // compose where a Docker engine answers and the client has a compose service; the host otherwise.
-    const engine = client.containerMetrics ? (opts.dockerEngine !== undefined ? opts.dockerEngine : engineVersionSync()) : null;
+    const engine = client.compose ? (opts.dockerEngine !== undefined ? opts.dockerEngine : engineVersionSync()) : null;
     values.RUNTIME = engine ? 'compose' : 'host';
-    const why = !client.containerMetrics ? `CLIENT=${values.CLIENT} has no compose service` : engine ? `a Docker engine ${engine} answers` : 'no Docker engine answers';
+    const why = !client.compose ? `CLIENT=${values.CLIENT} has no compose service` : engine ? `a Docker engine ${engine} answers` : 'no Docker engine answers';
     sources.RUNTIME = `${sources.RUNTIME || 'default'} (auto: ${why})`;
   }
   crossCheck(values, sources, given, { chain, client, cpuCount }, errors);
@@ -166,6 +167,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
     errors.push(`${at('CLIENT')}: CLIENT: ${v.CLIENT} does not serve CHAIN=${v.CHAIN}`);
   }
   substrateChecks(v, given, { chain, client, at }, errors);
+  clientChecks(v, given, { chain, client, at }, errors);
   if (v.RUNTIME !== 'attach' && v.CORES > cpuCount) {
     errors.push(`${at('CORES')}: CORES: ${v.CORES} cores asked but this machine has ${cpuCount}`);
   }
@@ -214,7 +216,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
     for (const [key, min] of [['DURATION_S', 5], ['SATURATE_STEP_S', 5], ['PROFILE_DURATION_S', 5], ['IDLE_S', 4]]) {
       if (v[key] > 0 && v[key] < min) errors.push(`${at(key)}: ${key}: at least ${min} s with RUNTIME=compose (cAdvisor samples every 1 to 2 s and a window needs two samples inside it)${key === 'IDLE_S' ? ', or 0 for no idle baseline' : ''}`);
     }
-    if (!client.containerMetrics) errors.push(`${at('RUNTIME')}: RUNTIME=compose: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
+    if (!client.compose) errors.push(`${at('RUNTIME')}: RUNTIME=compose: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
     if (v.SNAPSHOT && !v.NODE_VOLUME) errors.push(`${at('SNAPSHOT')}: SNAPSHOT is unpacked into NODE_VOLUME: set NODE_VOLUME too`);
     if (v.SNAPSHOT && !fs.existsSync(v.SNAPSHOT)) errors.push(`${at('SNAPSHOT')}: SNAPSHOT: no such file: ${v.SNAPSHOT}`);
     for (const f of v.COMPOSE_FILES ? v.COMPOSE_FILES.split(',') : []) {

@@ -8,6 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const chains = require('../chains');
+const clients = require('../clients');
 const { startHost } = require('../runtime/host');
 const { startAttach } = require('../runtime/attach');
 const { startCompose } = require('../runtime/compose');
@@ -42,7 +43,7 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
   if (s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.freshChain)) {
     phase('history');
     run.history = await chain.createHistory(stack.rpcUrl, {
-      accounts: s.HISTORY_ACCOUNTS, transfers: s.HISTORY_TRANSFERS, calls: s.HISTORY_CONTRACT_CALLS, seed: s.SEED, signal, log,
+      accounts: s.HISTORY_ACCOUNTS, transfers: s.HISTORY_TRANSFERS, calls: s.HISTORY_CONTRACT_CALLS, seed: s.SEED, devKey: clients[s.CLIENT].devKey, signal, log,
     });
   }
 

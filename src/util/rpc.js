@@ -21,7 +21,13 @@ class RpcError extends Error {
 
 const isWebSocketUrl = (url) => /^wss?:/i.test(url);
 
-/** Calls one method; rejects on HTTP errors, JSON-RPC errors and timeouts. */
+/**
+ * Calls one method; rejects on HTTP errors, JSON-RPC errors and timeouts.
+ * @param {string} url http(s):// or ws(s)://
+ * @param {string} method
+ * @param {any[]} [params]
+ * @param {{timeoutMs?: number, signal?: AbortSignal}} [opts]
+ */
 async function rpcCall(url, method, params = [], { timeoutMs = 10000, signal } = {}) {
   if (isWebSocketUrl(url)) return wsCall(url, method, params, { timeoutMs, signal });
   const timeout = AbortSignal.timeout(timeoutMs);

@@ -1,9 +1,9 @@
 'use strict';
 // The compose files as Compose itself reads them: every scenario of
 // scenarios/ rendered with `config` by Compose v2 and by Compose v1 (EVM
-// scenarios with their geth service, Substrate scenarios with the
-// parity/polkadot service), and the node's flags, cpuset, ports, chain spec
-// and images checked in the result.
+// scenarios with their client's service, Substrate scenarios with the
+// parity/polkadot service), the node's command checked to be its client
+// module's argument list, and its flags, cpuset, ports, chain spec and images.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -11,7 +11,7 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const yaml = require('js-yaml');
 const { compose } = require('../../src/runtime/docker');
-const { composeFiles, composeEnv } = require('../../src/runtime/compose');
+const { composeFiles, composeEnv, shellJoin } = require('../../src/runtime/compose');
 const { resolveScenario } = require('../../src/scenario/resolve');
 const { parseEnvFile } = require('../../src/scenario/parse');
 const clients = require('../../src/clients');
@@ -22,9 +22,12 @@ const COMPOSES = [['docker', 'compose'], ['docker-compose']];
 const installed = (argv) => spawnSync(argv[0], [...argv.slice(1), 'version'], { encoding: 'utf8' }).status === 0;
 const scenarioFiles = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => f.endsWith('.env'));
 const fileRuntime = (f) => (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'RUNTIME') || {}).value;
+const fileClient = (f) => (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'CLIENT') || {}).value;
 // Scenarios that measure a deployment in place start nothing: there is no compose project to render.
 const attachOnly = scenarioFiles.filter((f) => fileRuntime(f) === 'attach');
-const rendered = scenarioFiles.filter((f) => !attachOnly.includes(f));
+// A client without a compose service (anvil) runs on the host only.
+const hostOnly = scenarioFiles.filter((f) => fileClient(f) && clients[fileClient(f)] && clients[fileClient(f)].chains.includes('ethereum') && !clients[fileClient(f)].compose);
+const rendered = scenarioFiles.filter((f) => !attachOnly.includes(f) && !hostOnly.includes(f));
 
 /** The scenario resolved for the compose runtime; Substrate scenarios with the parity/polkadot node. */
 function composeScenario(file) {
@@ -53,8 +56,9 @@ function assertLoopbackOnly(doc) {
 }
 
 describe('compose files rendered by Compose v2 and v1', () => {
-  it('the scenarios left out measure a running deployment (RUNTIME=attach)', () => {
+  it('the scenarios left out measure a running deployment (RUNTIME=attach) or name a host-only client', () => {
     for (const f of attachOnly) assert.equal(fileRuntime(f), 'attach', f);
+    assert.deepEqual(hostOnly, ['anvil-dev.env']);
     assert.ok(rendered.length >= 10, rendered.join(' '));
   });
 
@@ -73,22 +77,27 @@ describe('compose files rendered by Compose v2 and v1', () => {
         const node = doc.services.node;
         assert.equal(node.image, 'chainperf/node:test');
         assert.equal(String(node.cpuset), '0');
-        const cmd = node.command.join(' ');
+        // The container's command is the client module's argument list, as Compose hands it over
+        // (v2 renders it split, v1 as the string it splits at start).
+        const args = clients[s.CLIENT].compose.args(s, prepared);
+        if (Array.isArray(node.command)) assert.deepEqual(node.command, args);
+        else assert.equal(node.command, shellJoin(args));
+        const cmd = args.join(' ');
         // The scenario's cache, peers and database become the client's own flags, as the host runtime passes them.
         const where = { dataDir: '/data', ports: { rpc: 1, ws: 5, metrics: 2, p2p: 3, auth: 4 }, chainSpec: prepared.chainSpec };
         const host = clients[s.CLIENT].command(s, where).args.join(' ');
         const flags = substrate
           ? [['--db-cache', s.DB_CACHE_MB], ['--database', s.DB_ENGINE], ['--trie-cache-size', s.TRIE_CACHE_MB * 1048576], ['--in-peers', Math.ceil(s.PEERS / 2)], ['--out-peers', Math.floor(s.PEERS / 2)]]
           : [['--cache', s.DB_CACHE_MB], ['--maxpeers', s.PEERS], ['--db.engine', s.DB_ENGINE], ['--dev.period', s.DEV_BLOCK_TIME_S]];
-        for (const [flag, value] of flags) {
-          assert.ok(cmd.includes(`${flag}=${value}`), `${flag}=${value} in ${cmd}`);
+        for (const [flag, value] of (s.CLIENT === 'geth' || substrate ? flags : [])) {
+          assert.ok(cmd.includes(`${flag} ${value}`), `${flag} ${value} in ${cmd}`);
           assert.ok(host.includes(`${flag} ${value}`), `host runtime: ${flag} ${value} in ${host}`);
         }
         if (substrate) {
-          assert.match(cmd, /--chain=\/chainperf\/chain-spec\.json/);
+          assert.match(cmd, /--chain \/chainperf\/chain-spec\.json/);
           assert.ok(node.volumes.some((v) => (typeof v === 'string' ? v : `${v.source}:${v.target}`).startsWith('/tmp/chainperf-test/bridge-hub-polkadot.chainperf.json:/chainperf/chain-spec.json')), JSON.stringify(node.volumes));
-          assert.match(cmd, /--rpc-max-connections=\d{4,}/, 'RPC limits raised over the default 100');
-          assert.match(cmd, /--prometheus-port=9615/);
+          assert.match(cmd, /--rpc-max-connections \d{4,}/, 'RPC limits raised over the default 100');
+          assert.match(cmd, /--prometheus-port 9615 .*--rpc-external --prometheus-external/);
         }
         assertLoopbackOnly(doc);
         assert.equal(doc.services.grafana.environment.GF_SECURITY_ADMIN_PASSWORD, 'not-a-default');
@@ -100,7 +109,7 @@ describe('compose files rendered by Compose v2 and v1', () => {
     const { scenario: s, errors } = composeScenario('polkadot-dev.env');
     assert.deepEqual(errors, []);
     const doc = await render(COMPOSES[0], { ...s, CHAIN_SPEC: 'polkadot' }, { chainSpec: 'polkadot' });
-    assert.ok(doc.services.node.command.includes('--chain=polkadot'));
+    assert.match(doc.services.node.command.join(' '), /--chain polkadot /);
     assert.deepEqual(doc.services.node.volumes.map((v) => v.target || v.split(':')[1]), ['/data']);
   });
 

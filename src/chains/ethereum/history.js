@@ -37,28 +37,45 @@ async function waitForReceipts(url, hashes, { signal, timeoutMs = 60000 }) {
 }
 
 /**
- * @param {string} url JSON-RPC endpoint (http(s):// or ws(s)://) of a dev chain with an unlocked, funded account
- * @param {{accounts:number, transfers:number, calls:number, seed:number, signal?:AbortSignal, log?:Function}} opts
+ * Who pays for the history: the chain's first unlocked account (eth_accounts,
+ * the node signs), or, for a client whose dev chain unlocks none (besu,
+ * erigon), the funded dev account whose well-known key its module gives (devKey,
+ * signed here). Returns its address and send(tx) resolving the transaction hash.
+ */
+async function funder(url, provider, { devKey, fee, signal }) {
+  if (devKey) {
+    const wallet = new ethers.Wallet(devKey);
+    let nonce = Number(await rpcCall(url, 'eth_getTransactionCount', [wallet.address, 'pending'], { signal }));
+    const send = async (tx) => rpcCall(url, 'eth_sendRawTransaction', [await wallet.signTransaction({ ...tx, ...fee, nonce: nonce++ })], { signal });
+    return { address: wallet.address, send };
+  }
+  const [dev] = await rpcCall(url, 'eth_accounts', [], { signal });
+  if (!dev) throw new Error('the dev chain has no unlocked account to fund history from');
+  const signer = await provider.getSigner(dev);
+  return { address: dev, send: (tx) => signer.sendUncheckedTransaction(tx) };
+}
+
+/**
+ * @param {string} url JSON-RPC endpoint (http(s):// or ws(s)://) of a dev chain with an unlocked, funded account, or whose funded account's key is devKey
+ * @param {{accounts:number, transfers:number, calls:number, seed:number, devKey?:string, signal?:AbortSignal, log?:Function}} opts
  * @returns {Promise<{contract:string, accounts:string[], txs:number}>}
  */
-async function createHistory(url, { accounts, transfers, calls, seed, signal, log = () => {} }) {
+async function createHistory(url, { accounts, transfers, calls, seed, devKey, signal, log = () => {} }) {
   const provider = ethersProvider(url, undefined, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 });
   try {
-    const [dev] = await rpcCall(url, 'eth_accounts', [], { signal });
-    if (!dev) throw new Error('the dev chain has no unlocked account to fund history from');
     const chainId = Number(await rpcCall(url, 'eth_chainId', [], { signal }));
     const wallets = historyWallets(seed, accounts, provider);
     const fee = { maxFeePerGas: ethers.parseUnits('20', 'gwei'), maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'), chainId, type: 2 };
+    const dev = await funder(url, provider, { devKey, fee, signal });
 
     log(`creating history: funding ${accounts} accounts, deploying the Logger contract`);
-    const devSigner = await provider.getSigner(dev);
     const funding = [];
     for (const w of wallets) {
-      funding.push((await devSigner.sendUncheckedTransaction({ to: w.address, value: ethers.parseEther('100'), gasLimit: 21000 })));
+      funding.push(await dev.send({ to: w.address, value: ethers.parseEther('100'), gasLimit: 21000 }));
     }
-    const factory = new ethers.ContractFactory(LOGGER.abi, LOGGER.bytecode, devSigner);
+    const factory = new ethers.ContractFactory(LOGGER.abi, LOGGER.bytecode);
     const deployTx = await factory.getDeployTransaction();
-    const deployHash = await devSigner.sendUncheckedTransaction({ ...deployTx, gasLimit: 1_000_000 });
+    const deployHash = await dev.send({ data: deployTx.data, gasLimit: 1_000_000 });
     const receipts = await waitForReceipts(url, [...funding, deployHash], { signal });
     const contract = ethers.getAddress(receipts.get(deployHash).contractAddress);
 
@@ -81,7 +98,7 @@ async function createHistory(url, { accounts, transfers, calls, seed, signal, lo
       sent += hashes.length;
       log(`creating history: round ${round + 1} of ${ROUNDS} mined (${sent} transactions so far)`);
     }
-    return { contract, accounts: [dev, ...wallets.map((w) => w.address)], txs: sent };
+    return { contract, accounts: [dev.address, ...wallets.map((w) => w.address)], txs: sent };
   } finally {
     provider.destroy();
   }

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Ethereum and other EVM chains: measured through ethers.
 
@@ -6,7 +7,8 @@ const { waitForSync } = require('./sync');
 const { createHistory } = require('./history');
 const { harvest, missingForMix } = require('./harvest');
 
-module.exports = {
+/** @type {import('../../contracts').Chain} */
+const chain = {
   name: 'ethereum',
   defaults: { CLIENT: 'geth', WORKLOAD: 'eth-default' },
   methods: METHODS,
@@ -17,3 +19,5 @@ module.exports = {
   harvest,
   missingForMix,
 };
+
+module.exports = chain;

@@ -1,0 +1,167 @@
+// @ts-check
+'use strict';
+// The contracts between chainperf's parts, named. Nothing here runs: these
+// JSDoc typedefs are what `npm run typecheck` (tsc, checkJs on the files that
+// say `// @ts-check`: the client modules, this file) holds the code to.
+// A client module is `@type {import('../contracts').Client}`.
+
+/**
+ * A resolved scenario: every key of src/scenario/keys.js with its typed value
+ * (docs/scenario-keys.md). The keys the client modules read are named; the
+ * rest are reached by name.
+ * @typedef {{
+ *   NAME: string, CHAIN: string, CLIENT: string, CLIENT_VERSION: string|null, CLIENT_BIN: string,
+ *   RUNTIME: 'compose'|'host'|'attach', DB_CACHE_MB: number, PEERS: number, CORES: number,
+ *   DB_ENGINE: string, DB_SIZE_LIMIT_GB: number|null, TRIE_CACHE_MB: number, CHAIN_SPEC: string,
+ *   DEV_BLOCK_TIME_S: number, CONCURRENCY: number, RATE: number|null,
+ *   [key: string]: any,
+ * }} Scenario
+ */
+
+/**
+ * Where a node runs: its data directory and ports (host: free ports; compose:
+ * the container's), the chain spec a chain prepared, and whether RPC and
+ * metrics listen on every interface (in a container) or on 127.0.0.1.
+ * @typedef {{
+ *   dataDir?: string,
+ *   ports: {rpc: number, ws?: number, metrics?: number, p2p?: number, auth?: number, [name: string]: number|undefined},
+ *   chainSpec?: string,
+ *   external?: boolean,
+ * }} Where
+ */
+
+/**
+ * A client's command line for a scenario, and where it then answers.
+ * @typedef {{
+ *   args: string[],
+ *   rpcUrl: string,
+ *   wsUrl?: string,
+ *   metrics: {target: string, path: string}|null,
+ * }} Command
+ */
+
+/**
+ * What the compose runtime needs from a client: its compose file (the `node`
+ * service, whose command is `${NODE_COMMAND}`), the container's ports and the
+ * container's argument list.
+ * @typedef {{
+ *   file: string,
+ *   rpc: {scheme: 'http'|'ws', port: number},
+ *   metrics: {port: number, path: string},
+ *   args: (s: Scenario, prepared?: {chainSpec?: string}) => string[],
+ *   env?: (s: Scenario, prepared?: object) => Object<string, string>,
+ * }} ComposeService
+ */
+
+/**
+ * The node's image for the compose runtime: the pinned upstream reference,
+ * and how to build one locally where no registry answers (or null).
+ * @typedef {{
+ *   upstream: string,
+ *   local: string|null,
+ *   dir?: string,
+ *   files?: (log: (line: string) => void) => Promise<Object<string, string>>,
+ * }} ImageSpec
+ */
+
+/**
+ * A client: one module in src/clients/ ("Adding a client" in docs/clients.md).
+ * @typedef {{
+ *   name: string,
+ *   summary: string,
+ *   chains: string[],
+ *   kind: 'node'|'development node'|'development server',
+ *   warning?: string,
+ *   defaults: {CLIENT_VERSION: string|null, [key: string]: any},
+ *   dbEngines?: string[],
+ *   dbSizeLimitFlag?: string,
+ *   unsupported?: Object<string, string>,
+ *   metrics: {cpu: string|null, requests: string|null, requestsByLabel?: string, gcCycles?: string}|null,
+ *   newBlockMethod?: string,
+ *   devKey?: string,
+ *   builtinSpecs?: string[],
+ *   needsClientBin?: boolean,
+ *   binaryPath?: (s: Scenario) => string,
+ *   ensureBinary: (s: Scenario, log: (line: string) => void) => Promise<string>,
+ *   binaryVersion: (bin: string) => string,
+ *   command: (s: Scenario, where: Where) => Command,
+ *   image?: (s: Scenario) => ImageSpec,
+ *   compose?: ComposeService,
+ * }} Client
+ */
+
+/**
+ * A chain family: one module in src/chains/.
+ * @typedef {{
+ *   name: string,
+ *   family?: string,
+ *   defaults: {CLIENT: string, WORKLOAD: string, [key: string]: any},
+ *   methods: string[],
+ *   processor: string,
+ *   waitForSync: (rpcUrl: string, opts: object) => Promise<{seconds: number, head: number, [k: string]: any}>,
+ *   createHistory: (rpcUrl: string, opts: object) => Promise<object>,
+ *   harvest: (rpcUrl: string, opts: object) => Promise<object>,
+ *   missingForMix: (pool: object, methods: string[]) => string[],
+ *   describePool?: (pool: object) => string,
+ *   prepare?: (s: Scenario, ctx: {workDir: string, log: (line: string) => void, client: Client}) => Promise<{chainSpec?: string, source?: string}>,
+ *   install?: (s: Scenario, ctx: {log: (line: string) => void, client: Client}) => Promise<string>,
+ *   clientVersion?: (rpcUrl: string, opts: object) => Promise<string>,
+ * }} Chain
+ */
+
+/**
+ * Cumulative CPU seconds of the node, read at a window's edges.
+ * @typedef {{user_s?: number, system_s?: number, total_s: number, at_ms: number}} CpuReading
+ */
+
+/**
+ * Where node CPU time comes from (src/measure/cpu.js, cadvisor.js; the compose
+ * runtime's Docker stats cross-check), in one of three ways the window code
+ * knows: read at any instant (`read`: cgroup, /proc/PID/stat, Docker stats),
+ * a counter the node refreshes every few seconds (`calibrate`, `align`,
+ * `readEdge`: a metrics endpoint), or timestamped samples (`sampled`,
+ * `edgesInside`, `samplesBetween`: cAdvisor through Prometheus).
+ * @typedef {{
+ *   kind: 'cgroup'|'pid'|'metrics'|'cadvisor'|'docker',
+ *   describe: string,
+ *   split: boolean,
+ *   read?: (signal?: AbortSignal) => Promise<CpuReading>,
+ *   calibrate?: (signal?: AbortSignal) => Promise<number>,
+ *   periodMs?: number|null,
+ *   align?: (tMs: number) => number,
+ *   readEdge?: (edgeMs: number, signal?: AbortSignal) => Promise<CpuReading>,
+ *   sampled?: boolean,
+ *   edgesInside?: (startMs: number, endMs: number, signal?: AbortSignal) => Promise<{a: CpuReading, b: CpuReading, samples: CpuReading[]}>,
+ *   samplesBetween?: (fromMs: number, toMs: number, signal?: AbortSignal) => Promise<CpuReading[]>,
+ *   resources?: (aMs: number, bMs: number, signal?: AbortSignal) => Promise<object>,
+ * }} CpuSource
+ */
+
+/**
+ * What a runtime (host, compose, attach) started or found: the node's
+ * endpoints, its CPU sources, what to tear down, and what run.json records.
+ * @typedef {{
+ *   runtime: 'host'|'compose'|'attach',
+ *   rpcUrl: string,
+ *   wsUrl?: string,
+ *   cpu: CpuSource,
+ *   cpuCheck?: CpuSource|null,
+ *   freshChain?: boolean,
+ *   generatorCpus?: string|null,
+ *   generatorGroup?: object,
+ *   node: {pid?: number, container?: string, container_id?: string, cpus?: string, rpc_url?: string, ws_url?: string|null, metrics_url?: string|null},
+ *   client: {name: string, version: string|null, kind?: string, binary?: string, binary_sha256?: string, image?: string, image_id?: string},
+ *   prometheus?: object,
+ *   requestsMetric?: Client['metrics'],
+ *   memoryBytes?: (() => number)|null,
+ *   nodeLog?: string,
+ *   compose?: object,
+ *   images?: object,
+ *   grafanaUrl?: string,
+ *   cleanups?: Array<() => any>,
+ *   onNodeExit: (fn: (info: {code: number|null, signal: string|null, restarted?: boolean, status?: string}) => void) => void,
+ *   teardown: () => Promise<void>,
+ * }} Stack
+ */
+
+module.exports = {};
