@@ -24,6 +24,7 @@ const clients = require('./clients');
 const chains = require('./chains');
 const { ensurePrometheus } = require('./install/prometheus');
 const { ensureImages } = require('./install/images');
+const { ensureProfileTools } = require('./measure/profile');
 const { log } = require('./util/log');
 
 const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print its report folder last
@@ -104,6 +105,7 @@ async function install(args, { runtime } = {}) {
     process.stderr.write(`chainperf: the scenario is not valid.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
     return 2;
   }
+  if (scenario.NODE_PROFILE === 'cpu') await ensureProfileTools(scenario, clients[scenario.CLIENT], log);
   if (scenario.RUNTIME === 'compose') {
     const images = await ensureImages(scenario, log);
     for (const [service, img] of Object.entries(images)) log(`${service}: ${img.ref ? `${img.ref} (${img.origin})` : `skipped: ${img.skipped}`}`);

@@ -21,6 +21,7 @@ const { verdict } = require('./verdict');
 const { costPerMillion } = require('./saturation');
 const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
 const { measureIdle } = require('./measure/window');
+const { ensureProfileTools, prepareWindowHooks, summarizeProfiles } = require('./measure/profile');
 const { writeReport } = require('./report/write');
 const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
@@ -96,8 +97,10 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   try {
     const mix = loadMix(s.WORKLOAD);
     phase('provision');
+    const profileTools = await ensureProfileTools(s, clientModule, log);
     const start = { host: startHost, compose: startCompose, attach: startAttach }[s.RUNTIME];
     stack = await start(s, { runId, workDir, log, signal });
+    await prepareWindowHooks(s, stack, { tools: profileTools, log });
     run.node = s.RUNTIME === 'compose'
       ? { container: stack.node.container, cpus: stack.node.cpus }
       : { pid: stack.node.pid, cpus: stack.node.cpus || null };
@@ -185,6 +188,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     process.off('SIGINT', sigint);
     process.off('SIGTERM', sigterm);
     process.off('SIGHUP', sighup);
+    if (stack && stack.windowHooks && stack.windowHooks.profiler) addProfile(run, stack.windowHooks, reportDir);
     if (stack) {
       log('tearing down');
       await stack.teardown();
@@ -226,6 +230,17 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   }
   out(reportDir);
   return { exitCode: run.status === 'ok' && (!run.verdict || run.verdict.pass) ? 0 : 1, reportDir, run };
+}
+
+/** run.profile, and the warning that says the figures were measured with a profiler running. */
+function addProfile(run, hooks, reportDir) {
+  try {
+    run.profile = summarizeProfiles(hooks, reportDir);
+  } catch (err) {
+    run.profile = { mode: 'cpu', profiler: hooks.profiler.kind, error: err.message };
+  }
+  run.warnings.push(`NODE_PROFILE=cpu: the node was profiled (${hooks.profiler.kind}) during every measured window; the profiler's own cost is in these figures`);
+  for (const w of hooks.windows.filter((x) => x.error)) run.warnings.push(`NODE_PROFILE=cpu: no profile for window ${w.name}: ${w.error}`);
 }
 
 /** Things a reader of the figures must know. */

@@ -48,7 +48,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
       log('cgroups are not writable here: pinning with taskset and reading CPU from /proc/PID/stat instead');
     }
 
-    const ports = { rpc: await freePort(), ws: await freePort(), metrics: await freePort(), p2p: await freePort(), auth: await freePort() };
+    const ports = { rpc: await freePort(), ws: await freePort(), metrics: await freePort(), p2p: await freePort(), auth: await freePort(), pprof: await freePort() };
     const dataDir = path.join(workDir, 'node-data');
     fs.mkdirSync(dataDir, { recursive: true });
     // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
@@ -80,6 +80,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
     stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
     stack.nodeLog = nodeLog;
     stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl || null, metrics_url: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null };
+    if (cmd.pprofUrl) stack.node.pprof_url = cmd.pprofUrl;
     stack.rpcUrl = cmd.rpcUrl;
     stack.wsUrl = cmd.wsUrl || (/^wss?:/.test(cmd.rpcUrl) ? cmd.rpcUrl : undefined);
     if (client.metrics && client.metrics.requests) stack.requestsMetric = client.metrics;
