@@ -36,8 +36,11 @@ function parsePerCpu(text) {
   return text.trim().split(/\s+/).map(Number);
 }
 
+/** The per-CPU counter and, beside it, the cgroup's exact total (cpuacct.usage). */
 function readPerCpu(file) {
-  return { ns: parsePerCpu(fs.readFileSync(file, 'utf8')), at_ms: Date.now() };
+  const ns = parsePerCpu(fs.readFileSync(file, 'utf8'));
+  const usage = Number(fs.readFileSync(path.join(path.dirname(file), 'cpuacct.usage'), 'utf8'));
+  return { ns, usage_ns: usage, at_ms: Date.now() };
 }
 
 /**
@@ -60,6 +63,8 @@ function perCoreBetween(a, b, { cpus = null, source }) {
     cpus: cpus || null,
     seconds: round(seconds, 3),
     total_s: round(total),
+    // The cgroup's own total over the same reads: the per-core figures must add up to it.
+    ...(a.usage_ns !== undefined && b.usage_ns !== undefined ? { usage_s: round((b.usage_ns - a.usage_ns) / 1e9) } : {}),
     cores: all.map((c) => ({
       cpu: c.cpu,
       cpu_s: round(c.cpu_s),

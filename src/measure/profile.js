@@ -148,7 +148,7 @@ function startPerf(p, { dir, name, active }) {
 /** Renders folded stacks as a flame graph SVG; returns the file name, or null when there is nothing to draw. */
 function renderFlamegraph(tools, folded, file, { title, kind }) {
   if (!folded.trim()) return null;
-  const svg = runInferno(tools.inferno, 'inferno-flamegraph', ['--title', title, '--countname', 'samples', '--colors', kind === 'pprof' ? 'go' : 'hot'], folded);
+  const svg = runInferno(tools.inferno, 'inferno-flamegraph', ['--title', title, '--countname', 'samples', '--colors', 'hot', '--subtitle', kind === 'pprof' ? 'geth pprof CPU profile' : `perf cpu-clock at ${PERF_HZ} Hz`], folded);
   fs.writeFileSync(file, svg);
   return path.basename(file);
 }
