@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { welch, mean } = require('./stats');
 const { pointResults, FIGURES } = require('./plan/report');
+const { profileDiff, writeDiffFlamegraph, profileDiffSection } = require('./report/profile-diff');
 
 function readJson(file) {
   return JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -111,7 +112,8 @@ function compare(dirA, dirB) {
   const B = load(dirB);
   if (A.kind !== B.kind) throw new Error(`cannot compare a ${A.kind} with a ${B.kind}: give two runs or two plans`);
   const rows = A.kind === 'run' ? compareRuns(A, B) : comparePlans(A, B);
-  return { kind: A.kind, a: { dir: path.resolve(dirA), label: A.label }, b: { dir: path.resolve(dirB), label: B.label }, rows, context: contextRows(A, B) };
+  const profile = A.kind === 'run' ? profileDiff(A.dir, A.run, B.dir, B.run) : null;
+  return { kind: A.kind, a: { dir: path.resolve(dirA), label: A.label }, b: { dir: path.resolve(dirB), label: B.label }, rows, context: contextRows(A, B), ...(profile ? { profile } : {}) };
 }
 
 function renderCompare(c) {
@@ -127,12 +129,18 @@ function renderCompare(c) {
   }
   lines.push('', `Noise estimated from ${noise}.`, '', '| context | A | B | |', '|---|---|---|---|');
   for (const x of c.context) lines.push(`| ${x.label} | ${x.a ?? 'n/a'} | ${x.b ?? 'n/a'} | ${x.a !== x.b ? 'differs' : ''} |`);
+  lines.push(...profileDiffSection(c.profile));
   return `${lines.join('\n')}\n`;
 }
 
 /** Writes compare.md and compare.json into outDir and returns the markdown. */
 function writeCompare(c, outDir) {
   fs.mkdirSync(outDir, { recursive: true });
+  if (c.profile) {
+    const fg = writeDiffFlamegraph(c.profile, outDir);
+    if (fg.file) c.profile.flamegraph = fg.file;
+    else c.profile.flamegraph_error = fg.error;
+  }
   const md = renderCompare(c);
   fs.writeFileSync(path.join(outDir, 'compare.md'), md);
   fs.writeFileSync(path.join(outDir, 'compare.json'), `${JSON.stringify(c, null, 2)}\n`);

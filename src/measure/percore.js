@@ -22,7 +22,7 @@ function perCpuFile(pid) {
   }
   for (const line of text.trim().split('\n')) {
     const [, ctrls, p] = line.split(':');
-    if (!ctrls.split(',').includes('cpuacct')) continue;
+    if (!ctrls.split(',').includes('cpuacct') || p === '/') continue; // the root group is the whole machine's
     for (const mount of ['cpuacct', 'cpu,cpuacct', 'cpuacct,cpu']) {
       const file = path.join(ROOT, mount, p, 'cpuacct.usage_percpu');
       if (fs.existsSync(file)) return file;

@@ -56,8 +56,10 @@ async function nodeHostPid(s, stack) {
 async function prepareWindowHooks(s, stack, { tools, log }) {
   const hooks = { perCore: null, profiler: null, windows: [], active: new Set() };
   const pid = await nodeHostPid(s, stack);
-  const ownGroup = stack.runtime === 'compose' || (stack.runtime === 'host' && stack.cpu && stack.cpu.kind === 'cgroup');
-  const file = pid && ownGroup ? perCpuFile(pid) : null;
+  // The host runtime's node group, or the compose node container's cgroup (found from its main process).
+  let file = null;
+  if (stack.nodeCgroup && stack.nodeCgroup.cpuacct) file = path.join(stack.nodeCgroup.cpuacct, 'cpuacct.usage_percpu');
+  else if (stack.runtime === 'compose' && pid) file = perCpuFile(pid);
   if (file) hooks.perCore = { file, cpus: stack.node.cpus || null, source: `${stack.runtime === 'compose' ? 'the node container\'s cgroup' : 'the node\'s cgroup'} (cgroup v1 cpuacct.usage_percpu, ns)` };
   if (s.NODE_PROFILE === 'cpu') {
     if (stack.node.pprof_url) {
@@ -138,7 +140,8 @@ function startPerf(p, { dir, name, active }) {
       active.delete(child);
       if (ex.err) throw new Error(`perf could not start: ${ex.err.message}`);
       if (!fs.existsSync(file)) throw new Error(`perf record wrote nothing (status ${ex.code}): ${stderr.trim()}`);
-      const script = await execFileP(p.tools.perf, ['script', '-i', file], { maxBuffer: 1024 * 2 ** 20, encoding: 'utf8' });
+      // Without the period field, so that inferno counts samples (with it, it adds up periods in ns).
+      const script = await execFileP(p.tools.perf, ['script', '-F', 'comm,pid,tid,time,event,ip,sym,dso', '-i', file], { maxBuffer: 1024 * 2 ** 20, encoding: 'utf8' });
       const folded = runInferno(p.tools.inferno, 'inferno-collapse-perf', [], script.stdout);
       return { native, folded, start_ms: started, seconds: (stopped - started) / 1000 };
     },

@@ -88,6 +88,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
 
     // The cgroup counts the whole process tree; /proc/PID/stat of the node process is the independent cross-check.
     stack.cpu = group ? cgroupSource(group) : pidSource(child.pid);
+    if (group) stack.nodeCgroup = group; // its per-CPU counter: the node's load on each core
     stack.cpuCheck = group ? pidSource(child.pid) : null;
     stack.memoryBytes = group ? () => group.memoryBytes() : null;
 
