@@ -120,3 +120,57 @@ describe('report: NODE_PROFILE section', () => {
     assert.deepEqual(profileSection({}), []);
   });
 });
+
+describe('NODE_PROFILE: scenario validation', () => {
+  const { resolveScenario } = require('../../src/scenario/resolve');
+  const { writeScenario, tmpDir } = require('../helpers');
+  const resolve = (file) => resolveScenario(file, { env: {}, cpuCount: 2, dockerEngine: null });
+
+  it('takes cpu or none, and in attach mode needs the node\'s PID for perf', () => {
+    const dir = tmpDir();
+    assert.deepEqual(resolve(writeScenario(dir, 'p', 'RUNTIME=host\nNODE_PROFILE=cpu\n')).errors, []);
+    assert.match(resolve(writeScenario(dir, 'q', 'RUNTIME=host\nNODE_PROFILE=flame\n')).errors.join('\n'), /NODE_PROFILE/);
+    const attach = 'RUNTIME=attach\nRPC_URL=http://127.0.0.1:8545\nMETRICS_URL=http://127.0.0.1:6060/debug/metrics/prometheus\nNODE_PROFILE=cpu\n';
+    assert.match(resolve(writeScenario(dir, 'a', attach)).errors.join('\n'), /NODE_PROFILE=cpu with RUNTIME=attach needs NODE_PID/);
+    assert.deepEqual(resolve(writeScenario(dir, 'b', `${attach}NODE_PID=1\n`)).errors, []);
+  });
+});
+
+describe('compare: two runs with profiles', () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const { compare, renderCompare } = require('../../src/compare');
+  const { tmpDir } = require('../helpers');
+
+  function runDir(root, name, folded, profiler = 'pprof') {
+    const dir = path.join(root, name);
+    fs.mkdirSync(path.join(dir, 'profile'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'profile', 'measure.folded'), folded);
+    const figures = { cpu_ms_per_request: 0.2, cpu_ms_per_request_net: 0.19, rps: 100, latency_ms: { p99: 3 } };
+    fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ scenario_name: name, run_id: name, figures, provenance: {}, profile: { mode: 'cpu', profiler, folded: 'profile/measure.folded' } }));
+    return dir;
+  }
+
+  it('lists the functions whose share changed most, largest change first', () => {
+    const root = tmpDir();
+    const a = runDir(root, 'a', 'main;rpc;json 50\nmain;rpc;db 50\n');
+    const b = runDir(root, 'b', 'main;rpc;json 20\nmain;rpc;db 60\nmain;gzip 20\n', 'perf');
+    const c = compare(a, b);
+    assert.deepEqual(c.profile.rows.slice(0, 2).map((r) => [r.function, r.delta_total]), [['json', -0.3], ['gzip', 0.2]]);
+    const md = renderCompare(c);
+    assert.match(md, /## Node CPU profiles/);
+    assert.match(md, /A was profiled with pprof, B with perf/);
+    assert.match(md, /\| `json` \| 50\.0% \| 20\.0% \| -30\.0 pt \| 50\.0% \| 20\.0% \| -30\.0 pt \|/);
+  });
+
+  it('adds nothing when one side has no profile', () => {
+    const root = tmpDir();
+    const a = runDir(root, 'a', 'main 1\n');
+    const b = path.join(root, 'b');
+    fs.mkdirSync(b);
+    fs.writeFileSync(path.join(b, 'run.json'), JSON.stringify({ scenario_name: 'b', run_id: 'b', figures: null, provenance: {} }));
+    const c = compare(a, b);
+    assert.equal(c.profile, undefined);
+    assert.doesNotMatch(renderCompare(c), /Node CPU profiles/);
+  });
+});
