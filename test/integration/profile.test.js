@@ -62,7 +62,7 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
         assert.equal(w.error, undefined, w.error);
         const native = fs.readFileSync(path.join(res.reportDir, w.native));
         assert.deepEqual([...native.subarray(0, 2)], [0x1f, 0x8b], 'gzipped protobuf, as geth serves it');
-        assert.ok(w.samples > 10, `${w.name}: ${w.samples} samples`);
+        assert.ok(w.samples > 0, `${w.name}: ${w.samples} samples`);
         assert.ok(Math.abs(w.seconds - 6) < 0.5, `${w.name} profiled ${w.seconds} s of a 6 s window`);
         assertFlamegraph(path.join(res.reportDir, w.flamegraph), /go-ethereum\/rpc/);
       }
@@ -70,6 +70,7 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
       assertFlamegraph(path.join(res.reportDir, p.flamegraph), /go-ethereum\/rpc/);
       assert.ok(p.top.by_total.slice(0, 15).some((r) => /go-ethereum\/rpc\.\(\*handler\)/.test(r.function)), JSON.stringify(p.top.by_total.map((r) => r.function)));
       assert.equal(p.top.samples, p.windows.reduce((s, w) => s + w.samples, 0));
+      assert.ok(p.top.samples > 20, `${p.top.samples} samples in both windows`);
     });
 
     it('says profiling was on, in summary.md and in the warnings', () => {
