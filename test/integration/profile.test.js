@@ -123,6 +123,35 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
     });
   });
 
+  describe('geth in a compose node container, profiled by perf on the container\'s main process', () => {
+    let res;
+    let run;
+    before(async () => {
+      res = await startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+        RUNTIME: 'compose', GRAFANA: 'no', NODE_PROFILE: 'cpu', DURATION_S: '6', WARMUP_S: '2', IDLE_S: '0', HISTORY_TRANSFERS: '8', HISTORY_CONTRACT_CALLS: '4', ARCHIVE: 'none',
+      }).done;
+      if (res.code !== 0) process.stderr.write(res.stderr);
+      run = readRun(res.reportDir);
+    });
+
+    it('profiles geth inside the container, Go symbols and all, and splits its CPU by core from the container\'s cgroup', () => {
+      assert.equal(res.code, 0);
+      assert.deepEqual(schemaErrors(run), []);
+      const p = run.profile;
+      assert.equal(p.profiler, 'perf');
+      assert.equal(p.windows[0].error, undefined, p.windows[0].error);
+      assert.ok(p.top.samples > 0);
+      assertFlamegraph(path.join(res.reportDir, p.flamegraph), /go-ethereum/);
+      const pc = run.node.per_core;
+      assert.match(pc.source, /container/);
+      const sum = pc.cores.reduce((x, c) => x + c.cpu_s, 0);
+      assert.ok(Math.abs(sum - pc.usage_s) <= 0.01 * pc.usage_s);
+      // The Docker engine's stats of the container, read at the window's edges too.
+      const check = run.node.cpu_check.total_s;
+      assert.ok(Math.abs(sum - check) <= Math.max(0.05 * check, 0.05), `cores add up to ${sum} s, Docker stats ${check} s`);
+    });
+  });
+
   describe('compare with a profile on both sides', () => {
     it('writes the functions whose share changed most and a differential flame graph', () => {
       assert.ok(dirs.geth && dirs.chopsticks, 'both runs above');
