@@ -9,11 +9,14 @@ const pct = (x) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed
 const cell = (s) => String(s).replace(/\|/g, '\\|');
 
 /** One line for "How it was measured": each core's CPU over the window and the imbalance. */
-function perCoreLine(pc) {
+function perCoreLine(pc, node = {}) {
   if (!pc) return null;
+  // The cgroup source adds usage_user and usage_sys, which the kernel keeps by the scheduler tick: say so when they differ.
+  const gap = node.cpu_source && node.cpu_source.kind === 'cgroup' && pc.usage_s > 0 && node.cpu_total_s !== null ? (node.cpu_total_s - pc.usage_s) / pc.usage_s : 0;
+  const tick = Math.abs(gap) > 0.02 ? ` The cgroup's exact total (cpuacct.usage) is ${pc.usage_s.toFixed(3)} s; its user and system counters, kept by the scheduler tick, add up to ${node.cpu_total_s.toFixed(3)} s (${gap > 0 ? '+' : ''}${(gap * 100).toFixed(1)}%).` : '';
   const cores = pc.cores.filter((c) => c.node_core).map((c) => `cpu${c.cpu} ${c.cpu_s.toFixed(3)} s (${pct(c.utilization)} busy)`);
   const imb = pc.imbalance === null ? 'n/a' : `${pc.imbalance.toFixed(2)}x`;
-  return `- Per-core load (${pc.source}, read at the window's edges): ${cores.join(', ')}; ${pc.total_s.toFixed(3)} s in all. Busiest core against the mean of the node's cores: ${imb} (1.00x is even${pc.cores.filter((c) => c.node_core).length > 1 ? `, ${pc.cores.filter((c) => c.node_core).length}.00x all on one core` : ''}).`;
+  return `- Per-core load (${pc.source}, read at the window's edges): ${cores.join(', ')}; ${pc.total_s.toFixed(3)} s in all. Busiest core against the mean of the node's cores: ${imb} (1.00x is even${pc.cores.filter((c) => c.node_core).length > 1 ? `, ${pc.cores.filter((c) => c.node_core).length}.00x all on one core` : ''}).${tick}`;
 }
 
 /** The per-core chart from series.per_core (CPU seconds per core per second). */

@@ -124,7 +124,7 @@ function summary(run) {
     } else if (n.cpu_check) {
       lines.push(`- Cross-check: ${n.cpu_check.describe} over the same window: ${num(n.cpu_check.total_s, 3)} s.`);
     }
-    if (n.per_core) lines.push(perCoreLine(n.per_core));
+    if (n.per_core) lines.push(perCoreLine(n.per_core, n));
     if (n.steal) lines.push(`- Steal time (/proc/stat, cpus ${n.steal.cpus}): the hypervisor ran something else on the node's cores for ${num(n.steal.share * 100, 2)}% of their time in the window (${num(n.steal.steal_s, 2)} s). It is not in the node's CPU time, but the node waited through it.`);
     if (n.memory_peak_bytes) lines.push(`- Node memory: peak ${num(n.memory_peak_bytes / 2 ** 20, 1)} MiB, mean ${num(n.memory_mean_bytes / 2 ** 20, 1)} MiB${cadvisor ? ' (cAdvisor working set)' : ''}.`);
     const bytes = (x) => (x === null || x === undefined ? 'n/a' : `${num(x / 2 ** 20, 2)} MiB`);

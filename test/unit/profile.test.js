@@ -174,3 +174,12 @@ describe('compare: two runs with profiles', () => {
     assert.doesNotMatch(renderCompare(c), /Node CPU profiles/);
   });
 });
+
+describe('report: per-core line', () => {
+  it('names the gap between the cgroup\'s exact total and its tick-kept user and system counters', () => {
+    const pc = perCoreBetween({ ns: [0], usage_ns: 0, at_ms: 0 }, { ns: [1e9], usage_ns: 1e9, at_ms: 2000 }, { cpus: '0', source: 't' });
+    assert.match(perCoreLine(pc, { cpu_source: { kind: 'cgroup' }, cpu_total_s: 0.9 }), /cpuacct\.usage\) is 1\.000 s; .* add up to 0\.900 s \(-10\.0%\)/);
+    assert.doesNotMatch(perCoreLine(pc, { cpu_source: { kind: 'cgroup' }, cpu_total_s: 1.005 }), /scheduler tick/);
+    assert.doesNotMatch(perCoreLine(pc, { cpu_source: { kind: 'cadvisor' }, cpu_total_s: 0.5 }), /scheduler tick/);
+  });
+});
