@@ -7,6 +7,8 @@ const { lineChart } = require('./charts');
 
 const pct = (x) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)}%`);
 const cell = (s) => String(s).replace(/\|/g, '\\|');
+/** A function's name for a table: long C++ template names are cut (run.json keeps them whole). */
+const fnName = (s) => (s.length > 100 ? `${s.slice(0, 99)}…` : s);
 
 /** One line for "How it was measured": each core's CPU over the window and the imbalance. */
 function perCoreLine(pc, node = {}) {
@@ -40,7 +42,7 @@ function perCoreChart(run, series) {
 
 function topTable(rows, lines) {
   lines.push('| function | self | total |', '|---|---:|---:|');
-  for (const r of rows) lines.push(`| \`${cell(r.function)}\` | ${pct(r.self_share)} | ${pct(r.total_share)} |`);
+  for (const r of rows) lines.push(`| \`${cell(fnName(r.function))}\` | ${pct(r.self_share)} | ${pct(r.total_share)} |`);
 }
 
 /** The summary.md section of NODE_PROFILE=cpu. */
