@@ -72,6 +72,8 @@ async function prepareWindowHooks(s, stack, { tools, log }) {
   }
   const kill = () => {
     for (const child of hooks.active) child.kill('SIGKILL');
+    // The JIT map a Node.js node started here wrote for perf (profileEnv): it grows with the run and is of no use after it.
+    if (stack.runtime === 'host' && pid) fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
   };
   if (stack.cleanups) {
     stack.cleanups.push(kill);

@@ -60,7 +60,9 @@ async function startHost(s, { runId, workDir, log, signal }) {
     const logFd = fs.openSync(nodeLog, 'a');
     const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', nodeCpus, bin, ...cmd.args];
     log(`starting ${s.CLIENT} ${version} on cpus ${nodeCpus}: ${path.basename(bin)} ${cmd.args.join(' ')}`);
-    const child = spawnInGroup(group, argv, { stdio: ['ignore', logFd, logFd] });
+    // NODE_PROFILE=cpu: what the client needs for perf to name its frames (a Node.js process: its JIT map).
+    const env = s.NODE_PROFILE === 'cpu' && client.profileEnv ? { env: { ...process.env, ...client.profileEnv } } : {};
+    const child = spawnInGroup(group, argv, { stdio: ['ignore', logFd, logFd], ...env });
     fs.closeSync(logFd);
 
     let exitInfo = null;

@@ -116,6 +116,8 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
       assert.ok(w.samples > 10, `${w.samples} samples`);
       assertFlamegraph(path.join(res.reportDir, w.flamegraph));
       assert.ok(p.top.by_self.length > 0 && p.top.by_total.length > 0);
+      // The node ran with V8's perf map (chopsticks' profileEnv): perf named its JavaScript or WebAssembly frames.
+      assert.match(fs.readFileSync(path.join(res.reportDir, w.folded), 'utf8'), /;JS:/);
     });
 
     it('splits the window\'s CPU over the node\'s core', () => {
