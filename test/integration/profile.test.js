@@ -160,7 +160,12 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
       const out = execFileSync(path.join(ROOT, 'run.sh'), ['compare', dirs.chopsticks, dirs.geth], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, REPORTS_DIR: path.dirname(path.dirname(dirs.geth)) } });
       assert.match(out, /## Node CPU profiles \(NODE_PROFILE=cpu on both sides\)/);
       assert.match(out, /A was profiled with perf, B with pprof/);
-      assert.match(out, /\| `github\.com\/ethereum\/go-ethereum\/rpc\.[^|]+` \| 0\.0% \| \d+\.\d% \| \+\d+\.\d pt \|/);
+      // Rows: function, total A, total B, change, self A, self B, change; the largest change of total share first.
+      const rows = out.split('\n').filter((l) => /^\| `/.test(l)).map((l) => l.split(' | ').slice(1, 4).map((x) => Number.parseFloat(x)));
+      assert.ok(rows.length >= 10, `${rows.length} rows`);
+      for (const [a, b, change] of rows) assert.ok(Math.abs(b - a - change) <= 0.16, `${b} - ${a} is not ${change}`);
+      const changes = rows.map((r) => Math.abs(r[2]));
+      assert.deepEqual(changes, [...changes].sort((x, y) => y - x));
       const compareDir = path.join(path.dirname(path.dirname(dirs.geth)), 'compare');
       const [folder] = fs.readdirSync(compareDir);
       assertFlamegraph(path.join(compareDir, folder, 'profile-diff.svg'));
