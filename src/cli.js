@@ -27,6 +27,7 @@ const clients = require('./clients');
 const chains = require('./chains');
 const { ensurePrometheus } = require('./install/prometheus');
 const { ensureImages } = require('./install/images');
+const { ensureProfileTools } = require('./measure/profile');
 const { log } = require('./util/log');
 const { scrub } = require('./util/scrub');
 const { reportProblems } = require('./util/problems');
@@ -126,6 +127,7 @@ async function install(args, { runtime } = {}) {
     reportProblems('the scenario is not valid.', errors);
     return 2;
   }
+  if (scenario.NODE_PROFILE === 'cpu') await ensureProfileTools(scenario, clients[scenario.CLIENT], log);
   if (scenario.RUNTIME === 'compose') {
     const images = await ensureImages(scenario, log);
     for (const [service, img] of Object.entries(images)) log(`${service}: ${img.ref ? `${img.ref} (${img.origin})` : `skipped: ${img.skipped}`}`);

@@ -15,6 +15,7 @@ const path = require('node:path');
 const { scrub, scrubDeep } = require('./util/scrub');
 const { welch, mean } = require('./stats');
 const { pointResults, FIGURES } = require('./plan/report');
+const { profileDiff, writeDiffFlamegraph, profileDiffSection } = require('./report/profile-diff');
 
 function readJson(file) {
   return JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -121,7 +122,8 @@ function compare(dirA, dirB) {
   const B = load(dirB);
   if (A.kind !== B.kind) throw new Error(`cannot compare a ${A.kind} with a ${B.kind}: give two runs or two plans`);
   const rows = A.kind === 'run' ? compareRuns(A, B) : comparePlans(A, B);
-  return { kind: A.kind, a: { dir: path.resolve(dirA), label: A.label }, b: { dir: path.resolve(dirB), label: B.label }, rows, noise: noiseSource(A, B), context: contextRows(A, B) };
+  const profile = A.kind === 'run' ? profileDiff(A.dir, A.run, B.dir, B.run) : null;
+  return { kind: A.kind, a: { dir: path.resolve(dirA), label: A.label }, b: { dir: path.resolve(dirB), label: B.label }, rows, noise: noiseSource(A, B), context: contextRows(A, B), ...(profile ? { profile } : {}) };
 }
 
 function renderCompare(c) {
@@ -138,12 +140,18 @@ function renderCompare(c) {
     : 'Whether a difference is beyond the noise cannot be told from two single windows: on a shared machine one window differs from the next by 5-12% with nothing changed, and the seconds inside a window do not show that. Measure both sides with REPEAT=5 (or more) and compare again, or better, measure them alternately with `./run.sh ab A.env B.env`, which gives the ratio with a 95% interval from pairs of windows.');
   lines.push('', '| context | A | B | |', '|---|---|---|---|');
   for (const x of c.context) lines.push(`| ${x.label} | ${x.a ?? 'n/a'} | ${x.b ?? 'n/a'} | ${x.a !== x.b ? 'differs' : ''} |`);
+  lines.push(...profileDiffSection(c.profile));
   return `${lines.join('\n')}\n`;
 }
 
 /** Writes compare.md and compare.json into outDir and returns the markdown. */
 function writeCompare(c, outDir) {
   fs.mkdirSync(outDir, { recursive: true });
+  if (c.profile) {
+    const fg = writeDiffFlamegraph(c.profile, outDir);
+    if (fg.file) c.profile.flamegraph = fg.file;
+    else c.profile.flamegraph_error = fg.error;
+  }
   const md = renderCompare(c);
   fs.writeFileSync(path.join(outDir, 'compare.md'), scrub(md));
   fs.writeFileSync(path.join(outDir, 'compare.json'), `${JSON.stringify(scrubDeep(c), null, 2)}\n`);

@@ -78,6 +78,8 @@
  *   unsupported?: Object<string, string>,
  *   metrics: {cpu: string|null, requests: string|null, requestsByLabel?: string, gcCycles?: string}|null,
  *   newBlockMethod?: string,
+ *   profiler?: 'pprof'|'perf',
+ *   profileEnv?: Object<string, string>,
  *   devKey?: string,
  *   builtinSpecs?: string[],
  *   needsClientBin?: boolean,

@@ -18,6 +18,7 @@ const { verdict } = require('./verdict');
 const { costPerMillion } = require('./saturation');
 const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
 const { measureIdle } = require('./measure/window');
+const { summarizeProfiles } = require('./measure/profile');
 const { writeReport } = require('./report/write');
 const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
@@ -122,6 +123,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     log(`run failed during ${run.phase}: ${run.error}`);
   } finally {
     releaseSignals();
+    if (stack && stack.windowHooks && stack.windowHooks.profiler) addProfile(run, stack.windowHooks, reportDir);
     try {
       if (stack) {
         log('tearing down');
@@ -172,6 +174,17 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   }
   out(reportDir);
   return { exitCode: run.status === 'ok' && (!run.verdict || run.verdict.pass) ? 0 : 1, reportDir, run };
+}
+
+/** run.profile, and the warning that says the figures were measured with a profiler running. */
+function addProfile(run, hooks, reportDir) {
+  try {
+    run.profile = summarizeProfiles(hooks, reportDir);
+  } catch (err) {
+    run.profile = { mode: 'cpu', profiler: hooks.profiler.kind, error: err.message };
+  }
+  run.warnings.push(`NODE_PROFILE=cpu: the node was profiled (${hooks.profiler.kind}) during every measured window; the profiler's own cost is in these figures`);
+  for (const w of hooks.windows.filter((x) => x.error)) run.warnings.push(`NODE_PROFILE=cpu: no profile for window ${w.name}: ${w.error}`);
 }
 
 /** Things a reader of the figures must know. */

@@ -79,6 +79,8 @@ const client = {
   warning: 'chopsticks is a development server, not a node: its figures are not a node\'s (no networking, no database or trie cache, blocks built on demand by chainperf)',
   /** Blocks come when someone asks: chainperf asks every DEV_BLOCK_TIME_S. */
   newBlockMethod: 'dev_newBlock',
+  /** NODE_PROFILE=cpu: V8 writes /tmp/perf-PID.map, so that perf names the JavaScript functions it samples. */
+  profileEnv: { NODE_OPTIONS: '--perf-basic-prof-only-functions' },
   metrics: null,
   binaryPath,
   ensureBinary,

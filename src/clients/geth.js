@@ -65,10 +65,13 @@ function command(s, { dataDir, ports, external = false }) {
       '--metrics', '--metrics.addr', addr, '--metrics.port', String(ports.metrics),
       '--port', String(ports.p2p), '--authrpc.port', String(ports.auth), '--authrpc.addr', '127.0.0.1',
       '--ipcdisable', '--nodiscover',
+      // NODE_PROFILE=cpu: geth's own profiler, read over each measured window.
+      ...(s.NODE_PROFILE === 'cpu' && ports.pprof ? ['--pprof', '--pprof.addr', '127.0.0.1', '--pprof.port', String(ports.pprof)] : []),
     ],
     rpcUrl: `http://127.0.0.1:${ports.rpc}`,
     wsUrl: `ws://127.0.0.1:${ports.ws}`,
     metrics: { target: `127.0.0.1:${ports.metrics}`, path: '/debug/metrics/prometheus' },
+    ...(s.NODE_PROFILE === 'cpu' && ports.pprof ? { pprofUrl: `http://127.0.0.1:${ports.pprof}/debug/pprof/profile` } : {}),
   };
 }
 
@@ -93,6 +96,8 @@ const client = {
   defaults: { CLIENT_VERSION: '1.16.7' },
   dbEngines: ['pebble', 'leveldb'],
   kind: 'node',
+  /** NODE_PROFILE=cpu on the host runtime: geth's own CPU profiler (--pprof), not perf. */
+  profiler: 'pprof',
   /** Counters in the node's own metrics: CPU for attach, requests served as a cross-check, Go GC cycles (for what differed in a repetition). */
   metrics: { cpu: 'system_cpu_procload_total', requests: 'rpc_requests', gcCycles: 'system_memory_pauses_count' },
   compose: {

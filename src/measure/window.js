@@ -13,6 +13,7 @@ const { mergeSamples, mergeSubstrate } = require('../workload/samples');
 const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
 const { readSteal, stealBetween, cpusOf } = require('./steal');
+const { startWindowHooks } = require('./profile');
 const { log } = require('../util/log');
 const { sleep, sleepUntil } = require('../util/time');
 
@@ -109,6 +110,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   const genStart = group ? group.cpu() : null;
   const stealStart = stealCpus === undefined ? null : readSteal(stealCpus);
   const sampler = startSampler(stack, w, signal);
+  const hooks = startWindowHooks({ stack, name, window: w, reportDir }); // per-core load, NODE_PROFILE
   const progress = setInterval(() => {
     log(`${name}: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`);
   }, 10000);
@@ -117,9 +119,11 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     endEdge = await readEdge(stack, w.end, signal);
   } finally {
     clearInterval(progress);
+    if (!endEdge) hooks.cancel();
   }
   const genEnd = group ? group.cpu() : null;
   const stealEnd = stealCpus === undefined ? null : readSteal(stealCpus);
+  const explained = await hooks.stop();
   await sampler.done;
 
   const result = await artillery;
@@ -159,6 +163,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     cpu_total_s: cpu.total_s,
   };
   if (cpuWindow) node.cpu_window = cpuWindow;
+  if (explained.per_core) node.per_core = explained.per_core;
   const steal = stealBetween(stealStart, stealEnd, stealCpus);
   if (steal) node.steal = steal;
   if (startEdge.check && endEdge.check) {
@@ -220,6 +225,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     cpu_per_request: stack.cpu.sampled ? cpuPerRequestBetween(sampler.ticks, samples) : cpuPerRequestSeries(sampler.ticks, samples.series),
     memory: sampler.memory,
     ...(resources ? { io: resources.io } : {}),
+    ...(explained.per_core_series ? { per_core: explained.per_core_series } : {}),
   };
   const substrate = mergeSubstrate(snapshots, (w.end - w.start) / 1000);
   return { window, cpu, cpuWindow, node, samples, generator, series, ...(substrate ? { substrate } : {}) };

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { lineChart, barChart } = require('./charts');
 const { scrub, scrubDeep } = require('../util/scrub');
+const { perCoreLine, perCoreChart, profileSection } = require('./profile');
 
 const ms = (v, digits = 3) => (v === null || v === undefined ? 'n/a' : `${Number(v).toFixed(digits)} ms`);
 const num = (v, digits = 1) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(digits));
@@ -77,7 +78,7 @@ function charts(run, series) {
       xRange, note: 'cAdvisor counters of the node container (blkio, network), between consecutive samples',
     });
   }
-  return out;
+  return { ...out, ...perCoreChart(run, series) };
 }
 
 function summary(run) {
@@ -103,6 +104,7 @@ function summary(run) {
     lines.push(`| Latency p50 / p95 / p99 / max | ${ms(l.p50, 2)} / ${ms(l.p95, 2)} / ${ms(l.p99, 2)} / ${ms(l.max, 2)} |`);
     lines.push(`| Requests ok / failed | ${f.requests_ok} / ${f.requests_failed} |`);
     lines.push(`| Error rate | ${f.error_rate === null ? 'n/a' : `${(f.error_rate * 100).toFixed(3)} %`} |`, '');
+    if (run.profile) lines.push(`Profiling was on (NODE_PROFILE=cpu, ${run.profile.profiler}): these figures include the profiler's cost; see [Node CPU profile](#node-cpu-profile-node_profilecpu).`, '');
   }
   if (run.verdict) {
     lines.push(`**Verdict: ${run.verdict.pass ? 'pass' : 'FAIL'}**`, '', '| bound | limit | measured | |', '|---|---:|---:|---|');
@@ -129,6 +131,7 @@ function summary(run) {
     } else if (n.cpu_check) {
       lines.push(`- Cross-check: ${n.cpu_check.describe} over the same window: ${num(n.cpu_check.total_s, 3)} s.`);
     }
+    if (n.per_core) lines.push(perCoreLine(n.per_core, n));
     if (n.steal) lines.push(`- Steal time (/proc/stat, cpus ${n.steal.cpus}): the hypervisor ran something else on the node's cores for ${num(n.steal.share * 100, 2)}% of their time in the window (${num(n.steal.steal_s, 2)} s). It is not in the node's CPU time, but the node waited through it.`);
     if (n.memory_peak_bytes) lines.push(`- Node memory: peak ${num(n.memory_peak_bytes / 2 ** 20, 1)} MiB, mean ${num(n.memory_mean_bytes / 2 ** 20, 1)} MiB${cadvisor ? ' (cAdvisor working set)' : ''}.`);
     const bytes = (x) => (x === null || x === undefined ? 'n/a' : `${num(x / 2 ** 20, 2)} MiB`);
@@ -205,12 +208,14 @@ function summary(run) {
     }
     lines.push('', '![CPU per method](charts/methods.svg)');
   }
+  lines.push(...profileSection(run));
   if (run.errors && Object.keys(run.errors).length) {
     lines.push('', '## Errors seen', '', '| error | count |', '|---|---:|');
     for (const [msg, n] of Object.entries(run.errors)) lines.push(`| ${msg.replace(/\|/g, '\\|')} | ${n} |`);
   }
   lines.push('', '## Charts', '', '![CPU time per request](charts/cpu-per-request.svg)', '', '![Throughput](charts/throughput.svg)', '', '![Latency](charts/latency.svg)', '');
   if (run.node && run.node.memory_peak_bytes) lines.push('![Memory](charts/memory.svg)', '');
+  if (run.node && run.node.per_core) lines.push('![Per-core load](charts/per-core.svg)', '');
   if (run.node && run.node.network_rx_bytes !== undefined) lines.push('![Disk and network](charts/io.svg)', '');
   return lines.join('\n');
 }

@@ -48,7 +48,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
       log('cgroups are not writable here: pinning with taskset and reading CPU from /proc/PID/stat instead');
     }
 
-    const ports = { rpc: await freePort(), ws: await freePort(), metrics: await freePort(), p2p: await freePort(), auth: await freePort() };
+    const ports = { rpc: await freePort(), ws: await freePort(), metrics: await freePort(), p2p: await freePort(), auth: await freePort(), pprof: await freePort() };
     const dataDir = path.join(workDir, 'node-data');
     fs.mkdirSync(dataDir, { recursive: true });
     // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
@@ -60,7 +60,9 @@ async function startHost(s, { runId, workDir, log, signal }) {
     const logFd = fs.openSync(nodeLog, 'a');
     const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', nodeCpus, bin, ...cmd.args];
     log(`starting ${s.CLIENT} ${version} on cpus ${nodeCpus}: ${path.basename(bin)} ${cmd.args.join(' ')}`);
-    const child = spawnInGroup(group, argv, { stdio: ['ignore', logFd, logFd] });
+    // NODE_PROFILE=cpu: what the client needs for perf to name its frames (a Node.js process: its JIT map).
+    const env = s.NODE_PROFILE === 'cpu' && client.profileEnv ? { env: { ...process.env, ...client.profileEnv } } : {};
+    const child = spawnInGroup(group, argv, { stdio: ['ignore', logFd, logFd], ...env });
     fs.closeSync(logFd);
 
     let exitInfo = null;
@@ -80,6 +82,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
     stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
     stack.nodeLog = nodeLog;
     stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl || null, metrics_url: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null };
+    if (cmd.pprofUrl) stack.node.pprof_url = cmd.pprofUrl;
     stack.rpcUrl = cmd.rpcUrl;
     stack.wsUrl = cmd.wsUrl || (/^wss?:/.test(cmd.rpcUrl) ? cmd.rpcUrl : undefined);
     if (client.metrics && client.metrics.requests) stack.requestsMetric = client.metrics;
@@ -87,6 +90,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
 
     // The cgroup counts the whole process tree; /proc/PID/stat of the node process is the independent cross-check.
     stack.cpu = group ? cgroupSource(group) : pidSource(child.pid);
+    if (group) stack.nodeCgroup = group; // its per-CPU counter: the node's load on each core
     stack.cpuCheck = group ? pidSource(child.pid) : null;
     stack.memoryBytes = group ? () => group.memoryBytes() : null;
 

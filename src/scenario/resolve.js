@@ -203,6 +203,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
     const cpu = v.CPU_SOURCE;
     if (cpu === 'cgroup') errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=cgroup needs RUNTIME=host (attach reads a PID or a metrics endpoint)`);
     if ((cpu === 'pid') && !v.NODE_PID) errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=pid needs NODE_PID`);
+    if (v.NODE_PROFILE === 'cpu' && !v.NODE_PID) errors.push(`${at('NODE_PROFILE')}: NODE_PROFILE=cpu with RUNTIME=attach needs NODE_PID, the node's process on this host, for perf to profile`);
     if ((cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID)) && !v.METRICS_URL) {
       errors.push(`${at('RUNTIME')}: RUNTIME=attach needs a CPU source: NODE_PID (a process on this host) or METRICS_URL (the node's metrics endpoint)`);
     }

@@ -14,6 +14,7 @@ const { startAttach } = require('../runtime/attach');
 const { startCompose } = require('../runtime/compose');
 const { loadMix, runArtillery, STARTUP_S } = require('../workload/artillery');
 const { log: defaultLog } = require('../util/log');
+const { ensureProfileTools, prepareWindowHooks } = require('../measure/profile');
 const { scrubDeep } = require('../util/scrub');
 
 const RUNTIMES = { host: startHost, compose: startCompose, attach: startAttach };
@@ -23,7 +24,9 @@ const RUNTIMES = { host: startHost, compose: startCompose, attach: startAttach }
  * @returns {Promise<object>} the stack
  */
 async function provision(s, { run, runId, workDir, signal, log, onNodeExit }) {
+  const profileTools = await ensureProfileTools(s, clients[s.CLIENT], log);
   const stack = await RUNTIMES[s.RUNTIME](s, { runId, workDir, log, signal });
+  await prepareWindowHooks(s, stack, { tools: profileTools, log }); // NODE_PROFILE and per-core reads at each window's edges
   run.node = s.RUNTIME === 'compose'
     ? { container: stack.node.container, cpus: stack.node.cpus }
     : { pid: stack.node.pid, cpus: stack.node.cpus || null };

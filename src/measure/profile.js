@@ -1,0 +1,265 @@
+'use strict';
+// What a measured window can explain besides its figures: a CPU profile of
+// the node over exactly the window (NODE_PROFILE=cpu) and the node's CPU on
+// each of its cores. measureWorkload calls startWindowHooks at the window's
+// start edge and stop() at its end edge; everything else lives here.
+//
+// Profilers (the native format is kept in the report folder):
+//   pprof - geth's own profiler (--pprof): GET /debug/pprof/profile?seconds=N,
+//           issued at the start edge, N the window's length; gzipped protobuf.
+//   perf  - any other process on this host (a host node, a compose node's
+//           main process, NODE_PID in attach): `perf record -e cpu-clock -F 99
+//           -g -p PID` from the start edge until the end edge (SIGINT).
+// Both end as folded stacks, rendered by inferno-flamegraph into an SVG and
+// summarized as the top functions by share of samples.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn, execFile } = require('node:child_process');
+const { promisify } = require('node:util');
+const { ensureInferno, runInferno, INFERNO_VERSION } = require('../install/inferno');
+const { ensureDebianTool } = require('../install/debian');
+const { pprofToFolded, parseFolded, topFunctions, mergeFolded } = require('./folded');
+const { perCpuFile, readPerCpu, perCoreBetween, perSecond } = require('./percore');
+
+const execFileP = promisify(execFile);
+const PERF_HZ = 99;
+
+/** perf from PERF_BIN, PATH, or Debian's linux-perf (installed as Prometheus is). */
+function ensurePerf(log) {
+  return ensureDebianTool('perf', 'linux-perf', log, process.env.PERF_BIN);
+}
+
+/** Installs what NODE_PROFILE needs before anything starts: inferno always, perf unless geth's own profiler serves. */
+async function ensureProfileTools(s, clientModule, log) {
+  if (s.NODE_PROFILE !== 'cpu') return null;
+  const tools = { inferno: await ensureInferno(log) };
+  if (!(clientModule.profiler === 'pprof' && s.RUNTIME === 'host')) tools.perf = await ensurePerf(log);
+  return tools;
+}
+
+/** The node's process id on this host: the host runtime's child, the compose node container's main process, or NODE_PID. */
+async function nodeHostPid(s, stack) {
+  if (stack.runtime === 'host') return stack.node.pid;
+  if (stack.runtime === 'compose') {
+    const { inspectContainer } = require('../runtime/docker');
+    const info = await inspectContainer(stack.node.container_id);
+    return info && info.State && info.State.Pid ? info.State.Pid : null;
+  }
+  return s.NODE_PID || null;
+}
+
+/**
+ * Sets stack.windowHooks once the stack is up: where the per-CPU counter is,
+ * and which profiler serves. Kills a profiler still running at teardown.
+ */
+async function prepareWindowHooks(s, stack, { tools, log }) {
+  const hooks = { perCore: null, profiler: null, windows: [], active: new Set() };
+  const pid = await nodeHostPid(s, stack);
+  // The host runtime's node group, or the compose node container's cgroup (found from its main process).
+  let file = null;
+  if (stack.nodeCgroup && stack.nodeCgroup.cpuacct) file = path.join(stack.nodeCgroup.cpuacct, 'cpuacct.usage_percpu');
+  else if (stack.runtime === 'compose' && pid) file = perCpuFile(pid);
+  if (file) hooks.perCore = { file, cpus: stack.node.cpus || null, source: `${stack.runtime === 'compose' ? 'the node container\'s cgroup' : 'the node\'s cgroup'} (cgroup v1 cpuacct.usage_percpu, ns)` };
+  if (s.NODE_PROFILE === 'cpu') {
+    if (stack.node.pprof_url) {
+      hooks.profiler = { kind: 'pprof', url: stack.node.pprof_url, tools, describe: `geth's own profiler (${stack.node.pprof_url}?seconds=N, Go runtime CPU profile at 100 Hz)` };
+    } else {
+      if (!pid) throw new Error('NODE_PROFILE=cpu: the node\'s process on this host is unknown, so perf cannot profile it');
+      hooks.profiler = { kind: 'perf', pid, tools, describe: `perf record -e cpu-clock -F ${PERF_HZ} -g -p ${pid}` };
+    }
+    log(`NODE_PROFILE=cpu: every measured window is profiled with ${hooks.profiler.describe}; flame graphs by inferno ${INFERNO_VERSION}`);
+  }
+  const kill = () => {
+    for (const child of hooks.active) child.kill('SIGKILL');
+    // The JIT map a Node.js node started here wrote for perf (profileEnv): it grows with the run and is of no use after it.
+    if (stack.runtime === 'host' && pid) fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
+  };
+  if (stack.cleanups) {
+    stack.cleanups.push(kill);
+  } else {
+    const teardown = stack.teardown; // attach: nothing of its own to clean
+    stack.teardown = async () => {
+      kill();
+      await teardown();
+    };
+  }
+  stack.windowHooks = hooks;
+  return hooks;
+}
+
+const tryRead = (file) => {
+  try {
+    return readPerCpu(file);
+  } catch {
+    return null;
+  }
+};
+
+/** Starts geth's profiler for the window: one request that answers when the window ends. */
+function startPprof(p, { seconds }) {
+  const started = Date.now();
+  const body = fetch(`${p.url}?seconds=${seconds}`, { signal: AbortSignal.timeout((seconds + 60) * 1000) }).then(async (res) => {
+    if (!res.ok) throw new Error(`${p.url}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+    return Buffer.from(await res.arrayBuffer());
+  });
+  body.catch(() => {}); // awaited in stop()
+  return {
+    cancel() {},
+    async stop(dir, name) {
+      const buf = await body;
+      const native = `${name}.pb.gz`;
+      fs.writeFileSync(path.join(dir, native), buf);
+      const f = pprofToFolded(buf);
+      return { native, folded: f.text, start_ms: started, seconds: f.duration_s };
+    },
+  };
+}
+
+/** Starts perf on the node's process; stop() ends it with SIGINT (perf then writes its file) and folds its samples. */
+function startPerf(p, { dir, name, active }) {
+  const native = `${name}.perf.data`;
+  const file = path.join(dir, native);
+  const started = Date.now();
+  const child = spawn(p.tools.perf, ['record', '-e', 'cpu-clock', '-F', String(PERF_HZ), '-g', '-p', String(p.pid), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  active.add(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-2000);
+  });
+  const exited = new Promise((resolve) => {
+    child.on('error', (err) => resolve({ code: null, err }));
+    child.on('exit', (code, sig) => resolve({ code, sig }));
+  });
+  return {
+    cancel() {
+      child.kill('SIGKILL');
+    },
+    async stop() {
+      const stopped = Date.now();
+      child.kill('SIGINT');
+      const ex = await exited;
+      active.delete(child);
+      if (ex.err) throw new Error(`perf could not start: ${ex.err.message}`);
+      if (!fs.existsSync(file)) throw new Error(`perf record wrote nothing (status ${ex.code}): ${stderr.trim()}`);
+      // Without the period field, so that inferno counts samples (with it, it adds up periods in ns).
+      const script = await execFileP(p.tools.perf, ['script', '-F', 'comm,pid,tid,time,event,ip,sym,dso', '-i', file], { maxBuffer: 1024 * 2 ** 20, encoding: 'utf8' });
+      const folded = runInferno(p.tools.inferno, 'inferno-collapse-perf', [], script.stdout);
+      return { native, folded, start_ms: started, seconds: (stopped - started) / 1000 };
+    },
+  };
+}
+
+/** Renders folded stacks as a flame graph SVG; returns the file name, or null when there is nothing to draw. */
+function renderFlamegraph(tools, folded, file, { title, kind }) {
+  if (!folded.trim()) return null;
+  const svg = runInferno(tools.inferno, 'inferno-flamegraph', ['--title', title, '--countname', 'samples', '--colors', 'hot', '--subtitle', kind === 'pprof' ? 'geth pprof CPU profile' : `perf cpu-clock at ${PERF_HZ} Hz`], folded);
+  fs.writeFileSync(file, svg);
+  return path.basename(file);
+}
+
+/** Stops one window's profiler and writes its files into <report>/profile/. */
+async function finishProfile(hooks, prof, { name, reportDir }) {
+  const p = hooks.profiler;
+  const dir = path.join(reportDir, 'profile');
+  const entry = { name, profiler: p.kind };
+  try {
+    const r = await prof.stop(dir, name);
+    fs.writeFileSync(path.join(dir, `${name}.folded`), r.folded);
+    const stacks = parseFolded(r.folded);
+    const top = topFunctions(stacks, 10);
+    Object.assign(entry, {
+      start_ms: r.start_ms,
+      seconds: r.seconds,
+      samples: top.samples,
+      native: `profile/${r.native}`,
+      folded: `profile/${name}.folded`,
+      flamegraph: null,
+      top,
+    });
+    const svg = renderFlamegraph(p.tools, r.folded, path.join(dir, `${name}.svg`), { title: `Node CPU, window ${name} (${p.kind})`, kind: p.kind });
+    if (svg) entry.flamegraph = `profile/${svg}`;
+    else entry.error = 'the profile holds no samples';
+  } catch (err) {
+    entry.error = err.message;
+  }
+  hooks.windows.push(entry);
+  return entry;
+}
+
+/**
+ * Called at the window's start edge (right after the node's CPU was read).
+ * @returns {{stop: () => Promise<{per_core?:object, per_core_series?:object[], profile?:object}>, cancel: () => void}}
+ */
+function startWindowHooks({ stack, name, window, reportDir }) {
+  const hooks = stack.windowHooks;
+  if (!hooks) return { stop: async () => ({}), cancel() {} };
+  const reads = [];
+  let timer = null;
+  if (hooks.perCore) {
+    const first = tryRead(hooks.perCore.file);
+    if (first) reads.push(first);
+    timer = setInterval(() => {
+      const r = tryRead(hooks.perCore.file);
+      if (r) reads.push(r);
+    }, 1000);
+  }
+  let prof = null;
+  if (hooks.profiler) {
+    fs.mkdirSync(path.join(reportDir, 'profile'), { recursive: true });
+    const seconds = Math.max(1, Math.round((window.end - window.start) / 1000));
+    prof = hooks.profiler.kind === 'pprof' ? startPprof(hooks.profiler, { seconds }) : startPerf(hooks.profiler, { dir: path.join(reportDir, 'profile'), name, active: hooks.active });
+  }
+  return {
+    cancel() {
+      clearInterval(timer);
+      if (prof) prof.cancel();
+    },
+    async stop() {
+      const last = hooks.perCore ? tryRead(hooks.perCore.file) : null; // first: it belongs to the end edge
+      clearInterval(timer);
+      const out = {};
+      if (last && reads.length) {
+        out.per_core = perCoreBetween(reads[0], last, { cpus: hooks.perCore.cpus, source: hooks.perCore.source });
+        out.per_core_series = perSecond([...reads, last]);
+      }
+      if (prof) out.profile = await finishProfile(hooks, prof, { name, reportDir });
+      return out;
+    },
+  };
+}
+
+/**
+ * run.json's `profile`: the profiler, every window's files, and the top
+ * functions over the windows the figures come from (one window, or every
+ * repetition), with their merged folded stacks and flame graph.
+ */
+function summarizeProfiles(hooks, reportDir) {
+  const p = hooks.profiler;
+  const main = hooks.windows.filter((w) => w.name === 'measure' || /^rep\d+$/.test(w.name));
+  const used = (main.length ? main : hooks.windows).filter((w) => w.folded);
+  const out = {
+    mode: 'cpu',
+    profiler: p.kind,
+    describe: p.describe,
+    renderer: `inferno ${INFERNO_VERSION} (inferno-flamegraph)`,
+    windows: hooks.windows.map((w) => ({ ...w, top: undefined })),
+    folded: null,
+    flamegraph: null,
+    top: null,
+  };
+  if (!used.length) return out;
+  if (used.length === 1) {
+    Object.assign(out, { folded: used[0].folded, flamegraph: used[0].flamegraph, top: used[0].top && topFunctions(parseFolded(fs.readFileSync(path.join(reportDir, used[0].folded), 'utf8')), 15) });
+    return out;
+  }
+  const merged = mergeFolded(used.map((w) => fs.readFileSync(path.join(reportDir, w.folded), 'utf8')));
+  fs.writeFileSync(path.join(reportDir, 'profile', 'all.folded'), merged);
+  out.folded = 'profile/all.folded';
+  const svg = renderFlamegraph(p.tools, merged, path.join(reportDir, 'profile', 'all.svg'), { title: `Node CPU, ${used.length} windows (${p.kind})`, kind: p.kind });
+  out.flamegraph = svg ? `profile/${svg}` : null;
+  out.top = topFunctions(parseFolded(merged), 15);
+  return out;
+}
+
+module.exports = { ensureProfileTools, ensurePerf, prepareWindowHooks, startWindowHooks, summarizeProfiles, renderFlamegraph, PERF_HZ };
