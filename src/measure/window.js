@@ -77,7 +77,7 @@ function readSamples(dir) {
   return fs.readdirSync(dir).filter((f) => f.startsWith('worker-')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
 }
 
-const cpuSum = (c) => c.user_s + c.system_s;
+const cpuSum = (c) => (Number.isFinite(c.total_s) ? c.total_s : c.user_s + c.system_s);
 
 /** Number of cpus in a cpuset list such as "1", "2-3" or "0,2-3"; 0 for null. */
 const cpuCount = (list) => (list ? cpusOf(list).length : 0);

@@ -94,14 +94,18 @@ class Cgroup {
 
   /** CPU seconds used by the group's processes since it was created. */
   cpu() {
+    // The total is the scheduler's exact runtime (cpuacct.usage, cpu.stat usage_usec). The user/system split
+    // comes from the kernel's tick-sampled counters, which over a few seconds can miss the total by several
+    // percent either way (measured here: -21% to +10% over 8 s windows at low load), so it is only a split.
     if (this.version === 1) {
       return {
         user_s: Number(read(path.join(this.cpuacct, 'cpuacct.usage_user'))) / 1e9,
         system_s: Number(read(path.join(this.cpuacct, 'cpuacct.usage_sys'))) / 1e9,
+        total_s: Number(read(path.join(this.cpuacct, 'cpuacct.usage'))) / 1e9,
       };
     }
     const stat = Object.fromEntries(read(path.join(this.unified, 'cpu.stat')).split('\n').map((l) => l.split(' ')));
-    return { user_s: Number(stat.user_usec) / 1e6, system_s: Number(stat.system_usec) / 1e6 };
+    return { user_s: Number(stat.user_usec) / 1e6, system_s: Number(stat.system_usec) / 1e6, total_s: Number(stat.usage_usec) / 1e6 };
   }
 
   /** Memory in bytes now, or null where the memory controller is not available. */

@@ -56,7 +56,9 @@ describe('host runtime: geth --dev end to end', () => {
     assert.ok(f.requests_ok > 1000, `requests_ok ${f.requests_ok}`);
     assert.equal(f.requests_failed, 0, JSON.stringify(run.errors));
     assert.ok(run.node.cpu_user_s > 0 && run.node.cpu_system_s > 0);
-    assert.ok(Math.abs(run.node.cpu_user_s + run.node.cpu_system_s - run.node.cpu_total_s) < 1e-5);
+    // The total is cpuacct.usage (exact); user and system are the kernel's tick-sampled split of it.
+    const split = run.node.cpu_user_s + run.node.cpu_system_s;
+    assert.ok(Math.abs(split - run.node.cpu_total_s) <= 0.25 * run.node.cpu_total_s, `split ${split} against total ${run.node.cpu_total_s}`);
     // CPU read at the window's edges is divided by the requests completed between the two reads (cpu_window)
     const cw = run.node.cpu_window;
     assert.ok(Math.abs(f.cpu_ms_per_request - (run.node.cpu_total_s * 1000) / cw.requests_ok) < 1e-5);
