@@ -8,6 +8,7 @@ const path = require('node:path');
 const { lineChart } = require('../report/charts');
 const { AB_FIGURES } = require('./figures');
 const { writeScrubbed } = require('../util/scrub');
+const { profileDiffSection } = require('../report/profile-diff');
 
 const fmt = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
 const VERDICT = { lower: 'B lower', higher: 'B higher', same: 'same within the interval' };
@@ -52,6 +53,7 @@ function renderSummary(ab) {
   lines.push('## Figures', '', ...figuresTable(ab), '');
   lines.push('![B/A of CPU time per request as pairs accumulate](charts/ratio.svg)', '');
   lines.push('## Pairs', '', ...pairsTable(ab), '');
+  if (ab.profile_diff) lines.push(...profileDiffSection(ab.profile_diff), '');
   lines.push('## How this was measured', '');
   lines.push(`Both nodes ran at once on this machine, each as its scenario says; the load alternated between them in ${ab.settings.order} order (A then B, then B then A, ...), so that a slow drift of the machine falls on both sides alike. Each window was measured as a run's window is: its own idle baseline (IDLE_S), then the workload (DURATION_S), node CPU read at the window's edges. The node not under load stayed up and idle; what it spent meanwhile is in the last column of the pairs table (it is not counted in the other's figure, but it shares the cores). Each pair gives one ratio B/A; the interval is ${ab.settings.interval} over the pairs, never over requests or seconds inside a window. A verdict is "B lower" or "B higher" only when the whole interval lies on one side of 1. The generator's own CPU per request (gen us/req) is the machine's noise during each window: it sends the same requests to both sides.`);
   return `${lines.join('\n')}\n`;

@@ -27,6 +27,8 @@ const { reportProblems } = require('../util/problems');
 const { pairedRatio, pairsNeeded, regressed } = require('./stats');
 const { AB_FIGURES, windowFigures } = require('./figures');
 const { writeAbReport } = require('./report');
+const { summarizeProfiles } = require('../measure/profile');
+const { profileDiff, writeDiffFlamegraph } = require('../report/profile-diff');
 
 /** Resolves both scenarios; the session's own keys (AB_*, MAX_REGRESSION_PCT, REPORTS_DIR, ARCHIVE) come from A. */
 function resolveBoth(fileA, fileB, env) {
@@ -150,6 +152,7 @@ function sideRecord(side) {
     node: side.run.node || null,
     sync: side.run.sync || null,
     warnings: side.run.warnings,
+    ...(side.profile ? { profile: side.profile } : {}),
     provenance: provenance({ scenario: redactScenario(side.s), sources: side.sources, client: side.stack ? side.stack.client : { name: side.s.CLIENT }, runtime: side.s.RUNTIME }),
   };
 }
@@ -177,9 +180,32 @@ async function startBoth(sides, { runId, signal, controller }) {
   }
 }
 
+/** NODE_PROFILE=cpu: each side's windows summarized (all of them merged), kept in its folder. */
+function summarizeSideProfile(side) {
+  const hooks = side.stack && side.stack.windowHooks;
+  if (!hooks || !hooks.profiler) return;
+  try {
+    side.profile = summarizeProfiles(hooks, side.reportDir);
+  } catch (err) {
+    side.profile = { mode: 'cpu', profiler: hooks.profiler.kind, error: err.message };
+  }
+  side.run.warnings.push(`NODE_PROFILE=cpu: the node was profiled (${hooks.profiler.kind}) during every measured window; the profiler's own cost is in these figures`);
+}
+
+/** With profiles on both sides: the functions whose share changed most, and a differential flame graph in dir. */
+function profileDifference(A, B, dir) {
+  const diff = profileDiff(A.reportDir, { profile: A.profile }, B.reportDir, { profile: B.profile });
+  if (!diff) return null;
+  const fg = writeDiffFlamegraph(diff, dir);
+  if (fg.file) diff.flamegraph = fg.file;
+  else diff.flamegraph_error = fg.error;
+  return diff;
+}
+
 /** Tears both sides down and keeps their node logs and artillery logs. */
 async function teardownBoth(sides) {
   for (const side of sides) {
+    summarizeSideProfile(side);
     if (side.stack) {
       log(`${side.key}: tearing down`);
       await side.stack.teardown();
@@ -260,6 +286,8 @@ function finish(ab, { A, B, dir, reportsRoot, out }) {
     ab.warnings.push(`the interval of B/A for CPU per request is ±${cpu.halfwidth_pct.toFixed(1)}%, wider than the target ±${ab.settings.target_pct}% (${ab.stop_reason || ab.error}): a verdict of "same" means no difference beyond that was found, not that there is none`);
   }
   ab.regression = regressionGate(ab.figures, ab.settings.max_regression_pct);
+  const profile = profileDifference(A, B, dir);
+  if (profile) ab.profile_diff = profile;
   writeAbReport(dir, ab);
   logTo(null);
   const verdictLine = cpu.verdict ? `B/A CPU per request ${fmtRatio(cpu)}: ${cpu.verdict}` : 'no verdict (fewer than two pairs)';

@@ -60,11 +60,11 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
     assert.deepEqual(processesWith(res.tmp), [], 'both nodes and every generator are gone');
   });
 
-  it('the default mix against a light one: CPU per request lower for B, and the gate fails the regression the other way', async () => {
+  it('the default mix against a light one: CPU per request higher for B, the regression gate fails, and the profiles of both sides are compared', async () => {
     const light = { WORKLOAD: 'eth-reads-light' };
     const lightFile = path.join(fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'chainperf-ab-')), 'light.env');
     fs.writeFileSync(lightFile, `${fs.readFileSync(SCENARIO, 'utf8')}\nWORKLOAD=${light.WORKLOAD}\n`);
-    const res = await ab(lightFile, SCENARIO, { AB_MIN_PAIRS: '2', AB_MAX_PAIRS: '2', AB_TARGET_PCT: '50', MAX_REGRESSION_PCT: '5' });
+    const res = await ab(lightFile, SCENARIO, { AB_MIN_PAIRS: '2', AB_MAX_PAIRS: '2', AB_TARGET_PCT: '50', MAX_REGRESSION_PCT: '5', NODE_PROFILE: 'cpu' });
     const cpu = res.doc.figures.cpu_ms_per_request;
     assert.equal(res.doc.a.provenance.scenario.WORKLOAD, 'eth-reads-light');
     assert.equal(res.doc.b.provenance.scenario.WORKLOAD, 'eth-default');
@@ -72,5 +72,11 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
     assert.equal(cpu.verdict, 'higher');
     assert.equal(res.doc.regression.pass, false);
     assert.equal(res.code, 1, 'MAX_REGRESSION_PCT: exit status 1 when B is worse beyond the whole interval');
+    // NODE_PROFILE=cpu on both sides: each side's profile over its windows, and the functions whose share changed
+    for (const side of [res.doc.a, res.doc.b]) assert.ok(side.profile && side.profile.folded, JSON.stringify(side.profile));
+    assert.ok(res.doc.profile_diff.rows.length > 0);
+    assert.ok(res.doc.profile_diff.rows.some((r) => r.delta_total !== 0));
+    assert.ok(fs.existsSync(path.join(res.reportDir, 'profile-diff.svg')), res.doc.profile_diff.flamegraph_error);
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /## Node CPU profiles/);
   });
 });
