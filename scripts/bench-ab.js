@@ -69,10 +69,15 @@ async function main() {
     aa.push({ ...s, r });
     process.stdout.write(`A/A ${i} of ${SESSIONS}: ${s.doc.status}, ${s.doc.pairs.length} pairs, ${s.minutes.toFixed(1)} min: ${r.ci95 ? fmtR(r) : 'no interval'}\n`);
   }
-  // B: the same scenario with BENCH_AB_B's keys appended to a copy of it.
+  // B: a copy of the scenario with BENCH_AB_B's keys set (a key the file has is replaced: a key set twice is an error).
   const bFile = path.join(reports, 'b.env');
   const bKeys = parseKv(process.env.BENCH_AB_B || 'WORKLOAD=eth-reads-light');
-  fs.writeFileSync(bFile, `${fs.readFileSync(SCENARIO, 'utf8')}\nNAME=geth-dev-b\n${Object.entries(bKeys).map(([k, v]) => `${k}=${v}`).join('\n')}\n`);
+  let text = `${fs.readFileSync(SCENARIO, 'utf8')}\nNAME=geth-dev-b\n`;
+  for (const [k, v] of Object.entries(bKeys)) {
+    const line = new RegExp(`^${k}=.*$`, 'm');
+    text = line.test(text) ? text.replace(line, `${k}=${v}`) : `${text}${k}=${v}\n`;
+  }
+  fs.writeFileSync(bFile, text);
   const envB = { ...env };
   for (const k of Object.keys(bKeys)) delete envB[k]; // the environment would override B's file
   const ab = await session(SCENARIO, bFile, envB);

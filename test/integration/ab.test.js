@@ -63,7 +63,7 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
   it('the default mix against a light one: CPU per request higher for B, the regression gate fails, and the profiles of both sides are compared', async () => {
     const light = { WORKLOAD: 'eth-reads-light' };
     const lightFile = path.join(fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'chainperf-ab-')), 'light.env');
-    fs.writeFileSync(lightFile, `${fs.readFileSync(SCENARIO, 'utf8')}\nWORKLOAD=${light.WORKLOAD}\n`);
+    fs.writeFileSync(lightFile, fs.readFileSync(SCENARIO, 'utf8').replace(/^WORKLOAD=.*$/m, `WORKLOAD=${light.WORKLOAD}`));
     const res = await ab(lightFile, SCENARIO, { AB_MIN_PAIRS: '2', AB_MAX_PAIRS: '2', AB_TARGET_PCT: '50', MAX_REGRESSION_PCT: '5', NODE_PROFILE: 'cpu' });
     const cpu = res.doc.figures.cpu_ms_per_request;
     assert.equal(res.doc.a.provenance.scenario.WORKLOAD, 'eth-reads-light');
