@@ -17,6 +17,7 @@ const { startHost } = require('./runtime/host');
 const { startAttach } = require('./runtime/attach');
 const { startCompose } = require('./runtime/compose');
 const { loadMix, runArtillery, STARTUP_S } = require('./workload/artillery');
+const { shapeOf } = require('./workload/shapes');
 const { verdict } = require('./verdict');
 const { costPerMillion } = require('./saturation');
 const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
@@ -132,7 +133,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     if (!workloadUrl) throw new Error(`TRANSPORT=${s.TRANSPORT}: the ${stack.runtime} runtime gave no ${s.TRANSPORT} endpoint`);
     if (s.TRANSPORT === 'ws') log(`workload over WebSocket at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : workloadUrl}`);
     const spec = (over) => ({
-      rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, ...over,
+      rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, shape: shapeOf(s), ...over,
     });
 
     if (s.WARMUP_S > 0) {

@@ -9,6 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { runArtillery, STARTUP_S } = require('../workload/artillery');
 const { mergeSamples, mergeSubstrate } = require('../workload/samples');
+const { shapeOf, describeShape, shapeFigures } = require('../workload/shapes');
 const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
 const { readSteal, stealBetween, cpusOf } = require('./steal');
@@ -92,11 +93,13 @@ const cpuCount = (list) => (list ? cpusOf(list).length : 0);
 async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal, name = 'measure', mix }) {
   const w = planWindow(stack, Date.now() + STARTUP_S * 1000 + s.RAMP_S * 1000, s.DURATION_S);
   const window = { start_ms: w.start, end_ms: w.end };
+  const shape = shapeOf(s);
+  if (shape) log(`${name}: SHAPE=${shape.kind}: ${describeShape(shape)}`);
   const samplesDir = path.join(workDir, `samples-${name}`);
   fs.mkdirSync(samplesDir);
   log(`${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${STARTUP_S} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
   const artillery = runArtillery({
-    scenario: s, spec: spec({ start_at: w.start, end_at: w.end, samples_dir: samplesDir, ...(mix ? { mix } : {}) }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
+    scenario: s, spec: spec({ start_at: w.start, end_at: w.end, samples_dir: samplesDir, shape, ...(mix ? { mix } : {}) }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
   });
   artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
   const group = stack.generatorGroup;
@@ -126,6 +129,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   const snapshots = readSamples(samplesDir);
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);
+  if (shape) window.shape = shapeFigures(shape, w.start, samples);
 
   let cpu;
   let cpuWindow = null;

@@ -172,6 +172,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
       sources.RATE = `default (CONCURRENCY from the environment replaces ${given.RATE.where})`;
     }
   }
+  shapeChecks(v, at, errors);
   if (v.SATURATE === 'yes' && v.REPEAT > 1) {
     errors.push(`${at('REPEAT')}: REPEAT: a saturation search (SATURATE=yes) measures one window per step; set REPEAT=1`);
   }
@@ -213,6 +214,15 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
       if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=compose (RUNTIME is ${v.RUNTIME})`);
     }
   }
+}
+
+/** SHAPE shapes an open loop's rate inside the window: it needs RATE, room in the window, and no saturation search. */
+function shapeChecks(v, at, errors) {
+  if (v.SHAPE === 'steady') return;
+  if (!v.RATE) errors.push(`${at('SHAPE')}: SHAPE=${v.SHAPE} shapes an open loop's rate: set RATE (requests/s)`);
+  if (v.SATURATE === 'yes') errors.push(`${at('SHAPE')}: SHAPE=${v.SHAPE}: a saturation search (SATURATE=yes) sets its own rates; leave SHAPE=steady`);
+  if (v.SHAPE === 'spike' && v.SPIKE_S >= v.DURATION_S) errors.push(`${at('SPIKE_S')}: SPIKE_S: the spike (${v.SPIKE_S} s) must be shorter than the window (DURATION_S=${v.DURATION_S})`);
+  if (v.SHAPE === 'step' && v.DURATION_S < v.SHAPE_STEPS) errors.push(`${at('SHAPE_STEPS')}: SHAPE_STEPS: ${v.SHAPE_STEPS} steps need DURATION_S of at least ${v.SHAPE_STEPS} s`);
 }
 
 /** In attach, RPC_URL's scheme is the transport: TRANSPORT follows it, or must agree with it. */

@@ -9,6 +9,7 @@ const path = require('node:path');
 const { spawnInGroup } = require('../runtime/cgroup');
 const yaml = require('js-yaml');
 const { WORKLOADS_DIR, ROOT } = require('../scenario/resolve');
+const { shapeOf } = require('./shapes');
 
 const ENGINES_DIR = path.join(__dirname, 'engines');
 
@@ -30,6 +31,11 @@ function loadMix(workload) {
 
 /** artillery phases for the load shape; they run from artillery's start until after endAt. */
 function phases(s, totalS) {
+  const shape = shapeOf(s);
+  if (shape) {
+    // Arrivals at the peak rate throughout; the processor lets through what the shape asks at each instant (shapes.js).
+    return [{ duration: Math.max(1, totalS), arrivalRate: Math.ceil(shape.peak_rps), name: `${shape.kind} shape (arrivals at its peak rate)` }];
+  }
   if (s.RATE) {
     const out = [];
     if (s.RAMP_S) out.push({ duration: s.RAMP_S, arrivalRate: 1, rampTo: s.RATE, name: 'ramp' });

@@ -21,6 +21,7 @@ const { classifyError } = require('../samples');
 const { loadGenerator } = require('../generator');
 const { ethersProvider } = require('../../chains/ethereum/provider');
 const { isWebSocketUrl } = require('../../util/rpc');
+const { shapedGate } = require('../shapes');
 
 const { spec, pool, random, pickMethod, recorder, flush } = loadGenerator();
 const network = ethers.Network.from(pool.chain_id);
@@ -39,6 +40,8 @@ function makeProvider() {
   return ethersProvider(spec.rpc_url, network, options, { fetchRequest: fetchReq });
 }
 let provider = makeProvider();
+
+const gate = spec.shape ? shapedGate(spec.shape, spec.start_at) : null;
 
 const TIMEOUT = Object.freeze({ code: 'TIMEOUT' });
 
@@ -67,6 +70,7 @@ function keepGoing(context, next) {
 /** Sends one request of the mix and records its outcome. */
 async function sendRequest(context, events) {
   if (Date.now() >= spec.end_at) return;
+  if (gate && !gate(Date.now())) return; // SHAPE: this arrival is above the rate the shape asks for now
   const method = pickMethod(random());
   const params = paramsFor(method, pool, random);
   recorder.started();

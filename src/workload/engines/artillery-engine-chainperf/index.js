@@ -18,6 +18,7 @@ const { loadGenerator } = require('../../generator');
 const { paramsFor } = require('../../../chains/ethereum/params');
 const { WsPool, bodyTail } = require('./ws');
 const { HttpPool, prepareRequest } = require('./http');
+const { shapedPacer } = require('../../shapes');
 
 const RING = 4096;
 let shared = null; // one generator state and one pool per worker
@@ -106,14 +107,17 @@ const MAX_IN_FLIGHT = 8192;
  * starts as many requests as the rate says should have started by then,
  * without waiting for answers. A linear ramp of rampS seconds leads in.
  * Requests the pacer could not start (over MAX_IN_FLIGHT unanswered) are
- * counted as skipped, never silently dropped.
+ * counted as skipped, never silently dropped. With a SHAPE (spec.shape) the
+ * rate follows the shape on the window's clock (shapes.js).
  */
 function openLoop(g, ee, rate, rampS) {
   return new Promise((resolve) => {
     const t0 = Date.now();
     let started = 0;
     let inFlight = 0;
+    const shaped = g.spec.shape ? shapedPacer(g.spec.shape, g.spec.start_at, rampS, t0) : null;
     const due = (now) => {
+      if (shaped) return shaped(now);
       const t = (now - t0) / 1000;
       if (rampS > 0 && t < rampS) return (rate * t * t) / (2 * rampS); // integral of a linear ramp
       return rampS > 0 ? (rate * rampS) / 2 + rate * (t - rampS) : rate * t;
