@@ -9,6 +9,8 @@
 //   chainperf <plan.env>              run a plan (a file with BASE= and SWEEP=), resuming an interrupted one
 //   chainperf compare <a> <b>         compare two runs or two plans
 //   chainperf saturate <scenario.env> search the highest sustainable request rate (SATURATE=yes)
+//   chainperf record --to URL --out FILE   a recording JSON-RPC proxy (src/record)
+//   chainperf mix FILE [--name NAME]  a workload file from a capture
 //
 // Exit status: 0 run ok, 1 run failed (report written), 2 invalid input.
 
@@ -33,6 +35,8 @@ const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print i
        ./run.sh <plan.env>                run a plan: every point of its sweep (resumes when run again)
        ./run.sh compare <a> <b>           compare two run folders or two plan folders
        ./run.sh saturate <scenario.env>   search the highest sustainable request rate
+       ./run.sh record --listen [HOST:]PORT --to URL --out FILE   record JSON-RPC traffic through a proxy (until Ctrl-C)
+       ./run.sh mix FILE [--name NAME]    write workloads/<NAME>.yml from a capture's methods
 Scenario keys: docs/scenario-keys.md. Override any key from the environment: DURATION_S=20 ./run.sh scenarios/geth-dev.env`;
 
 // A closed pipe on standard output or error (`| head`, a closed terminal, a
@@ -57,6 +61,8 @@ async function main(argv) {
   if (cmd === 'install') return install(rest);
   if (cmd === 'images') return install(rest, { runtime: 'compose' });
   if (cmd === 'compare') return compareCommand(rest);
+  if (cmd === 'record') return require('./record/cli').record(rest);
+  if (cmd === 'mix') return require('./record/cli').mix(rest, { workloadsDir: require('./scenario/resolve').WORKLOADS_DIR });
   if (cmd === 'saturate') {
     if (rest.length !== 1) {
       process.stderr.write(`${USAGE}\n`);
