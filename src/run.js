@@ -18,6 +18,7 @@ const { startAttach } = require('./runtime/attach');
 const { startCompose } = require('./runtime/compose');
 const { loadMix, runArtillery, STARTUP_S } = require('./workload/artillery');
 const { shapeOf } = require('./workload/shapes');
+const { replaySpec } = require('./workload/replay');
 const { verdict } = require('./verdict');
 const { costPerMillion } = require('./saturation');
 const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
@@ -125,7 +126,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     const poolFile = path.join(reportDir, 'params.json');
     fs.writeFileSync(poolFile, `${JSON.stringify(pool)}\n`);
     log(`parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`);
-    const missing = chain.missingForMix(pool, Object.keys(mix));
+    const missing = replaySpec(s) ? [] : chain.missingForMix(pool, Object.keys(mix)); // a replay brings its own parameters
     if (missing.length) throw new Error(`the chain lacks what the workload needs: ${missing.join('; ')}`);
 
     // The workload's endpoint: the node's WebSocket with TRANSPORT=ws, its HTTP endpoint otherwise.
@@ -133,7 +134,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     if (!workloadUrl) throw new Error(`TRANSPORT=${s.TRANSPORT}: the ${stack.runtime} runtime gave no ${s.TRANSPORT} endpoint`);
     if (s.TRANSPORT === 'ws') log(`workload over WebSocket at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : workloadUrl}`);
     const spec = (over) => ({
-      rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, shape: shapeOf(s), ...over,
+      rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, shape: shapeOf(s), replay: replaySpec(s), ...over,
     });
 
     if (s.WARMUP_S > 0) {
@@ -235,6 +236,8 @@ function addWarnings(run, s, samples) {
   if (samples.before_window === 0) w.push('the load generator completed no request before the window opened: the window may start with idle time');
   if (samples.ok === 0) w.push('no request succeeded in the window: CPU time per request is not defined');
   if (samples.failed > 0) w.push(`${samples.failed} requests failed in the window (see Errors seen)`);
+  const replay = run.generator.replay;
+  if (replay && replay.missing_on_target > 0) w.push(`${replay.missing_on_target} replayed requests asked for blocks, transactions or state this chain does not have (generator.replay.missing_on_target): answered, not counted as errors`);
   if (samples.skipped > 0) w.push(`the open loop could not start ${samples.skipped} requests in the window (over 8192 unanswered at once): the node was far behind the rate offered`);
   if (!run.generator.cpus && s.RUNTIME !== 'attach') w.push(`the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`);
   const g = run.generator;

@@ -10,6 +10,7 @@ const path = require('node:path');
 const { runArtillery, STARTUP_S } = require('../workload/artillery');
 const { mergeSamples, mergeSubstrate } = require('../workload/samples');
 const { shapeOf, describeShape, shapeFigures } = require('../workload/shapes');
+const { mergeReplay } = require('../workload/replay');
 const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
 const { readSteal, stealBetween, cpusOf } = require('./steal');
@@ -209,6 +210,8 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     cpu_s: genCpu,
     cpu_us_per_request: genCpu !== null && answered ? Number(((genCpu * 1e6) / answered).toFixed(1)) : null,
   };
+  const replay = mergeReplay(snapshots);
+  if (replay) generator.replay = replay;
   if (genCpu !== null) generator.cpu_utilization = Number((genCpu / ((w.end - w.start) / 1000) / generator.cores).toFixed(3));
   const series = {
     requests: samples.series,

@@ -13,6 +13,7 @@ const chains = require('../chains');
 const clients = require('../clients');
 const { engineVersionSync } = require('../runtime/docker');
 const { SHIPPED, isPath } = require('../chains/substrate/specs');
+const { replayMix } = require('../workload/replay');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKLOADS_DIR = path.join(ROOT, 'workloads');
@@ -62,6 +63,17 @@ function convert(key, raw) {
 }
 
 function checkWorkload(raw) {
+  if (raw.startsWith('replay:')) {
+    const file = raw.slice('replay:'.length);
+    if (!file) return { error: 'expected replay:<capture file>, e.g. replay:captures/mainnet.jsonl' };
+    if (!fs.existsSync(file)) return { error: `replay: no such capture file: ${file}` };
+    try {
+      replayMix(file);
+    } catch (err) {
+      return { error: `replay: ${file} is not a capture of ./run.sh record: ${err.message.replace(`${file}: `, '')}` };
+    }
+    return { value: raw };
+  }
   if (raw.startsWith('method:')) {
     const method = raw.slice('method:'.length);
     if (!method) return { error: 'expected method:<rpc method>, e.g. method:eth_getBalance' };
@@ -173,6 +185,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
     }
   }
   shapeChecks(v, at, errors);
+  replayChecks(v, at, errors);
   if (v.SATURATE === 'yes' && v.REPEAT > 1) {
     errors.push(`${at('REPEAT')}: REPEAT: a saturation search (SATURATE=yes) measures one window per step; set REPEAT=1`);
   }
@@ -214,6 +227,15 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
       if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=compose (RUNTIME is ${v.RUNTIME})`);
     }
   }
+}
+
+/** A replay brings its own timing and parameters. */
+function replayChecks(v, at, errors) {
+  if (!v.WORKLOAD || !v.WORKLOAD.startsWith('replay:')) return;
+  if (v.CHAIN !== 'ethereum') errors.push(`${at('WORKLOAD')}: WORKLOAD=replay: replays Ethereum JSON-RPC captures; CHAIN is ${v.CHAIN}`);
+  if (v.RATE) errors.push(`${at('RATE')}: RATE: a replay keeps the capture's timing (REPLAY_SPEED scales it; 0 is a closed loop of CONCURRENCY users); leave RATE unset`);
+  if (v.SATURATE === 'yes') errors.push(`${at('SATURATE')}: SATURATE=yes sets its own rates; it does not replay a capture`);
+  if (v.PROFILE === 'methods') errors.push(`${at('PROFILE')}: PROFILE=methods measures the methods of a mix; a replay sends the capture as it is`);
 }
 
 /** SHAPE shapes an open loop's rate inside the window: it needs RATE, room in the window, and no saturation search. */

@@ -10,6 +10,7 @@ const { spawnInGroup } = require('../runtime/cgroup');
 const yaml = require('js-yaml');
 const { WORKLOADS_DIR, ROOT } = require('../scenario/resolve');
 const { shapeOf } = require('./shapes');
+const { isReplay, replayMix } = require('./replay');
 
 const ENGINES_DIR = path.join(__dirname, 'engines');
 
@@ -19,6 +20,7 @@ const STARTUP_S = 6;
 /** The weighted mix {method: weight} a WORKLOAD names. */
 function loadMix(workload) {
   if (workload.startsWith('method:')) return { [workload.slice(7)]: 1 };
+  if (isReplay(workload)) return replayMix(workload.slice('replay:'.length)); // the capture's calls by method
   const file = path.join(WORKLOADS_DIR, `${workload}.yml`);
   const doc = yaml.load(fs.readFileSync(file, 'utf8'));
   const mix = doc && doc.mix;
@@ -47,6 +49,13 @@ function phases(s, totalS) {
 
 /** The artillery script (as an object) for scenario s. */
 function buildScript(s, { target, processor, totalS }) {
+  if (isReplay(s.WORKLOAD)) {
+    // One virtual user replays the capture on its own clock (replay.js), in the lean engine or the ethers processor.
+    const phase = [{ duration: 1, arrivalCount: 1, name: 'replay (paced by the generator)' }];
+    return s.GENERATOR === 'lean'
+      ? { config: { target, phases: phase, engines: { chainperf: {} } }, scenarios: [{ name: `chainperf ${s.WORKLOAD}`, engine: 'chainperf', replay: true, flow: [] }] }
+      : { config: { target, processor, phases: phase }, scenarios: [{ name: `chainperf ${s.WORKLOAD}`, flow: [{ function: 'replay' }, { function: 'afterScenario' }] }] };
+  }
   if (s.GENERATOR === 'lean') {
     // The chainperf engine runs each virtual user's loop itself; an open loop is one user pacing the rate.
     const scenario = s.RATE

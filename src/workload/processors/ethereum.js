@@ -22,8 +22,9 @@ const { loadGenerator } = require('../generator');
 const { ethersProvider } = require('../../chains/ethereum/provider');
 const { isWebSocketUrl } = require('../../util/rpc');
 const { shapedGate } = require('../shapes');
+const { replayWith } = require('../replay');
 
-const { spec, pool, random, pickMethod, recorder, flush } = loadGenerator();
+const { spec, pool, random, pickMethod, recorder, flush, extras } = loadGenerator();
 const network = ethers.Network.from(pool.chain_id);
 const overWs = isWebSocketUrl(spec.rpc_url); // TRANSPORT=ws gives a ws:// or wss:// URL
 const options = { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 };
@@ -91,10 +92,25 @@ async function sendRequest(context, events) {
   }
 }
 
+/** WORKLOAD=replay: this virtual user sends the capture's calls (replay.js) until the window closes. */
+async function replay(context, events) {
+  const call = async (method, params) => {
+    try {
+      return { failure: null, resultNull: (await send(method, params)) === null };
+    } catch (err) {
+      return { failure: classifyError(err), resultNull: false };
+    }
+  };
+  await replayWith({ spec, recorder, extras }, call, (outcome, method, failure) => {
+    if (outcome === 'window') events.emit('counter', failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`, 1);
+    else if (outcome === 'before') events.emit('counter', 'chainperf.before_window', 1);
+  });
+}
+
 /** Last step of every virtual user: the first to finish after the window writes the samples. */
 function afterScenario(context, events, next) {
   if (Date.now() >= spec.end_at) flush();
   return next();
 }
 
-module.exports = { keepGoing, sendRequest, afterScenario };
+module.exports = { keepGoing, sendRequest, replay, afterScenario };
