@@ -123,6 +123,9 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
 
     phase('harvest');
     const pool = await chain.harvest(stack.rpcUrl, { signal, log });
+    if (chain.prepareWrites && Object.keys(mix).some((m) => m.startsWith('tx.'))) {
+      pool.writers = await chain.prepareWrites(stack.rpcUrl, { count: s.CONCURRENCY, seed: s.SEED, signal, log }); // one signing account per user
+    }
     const poolFile = path.join(reportDir, 'params.json');
     fs.writeFileSync(poolFile, `${JSON.stringify(pool)}\n`);
     log(`parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`);
@@ -236,6 +239,8 @@ function addWarnings(run, s, samples) {
   if (samples.before_window === 0) w.push('the load generator completed no request before the window opened: the window may start with idle time');
   if (samples.ok === 0) w.push('no request succeeded in the window: CPU time per request is not defined');
   if (samples.failed > 0) w.push(`${samples.failed} requests failed in the window (see Errors seen)`);
+  const writes = run.figures && run.figures.writes;
+  if (writes && writes.failed > 0 && !run.substrate) w.push(`${writes.failed} transactions failed in the window (see figures.writes.errors)`);
   const replay = run.generator.replay;
   if (replay && replay.missing_on_target > 0) w.push(`${replay.missing_on_target} replayed requests asked for blocks, transactions or state this chain does not have (generator.replay.missing_on_target): answered, not counted as errors`);
   if (samples.skipped > 0) w.push(`the open loop could not start ${samples.skipped} requests in the window (over 8192 unanswered at once): the node was far behind the rate offered`);

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
 const { measureWorkload, measureIdle } = require('./window');
 const { computeFigures } = require('../figures');
+const { writesFigures } = require('../workload/write-figures');
 const { summarizeRepetitions, medianIndex, flagOutliers } = require('../repetitions');
 const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('../saturation');
 const { log } = require('../util/log');
@@ -20,7 +21,10 @@ function fmtHeadline(f) {
 /** One measured window with its figures; `over` changes scenario keys for it. */
 async function windowWithFigures(ctx, name, idle, over = {}, mix) {
   const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix });
-  return { ...m, idle, figures: computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow }) };
+  const figures = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
+  const writes = writesFigures(m);
+  if (writes) figures.writes = writes; // chain-neutral transaction figures of a write workload
+  return { ...m, idle, figures };
 }
 
 /** A shallow copy of o without key. */

@@ -14,6 +14,7 @@ const clients = require('../clients');
 const { engineVersionSync } = require('../runtime/docker');
 const { SHIPPED, isPath } = require('../chains/substrate/specs');
 const { replayMix } = require('../workload/replay');
+const yaml = require('js-yaml');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKLOADS_DIR = path.join(ROOT, 'workloads');
@@ -186,6 +187,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   }
   shapeChecks(v, at, errors);
   replayChecks(v, at, errors);
+  writeChecks(v, at, errors);
   if (v.SATURATE === 'yes' && v.REPEAT > 1) {
     errors.push(`${at('REPEAT')}: REPEAT: a saturation search (SATURATE=yes) measures one window per step; set REPEAT=1`);
   }
@@ -227,6 +229,22 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
       if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=compose (RUNTIME is ${v.RUNTIME})`);
     }
   }
+}
+
+/** The write workloads (mix entries tx.*) sign in a closed loop through ethers. */
+function writeChecks(v, at, errors) {
+  if (!v.WORKLOAD || v.WORKLOAD.includes(':')) return;
+  let mix = {};
+  try {
+    mix = (yaml.load(fs.readFileSync(path.join(WORKLOADS_DIR, `${v.WORKLOAD}.yml`), 'utf8')) || {}).mix || {};
+  } catch {
+    return; // the workload's own check names the problem
+  }
+  if (!Object.keys(mix).some((m) => m.startsWith('tx.'))) return;
+  if (v.CHAIN !== 'ethereum') errors.push(`${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD} sends Ethereum transactions; CHAIN is ${v.CHAIN}`);
+  if (v.RATE) errors.push(`${at('RATE')}: RATE: WORKLOAD=${v.WORKLOAD} gives each of CONCURRENCY users its own account and waits for inclusion (a closed loop); set CONCURRENCY, not RATE`);
+  if (v.GENERATOR !== 'ethers') errors.push(`${at('GENERATOR')}: GENERATOR=${v.GENERATOR}: WORKLOAD=${v.WORKLOAD} signs through ethers; leave GENERATOR=ethers`);
+  if (v.PROFILE === 'methods' || v.SATURATE === 'yes') errors.push(`${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD}: PROFILE=methods and SATURATE=yes measure read mixes`);
 }
 
 /** A replay brings its own timing and parameters. */

@@ -5,6 +5,7 @@ const { METHODS } = require('./params');
 const { waitForSync } = require('./sync');
 const { createHistory } = require('./history');
 const { harvest, missingForMix } = require('./harvest');
+const { prepareWrites } = require('./writers');
 
 module.exports = {
   name: 'ethereum',
@@ -16,4 +17,6 @@ module.exports = {
   createHistory,
   harvest,
   missingForMix,
+  /** Funds one signing account per virtual user for the write workloads (mix entries tx.*). */
+  prepareWrites,
 };

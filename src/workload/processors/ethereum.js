@@ -23,6 +23,7 @@ const { ethersProvider } = require('../../chains/ethereum/provider');
 const { isWebSocketUrl } = require('../../util/rpc');
 const { shapedGate } = require('../shapes');
 const { replayWith } = require('../replay');
+const { newWriter, isWrite } = require('../writes');
 
 const { spec, pool, random, pickMethod, recorder, flush, extras } = loadGenerator();
 const network = ethers.Network.from(pool.chain_id);
@@ -73,6 +74,7 @@ async function sendRequest(context, events) {
   if (Date.now() >= spec.end_at) return;
   if (gate && !gate(Date.now())) return; // SHAPE: this arrival is above the rate the shape asks for now
   const method = pickMethod(random());
+  if (isWrite(method)) return writeOne(method, context.vars);
   const params = paramsFor(method, pool, random);
   recorder.started();
   const t0 = performance.now();
@@ -89,6 +91,22 @@ async function sendRequest(context, events) {
     if (!failure) events.emit('histogram', `chainperf.latency_ms.${method}`, performance.now() - t0);
   } else if (outcome === 'before') {
     events.emit('counter', 'chainperf.before_window', 1);
+  }
+}
+
+let writer = null;
+/** A transaction of the write workloads (writes.js); its JSON-RPC calls are recorded there. */
+async function writeOne(kind, vars) {
+  if (!writer) {
+    const claimsDir = `${process.env.CHAINPERF_GENERATOR_SPEC.replace(/\.generator\.json$/, '')}.writers`;
+    writer = newWriter({ spec, pool, recorder, extras, send, classify: classifyError, claimsDir });
+  }
+  try {
+    await writer.write(kind, vars);
+  } catch (err) {
+    extras.writes.failed += Date.now() >= spec.start_at && Date.now() < spec.end_at ? 1 : 0;
+    const m = String(err.message).slice(0, 200);
+    extras.writes.errors[m] = (extras.writes.errors[m] || 0) + 1;
   }
 }
 
@@ -109,6 +127,7 @@ async function replay(context, events) {
 
 /** Last step of every virtual user: the first to finish after the window writes the samples. */
 function afterScenario(context, events, next) {
+  if (writer) writer.release(context.vars);
   if (Date.now() >= spec.end_at) flush();
   return next();
 }
