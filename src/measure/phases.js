@@ -24,6 +24,7 @@ async function windowWithFigures(ctx, name, idle, over = {}, mix) {
   const figures = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
   const writes = writesFigures(m);
   if (writes) figures.writes = writes; // chain-neutral transaction figures of a write workload
+  if (m.subscriptions) figures.subscriptions = m.subscriptions;
   return { ...m, idle, figures };
 }
 

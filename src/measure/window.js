@@ -11,7 +11,7 @@ const { runArtillery, STARTUP_S } = require('../workload/artillery');
 const { mergeSamples, mergeSubstrate } = require('../workload/samples');
 const { shapeOf, describeShape, shapeFigures } = require('../workload/shapes');
 const { mergeReplay } = require('../workload/replay');
-const { mergeWrites } = require('../workload/write-figures');
+const { mergeWrites, subscriptionFigures } = require('../workload/write-figures');
 const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
 const { readSteal, stealBetween, cpusOf } = require('./steal');
@@ -222,7 +222,8 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   };
   const substrate = mergeSubstrate(snapshots, (w.end - w.start) / 1000);
   const writes = mergeWrites(snapshots);
-  return { window, cpu, cpuWindow, node, samples, generator, series, ...(substrate ? { substrate } : {}), ...(writes ? { writes } : {}) };
+  const subscriptions = subscriptionFigures(snapshots, window);
+  return { window, cpu, cpuWindow, node, samples, generator, series, ...(substrate ? { substrate } : {}), ...(writes ? { writes } : {}), ...(subscriptions ? { subscriptions } : {}) };
 }
 
 /** Rise of a counter per label value over the window, from two instant queries at its edges. */

@@ -187,7 +187,6 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   }
   shapeChecks(v, at, errors);
   replayChecks(v, at, errors);
-  writeChecks(v, at, errors);
   if (v.SATURATE === 'yes' && v.REPEAT > 1) {
     errors.push(`${at('REPEAT')}: REPEAT: a saturation search (SATURATE=yes) measures one window per step; set REPEAT=1`);
   }
@@ -229,9 +228,10 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
       if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=compose (RUNTIME is ${v.RUNTIME})`);
     }
   }
+  writeChecks(v, at, errors); // after TRANSPORT has followed an attached RPC_URL
 }
 
-/** The write workloads (mix entries tx.*) sign in a closed loop through ethers. */
+/** The write workloads (mix entries tx.*) sign in a closed loop through ethers; the subscription workloads (sub.*) hold WebSocket subscriptions. */
 function writeChecks(v, at, errors) {
   if (!v.WORKLOAD || v.WORKLOAD.includes(':')) return;
   let mix = {};
@@ -239,6 +239,10 @@ function writeChecks(v, at, errors) {
     mix = (yaml.load(fs.readFileSync(path.join(WORKLOADS_DIR, `${v.WORKLOAD}.yml`), 'utf8')) || {}).mix || {};
   } catch {
     return; // the workload's own check names the problem
+  }
+  if (Object.keys(mix).some((m) => m.startsWith('sub.'))) {
+    if (v.TRANSPORT !== 'ws') errors.push(`${at('TRANSPORT')}: TRANSPORT=${v.TRANSPORT}: WORKLOAD=${v.WORKLOAD} holds eth_subscribe subscriptions over WebSocket; set TRANSPORT=ws`);
+    if (v.RATE || v.GENERATOR !== 'ethers') errors.push(`${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD}: each of CONCURRENCY users holds a subscription (a closed loop with GENERATOR=ethers); leave RATE and GENERATOR unset`);
   }
   if (!Object.keys(mix).some((m) => m.startsWith('tx.'))) return;
   if (v.CHAIN !== 'ethereum') errors.push(`${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD} sends Ethereum transactions; CHAIN is ${v.CHAIN}`);

@@ -1,7 +1,8 @@
 'use strict';
 // figures.writes: the chain-neutral figures of a write workload, from the
 // Ethereum writers' tallies (writes.js) or the Substrate transfer workload's
-// (run.substrate.transactions).
+// (run.substrate.transactions); figures.subscriptions from the Ethereum
+// subscription workload's (subscriptions.js).
 
 const { latencySummary } = require('./samples');
 
@@ -43,4 +44,31 @@ function writesFigures(m) {
   };
 }
 
-module.exports = { mergeWrites, writesFigures };
+/** figures.subscriptions from the workers' tallies; null when no worker subscribed. */
+function subscriptionFigures(snapshots, window) {
+  const parts = snapshots.map((x) => x.subscriptions).filter(Boolean);
+  if (!parts.length) return null;
+  const out = { subscriptions: {}, notifications: {}, heads_by_block: {}, errors: {} };
+  const delay = [];
+  const spread = [];
+  const add = (into, from) => {
+    for (const [k, n] of Object.entries(from)) into[k] = (into[k] || 0) + n;
+  };
+  for (const p of parts) {
+    add(out.subscriptions, p.subscriptions);
+    add(out.notifications, p.notifications);
+    add(out.heads_by_block, p.heads_by_block);
+    add(out.errors, p.errors);
+    delay.push(...p.delay_ms);
+    spread.push(...p.spread_ms);
+  }
+  const total = Object.values(out.notifications).reduce((a, b) => a + b, 0);
+  return {
+    ...out,
+    notifications_per_s: Number((total / ((window.end_ms - window.start_ms) / 1000)).toFixed(3)),
+    delay_from_block_timestamp_ms: latencySummary(delay),
+    spread_ms: latencySummary(spread),
+  };
+}
+
+module.exports = { mergeWrites, writesFigures, subscriptionFigures };

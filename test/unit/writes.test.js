@@ -2,7 +2,7 @@
 // figures.writes: one object for the Ethereum writers and the Substrate transfer workload; the write workloads' key checks.
 
 const assert = require('node:assert/strict');
-const { mergeWrites, writesFigures } = require('../../src/workload/write-figures');
+const { mergeWrites, writesFigures, subscriptionFigures } = require('../../src/workload/write-figures');
 const { resolveScenario } = require('../../src/scenario/resolve');
 const { tmpDir, writeScenario } = require('../helpers');
 
@@ -30,11 +30,23 @@ describe('write figures', () => {
     assert.equal(mergeWrites([{}]), null);
   });
 
+  it('subscriptions: the workers\' notifications by kind and block, delay and spread', () => {
+    const part = (heads, delay) => ({ subscriptions: { subscriptions: { 'sub.newHeads': 2, 'sub.logs': 1 }, notifications: { 'sub.newHeads': heads.length * 2, 'sub.logs': 1 }, heads_by_block: Object.fromEntries(heads.map((n) => [n, 2])), delay_ms: delay, spread_ms: [0, 1], errors: {} } });
+    const f = subscriptionFigures([part([5, 6], [700, 710, 720, 730]), {}, part([6, 7], [800, 810, 820, 830])], window);
+    assert.deepEqual(f.subscriptions, { 'sub.newHeads': 4, 'sub.logs': 2 });
+    assert.deepEqual(f.heads_by_block, { 5: 2, 6: 4, 7: 2 });
+    assert.equal(f.notifications_per_s, 1);
+    assert.equal(f.delay_from_block_timestamp_ms.max, 830);
+    assert.equal(subscriptionFigures([{}], window), null);
+  });
+
   it('keys: write workloads are a closed loop through ethers on an EVM chain', () => {
     const dir = tmpDir();
     const check = (lines) => resolveScenario(writeScenario(dir, 's', lines.join('\n')), { env: {}, dockerEngine: null }).errors.join('\n');
     assert.match(check(['WORKLOAD=eth-transfers', 'RATE=10']), /set CONCURRENCY, not RATE/);
     assert.match(check(['WORKLOAD=eth-token-transfers', 'GENERATOR=lean']), /signs through ethers/);
     assert.equal(check(['WORKLOAD=eth-transfers', 'RUNTIME=host']), '');
+    assert.match(check(['WORKLOAD=eth-subscriptions', 'RUNTIME=host']), /set TRANSPORT=ws/);
+    assert.equal(check(['WORKLOAD=eth-subscriptions', 'TRANSPORT=ws', 'RUNTIME=host']), '');
   });
 });

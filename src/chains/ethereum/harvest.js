@@ -76,6 +76,7 @@ const NEEDS = {
   eth_estimateGas: ['contract', 'senders', 'estimate_data'],
   eth_getLogs: ['contract'],
   'tx.token_transfer': ['contract'],
+  'sub.logs': ['contract'],
 };
 
 /** Names every method of the mix whose parameters the pool cannot supply. */

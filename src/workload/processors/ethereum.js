@@ -24,6 +24,7 @@ const { isWebSocketUrl } = require('../../util/rpc');
 const { shapedGate } = require('../shapes');
 const { replayWith } = require('../replay');
 const { newWriter, isWrite } = require('../writes');
+const { newSubscriber, isSubscription } = require('../subscriptions');
 
 const { spec, pool, random, pickMethod, recorder, flush, extras } = loadGenerator();
 const network = ethers.Network.from(pool.chain_id);
@@ -75,6 +76,7 @@ async function sendRequest(context, events) {
   if (gate && !gate(Date.now())) return; // SHAPE: this arrival is above the rate the shape asks for now
   const method = pickMethod(random());
   if (isWrite(method)) return writeOne(method, context.vars);
+  if (isSubscription(method)) return holdOne(method);
   const params = paramsFor(method, pool, random);
   recorder.started();
   const t0 = performance.now();
@@ -108,6 +110,14 @@ async function writeOne(kind, vars) {
     const m = String(err.message).slice(0, 200);
     extras.writes.errors[m] = (extras.writes.errors[m] || 0) + 1;
   }
+}
+
+let subscriber = null;
+/** A subscription held by this virtual user until the window closes (subscriptions.js). */
+async function holdOne(kind) {
+  if (!subscriber) subscriber = newSubscriber({ spec, pool, recorder, extras });
+  await subscriber.hold(kind);
+  if (Date.now() < spec.end_at) await new Promise((r) => setTimeout(r, 1000)); // ended early (an error): not in a tight loop
 }
 
 /** WORKLOAD=replay: this virtual user sends the capture's calls (replay.js) until the window closes. */
