@@ -127,7 +127,7 @@ async function profileMethods(ctx) {
   const methods = Object.keys(ctx.mix).sort((a, b) => ctx.mix[b] - ctx.mix[a]);
   for (const [i, method] of methods.entries()) {
     log(`profile: ${method} (${i + 1} of ${methods.length})`);
-    const w = await windowWithFigures(ctx, `method-${method}`, ctx.idle, { DURATION_S: ctx.s.PROFILE_DURATION_S }, { [method]: 1 });
+    const w = await windowWithFigures(ctx, `method-${method}`, ctx.idle, { DURATION_S: ctx.s.PROFILE_DURATION_S, SHAPE: 'steady' }, { [method]: 1 });
     const f = w.figures;
     out[method] = {
       window: w.window,

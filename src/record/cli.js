@@ -10,7 +10,7 @@ const { publicOrigin, formatTally } = require('./capture');
 const { deriveMix, readCapture, mixYaml } = require('./mix');
 
 const RECORD_USAGE = 'usage: ./run.sh record [--listen [HOST:]PORT] --to URL --out FILE [--to-ws URL]\n  default --listen 127.0.0.1:8645';
-const MIX_USAGE = 'usage: ./run.sh mix FILE [--name NAME]   writes workloads/<NAME>.yml (NAME: the file name without its extension)';
+const MIX_USAGE = 'usage: ./run.sh mix FILE [--name NAME] [--replace yes]   writes workloads/<NAME>.yml (NAME: the file name without its extension; an existing one only with --replace yes)';
 
 /** --flag value pairs; returns {opts} or {error}. */
 function parseFlags(args, allowed) {
@@ -90,7 +90,7 @@ async function record(args) {
 
 /** ./run.sh mix: the workload file's path last on stdout. */
 function mix(args, { workloadsDir }) {
-  const { opts, positional, error } = parseFlags(args, ['name']);
+  const { opts, positional, error } = parseFlags(args, ['name', 'replace']);
   if (error) return usageError(MIX_USAGE, error);
   if (positional.length !== 1) return usageError(MIX_USAGE, 'one capture FILE expected');
   const file = positional[0];
@@ -104,6 +104,7 @@ function mix(args, { workloadsDir }) {
     return usageError(MIX_USAGE, `${file}: ${err.message}`);
   }
   const out = path.join(workloadsDir, `${name}.yml`);
+  if (fs.existsSync(out) && !opts.replace) return usageError(MIX_USAGE, `workloads/${name}.yml exists: choose another --name, or add --replace yes`);
   fs.writeFileSync(out, mixYaml(derived, { source: path.basename(file) }));
   process.stderr.write(`chainperf mix: ${derived.requests} requests, ${Object.keys(derived.mix).length} methods in the mix${derived.not_in_mix.length ? ` (left out: ${derived.not_in_mix.join(', ')})` : ''}\n`);
   process.stdout.write(`${out}\n`);

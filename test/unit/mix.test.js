@@ -72,6 +72,10 @@ describe('mix from a capture', () => {
       assert.equal(r.stdout.trim(), out);
       assert.match(r.stderr, /left out: net_version/);
       assert.equal(loadMix(name).eth_call, 52.08);
+      const again = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file, '--name', name], { encoding: 'utf8' });
+      assert.equal(again.status, 2, 'an existing workload is not overwritten');
+      assert.match(again.stderr, /exists/);
+      assert.equal(spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file, '--name', name, '--replace', 'yes']).status, 0);
     } finally {
       fs.rmSync(out, { force: true });
     }

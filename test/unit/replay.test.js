@@ -9,7 +9,7 @@ const { loadReplay, runReplay, isMissing, mergeReplay } = require('../../src/wor
 const { buildScript, loadMix } = require('../../src/workload/artillery');
 const { mergeSamples } = require('../../src/workload/samples');
 const { resolveScenario } = require('../../src/scenario/resolve');
-const { startFakeNode, writeGeneratorSpec, tmpDir, writeScenario } = require('../helpers');
+const { startFakeNode, startFakeWsNode, writeGeneratorSpec, tmpDir, writeScenario } = require('../helpers');
 
 /** A capture of n calls every gapMs: eth_blockNumber, eth_getBalance, eth_getTransactionByHash in turn. */
 function writeCapture(n, gapMs) {
@@ -99,6 +99,36 @@ describe('replay', function () {
     assert.equal(r.sent_in_window, m.ok);
     assert.equal(r.missing_on_target, m.methods.eth_getTransactionByHash.requests_ok);
     assert.deepEqual(Object.keys(r.missing_on_target_by_method), ['eth_getTransactionByHash']);
+  });
+
+  it('lean engine over WebSocket: null results told apart from results and errors', async () => {
+    const node = await startFakeWsNode();
+    node.answer = (b) => {
+      if (b.method === 'eth_getTransactionByHash') return `{"jsonrpc":"2.0","id":${b.id},"result":null}`;
+      if (b.method === 'eth_getBalance') return { jsonrpc: '2.0', id: b.id, error: { code: -32000, message: 'header not found' } };
+      return `{"jsonrpc":"2.0","id":${b.id},"result":"0x1"}`;
+    };
+    const file = writeCapture(30, 10);
+    const now = Date.now();
+    const { dir } = writeGeneratorSpec(node.url, { chain_id: 1337, head: 1, blocks: [1], addresses: [] }, {
+      mix: loadMix(`replay:${file}`), start_at: now + 200, end_at: now + 1000, ws_connections: 2, replay: { file, speed: 0, concurrency: 2 },
+    });
+    const Engine = require('../../src/workload/engines/artillery-engine-chainperf');
+    Engine.reset();
+    try {
+      await new Promise((resolve, reject) => new Engine({ config: {} }).createScenario({ replay: true }, { emit() {} })({}, (err) => (err ? reject(err) : resolve())));
+    } finally {
+      Engine.reset();
+      await node.close();
+    }
+    const snaps = fs.readdirSync(path.join(dir, 'samples')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, 'samples', f), 'utf8')));
+    const m = mergeSamples(snaps);
+    const r = mergeReplay(snaps);
+    assert.equal(m.failed, 0, JSON.stringify(m.errors));
+    assert.ok(m.ok > 30, `${m.ok}`);
+    const each = m.methods.eth_getTransactionByHash.requests_ok + m.methods.eth_getBalance.requests_ok;
+    assert.equal(r.missing_on_target, each, 'the null results and the not-found errors, no other call');
+    assert.ok(Math.abs(m.methods.eth_blockNumber.requests_ok - m.ok / 3) <= 2, 'REPLAY_SPEED=0 keeps the capture\'s order');
   });
 
   it('script: one virtual user for either generator; the mix is the capture\'s counts', () => {
