@@ -71,6 +71,7 @@ function mergeReplay(snapshots) {
   const lead = parts.find((p) => p.capture_requests) || parts[0];
   return {
     capture_requests: lead.capture_requests,
+    capture_sha256: lead.capture_sha256 || null,
     period_ms: lead.period_ms,
     speed: lead.speed,
     sent_in_window: sent,
@@ -154,7 +155,7 @@ async function replayWith(g, call, counted) {
   const { file, speed, concurrency } = g.spec.replay;
   const schedule = loadReplay(file);
   const tally = newReplayTally();
-  Object.assign(tally, { capture_requests: schedule.entries.length, period_ms: schedule.period_ms, speed });
+  Object.assign(tally, { capture_requests: schedule.entries.length, capture_sha256: g.spec.replay.sha256 || null, period_ms: schedule.period_ms, speed });
   g.extras.replay = tally;
   const send = async (e) => {
     g.recorder.started();
@@ -175,7 +176,9 @@ async function replayWith(g, call, counted) {
 /** What the generator's spec carries for WORKLOAD=replay:FILE; null for other workloads. */
 function replaySpec(s) {
   if (!isReplay(s.WORKLOAD)) return null;
-  return { file: require('node:path').resolve(s.WORKLOAD.slice('replay:'.length)), speed: s.REPLAY_SPEED, concurrency: s.CONCURRENCY };
+  const file = require('node:path').resolve(s.WORKLOAD.slice('replay:'.length));
+  const sha256 = require('node:crypto').createHash('sha256').update(fs.readFileSync(file)).digest('hex'); // which capture, in the report
+  return { file, sha256, speed: s.REPLAY_SPEED, concurrency: s.CONCURRENCY };
 }
 
 const isReplay = (workload) => typeof workload === 'string' && workload.startsWith('replay:');

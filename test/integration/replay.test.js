@@ -122,6 +122,7 @@ describe('record and replay on geth', () => {
       assert.equal(run.figures.requests_failed, 0, JSON.stringify(run.errors));
       assert.equal(run.generator.replay.capture_requests, Object.values(captured).reduce((a, b) => a + b, 0));
       assert.equal(run.generator.replay.sent_in_window, total);
+      assert.equal(run.generator.replay.capture_sha256, require('node:crypto').createHash('sha256').update(fs.readFileSync(cut)).digest('hex'));
       // the unknown transaction: answered null, reported missing on the target, not an error
       assert.ok(run.generator.replay.missing_on_target_by_method.eth_getTransactionByHash >= 1);
       assert.ok(run.warnings.some((w) => /missing_on_target/.test(w)));
