@@ -4,6 +4,7 @@
 const assert = require('node:assert/strict');
 const { mergeWrites, writesFigures, subscriptionFigures } = require('../../src/workload/write-figures');
 const { resolveScenario } = require('../../src/scenario/resolve');
+const { workloadLines } = require('../../src/report/workloads');
 const { tmpDir, writeScenario } = require('../helpers');
 
 const window = { start_ms: 0, end_ms: 10000 };
@@ -38,6 +39,24 @@ describe('write figures', () => {
     assert.equal(f.notifications_per_s, 1);
     assert.equal(f.delay_from_block_timestamp_ms.max, 830);
     assert.equal(subscriptionFigures([{}], window), null);
+  });
+
+  it('summary.md names the shape, the replay, the transactions and the subscriptions; nothing for a plain mix', () => {
+    const lat = { p50: 900, p95: 1000, p99: 1100, max: 1200 };
+    const run = {
+      window: { shape: { kind: 'spike', segments: [{ from_s: 0, to_s: 4, rps: 100, achieved_rps: 99.5 }] } },
+      generator: { replay: { capture_requests: 10, capture_sha256: 'abcdef0123456789', speed: 2, sent_in_window: 9, missing_on_target: 1 } },
+      figures: {
+        writes: { included: 5, tps: 0.5, submitted: 6, submitted_tps: 0.6, failed: 0, inclusion_ms: lat },
+        subscriptions: { subscriptions: { 'sub.newHeads': 2 }, notifications: { 'sub.newHeads': 4 }, notifications_per_s: 0.4, heads_by_block: { 1: 2, 2: 2 }, delay_from_block_timestamp_ms: lat, spread_ms: lat },
+      },
+    };
+    const text = workloadLines(run).join('\n');
+    assert.match(text, /Load shape spike .* 0\.0-4\.0 s: 100\/s offered, 99\.5\/s served/);
+    assert.match(text, /capture of 10 calls \(sha256 abcdef012345\) at REPLAY_SPEED=2: 9 calls .* 1 asked for/);
+    assert.match(text, /5 included in the window \(0\.50\/s\) of 6 submitted/);
+    assert.match(text, /2 newHeads; notifications in the window: 4 newHeads .* over 2 blocks/);
+    assert.deepEqual(workloadLines({ window: {}, generator: {}, figures: {} }), []);
   });
 
   it('keys: write workloads are a closed loop through ethers on an EVM chain', () => {
