@@ -11,6 +11,8 @@
 //   chainperf compare <a> <b>         compare two runs or two plans
 //   chainperf ab <a.env> <b.env>      interleaved A/B session: ratio B/A with a 95% interval from pairs of windows
 //   chainperf saturate <scenario.env> search the highest sustainable request rate (SATURATE=yes)
+//   chainperf record --to URL --out FILE   a recording JSON-RPC proxy (src/record)
+//   chainperf mix FILE [--name NAME]  a workload file from a capture
 //
 // Exit status: 0 run ok, 1 run failed (report written), 2 invalid input.
 
@@ -42,6 +44,8 @@ const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print i
        ./run.sh compare <a> <b>           compare two run folders or two plan folders
        ./run.sh ab <a.env> <b.env>        measure A and B alternately, pair after pair, until B/A is known to ±AB_TARGET_PCT
        ./run.sh saturate <scenario.env>   search the highest sustainable request rate
+       ./run.sh record --listen [HOST:]PORT --to URL --out FILE   record JSON-RPC traffic through a proxy (until Ctrl-C)
+       ./run.sh mix FILE [--name NAME]    write workloads/<NAME>.yml from a capture's methods
 Scenario keys: docs/scenario-keys.md. Override any key from the environment: DURATION_S=20 ./run.sh scenarios/geth-dev.env`;
 
 // A closed pipe on standard output or error (`| head`, a closed terminal, a
@@ -80,6 +84,8 @@ async function main(argv) {
     }
     return require('./config').configCommand(rest);
   }
+  if (cmd === 'record') return require('./record/cli').record(rest);
+  if (cmd === 'mix') return require('./record/cli').mix(rest, { workloadsDir: require('./scenario/resolve').WORKLOADS_DIR });
   if (cmd === 'saturate') {
     if (rest.length !== 1) {
       process.stderr.write(`${USAGE}\n`);

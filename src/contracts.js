@@ -104,6 +104,7 @@
  *   createHistory: (rpcUrl: string, opts: object) => Promise<object>,
  *   harvest: (rpcUrl: string, opts: object) => Promise<object>,
  *   missingForMix: (pool: object, methods: string[]) => string[],
+ *   prepareWrites?: (url: string, o: {count: number, seed: number, signal?: AbortSignal, log?: Function}) => Promise<object>,
  *   describePool?: (pool: object) => string,
  *   prepare?: (s: Scenario, ctx: {workDir: string, log: (line: string) => void, client: Client}) => Promise<{chainSpec?: string, source?: string}>,
  *   install?: (s: Scenario, ctx: {log: (line: string) => void, client: Client}) => Promise<string>,

@@ -193,6 +193,10 @@ function addWarnings(run, s, samples) {
   if (samples.before_window === 0) w.push('the load generator completed no request before the window opened: the window may start with idle time');
   if (samples.ok === 0) w.push('no request succeeded in the window: CPU time per request is not defined');
   if (samples.failed > 0) w.push(`${samples.failed} requests failed in the window (see Errors seen)`);
+  const writes = run.figures && run.figures.writes;
+  if (writes && writes.failed > 0 && !run.substrate) w.push(`${writes.failed} transactions failed in the window (see figures.writes.errors)`);
+  const replay = run.generator.replay;
+  if (replay && replay.missing_on_target > 0) w.push(`${replay.missing_on_target} replayed requests asked for blocks, transactions or state this chain does not have (generator.replay.missing_on_target): answered, not counted as errors`);
   if (samples.skipped > 0) w.push(`the open loop could not start ${samples.skipped} requests in the window (over 8192 unanswered at once): the node was far behind the rate offered`);
   if (!run.generator.cpus && s.RUNTIME !== 'attach') w.push(`the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`);
   const g = run.generator;

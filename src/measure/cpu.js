@@ -40,7 +40,7 @@ function metricValue(text, name) {
 
 /**
  * The node's cgroup: CPU of its whole process tree, split in user and system.
- * @param {{name: string, version: number, cpu: () => {user_s: number, system_s: number}}} cgroup
+ * @param {{name: string, version: number, cpu: () => {user_s: number, system_s: number, total_s?: number}}} cgroup
  * @returns {import('../contracts').CpuSource}
  */
 function cgroupSource(cgroup) {

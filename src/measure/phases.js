@@ -9,6 +9,7 @@ const { execFileSync } = require('node:child_process');
 const { measureWorkload, measureIdle } = require('./window');
 const { STARTUP_S } = require('../workload/artillery');
 const { computeFigures } = require('../figures');
+const { writesFigures } = require('../workload/write-figures');
 const { summarizeRepetitions, medianIndex, flagOutliers } = require('../repetitions');
 const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('../saturation');
 const { log } = require('../util/log');
@@ -29,7 +30,11 @@ async function windowWithFigures(ctx, name, idle, over = {}, mix) {
   for (let attempt = 1; ; attempt++) {
     try {
       const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix, startupS });
-      return { ...m, idle, figures: computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow }) };
+      const figures = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
+      const writes = writesFigures(m);
+      if (writes) figures.writes = writes; // chain-neutral transaction figures of a write workload
+      if (m.subscriptions) figures.subscriptions = m.subscriptions;
+      return { ...m, idle, figures };
     } catch (err) {
       if (!err.lateStart || attempt > 2 || (ctx.signal && ctx.signal.aborted)) throw err;
       const w = `${name}: ${err.message}; measured again with ${startupS * 2} s for the generator to start`;
@@ -140,7 +145,7 @@ async function profileMethods(ctx) {
   const methods = Object.keys(ctx.mix).sort((a, b) => ctx.mix[b] - ctx.mix[a]);
   for (const [i, method] of methods.entries()) {
     log(`profile: ${method} (${i + 1} of ${methods.length})`);
-    const w = await windowWithFigures(ctx, `method-${method}`, ctx.idle, { DURATION_S: ctx.s.PROFILE_DURATION_S }, { [method]: 1 });
+    const w = await windowWithFigures(ctx, `method-${method}`, ctx.idle, { DURATION_S: ctx.s.PROFILE_DURATION_S, SHAPE: 'steady' }, { [method]: 1 });
     const f = w.figures;
     out[method] = {
       window: w.window,

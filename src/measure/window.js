@@ -10,6 +10,9 @@ const os = require('node:os');
 const path = require('node:path');
 const { runArtillery, STARTUP_S, TAIL_MS } = require('../workload/artillery');
 const { mergeSamples, mergeSubstrate } = require('../workload/samples');
+const { shapeOf, describeShape, shapeFigures } = require('../workload/shapes');
+const { mergeReplay } = require('../workload/replay');
+const { mergeWrites, subscriptionFigures } = require('../workload/write-figures');
 const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
 const { readSteal, stealBetween, cpusOf } = require('./steal');
@@ -77,6 +80,9 @@ function readSamples(dir) {
   return fs.readdirSync(dir).filter((f) => f.startsWith('worker-')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
 }
 
+/** A generator whose first request left this long after the window opened started late (a replay's first call is due at the opening). */
+const LATE_START_MS = 500;
+
 const cpuSum = (c) => (Number.isFinite(c.total_s) ? c.total_s : c.user_s + c.system_s);
 
 /** Number of cpus in a cpuset list such as "1", "2-3" or "0,2-3"; 0 for null. */
@@ -94,12 +100,14 @@ const cpuCount = (list) => (list ? cpusOf(list).length : 0);
 async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal, name = 'measure', mix, startupS = STARTUP_S }) {
   const w = planWindow(stack, Date.now() + startupS * 1000 + s.RAMP_S * 1000, s.DURATION_S);
   const window = { start_ms: w.start, end_ms: w.end };
+  const shape = shapeOf(s);
+  if (shape) log(`${name}: SHAPE=${shape.kind}: ${describeShape(shape)}`);
   const samplesDir = path.join(workDir, `samples-${name}`);
   fs.rmSync(samplesDir, { recursive: true, force: true }); // a window measured again starts clean
   fs.mkdirSync(samplesDir);
   log(`${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${startupS} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
   const artillery = runArtillery({
-    scenario: s, spec: spec({ start_at: w.start, end_at: w.end, stop_at: w.end + TAIL_MS, samples_dir: samplesDir, ...(mix ? { mix } : {}) }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
+    scenario: s, spec: spec({ start_at: w.start, end_at: w.end, stop_at: w.end + TAIL_MS, samples_dir: samplesDir, shape, ...(mix ? { mix } : {}) }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
   });
   artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
   const group = stack.generatorGroup;
@@ -132,13 +140,14 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   const snapshots = readSamples(samplesDir);
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);
-  if (samples.first_request_at === null || samples.first_request_at > w.start) {
+  if (samples.first_request_at === null || samples.first_request_at > w.start + LATE_START_MS) {
     // artillery took longer than STARTUP_S to start its workers: the window's start had no load, its figures would mean nothing.
     const late = samples.first_request_at === null ? 'never sent a request' : `sent its first request ${((samples.first_request_at - w.start) / 1000).toFixed(1)} s after the window opened`;
     const err = new Error(`the load generator ${late} (it had ${startupS} s to start: is the machine overloaded?); the window did not measure the load`);
     err.lateStart = true;
     throw err;
   }
+  if (shape) window.shape = shapeFigures(shape, w.start, samples);
 
   let cpu;
   let cpuWindow = null;
@@ -219,6 +228,8 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     cpu_s: genCpu,
     cpu_us_per_request: genCpu !== null && answered ? Number(((genCpu * 1e6) / answered).toFixed(1)) : null,
   };
+  const replay = mergeReplay(snapshots);
+  if (replay) generator.replay = replay;
   if (genCpu !== null) generator.cpu_utilization = Number((genCpu / ((w.end - w.start) / 1000) / generator.cores).toFixed(3));
   const series = {
     requests: samples.series,
@@ -228,7 +239,9 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     ...(explained.per_core_series ? { per_core: explained.per_core_series } : {}),
   };
   const substrate = mergeSubstrate(snapshots, (w.end - w.start) / 1000);
-  return { window, cpu, cpuWindow, node, samples, generator, series, ...(substrate ? { substrate } : {}) };
+  const writes = mergeWrites(snapshots);
+  const subscriptions = subscriptionFigures(snapshots, window);
+  return { window, cpu, cpuWindow, node, samples, generator, series, ...(substrate ? { substrate } : {}), ...(writes ? { writes } : {}), ...(subscriptions ? { subscriptions } : {}) };
 }
 
 /** Rise of a counter per label value over the window, from two instant queries at its edges. */

@@ -9,6 +9,7 @@ const path = require('node:path');
 const { lineChart, barChart } = require('./charts');
 const { scrub, scrubDeep } = require('../util/scrub');
 const { perCoreLine, perCoreChart, profileSection } = require('./profile');
+const { workloadLines } = require('./workloads');
 
 const ms = (v, digits = 3) => (v === null || v === undefined ? 'n/a' : `${Number(v).toFixed(digits)} ms`);
 const num = (v, digits = 1) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(digits));
@@ -152,6 +153,7 @@ function summary(run) {
     const tx = x.transactions;
     if (tx) lines.push(`- Transfers: ${tx.included} included in the window (${num(tx.tps, 2)}/s) of ${tx.submitted} submitted, ${tx.failed} failed; inclusion latency p50 ${ms(tx.inclusion_latency_ms.p50, 0)}, p99 ${ms(tx.inclusion_latency_ms.p99, 0)}.`);
   }
+  lines.push(...workloadLines(run));
   if (run.stack && run.stack.compose) {
     const c = run.stack.compose;
     const imgs = Object.entries(run.stack.images || {}).map(([svc, i]) => (i.ref ? `${svc} ${i.ref} (${i.origin})` : `${svc} skipped: ${i.skipped}`));

@@ -92,7 +92,9 @@ class Cgroup {
     return this.dirs.map((d) => path.join(d, 'cgroup.procs'));
   }
 
-  /** CPU seconds used by the group's processes since it was created. */
+  /** CPU seconds used by the group's processes since it was created.
+   * @returns {{user_s: number, system_s: number, total_s: number}}
+   */
   cpu() {
     // The total is the scheduler's exact runtime (cpuacct.usage, cpu.stat usage_usec). The user/system split
     // comes from the kernel's tick-sampled counters, which over a few seconds can miss the total by several

@@ -16,6 +16,8 @@ const { loadMix, runArtillery, STARTUP_S } = require('../workload/artillery');
 const { log: defaultLog } = require('../util/log');
 const { ensureProfileTools, prepareWindowHooks } = require('../measure/profile');
 const { scrubDeep } = require('../util/scrub');
+const { shapeOf } = require('../workload/shapes');
+const { replaySpec } = require('../workload/replay');
 
 const RUNTIMES = { host: startHost, compose: startCompose, attach: startAttach };
 
@@ -52,10 +54,13 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
 
   phase('harvest');
   const pool = await chain.harvest(stack.rpcUrl, { signal, log });
+  if (chain.prepareWrites && Object.keys(mix).some((m) => m.startsWith('tx.'))) {
+    pool.writers = await chain.prepareWrites(stack.rpcUrl, { count: s.CONCURRENCY, seed: s.SEED, signal, log }); // one signing account per user
+  }
   const poolFile = path.join(reportDir, 'params.json');
   fs.writeFileSync(poolFile, `${JSON.stringify(scrubDeep(pool))}\n`);
   log(`parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`);
-  const missing = chain.missingForMix(pool, Object.keys(mix));
+  const missing = replaySpec(s) ? [] : chain.missingForMix(pool, Object.keys(mix)); // a replay brings its own parameters
   if (missing.length) throw new Error(`the chain lacks what the workload needs: ${missing.join('; ')}`);
   return poolFile;
 }
@@ -67,7 +72,7 @@ function specBuilder(s, stack, { poolFile, mix, log }) {
   if (!workloadUrl) throw new Error(`TRANSPORT=${s.TRANSPORT}: the ${stack.runtime} runtime gave no ${s.TRANSPORT} endpoint`);
   if (s.TRANSPORT === 'ws') log(`workload over WebSocket at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : workloadUrl}`);
   return (over) => ({
-    rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, ...over,
+    rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, shape: shapeOf(s), replay: replaySpec(s), ...over,
   });
 }
 

@@ -9,6 +9,8 @@ const path = require('node:path');
 const { spawnInGroup } = require('../runtime/cgroup');
 const yaml = require('js-yaml');
 const { WORKLOADS_DIR, ROOT } = require('../scenario/resolve');
+const { shapeOf } = require('./shapes');
+const { isReplay, replayMix } = require('./replay');
 
 const ENGINES_DIR = path.join(__dirname, 'engines');
 
@@ -25,6 +27,7 @@ const TAIL_MS = 1000;
 /** The weighted mix {method: weight} a WORKLOAD names. */
 function loadMix(workload) {
   if (workload.startsWith('method:')) return { [workload.slice(7)]: 1 };
+  if (isReplay(workload)) return replayMix(workload.slice('replay:'.length)); // the capture's calls by method
   const file = path.join(WORKLOADS_DIR, `${workload}.yml`);
   const doc = yaml.load(fs.readFileSync(file, 'utf8'));
   const mix = doc && doc.mix;
@@ -37,6 +40,11 @@ function loadMix(workload) {
 
 /** artillery phases for the load shape; they run from artillery's start until after endAt. */
 function phases(s, totalS) {
+  const shape = shapeOf(s);
+  if (shape) {
+    // Arrivals at the peak rate throughout; the processor lets through what the shape asks at each instant (shapes.js).
+    return [{ duration: Math.max(1, totalS), arrivalRate: Math.ceil(shape.peak_rps), name: `${shape.kind} shape (arrivals at its peak rate)` }];
+  }
   if (s.RATE) {
     const out = [];
     if (s.RAMP_S) out.push({ duration: s.RAMP_S, arrivalRate: 1, rampTo: s.RATE, name: 'ramp' });
@@ -56,6 +64,13 @@ const TARGET = 'from-generator-spec';
 /** The artillery script (as an object) for scenario s. */
 function buildScript(s, { processor, totalS }) {
   const target = TARGET;
+  if (isReplay(s.WORKLOAD)) {
+    // One virtual user replays the capture on its own clock (replay.js), in the lean engine or the ethers processor.
+    const phase = [{ duration: 1, arrivalCount: 1, name: 'replay (paced by the generator)' }];
+    return s.GENERATOR === 'lean'
+      ? { config: { target, phases: phase, engines: { chainperf: {} } }, scenarios: [{ name: `chainperf ${s.WORKLOAD}`, engine: 'chainperf', replay: true, flow: [] }] }
+      : { config: { target, processor, phases: phase }, scenarios: [{ name: `chainperf ${s.WORKLOAD}`, flow: [{ function: 'replay' }, { function: 'afterScenario' }] }] };
+  }
   if (s.GENERATOR === 'lean') {
     // The chainperf engine runs each virtual user's loop itself; an open loop is one user pacing the rate.
     const scenario = s.RATE

@@ -19,17 +19,18 @@ function loadGenerator() {
   const random = seededRandom(spec.seed + threadId * 7919);
   const pickMethod = weightedPicker(spec.mix);
   const recorder = newRecorder(spec, `${process.pid}-${threadId}`);
+  const extras = {}; // what a workload adds to the samples (replay: its tally)
   /** Writes this worker's samples once (at the window's end, or by the first user to finish after it). */
   const flush = () => {
     if (!spec.samples_dir) return;
     const file = path.join(spec.samples_dir, `worker-${recorder.worker}.json`);
-    if (!fs.existsSync(file)) fs.writeFileSync(file, JSON.stringify(recorder.snapshot()));
+    if (!fs.existsSync(file)) fs.writeFileSync(file, JSON.stringify({ ...recorder.snapshot(), ...extras }));
   };
   if (spec.samples_dir) {
     setTimeout(() => recorder.windowClosed(), Math.max(0, spec.end_at - Date.now())).unref();
     setTimeout(flush, Math.max(0, spec.stop_at - Date.now())).unref();
   }
-  return { spec, pool, random, pickMethod, recorder, flush };
+  return { spec, pool, random, pickMethod, recorder, flush, extras };
 }
 
 module.exports = { loadGenerator };

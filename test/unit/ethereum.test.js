@@ -7,6 +7,8 @@ const { missingForMix } = require('../../src/chains/ethereum/harvest');
 const { seededRandom, weightedPicker } = require('../../src/util/random');
 const { compileLogger } = require('../../src/chains/ethereum/contracts/compile');
 const { loadMix, buildScript } = require('../../src/workload/artillery');
+const { WRITE_KINDS } = require('../../src/workload/writes');
+const { SUB_KINDS } = require('../../src/workload/subscriptions');
 
 const POOL = {
   chain_id: 1337, head: 500, blocks: [10, 20, 450], tx_hashes: [`0x${'ab'.repeat(32)}`], addresses: [`0x${'11'.repeat(20)}`],
@@ -55,7 +57,7 @@ describe('workloads', () => {
   it('the shipped mixes name only methods chainperf can parameterize', () => {
     const dir = path.join(__dirname, '..', '..', 'workloads');
     for (const f of fs.readdirSync(dir).filter((x) => x.startsWith('eth-') && x.endsWith('.yml'))) { // dot-*: test/unit/substrate.test.js
-      for (const m of Object.keys(loadMix(f.slice(0, -4)))) assert.ok(METHODS.includes(m), `${f}: ${m}`);
+      for (const m of Object.keys(loadMix(f.slice(0, -4)))) assert.ok(METHODS.includes(m) || WRITE_KINDS.includes(m) || SUB_KINDS.includes(m), `${f}: ${m}`); // tx.*, sub.*: the write and subscription workloads
     }
     assert.deepEqual(loadMix('method:eth_getLogs'), { eth_getLogs: 1 });
   });

@@ -75,6 +75,8 @@ const NEEDS = {
   eth_call: ['contract', 'call_data'],
   eth_estimateGas: ['contract', 'senders', 'estimate_data'],
   eth_getLogs: ['contract'],
+  'tx.token_transfer': ['contract'],
+  'sub.logs': ['contract'],
 };
 
 /** Names every method of the mix whose parameters the pool cannot supply. */

@@ -6,6 +6,7 @@ const { METHODS } = require('./params');
 const { waitForSync } = require('./sync');
 const { createHistory } = require('./history');
 const { harvest, missingForMix } = require('./harvest');
+const { prepareWrites } = require('./writers');
 
 /** @type {import('../../contracts').Chain} */
 const chain = {
@@ -18,6 +19,8 @@ const chain = {
   createHistory,
   harvest,
   missingForMix,
+  /** Funds one signing account per virtual user for the write workloads (mix entries tx.*). */
+  prepareWrites,
 };
 
 module.exports = chain;

@@ -21,8 +21,12 @@ const { classifyError } = require('../samples');
 const { loadGenerator } = require('../generator');
 const { ethersProvider, fetchRequestFor } = require('../../chains/ethereum/provider');
 const { isWebSocketUrl } = require('../../util/rpc');
+const { shapedGate } = require('../shapes');
+const { replayWith } = require('../replay');
+const { newWriter, isWrite } = require('../writes');
+const { newSubscriber, isSubscription } = require('../subscriptions');
 
-const { spec, pool, random, pickMethod, recorder, flush } = loadGenerator();
+const { spec, pool, random, pickMethod, recorder, flush, extras } = loadGenerator();
 const network = ethers.Network.from(pool.chain_id);
 const overWs = isWebSocketUrl(spec.rpc_url); // TRANSPORT=ws gives a ws:// or wss:// URL
 const options = { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 };
@@ -39,6 +43,8 @@ function makeProvider() {
   return ethersProvider(spec.rpc_url, network, options, { fetchRequest: fetchReq });
 }
 let provider = makeProvider();
+
+const gate = spec.shape ? shapedGate(spec.shape, spec.start_at) : null;
 
 const TIMEOUT = Object.freeze({ code: 'TIMEOUT' });
 
@@ -67,7 +73,10 @@ function keepGoing(context, next) {
 /** Sends one request of the mix and records its outcome. */
 async function sendRequest(context, events) {
   if (Date.now() >= spec.stop_at) return;
+  if (gate && !gate(Date.now())) return; // SHAPE: this arrival is above the rate the shape asks for now
   const method = pickMethod(random());
+  if (isWrite(method)) return writeOne(method, context.vars);
+  if (isSubscription(method)) return holdOne(method);
   const params = paramsFor(method, pool, random);
   recorder.started();
   const t0 = performance.now();
@@ -87,10 +96,50 @@ async function sendRequest(context, events) {
   }
 }
 
+let writer = null;
+/** A transaction of the write workloads (writes.js); its JSON-RPC calls are recorded there. */
+async function writeOne(kind, vars) {
+  if (!writer) {
+    const claimsDir = `${process.env.CHAINPERF_GENERATOR_SPEC.replace(/\.generator\.json$/, '')}.writers`;
+    writer = newWriter({ spec, pool, recorder, extras, send, classify: classifyError, claimsDir });
+  }
+  try {
+    await writer.write(kind, vars);
+  } catch (err) {
+    extras.writes.failed += Date.now() >= spec.start_at && Date.now() < spec.end_at ? 1 : 0;
+    const m = String(err.message).slice(0, 200);
+    extras.writes.errors[m] = (extras.writes.errors[m] || 0) + 1;
+  }
+}
+
+let subscriber = null;
+/** A subscription held by this virtual user until the window closes (subscriptions.js). */
+async function holdOne(kind) {
+  if (!subscriber) subscriber = newSubscriber({ spec, pool, recorder, extras });
+  await subscriber.hold(kind);
+  if (Date.now() < spec.end_at) await new Promise((r) => setTimeout(r, 1000)); // ended early (an error): not in a tight loop
+}
+
+/** WORKLOAD=replay: this virtual user sends the capture's calls (replay.js) until the window closes. */
+async function replay(context, events) {
+  const call = async (method, params) => {
+    try {
+      return { failure: null, resultNull: (await send(method, params)) === null };
+    } catch (err) {
+      return { failure: classifyError(err), resultNull: false };
+    }
+  };
+  await replayWith({ spec, recorder, extras }, call, (outcome, method, failure) => {
+    if (outcome === 'window') events.emit('counter', failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`, 1);
+    else if (outcome === 'before') events.emit('counter', 'chainperf.before_window', 1);
+  });
+}
+
 /** Last step of every virtual user: the first to finish after the window writes the samples. */
 function afterScenario(context, events, next) {
+  if (writer) writer.release(context.vars);
   if (Date.now() >= spec.stop_at) flush();
   return next();
 }
 
-module.exports = { keepGoing, sendRequest, afterScenario };
+module.exports = { keepGoing, sendRequest, replay, afterScenario };

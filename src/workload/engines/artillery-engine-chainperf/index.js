@@ -16,8 +16,10 @@
 const { performance } = require('node:perf_hooks');
 const { loadGenerator } = require('../../generator');
 const { paramsFor } = require('../../../chains/ethereum/params');
-const { WsPool, bodyTail } = require('./ws');
+const { WsPool, bodyTail, NULL_RESULT } = require('./ws');
+const { replayWith } = require('../../replay');
 const { HttpPool, prepareRequest } = require('./http');
+const { shapedPacer } = require('../../shapes');
 
 const RING = 4096;
 let shared = null; // one generator state and one pool per worker
@@ -28,7 +30,7 @@ function setup() {
   const url = new URL(g.spec.rpc_url);
   const overWs = url.protocol === 'ws:' || url.protocol === 'wss:';
   const ring = [];
-  for (let i = 0; i < RING; i++) {
+  for (let i = 0; i < (g.spec.replay ? 0 : RING); i++) { // a replay sends the capture's calls, not a mix
     const method = g.pickMethod(g.random());
     const params = paramsFor(method, g.pool, g.random);
     // HTTP: the whole request, head and body; WebSocket: the body after its id, which is given per connection when sent.
@@ -38,7 +40,7 @@ function setup() {
   }
   const now = () => performance.now();
   const http = overWs ? null : new HttpPool(g.spec.rpc_url, { timeoutMs: g.spec.timeout_ms, now });
-  const ws = overWs ? new WsPool(g.spec.rpc_url, { connections: g.spec.ws_connections || 4, timeoutMs: g.spec.timeout_ms, now }) : null;
+  const ws = overWs ? new WsPool(g.spec.rpc_url, { connections: g.spec.ws_connections || 4, timeoutMs: g.spec.timeout_ms, now, nullResults: Boolean(g.spec.replay) }) : null;
   shared = { ...g, http, ws, ring, next: 0, counts: new Map(), timer: null, ee: null };
   return shared;
 }
@@ -106,14 +108,17 @@ const MAX_IN_FLIGHT = 8192;
  * starts as many requests as the rate says should have started by then,
  * without waiting for answers. A linear ramp of rampS seconds leads in.
  * Requests the pacer could not start (over MAX_IN_FLIGHT unanswered) are
- * counted as skipped, never silently dropped.
+ * counted as skipped, never silently dropped. With a SHAPE (spec.shape) the
+ * rate follows the shape on the window's clock (shapes.js).
  */
 function openLoop(g, ee, rate, rampS) {
   return new Promise((resolve) => {
     const t0 = Date.now();
     let started = 0;
     let inFlight = 0;
+    const shaped = g.spec.shape ? shapedPacer(g.spec.shape, g.spec.start_at, rampS, t0) : null;
     const due = (now) => {
+      if (shaped) return shaped(now);
       const t = (now - t0) / 1000;
       if (rampS > 0 && t < rampS) return (rate * t * t) / (2 * rampS); // integral of a linear ramp
       return rampS > 0 ? (rate * rampS) / 2 + rate * (t - rampS) : rate * t;
@@ -142,6 +147,27 @@ function openLoop(g, ee, rate, rampS) {
   });
 }
 
+/** WORKLOAD=replay: one call of the capture, prepared when sent; {failure, resultNull}. */
+function leanCall(g) {
+  return async (method, params) => {
+    const t0 = performance.now();
+    if (g.ws) {
+      const failure = await g.ws.request(bodyTail(method, params), t0);
+      return failure === NULL_RESULT ? { failure: null, resultNull: true } : { failure, resultNull: false };
+    }
+    const res = await g.http.request(prepareRequest(g.spec.rpc_url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })), t0);
+    const failure = res.failure || responseFailure(res.status, res.body);
+    return { failure, resultNull: !failure && res.body.toString('latin1', Math.max(0, res.body.length - 20)).includes('"result":null}') };
+  };
+}
+
+function replayLean(g, ee) {
+  return replayWith(g, leanCall(g), (outcome, method, failure) => {
+    if (outcome === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`);
+    else if (outcome === 'before') count(g, ee, 'chainperf.before_window');
+  });
+}
+
 class ChainperfEngine {
   constructor(script) {
     this.script = script;
@@ -154,7 +180,8 @@ class ChainperfEngine {
       const g = setup();
       ee.emit('started');
       const run = async () => {
-        if (rate) await openLoop(g, ee, rate, scenarioSpec.rampS || 0);
+        if (scenarioSpec.replay) await replayLean(g, ee);
+        else if (rate) await openLoop(g, ee, rate, scenarioSpec.rampS || 0);
         else if (closed) while (Date.now() < g.spec.stop_at) await sendOne(g, ee);
         else if (Date.now() < g.spec.stop_at) await sendOne(g, ee);
         if (g.counts.size) emitCounts(g);

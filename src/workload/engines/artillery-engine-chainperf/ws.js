@@ -111,7 +111,9 @@ class Connection {
   }
 
   answer(data) {
-    const { id, failure } = parseAnswer(data);
+    const { id, failure: f } = parseAnswer(data);
+    // Replay tells a null result (the call's block or transaction is not on this chain) from others.
+    const failure = !f && this.pool.nullResults && data.toString('latin1', Math.max(0, data.length - 20)).includes('"result":null}') ? NULL_RESULT : f;
     const p = id === null ? undefined : this.pending.get(id);
     if (!p) {
       this.pool.unmatched++; // an answer to a request already timed out, or one without a usable id
@@ -148,14 +150,17 @@ class Connection {
 }
 
 const TIMEOUT = Object.freeze({ kind: 'timeout', message: 'timeout' });
+/** With nullResults: an answer whose result is null (not a failure; the caller tells it apart). */
+const NULL_RESULT = Object.freeze({ kind: 'null_result', message: 'result is null' });
 
 /**
  * A worker's WebSocket connections.
  * request(tail, t0) resolves with null (a result) or a failure {kind, message}; it never rejects.
  */
 class WsPool {
-  constructor(url, { connections, timeoutMs, now }) {
+  constructor(url, { connections, timeoutMs, now, nullResults = false }) {
     this.timeoutMs = timeoutMs;
+    this.nullResults = nullResults;
     this.closed = false;
     this.reconnects = 0;
     this.unmatched = 0;
@@ -193,4 +198,4 @@ class WsPool {
   }
 }
 
-module.exports = { WsPool, parseAnswer, bodyTail, HEAD };
+module.exports = { WsPool, parseAnswer, bodyTail, HEAD, NULL_RESULT };
