@@ -71,7 +71,7 @@ function ratioChart(ab) {
     xLabel: 'pairs measured',
     yLabel: 'B/A',
     series: [
-      { name: 'estimate, 95% interval', points: running, markers: true },
+      { name: 'B/A, 95% CI', points: running, markers: true },
       { name: 'each pair', points: own, markers: true, dashed: true },
       { name: 'B = A', points: [[1, 1], [Math.max(2, ab.pairs.length), 1]], dashed: true },
     ],
