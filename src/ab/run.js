@@ -157,6 +157,46 @@ function sideRecord(side) {
   };
 }
 
+/**
+ * One parameter pool for both sides where their chains allow it: every list keeps the items both pools hold
+ * (in A's order), every other field must be equal. Two dev chains made by the same steps differ only in a
+ * block or two of their head; without this, one side would ask for a block the other does not have in its
+ * pool, and the windows would not send the same requests. Returns null (each side keeps its own pool) when a
+ * field differs or a list would be left empty.
+ */
+function commonPool(a, b) {
+  const out = {};
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const [x, y] = [a[key], b[key]];
+    if (Array.isArray(x) && Array.isArray(y)) {
+      const inB = new Set(y.map((v) => JSON.stringify(v)));
+      out[key] = x.filter((v) => inB.has(JSON.stringify(v)));
+      if (x.length && !out[key].length) return null;
+    } else if (JSON.stringify(x) === JSON.stringify(y)) {
+      out[key] = x;
+    } else if (key === 'head') {
+      out[key] = Math.min(x, y);
+    } else {
+      return null;
+    }
+  }
+  return out;
+}
+
+/** Gives both sides the common pool (their params.json, which every window's generator reads), or says why not. */
+function shareParameterPool(A, B, warnings) {
+  const files = [A, B].map((x) => path.join(x.reportDir, 'params.json'));
+  const [a, b] = files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')));
+  const pool = commonPool(a, b);
+  if (!pool) {
+    warnings.push('the two chains\' parameter pools differ beyond their heads: each side draws from its own pool (a/params.json, b/params.json), with the same seed');
+    return false;
+  }
+  for (const f of files) fs.writeFileSync(f, `${JSON.stringify(pool)}\n`);
+  log(`one parameter pool for both sides: the items both chains hold${pool.blocks ? ` (${pool.blocks.length} blocks)` : ''}`);
+  return true;
+}
+
 /** Starts both nodes (each synced and harvested), then warms both up back to back, so neither cools while the other starts. */
 async function startBoth(sides, { runId, signal, controller }) {
   for (const side of sides) {
@@ -174,6 +214,11 @@ async function startBoth(sides, { runId, signal, controller }) {
       onNodeExit: (info) => controller.abort(new Error(`node ${side.key} ${info.restarted ? 'restarted' : 'exited'} during ${side.run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see ${side.key.toLowerCase()}/node.log`)),
     });
   }
+  return sides;
+}
+
+/** Both sides warmed up back to back with the same workload, after the pool is settled. */
+async function warmBoth(sides, signal) {
   for (const side of sides) {
     side.run.phase = 'warmup';
     await warmUp(side.s, side.stack, { spec: side.ctx.spec, workDir: side.workDir, signal, log, name: `warmup-${side.key}` });
@@ -262,6 +307,8 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
   const releaseSignals = trapSignals(controller, log, 'the A/B session');
   try {
     await startBoth([A, B], { runId, signal, controller });
+    ab.shared_pool = shareParameterPool(A, B, ab.warnings);
+    await warmBoth([A, B], signal);
     ab.stop_reason = await measurePairs(ab, A, B, signal);
     ab.status = 'ok';
   } catch (err) {
@@ -306,4 +353,4 @@ function finish(ab, { A, B, dir, reportsRoot, out }) {
   return { exitCode, dir, ab };
 }
 
-module.exports = { runAb, summarizePairs, regressionGate, resolveBoth };
+module.exports = { runAb, summarizePairs, regressionGate, resolveBoth, commonPool };

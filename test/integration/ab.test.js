@@ -50,6 +50,8 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       assert.ok(second.window.start_ms > first.window.end_ms, 'the two windows of a pair do not overlap');
     }
     assert.equal(doc.progress.length, 3);
+    assert.equal(doc.shared_pool, true, 'one parameter pool for both sides');
+    assert.equal(fs.readFileSync(path.join(reportDir, 'a', 'params.json'), 'utf8'), fs.readFileSync(path.join(reportDir, 'b', 'params.json'), 'utf8'));
     const r = doc.figures.cpu_ms_per_request;
     assert.ok(r.ci95[0] <= r.ratio && r.ratio <= r.ci95[1]);
     for (const f of ['rps', 'p50_ms', 'p99_ms', 'cpu_ms_per_request_net']) assert.ok(doc.figures[f].ratio > 0, f);

@@ -1,7 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
 const { pairedRatio, pairsNeeded, regressed } = require('../../src/ab/stats');
-const { regressionGate, summarizePairs } = require('../../src/ab/run');
+const { regressionGate, summarizePairs, commonPool } = require('../../src/ab/run');
 const { renderSummary } = require('../../src/ab/report');
 const { seededRandom } = require('../../src/util/random');
 
@@ -99,6 +99,19 @@ describe('A/B statistics', () => {
     assert.equal(gate.pass, false);
     assert.equal(gate.failed.length, 2);
     assert.equal(regressionGate({}, null), null, 'no gate without MAX_REGRESSION_PCT');
+  });
+});
+
+describe('A/B parameter pool', () => {
+  it('two dev chains made by the same steps share the items both hold, in A\'s order', () => {
+    const a = { chain_id: 1337, head: 11, blocks: [0, 1, 2, 11], tx_hashes: ['0x1', '0x2'], contract: '0xc' };
+    const b = { chain_id: 1337, head: 12, blocks: [0, 1, 2, 11, 12], tx_hashes: ['0x2', '0x1'], contract: '0xc' };
+    assert.deepEqual(commonPool(a, b), { chain_id: 1337, head: 11, blocks: [0, 1, 2, 11], tx_hashes: ['0x1', '0x2'], contract: '0xc' });
+  });
+
+  it('pools that differ beyond their heads are not merged', () => {
+    assert.equal(commonPool({ contract: '0xa', blocks: [1] }, { contract: '0xb', blocks: [1] }), null);
+    assert.equal(commonPool({ tx_hashes: ['0x1'] }, { tx_hashes: ['0x2'] }), null, 'nothing in common');
   });
 });
 
