@@ -16,11 +16,14 @@ const { resolveScenario, redactScenario } = require('./scenario/resolve');
 const { startHost } = require('./runtime/host');
 const { startAttach } = require('./runtime/attach');
 const { startCompose } = require('./runtime/compose');
-const { loadMix, runArtillery, STARTUP_S } = require('./workload/artillery');
+const { loadMix, runArtillery, killGenerators, STARTUP_S } = require('./workload/artillery');
+const { guardRun, leftoversOf } = require('./util/signals');
+const { watchOtherRuns } = require('./runtime/others');
 const { verdict } = require('./verdict');
 const { costPerMillion } = require('./saturation');
 const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
 const { measureIdle } = require('./measure/window');
+const { judgeStalls } = require('./measure/stall');
 const { writeReport } = require('./report/write');
 const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
@@ -55,23 +58,9 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
 
   const controller = new AbortController();
   const { signal } = controller;
-  let interrupts = 0;
-  const onSignal = (name) => {
-    interrupts++;
-    if (interrupts === 1) {
-      log(`${name}: stopping the run, tearing down and writing the report (press again to force)`);
-      controller.abort(new Error(`interrupted by ${name}`));
-    } else {
-      log(`${name} again: exiting now; processes may be left behind`);
-      process.exit(130);
-    }
-  };
-  const sigint = () => onSignal('SIGINT');
-  const sigterm = () => onSignal('SIGTERM');
-  const sighup = () => onSignal('SIGHUP');
-  process.on('SIGINT', sigint);
-  process.on('SIGTERM', sigterm);
-  process.on('SIGHUP', sighup);
+  let stack = null;
+  // Kept until the report is written: a signal while tearing down waits for the teardown.
+  const guard = guardRun({ log, abort: (err) => controller.abort(err), leftovers: () => leftoversOf(stack, workDir) });
 
   const started = new Date();
   const run = {
@@ -85,7 +74,6 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     warnings: [],
   };
   const series = {};
-  let stack = null;
   const phase = (name) => {
     run.phase = name;
   };
@@ -104,8 +92,10 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     if (stack.compose) run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };
     stack.onNodeExit((info) => {
       const how = info.restarted ? 'restarted' : 'exited';
-      controller.abort(new Error(`the node ${how} during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`));
+      controller.abort(new Error(info.message ? `${info.message} during ${run.phase}` : `the node ${how} during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`));
     });
+
+    watchOtherRuns(runId, run.warnings, log);
 
     phase('sync');
     log(`waiting for the node at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : stack.rpcUrl} to be synced (SYNC_TIMEOUT_S=${s.SYNC_TIMEOUT_S})`);
@@ -174,17 +164,20 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
       phase('profile');
       run.methods_profile = await profileMethods(ctx);
     }
-    run.status = 'ok';
-    log(`done: ${fmtHeadline(run.figures)}`);
+    // A node that stopped answering in the window fails the run, its figures kept (measure/stall.js).
+    const stalled = judgeStalls([m, ...(run.repetitions || [])], run.warnings, s.STALL_S);
+    run.status = stalled ? 'failed' : 'ok';
+    if (stalled) run.error = stalled;
+    log(stalled ? `run failed: ${stalled}` : `done: ${fmtHeadline(run.figures)}`);
   } catch (err) {
     run.status = 'failed';
     run.error = signal.aborted && signal.reason ? signal.reason.message : err.message;
     if (err.partial) Object.assign(run, err.partial); // windows measured before the failure
     log(`run failed during ${run.phase}: ${run.error}`);
   } finally {
-    process.off('SIGINT', sigint);
-    process.off('SIGTERM', sigterm);
-    process.off('SIGHUP', sighup);
+    guard.tearingDown();
+    killGenerators(); // the load stops first, on every path
+    watchOtherRuns(runId, run.warnings, log); // a run that started after this one
     if (stack) {
       log('tearing down');
       await stack.teardown();
@@ -195,7 +188,9 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
       fs.copyFileSync(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
     }
     fs.rmSync(workDir, { recursive: true, force: true });
+    guard.reporting();
   }
+  run.warnings.push(...guard.late());
 
   run.verdict = verdict(s, run.figures) || undefined;
   if (run.verdict) {
@@ -224,6 +219,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
       if (index) writeIndex(reportsRoot);
     }
   }
+  guard.release();
   out(reportDir);
   return { exitCode: run.status === 'ok' && (!run.verdict || run.verdict.pass) ? 0 : 1, reportDir, run };
 }

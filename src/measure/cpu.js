@@ -14,7 +14,13 @@ const CLK_TCK = 100; // USER_HZ on Linux
 
 /** utime and stime of a process in seconds (fields 14 and 15 of /proc/PID/stat). */
 function readProcStat(pid) {
-  const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  let text;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (err) {
+    if (err.code === 'ENOENT') throw new Error(`process ${pid} is gone (no /proc/${pid}/stat): the node exited`);
+    throw err;
+  }
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return { user_s: Number(fields[11]) / CLK_TCK, system_s: Number(fields[12]) / CLK_TCK };
 }

@@ -15,7 +15,7 @@ const clients = require('../clients');
 const chains = require('../chains');
 const { isPath } = require('../chains/substrate/specs');
 const docker = require('./docker');
-const { Cgroup, cgroupsUsable } = require('./cgroup');
+const { Cgroup, cgroupsUsable, groupsLeftover } = require('./cgroup');
 const { cadvisorSource } = require('../measure/cadvisor');
 const { ensureImages } = require('../install/images');
 const { freePort } = require('../util/net');
@@ -134,7 +134,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
   const run = (args, opts = {}) => docker.compose([...fileArgs, ...args], { env, ...opts });
 
   const stack = {
-    cleanups: [], runtime: 'compose', generatorCpus, project,
+    cleanups: [], leftovers: [], runtime: 'compose', generatorCpus, project,
     compose: { command: c.argv.join(' '), version: c.version, engine: engineVersion, project, files: files.map((f) => path.relative(ROOT, f)) },
     images,
     client: { name: s.CLIENT, version: null, image: images.node.ref, image_id: images.node.id },
@@ -145,6 +145,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     if (cgroupsUsable()) {
       stack.generatorGroup = new Cgroup(`chainperf/${runId}/generator`, { cpus: generatorCpus || cpuList(0, ncpu) });
       stack.cleanups.push(() => stack.generatorGroup.destroy());
+      stack.leftovers.push(() => groupsLeftover([stack.generatorGroup]));
     }
     // A dev chain is fresh (history is created on it) unless it comes from a kept volume.
     stack.freshChain = s.NODE_VOLUME ? !(await ensureVolume(s, log)) : true;
@@ -152,6 +153,8 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     // Down first in teardown order means: registered before up, so a failed up is cleaned too.
     const nodeLog = path.join(workDir, 'node.log');
     stack.nodeLog = nodeLog;
+    let down = false;
+    stack.leftovers.unshift(() => (down ? null : { what: `compose project ${project} (containers, volumes, network)`, command: stopCommand(c, fileArgs, env) }));
     stack.cleanups.push(async () => {
       const logs = await run(['logs', '--no-color', '--tail', '2000', 'node']);
       fs.writeFileSync(nodeLog, logs.out);
@@ -162,6 +165,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
       const args = ['down', '--remove-orphans', '--timeout', '30', ...(s.KEEP === 'volume' ? [] : ['--volumes'])];
       const r = await run(args, { onLine: (l) => log(`compose down: ${l}`) });
       if (r.code !== 0) throw new Error(`compose down exited with status ${r.code}`);
+      down = true;
       log(`compose project ${project} is down${s.KEEP === 'volume' ? ' (volumes kept: KEEP=volume)' : ' with its volumes'}`);
     });
 
