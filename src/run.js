@@ -181,6 +181,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     if (stack) {
       log('tearing down');
       await stack.teardown();
+      for (const e of stack.teardownErrors || []) run.warnings.push(`teardown: ${e}`);
       if (stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
     }
     // artillery's logs and scripts of every pass: artillery.log/.yml for the main window, <pass>.artillery.log for the others

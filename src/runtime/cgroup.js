@@ -202,7 +202,7 @@ function groupsLeftover(groups) {
   const procs = dirs.map((d) => path.join(d, 'cgroup.procs')).join(' ');
   return {
     what: `cgroups ${live.map((g) => g.name).join(', ')} (${dirs.length} directories)`,
-    command: `kill -9 $(cat ${procs}) 2>/dev/null; rmdir ${dirs.join(' ')}; rmdir ${parents.join(' ')}`,
+    command: `kill -9 $(cat ${procs}) 2>/dev/null; sleep 1; rmdir ${dirs.join(' ')}; rmdir ${parents.join(' ')}`,
   };
 }
 

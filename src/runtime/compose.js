@@ -24,6 +24,10 @@ const { rpcCall } = require('../util/rpc');
 const { cpuList } = require('./host');
 const { queryClient } = require('./prometheus');
 const { attachTeardown } = require('./teardown');
+const { engineAnswers, engineLostError, downFailedError } = require('./engine-lost');
+
+/** Failed looks at the node container in a row (1 s apart) before an engine that does not answer ends the run. */
+const ENGINE_MISSES = 5;
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COMPOSE_DIR = path.join(ROOT, 'compose');
@@ -156,6 +160,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     let down = false;
     stack.leftovers.unshift(() => (down ? null : { what: `compose project ${project} (containers, volumes, network)`, command: stopCommand(c, fileArgs, env) }));
     stack.cleanups.push(async () => {
+      if (!(await engineAnswers())) throw engineLostError(project, stopCommand(c, fileArgs, env));
       const logs = await run(['logs', '--no-color', '--tail', '2000', 'node']);
       fs.writeFileSync(nodeLog, logs.out);
       if (s.KEEP === 'stack') {
@@ -163,8 +168,8 @@ async function startCompose(s, { runId, workDir, log, signal }) {
         return;
       }
       const args = ['down', '--remove-orphans', '--timeout', '30', ...(s.KEEP === 'volume' ? [] : ['--volumes'])];
-      const r = await run(args, { onLine: (l) => log(`compose down: ${l}`) });
-      if (r.code !== 0) throw new Error(`compose down exited with status ${r.code}`);
+      const r = await run(args, { onLine: (l) => /^(Traceback|\s|\[\d+\] Failed)/.test(l) || log(`compose down: ${l}`) });
+      if (r.code !== 0) throw await downFailedError(project, r, stopCommand(c, fileArgs, env));
       down = true;
       log(`compose project ${project} is down${s.KEEP === 'volume' ? ' (volumes kept: KEEP=volume)' : ' with its volumes'}`);
     });
@@ -189,6 +194,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     const exitListeners = [];
     const startedAt = (await docker.inspectContainer(containers.node.id)).State.StartedAt;
     let polling = false;
+    let engineMisses = 0;
     const watch = setInterval(async () => {
       if (exitInfo || polling) return;
       polling = true;
@@ -206,8 +212,14 @@ async function startCompose(s, { runId, workDir, log, signal }) {
             : { code: null, signal: null, status: 'removed' };
           for (const fn of exitListeners) fn(exitInfo);
         }
+        engineMisses = 0;
       } catch {
-        // the engine is busy; try again
+        // the engine is busy; try again, unless it stopped answering altogether
+        engineMisses++;
+        if (engineMisses >= ENGINE_MISSES && !exitInfo && !(await engineAnswers())) {
+          exitInfo = { message: `the Docker engine stopped answering (${docker.SOCKET})` };
+          for (const fn of exitListeners) fn(exitInfo);
+        }
       } finally {
         polling = false;
       }

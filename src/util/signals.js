@@ -65,8 +65,10 @@ function guardRun({ log, abort, leftovers, exit = (code) => process.exit(code) }
   const onUnexpected = (err) => {
     const message = err && err.message ? err.message : String(err);
     log(`unexpected error: ${err && err.stack ? err.stack.split('\n').slice(0, 3).join(' / ') : message}`);
-    if (stage === 'run') abort(new Error(`unexpected error: ${message}`));
-    else late.push(`unexpected error while ${stage === 'teardown' ? 'tearing down' : 'writing the report'}: ${message}`);
+    if (stage === 'run') {
+      if (!stopping) abort(new Error(`unexpected error: ${message}`));
+      stopping = true;
+    } else late.push(`unexpected error while ${stage === 'teardown' ? 'tearing down' : 'writing the report'}: ${message}`);
   };
   const handlers = Object.fromEntries(SIGNALS.map((name) => [name, () => onSignal(name)]));
   for (const [name, fn] of Object.entries(handlers)) process.on(name, fn);
