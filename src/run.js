@@ -24,6 +24,7 @@ const { costPerMillion } = require('./saturation');
 const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
 const { measureIdle } = require('./measure/window');
 const { judgeStalls } = require('./measure/stall');
+const { applyPartialWindow } = require('./measure/partial');
 const { writeReport } = require('./report/write');
 const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
@@ -173,6 +174,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     run.status = 'failed';
     run.error = signal.aborted && signal.reason ? signal.reason.message : err.message;
     if (err.partial) Object.assign(run, err.partial); // windows measured before the failure
+    applyPartialWindow(run, series, err); // and the one cut short, up to the failure
     log(`run failed during ${run.phase}: ${run.error}`);
   } finally {
     guard.tearingDown();

@@ -7,6 +7,7 @@
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
 const { measureWorkload, measureIdle } = require('./window');
+const { partialFigures } = require('./partial');
 const { computeFigures } = require('../figures');
 const { summarizeRepetitions, medianIndex, flagOutliers } = require('../repetitions');
 const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('../saturation');
@@ -19,7 +20,10 @@ function fmtHeadline(f) {
 
 /** One measured window with its figures; `over` changes scenario keys for it. */
 async function windowWithFigures(ctx, name, idle, over = {}, mix) {
-  const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix });
+  const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix }).catch((err) => {
+    partialFigures(err, idle); // a window cut short keeps its figures up to the failure
+    throw err;
+  });
   return { ...m, idle, figures: computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow }) };
 }
 

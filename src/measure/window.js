@@ -12,6 +12,7 @@ const { mergeSamples, mergeSubstrate } = require('../workload/samples');
 const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
 const { findStall } = require('./stall');
+const { partialWindow } = require('./partial');
 const { readSteal, stealBetween, cpusOf } = require('./steal');
 const { log } = require('../util/log');
 const { sleep, sleepUntil } = require('../util/time');
@@ -108,16 +109,30 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
 
   // The node runs on this machine (host, compose): its cores' steal time is read here too.
   const stealCpus = stack.runtime === 'attach' ? undefined : stack.node.cpus || null;
-  const startEdge = await readEdge(stack, w.start, signal);
+  let startEdge = null;
+  let sampler = { ticks: [], memory: [], done: Promise.resolve() };
+  // A window that fails before its end keeps what was measured until then (measure/partial.js).
+  const keepPartial = (err) => {
+    if (!err.partialWindow) err.partialWindow = partialWindow({ stack, w, samplesDir, startEdge, sampler, failedAtMs: Date.now() });
+    throw err;
+  };
+  try {
+    startEdge = await readEdge(stack, w.start, signal);
+  } catch (err) {
+    keepPartial(err);
+  }
   const genStart = group ? group.cpu() : null;
   const stealStart = stealCpus === undefined ? null : readSteal(stealCpus);
-  const sampler = startSampler(stack, w, signal);
+  sampler = startSampler(stack, w, signal);
   const progress = setInterval(() => {
     log(`${name}: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`);
   }, 10000);
   let endEdge;
   try {
     endEdge = await readEdge(stack, w.end, signal);
+  } catch (err) {
+    await sampler.done;
+    keepPartial(err);
   } finally {
     clearInterval(progress);
   }
@@ -125,7 +140,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   const stealEnd = stealCpus === undefined ? null : readSteal(stealCpus);
   await sampler.done;
 
-  const result = await artillery;
+  const result = await artillery.catch(keepPartial);
   fs.copyFileSync(result.rawFile, path.join(reportDir, name === 'measure' ? 'artillery.json' : `artillery-${name}.json`));
   if (result.code !== 0) throw new Error(`the load generator exited with status ${result.code}; see ${path.basename(result.logFile)}`);
   const snapshots = readSamples(samplesDir);
