@@ -3,7 +3,7 @@
 // pause, a deadlock) leaves no trace in the latency of the requests that
 // succeeded: the requests it holds never complete inside the window. A stall
 // is a stretch of at least STALL_S seconds of the window in which no request
-// completed (successfully or not). One that lasts until the window's end, with
+// completed (successfully or not) while the load was running. One that lasts until the window's end, with
 // requests waiting there, fails the run: its figures describe a node that
 // was not serving. One that ended inside the window is a warning.
 
@@ -17,10 +17,10 @@
 function findStall(samples, w, stallS) {
   if (!stallS) return null;
   const busy = new Set(samples.series.filter((p) => p.ok + p.failed > 0).map((p) => p.t_ms));
-  let best = null;
+  const gaps = [];
   let from = null;
   const close = (to) => {
-    if (from !== null && (!best || to - from > best.to_ms - best.from_ms)) best = { from_ms: from, to_ms: to };
+    if (from !== null) gaps.push({ from_ms: from, to_ms: to });
     from = null;
   };
   for (let sec = Math.floor(w.start / 1000) * 1000; sec < w.end; sec += 1000) {
@@ -28,6 +28,11 @@ function findStall(samples, w, stallS) {
     else if (from === null) from = Math.max(w.start, sec);
   }
   close(w.end);
+  // The node held requests through the gap: the load was running before it (completions before it, in the
+  // window or just before), and a gap lasting to the end had requests waiting there. A generator that had not
+  // started yet, or had nothing in flight, is no stall of the node.
+  const loaded = (g) => (g.from_ms > w.start || samples.before_window > 0) && (g.to_ms < w.end || samples.in_flight_at_end > 0);
+  const best = gaps.filter(loaded).sort((a, b) => (b.to_ms - b.from_ms) - (a.to_ms - a.from_ms))[0];
   if (!best) return null;
   const seconds = (best.to_ms - best.from_ms) / 1000;
   if (seconds < stallS) return null;

@@ -31,6 +31,12 @@ describe('stall detection', () => {
     assert.equal(findStall({ series, in_flight_at_end: 0 }, w, 6), null, 'shorter than STALL_S');
     assert.equal(findStall({ series, in_flight_at_end: 0 }, w, 0), null, 'STALL_S=0 turns it off');
   });
+  it('a generator that had not started, or had nothing in flight, is no stall of the node', () => {
+    assert.equal(findStall({ series: [], in_flight_at_end: 0, before_window: 0 }, w, 5), null, 'started after the window');
+    assert.equal(findStall({ series: [sec(10000, 5), sec(11000, 50)], in_flight_at_end: 0, before_window: 0 }, w, 5), null, 'stopped early, nothing waiting');
+    const frozenAtStart = findStall({ series: [], in_flight_at_end: 32, before_window: 900 }, w, 5);
+    assert.equal(frozenAtStart.seconds, 10, 'frozen from the start of a loaded window');
+  });
   it('a busy window has no stall', () => {
     const series = Array.from({ length: 11 }, (_, i) => sec(10000 + i * 1000, 10));
     assert.equal(findStall({ series, in_flight_at_end: 3 }, w, 1), null);
