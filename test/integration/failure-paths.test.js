@@ -13,6 +13,7 @@ const { startRun, processesWith, gethOf, readRun } = require('./harness');
 const { startGeth } = require('./node');
 const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
 const { runsRoot } = require('../../src/runtime/cgroup');
+const docker = require('../../src/runtime/docker');
 
 const GETH_DEV = path.join(ROOT, 'scenarios', 'geth-dev.env');
 const SHORT = { WARMUP_S: '2', IDLE_S: '2', HISTORY_TRANSFERS: '16', HISTORY_CONTRACT_CALLS: '8' };
@@ -50,6 +51,21 @@ describe('failure paths', () => {
     assert.ok(run.figures.requests_ok > 0);
     assert.match(run.warnings.join('\n'), /SIGTERM received while tearing down: the teardown was completed and the report written/);
     assert.match(res.stderr, /SIGTERM: still tearing down; chainperf exits once the report is written/);
+    assert.deepEqual(leftBehind(r, run.run_id), NOTHING);
+  });
+
+  it('compose: signals while tearing down wait for compose down: run.json written, no container, volume or network left', async () => {
+    const r = startRun(GETH_DEV, { ...SHORT, RUNTIME: 'compose', GRAFANA: 'no', DURATION_S: '5', IDLE_S: '4' });
+    await r.waitFor(/tearing down/);
+    r.child.kill('SIGTERM');
+    await sleep(200);
+    r.child.kill('SIGINT');
+    const res = await r.done;
+    const project = /starting compose project (\S+)/.exec(res.stderr)[1];
+    const run = readRun(res.reportDir);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.match(run.warnings.join('\n'), /SIGTERM received while (tearing down|writing the report)/);
+    assert.deepEqual(await docker.projectLeftovers(project), { containers: [], volumes: [], networks: [] });
     assert.deepEqual(leftBehind(r, run.run_id), NOTHING);
   });
 
