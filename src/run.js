@@ -61,7 +61,8 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   const { signal } = controller;
   let stack = null;
   // Kept until the report is written: a signal while tearing down waits for the teardown.
-  const guard = guardRun({ log, abort: (err) => controller.abort(err), leftovers: () => leftoversOf(stack, workDir) });
+  let starting = null; // the stack while its runtime is still starting it: a forced exit then names what it left
+  const guard = guardRun({ log, abort: (err) => controller.abort(err), leftovers: () => leftoversOf(stack || starting, workDir) });
 
   const started = new Date();
   const run = {
@@ -86,7 +87,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     const mix = loadMix(s.WORKLOAD);
     phase('provision');
     const start = { host: startHost, compose: startCompose, attach: startAttach }[s.RUNTIME];
-    stack = await start(s, { runId, workDir, log, signal });
+    stack = await start(s, { runId, workDir, log, signal, onStack: (x) => { starting = x; } });
     run.node = s.RUNTIME === 'compose'
       ? { container: stack.node.container, cpus: stack.node.cpus }
       : { pid: stack.node.pid, cpus: stack.node.cpus || null };

@@ -110,7 +110,7 @@ const httpOk = async (url) => (await fetch(url, { signal: AbortSignal.timeout(30
  * Starts the stack; resolves once every service is ready.
  * @returns {Promise<object>} the stack (same shape as the host runtime's)
  */
-async function startCompose(s, { runId, workDir, log, signal }) {
+async function startCompose(s, { runId, workDir, log, signal, onStack }) {
   const c = docker.findCompose();
   if (!c) throw new Error('RUNTIME=compose needs Docker Compose: neither `docker compose` (v2) nor `docker-compose` (v1) is installed');
   const engineVersion = docker.engineVersionSync();
@@ -144,6 +144,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     client: { name: s.CLIENT, version: null, image: images.node.ref, image_id: images.node.id },
   };
   attachTeardown(stack, log);
+  if (onStack) onStack(stack); // what it has started so far, should the run be forced to exit
 
   try {
     if (cgroupsUsable()) {

@@ -23,7 +23,7 @@ const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`
 /**
  * @returns {Promise<object>} the stack: rpcUrl (HTTP, for the toolkit's own calls), wsUrl, cpu sources, node info, onNodeExit, teardown
  */
-async function startHost(s, { runId, workDir, log, signal }) {
+async function startHost(s, { runId, workDir, log, signal, onStack }) {
   const client = clients[s.CLIENT];
   const bin = await client.ensureBinary(s, log);
   const promBin = await ensurePrometheus(log);
@@ -35,6 +35,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
   const binarySha256 = crypto.createHash('sha256').update(fs.readFileSync(bin)).digest('hex');
   const stack = { cleanups: [], leftovers: [], runtime: 'host', freshChain: true, generatorCpus, client: { name: s.CLIENT, version, binary: bin, binary_sha256: binarySha256, ...(client.kind && client.kind !== 'node' ? { kind: client.kind } : {}) } };
   attachTeardown(stack, log);
+  if (onStack) onStack(stack); // what it has started so far, should the run be forced to exit
 
   try {
     const useCgroups = cgroupsUsable();
