@@ -185,11 +185,15 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
       log('tearing down');
       await stack.teardown();
       for (const e of stack.teardownErrors || []) run.warnings.push(`teardown: ${e}`);
-      if (stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
     }
-    // artillery's logs and scripts of every pass: artillery.log/.yml for the main window, <pass>.artillery.log for the others
-    for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {
-      fs.copyFileSync(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
+    try {
+      if (stack && stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
+      // artillery's logs and scripts of every pass: artillery.log/.yml for the main window, <pass>.artillery.log for the others
+      for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {
+        fs.copyFileSync(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
+      }
+    } catch (err) {
+      run.warnings.push(`the run's logs could not all be copied into the report: ${err.message}`); // the work folder goes all the same
     }
     fs.rmSync(workDir, { recursive: true, force: true });
     guard.reporting();
