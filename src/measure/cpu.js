@@ -75,7 +75,13 @@ function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 25 
   let period = null;
   let phase = null; // a time (ms) at which a refresh was seen
   const fetchValue = async (signal) => {
-    const res = await fetch(url, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000) });
+    let res;
+    try {
+      res = await fetch(url, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000) });
+    } catch (err) {
+      if (signal && signal.aborted) throw err;
+      throw new Error(`the node's metrics endpoint (METRICS_URL) did not answer: ${err.name === 'TimeoutError' ? 'no answer in 5 s' : (err.cause && err.cause.code) || err.message}`);
+    }
     if (!res.ok) throw new Error(`metrics endpoint ${url}: HTTP ${res.status}`);
     const v = metricValue(await res.text(), metric);
     if (v === null) throw new Error(`metrics endpoint has no ${metric}`);

@@ -28,11 +28,14 @@ function findStall(samples, w, stallS) {
     else if (from === null) from = Math.max(w.start, sec);
   }
   close(w.end);
-  // The node held requests through the gap: the load was running before it (completions before it, in the
-  // window or just before), and a gap lasting to the end had requests waiting there. A generator that had not
-  // started yet, or had nothing in flight, is no stall of the node.
-  const loaded = (g) => (g.from_ms > w.start || samples.before_window > 0) && (g.to_ms < w.end || samples.in_flight_at_end > 0);
-  const best = gaps.filter(loaded).sort((a, b) => (b.to_ms - b.from_ms) - (a.to_ms - a.from_ms))[0];
+  // The node held requests through the gap: it counts from the generator's first request (a generator that
+  // started late is no stall of the node), and a gap lasting to the end had requests waiting there.
+  const first = samples.first_request_at;
+  if (first === null || first === undefined) return null;
+  const held = gaps
+    .map((g) => ({ from_ms: Math.max(g.from_ms, first), to_ms: g.to_ms }))
+    .filter((g) => g.to_ms > g.from_ms && (g.to_ms < w.end || samples.in_flight_at_end > 0));
+  const best = held.sort((a, b) => (b.to_ms - b.from_ms) - (a.to_ms - a.from_ms))[0];
   if (!best) return null;
   const seconds = (best.to_ms - best.from_ms) / 1000;
   if (seconds < stallS) return null;

@@ -20,26 +20,29 @@ describe('stall detection', () => {
   const w = { start: 10500, end: 20500 };
   it('a window whose last seconds have no completion is a stall at its end, with the waiting requests', () => {
     const series = [sec(10000, 5), sec(11000, 50), sec(12000, 40), sec(13000, 3)];
-    const stall = findStall({ series, in_flight_at_end: 32 }, w, 5);
+    const stall = findStall({ series, in_flight_at_end: 32, first_request_at: 9000 }, w, 5);
     assert.deepEqual(stall, { seconds: 6.5, from_ms: 14000, to_ms: 20500, at_end: true, requests_waiting: 32 });
   });
   it('a pause inside the window that recovered is not at the end; failures count as completions', () => {
     const series = [sec(10000, 5), sec(11000, 5), sec(17000, 0, 32), sec(18000, 9), sec(19000, 9), sec(20000, 4)];
-    const stall = findStall({ series, in_flight_at_end: 0 }, w, 5);
+    const x = { series, in_flight_at_end: 0, first_request_at: 9000 };
+    const stall = findStall(x, w, 5);
     assert.equal(stall.at_end, false);
     assert.equal(stall.seconds, 5);
-    assert.equal(findStall({ series, in_flight_at_end: 0 }, w, 6), null, 'shorter than STALL_S');
-    assert.equal(findStall({ series, in_flight_at_end: 0 }, w, 0), null, 'STALL_S=0 turns it off');
+    assert.equal(findStall(x, w, 6), null, 'shorter than STALL_S');
+    assert.equal(findStall(x, w, 0), null, 'STALL_S=0 turns it off');
   });
-  it('a generator that had not started, or had nothing in flight, is no stall of the node', () => {
-    assert.equal(findStall({ series: [], in_flight_at_end: 0, before_window: 0 }, w, 5), null, 'started after the window');
-    assert.equal(findStall({ series: [sec(10000, 5), sec(11000, 50)], in_flight_at_end: 0, before_window: 0 }, w, 5), null, 'stopped early, nothing waiting');
-    const frozenAtStart = findStall({ series: [], in_flight_at_end: 32, before_window: 900 }, w, 5);
-    assert.equal(frozenAtStart.seconds, 10, 'frozen from the start of a loaded window');
+  it('a generator that started late, or had nothing in flight, is no stall of the node', () => {
+    assert.equal(findStall({ series: [], in_flight_at_end: 0, first_request_at: null }, w, 5), null, 'no request in the window');
+    assert.equal(findStall({ series: [], in_flight_at_end: 32, first_request_at: 19000 }, w, 5), null, 'started 1.5 s before the end');
+    assert.equal(findStall({ series: [sec(10000, 5), sec(11000, 50)], in_flight_at_end: 0, first_request_at: 9000 }, w, 5), null, 'stopped early, nothing waiting');
+    const late = findStall({ series: [], in_flight_at_end: 32, first_request_at: 13000 }, w, 5);
+    assert.deepEqual(late, { seconds: 7.5, from_ms: 13000, to_ms: 20500, at_end: true, requests_waiting: 32 }, 'counted from its first request');
+    assert.equal(findStall({ series: [], in_flight_at_end: 32, first_request_at: 5000 }, w, 5).seconds, 10, 'frozen from the start of a loaded window');
   });
   it('a busy window has no stall', () => {
     const series = Array.from({ length: 11 }, (_, i) => sec(10000 + i * 1000, 10));
-    assert.equal(findStall({ series, in_flight_at_end: 3 }, w, 1), null);
+    assert.equal(findStall({ series, in_flight_at_end: 3, first_request_at: 9000 }, w, 1), null);
   });
   it('judgeStalls fails on a stall at the end and warns for a pause', () => {
     const warnings = [];
