@@ -115,6 +115,12 @@ describe('failure paths', () => {
       assert.deepEqual(schemaErrors(run), []);
       assert.equal(run.status, 'failed');
       assert.match(run.error, /the node \(NODE_PID=\d+\) exited during measure/);
+      // The window cut short keeps its figures and series up to the failure.
+      assert.equal(run.window.partial, true);
+      assert.ok(run.window.end_ms <= killedAt && run.window.end_ms > run.window.start_ms, 'the window ends before the node died');
+      assert.ok(run.figures.requests_ok > 0 && run.figures.cpu_ms_per_request > 0, JSON.stringify(run.figures));
+      const series = JSON.parse(fs.readFileSync(path.join(res.reportDir, 'series.json'), 'utf8'));
+      assert.ok(series.requests.length > 0 && series.requests.every((p) => p.t_ms < run.window.end_ms));
       assert.deepEqual(await settled(() => artilleryUnder(r.tmp)), [], 'no artillery process survives');
       assert.deepEqual(processesWith(r.tmp), []);
     } finally {
