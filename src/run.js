@@ -13,12 +13,16 @@ const crypto = require('node:crypto');
 const clients = require('./clients');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
 const { prepareNode } = require('./session/prepare');
-const { trapSignals } = require('./util/signals');
+const { killGenerators } = require('./workload/artillery');
+const { guardRun, leftoversOf } = require('./util/signals');
+const { watchOtherRuns } = require('./runtime/others');
 const { verdict } = require('./verdict');
 const { costPerMillion } = require('./saturation');
 const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
 const { measureIdle } = require('./measure/window');
 const { summarizeProfiles } = require('./measure/profile');
+const { judgeStalls } = require('./measure/stall');
+const { applyPartialWindow } = require('./measure/partial');
 const { writeReport } = require('./report/write');
 const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
@@ -54,7 +58,10 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
 
   const controller = new AbortController();
   const { signal } = controller;
-  const releaseSignals = trapSignals(controller, log);
+  let stack = null;
+  // Kept until the report is written: a signal while tearing down waits for the teardown.
+  let starting = null; // the stack while its runtime is still starting it: a forced exit then names what it left
+  const guard = guardRun({ log, abort: (err) => controller.abort(err), leftovers: () => leftoversOf(stack || starting, workDir) });
 
   const started = new Date();
   const run = {
@@ -68,7 +75,6 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     warnings: [],
   };
   const series = {};
-  let stack = null;
   const phase = (name) => {
     run.phase = name;
   };
@@ -83,12 +89,16 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
       workDir,
       reportDir,
       signal,
+      onStarting: (x) => {
+        starting = x;
+      },
       onStack: (x) => {
         stack = x;
+        watchOtherRuns(runId, run.warnings, log);
       },
       onNodeExit: (info) => {
         const how = info.restarted ? 'restarted' : 'exited';
-        controller.abort(new Error(`the node ${how} during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`));
+        controller.abort(new Error(info.message ? `${info.message} during ${run.phase}` : `the node ${how} during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`));
       },
     });
     if (s.IDLE_S > 0) {
@@ -114,30 +124,40 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
       phase('profile');
       run.methods_profile = await profileMethods(ctx);
     }
-    run.status = 'ok';
-    log(`done: ${fmtHeadline(run.figures)}`);
+    // A node that stopped answering in the window fails the run, its figures kept (measure/stall.js).
+    const stalled = judgeStalls([m, ...(run.repetitions || [])], run.warnings, s.STALL_S);
+    run.status = stalled ? 'failed' : 'ok';
+    if (stalled) run.error = stalled;
+    log(stalled ? `run failed: ${stalled}` : `done: ${fmtHeadline(run.figures)}`);
   } catch (err) {
     run.status = 'failed';
     run.error = signal.aborted && signal.reason ? signal.reason.message : err.message;
     if (err.partial) Object.assign(run, err.partial); // windows measured before the failure
+    applyPartialWindow(run, series, err); // and the one cut short, up to the failure
     log(`run failed during ${run.phase}: ${run.error}`);
   } finally {
-    releaseSignals();
+    guard.tearingDown();
+    killGenerators(); // the load stops first, on every path
+    watchOtherRuns(runId, run.warnings, log); // a run that started after this one
     if (stack && stack.windowHooks && stack.windowHooks.profiler) addProfile(run, stack.windowHooks, reportDir);
+    if (stack) {
+      log('tearing down');
+      await stack.teardown();
+      for (const e of stack.teardownErrors || []) run.warnings.push(`teardown: ${e}`);
+    }
     try {
-      if (stack) {
-        log('tearing down');
-        await stack.teardown();
-        if (stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
-      }
+      if (stack && stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
       // artillery's logs and scripts of every pass (scrubbed): artillery.log/.yml for the main window, <pass>.artillery.log for the others
       for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {
         copyScrubbed(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
       }
-    } finally {
-      fs.rmSync(workDir, { recursive: true, force: true }); // on every path: it holds the generator's spec, with the node's URL
+    } catch (err) {
+      run.warnings.push(`the run's logs could not all be copied into the report: ${err.message}`); // the work folder goes all the same
     }
+    fs.rmSync(workDir, { recursive: true, force: true }); // on every path: it holds the generator's spec, with the node's URL
+    guard.reporting();
   }
+  run.warnings.push(...guard.late());
 
   run.verdict = verdict(s, run.figures) || undefined;
   if (run.verdict) {
@@ -156,6 +176,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   } catch (err) {
     logTo(null);
     log(`the report could not be written in ${reportDir}: ${err.code || err.message} (is the filesystem full?)`);
+    guard.release();
     return { exitCode: 1, run };
   }
   logTo(null); // the folder is complete: what follows is not part of it
@@ -172,6 +193,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
       if (index) writeIndex(reportsRoot);
     }
   }
+  guard.release();
   out(reportDir);
   return { exitCode: run.status === 'ok' && (!run.verdict || run.verdict.pass) ? 0 : 1, reportDir, run };
 }

@@ -18,9 +18,11 @@ const { newRunId } = require('../run');
 const { prepareNode, warmUp } = require('../session/prepare');
 const { windowWithFigures, fmtHeadline } = require('../measure/phases');
 const { measureIdle } = require('../measure/window');
+const { judgeStalls } = require('../measure/stall');
 const { provenance } = require('../report/provenance');
 const { archiveGit } = require('../report/archive');
-const { trapSignals } = require('../util/signals');
+const { guardRun, leftoversOf } = require('../util/signals');
+const { killGenerators } = require('../workload/artillery');
 const { log, logTo } = require('../util/log');
 const { scrub, writeScrubbed, copyScrubbed } = require('../util/scrub');
 const { reportProblems } = require('../util/problems');
@@ -71,6 +73,8 @@ async function measureSide(side, other, name, signal) {
   const p0 = await partnerCpu(other);
   const w = await windowWithFigures(side.ctx, name, idle);
   const p1 = await partnerCpu(other);
+  const stalled = judgeStalls([w], side.run.warnings, s.STALL_S);
+  if (stalled) throw new Error(`${side.key}, ${name}: ${stalled}`); // a frozen node's window would look healthy
   const seconds = (w.window.end_ms - w.window.start_ms) / 1000;
   return {
     window: w.window,
@@ -208,6 +212,9 @@ async function startBoth(sides, { runId, signal, controller }) {
       reportDir: side.reportDir,
       signal,
       warm: false,
+      onStarting: (x) => {
+        side.starting = x;
+      },
       onStack: (x) => {
         side.stack = x;
       },
@@ -254,6 +261,7 @@ async function teardownBoth(sides) {
     if (side.stack) {
       log(`${side.key}: tearing down`);
       await side.stack.teardown();
+      for (const e of side.stack.teardownErrors || []) side.run.warnings.push(`teardown: ${e}`);
       if (side.stack.nodeLog && fs.existsSync(side.stack.nodeLog)) {
         const lines = fs.readFileSync(side.stack.nodeLog, 'utf8').split('\n');
         writeScrubbed(path.join(side.reportDir, 'node.log'), lines.slice(-400).join('\n'));
@@ -304,7 +312,12 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
   log(`report folder: ${dir}`);
   const controller = new AbortController();
   const { signal } = controller;
-  const releaseSignals = trapSignals(controller, log, 'the A/B session');
+  // Kept until the report is written: a signal while tearing down waits for the teardown; a third forces an exit.
+  const guard = guardRun({
+    log,
+    abort: (err) => controller.abort(err),
+    leftovers: () => [A, B].flatMap((x) => leftoversOf(x.stack || x.starting, x.workDir)),
+  });
   try {
     await startBoth([A, B], { runId, signal, controller });
     ab.shared_pool = shareParameterPool(A, B, ab.warnings);
@@ -316,10 +329,17 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
     ab.error = signal.aborted && signal.reason ? signal.reason.message : err.message;
     log(`A/B session failed: ${ab.error}`);
   } finally {
-    releaseSignals();
+    guard.tearingDown();
+    killGenerators(); // the load stops first, on every path
     await teardownBoth([A, B]);
+    guard.reporting();
   }
-  return finish(ab, { A, B, dir, reportsRoot, out });
+  ab.warnings.push(...guard.late());
+  try {
+    return finish(ab, { A, B, dir, reportsRoot, out });
+  } finally {
+    guard.release();
+  }
 }
 
 /** Figures, verdicts, the gate, the report and its archive; the folder printed last. */

@@ -16,7 +16,13 @@ const CLK_TCK = 100; // USER_HZ on Linux
 
 /** utime and stime of a process in seconds (fields 14 and 15 of /proc/PID/stat). */
 function readProcStat(pid) {
-  const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  let text;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (err) {
+    if (err.code === 'ENOENT') throw new Error(`process ${pid} is gone (no /proc/${pid}/stat): the node exited`);
+    throw err;
+  }
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return { user_s: Number(fields[11]) / CLK_TCK, system_s: Number(fields[12]) / CLK_TCK };
 }
@@ -86,7 +92,13 @@ function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 25 
   let phase = null; // a time (ms) at which a refresh was seen
   const target = splitAuth(url); // basic auth from the URL goes as a header
   const fetchValue = async (signal) => {
-    const res = await fetch(target.url, { headers: target.headers, signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000) });
+    let res;
+    try {
+      res = await fetch(target.url, { headers: target.headers, signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000) });
+    } catch (err) {
+      if (signal && signal.aborted) throw err;
+      throw new Error(`the node's metrics endpoint (METRICS_URL) did not answer: ${err.name === 'TimeoutError' ? 'no answer in 5 s' : (err.cause && err.cause.code) || err.message}`);
+    }
     if (!res.ok) throw new Error(`metrics endpoint (METRICS_URL): HTTP ${res.status}`);
     const v = metricValue(await res.text(), metric);
     if (v === null) throw new Error(`metrics endpoint has no ${metric}`);

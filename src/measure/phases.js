@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
 const { measureWorkload, measureIdle } = require('./window');
 const { STARTUP_S } = require('../workload/artillery');
+const { partialFigures } = require('./partial');
 const { computeFigures } = require('../figures');
 const { writesFigures } = require('../workload/write-figures');
 const { summarizeRepetitions, medianIndex, flagOutliers } = require('../repetitions');
@@ -29,7 +30,10 @@ async function windowWithFigures(ctx, name, idle, over = {}, mix) {
   let startupS = ctx.startupS || STARTUP_S;
   for (let attempt = 1; ; attempt++) {
     try {
-      const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix, startupS });
+      const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix, startupS }).catch((err) => {
+        if (!err.lateStart) partialFigures(err, idle); // a window cut short keeps its figures up to the failure
+        throw err;
+      });
       const figures = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
       const writes = writesFigures(m);
       if (writes) figures.writes = writes; // chain-neutral transaction figures of a write workload

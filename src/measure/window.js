@@ -15,6 +15,8 @@ const { mergeReplay } = require('../workload/replay');
 const { mergeWrites, subscriptionFigures } = require('../workload/write-figures');
 const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
+const { findStall } = require('./stall');
+const { partialWindow } = require('./partial');
 const { readSteal, stealBetween, cpusOf } = require('./steal');
 const { startWindowHooks } = require('./profile');
 const { log } = require('../util/log');
@@ -67,9 +69,13 @@ function startSampler(stack, window, signal) {
       } catch {
         return;
       }
-      ticks.push({ t_ms: t, total_s: (await stack.cpu.read()).total_s });
-      const mem = stack.memoryBytes ? stack.memoryBytes() : null;
-      if (mem !== null) memory.push({ t_ms: t, bytes: mem });
+      try {
+        ticks.push({ t_ms: t, total_s: (await stack.cpu.read()).total_s });
+        const mem = stack.memoryBytes ? stack.memoryBytes() : null;
+        if (mem !== null) memory.push({ t_ms: t, bytes: mem });
+      } catch {
+        return; // the source is gone (the node exited): the edge read says so; the series ends here
+      }
     }
   })();
   return { ticks, memory, done };
@@ -97,7 +103,7 @@ const cpuCount = (list) => (list ? cpusOf(list).length : 0);
  * @param {(over:object)=>object} o.spec builds the generator spec for a window
  * @returns {Promise<{window, cpu, node, samples, generator, series}>}
  */
-async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal, name = 'measure', mix, startupS = STARTUP_S }) {
+async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal, name = 'measure', mix, warnings, startupS = STARTUP_S }) {
   const w = planWindow(stack, Date.now() + startupS * 1000 + s.RAMP_S * 1000, s.DURATION_S);
   const window = { start_ms: w.start, end_ms: w.end };
   const shape = shapeOf(s);
@@ -114,10 +120,21 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
 
   // The node runs on this machine (host, compose): its cores' steal time is read here too.
   const stealCpus = stack.runtime === 'attach' ? undefined : stack.node.cpus || null;
-  const startEdge = await readEdge(stack, w.start, signal);
+  let startEdge = null;
+  let sampler = { ticks: [], memory: [], done: Promise.resolve() };
+  // A window that fails before its end keeps what was measured until then (measure/partial.js).
+  const keepPartial = (err) => {
+    if (!err.partialWindow) err.partialWindow = partialWindow({ stack, w, samplesDir, startEdge, sampler, failedAtMs: Date.now() });
+    throw err;
+  };
+  try {
+    startEdge = await readEdge(stack, w.start, signal);
+  } catch (err) {
+    keepPartial(err);
+  }
   const genStart = group ? group.cpu() : null;
   const stealStart = stealCpus === undefined ? null : readSteal(stealCpus);
-  const sampler = startSampler(stack, w, signal);
+  sampler = startSampler(stack, w, signal);
   const hooks = startWindowHooks({ stack, name, window: w, reportDir }); // per-core load, NODE_PROFILE
   const progress = setInterval(() => {
     log(`${name}: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`);
@@ -125,6 +142,9 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   let endEdge;
   try {
     endEdge = await readEdge(stack, w.end, signal);
+  } catch (err) {
+    await sampler.done;
+    keepPartial(err);
   } finally {
     clearInterval(progress);
     if (!endEdge) hooks.cancel();
@@ -134,7 +154,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   const explained = await hooks.stop();
   await sampler.done;
 
-  const result = await artillery;
+  const result = await artillery.catch(keepPartial);
   copyScrubbed(result.rawFile, path.join(reportDir, name === 'measure' ? 'artillery.json' : `artillery-${name}.json`));
   if (result.code !== 0) throw new Error(`the load generator exited with status ${result.code}; see ${path.basename(result.logFile)}`);
   const snapshots = readSamples(samplesDir);
@@ -198,22 +218,16 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     node.memory_mean_bytes = Math.round(b.reduce((x, y) => x + y, 0) / b.length);
   }
   if (stack.prometheus) {
-    await sleep(1500, signal); // let the first scrape after the window land
-    // A counter's rise over the window, as of the scrapes (1 s apart) before each edge; null when either is missing.
-    const rise = async (counter) => {
-      const q = `sum(${counter}{run_id="${runId}"})`;
-      const [a, b] = [await stack.prometheus.valueAt(q, w.start), await stack.prometheus.valueAt(q, w.end)];
-      return a !== null && b !== null ? b - a : null;
-    };
-    const metric = (stack.requestsMetric && stack.requestsMetric.requests) || 'rpc_requests';
-    node.rpc_requests = await rise(metric);
-    const gc = stack.requestsMetric && stack.requestsMetric.gcCycles;
-    if (gc) {
-      const cycles = await rise(gc); // Go GC cycles the node ran in the window
-      if (cycles !== null) node.gc_cycles = cycles;
+    try {
+      Object.assign(node, await prometheusCrossCheck(stack, runId, w, signal));
+    } catch (err) {
+      if (signal.aborted) throw err;
+      // Only a cross-check: the figures stand without it.
+      node.rpc_requests = null;
+      const warning = `the Prometheus cross-check is missing for ${name} (${err.message}): the figures come from the node's own counters and stand without it`;
+      log(`warning: ${warning}`);
+      if (warnings && !warnings.includes(warning)) warnings.push(warning);
     }
-    const label = stack.requestsMetric && stack.requestsMetric.requestsByLabel;
-    if (label) node.rpc_requests_by_method = await requestsByLabel(stack.prometheus, `sum by (${label}) (${metric}{run_id="${runId}"})`, label, w);
   }
 
   const genCpu = genStart && genEnd ? Number((cpuSum(genEnd) - cpuSum(genStart)).toFixed(6)) : null;
@@ -230,6 +244,8 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   };
   const replay = mergeReplay(snapshots);
   if (replay) generator.replay = replay;
+  const stall = findStall(samples, w, s.STALL_S);
+  if (stall) generator.stall = stall;
   if (genCpu !== null) generator.cpu_utilization = Number((genCpu / ((w.end - w.start) / 1000) / generator.cores).toFixed(3));
   const series = {
     requests: samples.series,
@@ -242,6 +258,28 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   const writes = mergeWrites(snapshots);
   const subscriptions = subscriptionFigures(snapshots, window);
   return { window, cpu, cpuWindow, node, samples, generator, series, ...(substrate ? { substrate } : {}), ...(writes ? { writes } : {}), ...(subscriptions ? { subscriptions } : {}) };
+}
+
+/** The node's own request counters through Prometheus over the window: a cross-check of the generator's counts. */
+async function prometheusCrossCheck(stack, runId, w, signal) {
+  const out = {};
+  await sleep(1500, signal); // let the first scrape after the window land
+  // A counter's rise over the window, as of the scrapes (1 s apart) before each edge; null when either is missing.
+  const rise = async (counter) => {
+    const q = `sum(${counter}{run_id="${runId}"})`;
+    const [a, b] = [await stack.prometheus.valueAt(q, w.start), await stack.prometheus.valueAt(q, w.end)];
+    return a !== null && b !== null ? b - a : null;
+  };
+  const metric = (stack.requestsMetric && stack.requestsMetric.requests) || 'rpc_requests';
+  out.rpc_requests = await rise(metric);
+  const gc = stack.requestsMetric && stack.requestsMetric.gcCycles;
+  if (gc) {
+    const cycles = await rise(gc); // Go GC cycles the node ran in the window
+    if (cycles !== null) out.gc_cycles = cycles;
+  }
+  const label = stack.requestsMetric && stack.requestsMetric.requestsByLabel;
+  if (label) out.rpc_requests_by_method = await requestsByLabel(stack.prometheus, `sum by (${label}) (${metric}{run_id="${runId}"})`, label, w);
+  return out;
 }
 
 /** Rise of a counter per label value over the window, from two instant queries at its edges. */

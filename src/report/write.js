@@ -113,7 +113,7 @@ function summary(run) {
     lines.push('');
   }
   lines.push('## How it was measured', '');
-  if (run.window) lines.push(`- Measured window: ${num((run.window.end_ms - run.window.start_ms) / 1000, 3)} s, from ${new Date(run.window.start_ms).toISOString()} to ${new Date(run.window.end_ms).toISOString()}. A request counts when it completes inside it.`);
+  if (run.window) lines.push(`- Measured window: ${num((run.window.end_ms - run.window.start_ms) / 1000, 3)} s, from ${new Date(run.window.start_ms).toISOString()} to ${new Date(run.window.end_ms).toISOString()}. A request counts when it completes inside it.${run.window.partial ? ' Cut short by the failure: the figures cover the window up to the last instant measured before it.' : ''}`);
   if (run.node && run.node.cpu_source) {
     const n = run.node;
     const split = `(user ${n.cpu_user_s === null ? 'n/a' : num(n.cpu_user_s, 3)}, system ${n.cpu_system_s === null ? 'n/a' : num(n.cpu_system_s, 3)})`;

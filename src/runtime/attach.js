@@ -2,10 +2,12 @@
 'use strict';
 // The attach runtime: nothing is started. The node is already running; its
 // RPC endpoint and a CPU source (a PID on this host or its metrics endpoint)
-// are given. Nothing is torn down either.
+// are given. Nothing is torn down either; the node is only watched, so that
+// its end stops the run at once (runtime/node-watch.js).
 
 const { rpcCall } = require('../util/rpc');
 const { pidSource, metricsSource } = require('../measure/cpu');
+const { watchAttachedNode } = require('./node-watch');
 const clients = require('../clients');
 const chains = require('../chains');
 
@@ -27,6 +29,13 @@ async function startAttach(s, { signal }) {
   const usePid = s.CPU_SOURCE === 'pid' || (s.CPU_SOURCE === 'auto' && s.NODE_PID);
   const cpu = usePid ? pidSource(s.NODE_PID) : metricsSource(s.METRICS_URL, clients[s.CLIENT].metrics.cpu);
   if (usePid) await cpu.read(); // fails now, with the reason, when the PID is not there
+  const listeners = [];
+  let goneInfo = null;
+  // The run must stop (and its load with it) as soon as the node is gone, not at the window's end.
+  const stopWatching = watchAttachedNode({ pid: usePid ? s.NODE_PID : null, metricsUrl: s.METRICS_URL || null, rpcUrl: s.RPC_URL.replace(/^ws(s?):/, 'http$1:') }, (info) => {
+    goneInfo = info;
+    for (const fn of listeners) fn(info);
+  });
   return {
     runtime: 'attach',
     rpcUrl: s.RPC_URL,
@@ -36,8 +45,8 @@ async function startAttach(s, { signal }) {
     generatorCpus: null,
     client: { name: s.CLIENT, version },
     node: { pid: s.NODE_PID || null },
-    onNodeExit: () => {},
-    teardown: async () => {},
+    onNodeExit: (fn) => (goneInfo ? fn(goneInfo) : listeners.push(fn)),
+    teardown: async () => stopWatching(),
   };
 }
 

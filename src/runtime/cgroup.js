@@ -188,4 +188,28 @@ function spawnInGroup(group, argv, opts = {}) {
   return spawn('sh', ['-c', script, 'sh', ...argv], { ...opts, env });
 }
 
-module.exports = { Cgroup, cgroupVersion, cgroupsUsable, spawnInGroup };
+/** Where the cgroups of every chainperf run on this machine live (cpuacct on v1), or null. */
+function runsRoot() {
+  const v = cgroupVersion();
+  if (v === 1) return path.join(mountOf('cpuacct'), ownPath('cpuacct'), 'chainperf');
+  if (v === 2) return path.join(ROOT, ownPath(''), 'chainperf');
+  return null;
+}
+
+/**
+ * What a forced exit leaves of these groups: the command that kills their
+ * processes and removes their directories (and the run's own parent), or null.
+ */
+function groupsLeftover(groups) {
+  const live = groups.filter(Boolean);
+  const dirs = live.flatMap((g) => g.dirs).filter((d) => fs.existsSync(d));
+  if (!dirs.length) return null;
+  const parents = [...new Set(dirs.map((d) => path.dirname(d)))];
+  const procs = dirs.map((d) => path.join(d, 'cgroup.procs')).join(' ');
+  return {
+    what: `cgroups ${live.map((g) => g.name).join(', ')} (${dirs.length} directories)`,
+    command: `kill -9 $(cat ${procs}) 2>/dev/null; sleep 1; rmdir ${dirs.join(' ')}; rmdir ${parents.join(' ')}`,
+  };
+}
+
+module.exports = { Cgroup, cgroupVersion, cgroupsUsable, spawnInGroup, runsRoot, groupsLeftover };

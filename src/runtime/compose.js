@@ -15,7 +15,7 @@ const clients = require('../clients');
 const chains = require('../chains');
 const { isPath } = require('../chains/substrate/specs');
 const docker = require('./docker');
-const { Cgroup, cgroupsUsable } = require('./cgroup');
+const { Cgroup, cgroupsUsable, groupsLeftover } = require('./cgroup');
 const { cadvisorSource } = require('../measure/cadvisor');
 const { ensureImages } = require('../install/images');
 const { freePort } = require('../util/net');
@@ -24,6 +24,10 @@ const { rpcCall } = require('../util/rpc');
 const { cpuList, blockTicker } = require('./host');
 const { queryClient } = require('./prometheus');
 const { attachTeardown } = require('./teardown');
+const { engineAnswers, engineLostError, downFailedError } = require('./engine-lost');
+
+/** Failed looks at the node container in a row (1 s apart) before an engine that does not answer ends the run. */
+const ENGINE_MISSES = 5;
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COMPOSE_DIR = path.join(ROOT, 'compose');
@@ -116,7 +120,7 @@ const httpOk = async (url) => (await fetch(url, { signal: AbortSignal.timeout(30
  * Starts the stack; resolves once every service is ready.
  * @returns {Promise<object>} the stack (same shape as the host runtime's)
  */
-async function startCompose(s, { runId, workDir, log, signal }) {
+async function startCompose(s, { runId, workDir, log, signal, onStack }) {
   const c = docker.findCompose();
   if (!c) throw new Error('RUNTIME=compose needs Docker Compose: neither `docker compose` (v2) nor `docker-compose` (v1) is installed');
   const engineVersion = docker.engineVersionSync();
@@ -144,17 +148,19 @@ async function startCompose(s, { runId, workDir, log, signal }) {
   const run = (args, opts = {}) => docker.compose([...fileArgs, ...args], { env, ...opts });
 
   const stack = {
-    cleanups: [], runtime: 'compose', generatorCpus, project,
+    cleanups: [], leftovers: [], runtime: 'compose', generatorCpus, project,
     compose: { command: c.argv.join(' '), version: c.version, engine: engineVersion, project, files: files.map((f) => path.relative(ROOT, f)) },
     images,
     client: { name: s.CLIENT, version: null, image: images.node.ref, image_id: images.node.id },
   };
   attachTeardown(stack, log);
+  if (onStack) onStack(stack); // what it has started so far, should the run be forced to exit
 
   try {
     if (cgroupsUsable()) {
       stack.generatorGroup = new Cgroup(`chainperf/${runId}/generator`, { cpus: generatorCpus || cpuList(0, ncpu) });
       stack.cleanups.push(() => stack.generatorGroup.destroy());
+      stack.leftovers.push(() => groupsLeftover([stack.generatorGroup]));
     }
     // A dev chain is fresh (history is created on it) unless it comes from a kept volume.
     stack.freshChain = s.NODE_VOLUME ? !(await ensureVolume(s, log)) : true;
@@ -162,7 +168,10 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     // Down first in teardown order means: registered before up, so a failed up is cleaned too.
     const nodeLog = path.join(workDir, 'node.log');
     stack.nodeLog = nodeLog;
+    let down = false;
+    stack.leftovers.unshift(() => (down ? null : { what: `compose project ${project} (containers, volumes, network)`, command: stopCommand(c, fileArgs, env) }));
     stack.cleanups.push(async () => {
+      if (!(await engineAnswers())) throw engineLostError(project, stopCommand(c, fileArgs, env));
       const logs = await run(['logs', '--no-color', '--tail', '2000', 'node']);
       fs.writeFileSync(nodeLog, logs.out);
       if (s.KEEP === 'stack') {
@@ -170,8 +179,9 @@ async function startCompose(s, { runId, workDir, log, signal }) {
         return;
       }
       const args = ['down', '--remove-orphans', '--timeout', '30', ...(s.KEEP === 'volume' ? [] : ['--volumes'])];
-      const r = await run(args, { onLine: (l) => log(`compose down: ${l}`) });
-      if (r.code !== 0) throw new Error(`compose down exited with status ${r.code}`);
+      const r = await run(args, { onLine: (l) => /^(Traceback|\s|\[\d+\] Failed)/.test(l) || log(`compose down: ${l}`) });
+      if (r.code !== 0) throw await downFailedError(project, r, stopCommand(c, fileArgs, env));
+      down = true;
       log(`compose project ${project} is down${s.KEEP === 'volume' ? ' (volumes kept: KEEP=volume)' : ' with its volumes'}`);
     });
 
@@ -195,6 +205,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     const exitListeners = [];
     const startedAt = (await docker.inspectContainer(containers.node.id)).State.StartedAt;
     let polling = false;
+    let engineMisses = 0;
     const watch = setInterval(async () => {
       if (exitInfo || polling) return;
       polling = true;
@@ -212,8 +223,14 @@ async function startCompose(s, { runId, workDir, log, signal }) {
             : { code: null, signal: null, status: 'removed' };
           for (const fn of exitListeners) fn(exitInfo);
         }
+        engineMisses = 0;
       } catch {
-        // the engine is busy; try again
+        // the engine is busy; try again, unless it stopped answering altogether
+        engineMisses++;
+        if (engineMisses >= ENGINE_MISSES && !exitInfo && !(await engineAnswers())) {
+          exitInfo = { message: `the Docker engine stopped answering (${docker.SOCKET})` };
+          for (const fn of exitListeners) fn(exitInfo);
+        }
       } finally {
         polling = false;
       }

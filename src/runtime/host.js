@@ -9,7 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const clients = require('../clients');
 const chains = require('../chains');
-const { Cgroup, cgroupsUsable, spawnInGroup } = require('./cgroup');
+const { Cgroup, cgroupsUsable, spawnInGroup, groupsLeftover } = require('./cgroup');
 const { cgroupSource, pidSource } = require('../measure/cpu');
 const { ensurePrometheus, prometheusVersion } = require('../install/prometheus');
 const { startPrometheus } = require('./prometheus');
@@ -23,7 +23,7 @@ const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`
 /**
  * @returns {Promise<object>} the stack: rpcUrl (HTTP, for the toolkit's own calls), wsUrl, cpu sources, node info, onNodeExit, teardown
  */
-async function startHost(s, { runId, workDir, log, signal }) {
+async function startHost(s, { runId, workDir, log, signal, onStack }) {
   const client = clients[s.CLIENT];
   const bin = await client.ensureBinary(s, log);
   const promBin = await ensurePrometheus(log);
@@ -33,8 +33,9 @@ async function startHost(s, { runId, workDir, log, signal }) {
   const generatorCpus = s.CORES < ncpu ? cpuList(s.CORES, ncpu) : null;
 
   const binarySha256 = crypto.createHash('sha256').update(fs.readFileSync(bin)).digest('hex');
-  const stack = { cleanups: [], runtime: 'host', freshChain: true, generatorCpus, client: { name: s.CLIENT, version, binary: bin, binary_sha256: binarySha256, ...(client.kind && client.kind !== 'node' ? { kind: client.kind } : {}) } };
+  const stack = { cleanups: [], leftovers: [], runtime: 'host', freshChain: true, generatorCpus, client: { name: s.CLIENT, version, binary: bin, binary_sha256: binarySha256, ...(client.kind && client.kind !== 'node' ? { kind: client.kind } : {}) } };
   attachTeardown(stack, log);
+  if (onStack) onStack(stack); // what it has started so far, should the run be forced to exit
 
   try {
     const useCgroups = cgroupsUsable();
@@ -44,6 +45,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
       stack.cleanups.push(() => group.destroy());
       stack.generatorGroup = new Cgroup(`chainperf/${runId}/generator`, { cpus: generatorCpus || cpuList(0, ncpu) });
       stack.cleanups.push(() => stack.generatorGroup.destroy());
+      stack.leftovers.push(() => groupsLeftover([group, stack.generatorGroup]));
     } else {
       log('cgroups are not writable here: pinning with taskset and reading CPU from /proc/PID/stat instead');
     }
@@ -74,11 +76,13 @@ async function startHost(s, { runId, workDir, log, signal }) {
     stack.cleanups.push(async () => {
       if (exitInfo) return;
       const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGCONT'); // a node frozen by SIGSTOP could not act on SIGTERM
       child.kill('SIGTERM'); // lets geth close its database
       const t = setTimeout(() => child.kill('SIGKILL'), 15000);
       await gone;
       clearTimeout(t);
     });
+    if (!group) stack.leftovers.push(() => (exitInfo ? null : { what: `node process ${child.pid}`, command: `kill ${child.pid}` }));
     stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
     stack.nodeLog = nodeLog;
     stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl || null, metrics_url: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null };
@@ -102,6 +106,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
       bin: promBin, workDir, port: await freePort(), runId, target: cmd.metrics.target, metricsPath: cmd.metrics.path, signal,
     });
     stack.cleanups.push(() => prom.stop());
+    stack.leftovers.push(() => (prom.child.exitCode === null && prom.child.signalCode === null ? { what: `Prometheus process ${prom.child.pid}`, command: `kill -9 ${prom.child.pid}` } : null));
     stack.prometheus = { ...prom, version: prometheusVersion(promBin) };
     log(`Prometheus ${stack.prometheus.version} at ${prom.url} scraping ${cmd.metrics.target}`);
     return stack;

@@ -44,7 +44,7 @@ async function startPrometheus({ bin, workDir, port, runId, target, metricsPath,
   for (;;) {
     if (exited !== null) throw new Error(`Prometheus exited with status ${exited}; see ${path.join(dir, 'prometheus.log')}`);
     try {
-      if ((await fetch(`${url}/-/ready`)).ok) break;
+      if ((await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(2000) })).ok) break;
     } catch {
       // not listening yet
     }
@@ -61,6 +61,7 @@ async function startPrometheus({ bin, workDir, port, runId, target, metricsPath,
     async stop() {
       if (exited !== null) return;
       const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGCONT'); // a frozen Prometheus could not act on SIGTERM
       child.kill('SIGTERM');
       await Promise.race([gone, sleep(5000)]);
       if (exited === null) child.kill('SIGKILL');
@@ -68,11 +69,21 @@ async function startPrometheus({ bin, workDir, port, runId, target, metricsPath,
   };
 }
 
-/** Instant queries against the Prometheus at url. */
-function queryClient(url) {
+/** How long a query may take: a frozen Prometheus must not hold the run. */
+const QUERY_TIMEOUT_MS = 5000;
+
+/** Instant queries against the Prometheus at url; each times out after timeoutMs. */
+function queryClient(url, { timeoutMs = QUERY_TIMEOUT_MS } = {}) {
   const instant = async (query, ms) => {
     const q = new URLSearchParams({ query, time: String(ms / 1000) });
-    const body = await (await fetch(`${url}/api/v1/query?${q}`)).json();
+    let res;
+    try {
+      res = await fetch(`${url}/api/v1/query?${q}`, { signal: AbortSignal.timeout(timeoutMs) });
+    } catch (err) {
+      throw new Error(`Prometheus at ${url} did not answer${err.name === 'TimeoutError' ? ` within ${timeoutMs} ms` : `: ${(err.cause && err.cause.code) || err.message}`}`);
+    }
+    if (!res.ok) throw new Error(`Prometheus at ${url}: HTTP ${res.status}`);
+    const body = await res.json();
     return (body.data && body.data.result) || [];
   };
   return {
@@ -90,4 +101,4 @@ function queryClient(url) {
   };
 }
 
-module.exports = { startPrometheus, scrapeConfig, queryClient };
+module.exports = { startPrometheus, scrapeConfig, queryClient, QUERY_TIMEOUT_MS };

@@ -6,12 +6,14 @@
  */
 function attachTeardown(stack, log) {
   stack.cleanups = stack.cleanups || [];
+  stack.teardownErrors = [];
   stack.teardown = async () => {
     for (const fn of stack.cleanups.reverse()) {
       try {
         await fn();
       } catch (err) {
         log(`teardown: ${err.message}`);
+        stack.teardownErrors.push(err.message); // for the report's warnings
       }
     }
     stack.cleanups = [];

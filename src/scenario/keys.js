@@ -117,6 +117,7 @@ const KEYS = {
   SATURATE_BISECT: { type: 'int', min: 0, max: 10, default: 2, doc: 'Bisection steps between the last rate that held and the first that failed.' },
   HOURLY_PRICE: { type: 'number', min: 0, max: 1000000, default: null, doc: 'Price of the machine per hour (any currency): reports the cost of a million requests at the measured rate and at saturation.' },
   REQUEST_TIMEOUT_MS: { type: 'int', min: 100, max: 600000, default: 10000, doc: 'A request without an answer after this long counts as a timeout (a failure).' },
+  STALL_S: { type: 'int', min: 0, max: 3600, default: 5, doc: 'Seconds of the measured window without any request completing that make a stall (0: never). A stall lasting to the window\'s end (the node stopped answering, requests waiting) fails the run with its figures kept; one that ends inside the window is a warning.' },
   SEED: { type: 'int', min: 0, max: 2147483647, default: 1, doc: 'Seed of the random choice of parameters, so runs draw the same sequence.' },
 
   // Dev chain history created before the run

@@ -25,9 +25,9 @@ const RUNTIMES = { host: startHost, compose: startCompose, attach: startAttach }
  * Starts the runtime and records what it is.
  * @returns {Promise<object>} the stack
  */
-async function provision(s, { run, runId, workDir, signal, log, onNodeExit }) {
+async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onStarting }) {
   const profileTools = await ensureProfileTools(s, clients[s.CLIENT], log);
-  const stack = await RUNTIMES[s.RUNTIME](s, { runId, workDir, log, signal });
+  const stack = await RUNTIMES[s.RUNTIME](s, { runId, workDir, log, signal, onStack: onStarting });
   await prepareWindowHooks(s, stack, { tools: profileTools, log }); // NODE_PROFILE and per-core reads at each window's edges
   run.node = s.RUNTIME === 'compose'
     ? { container: stack.node.container, cpus: stack.node.cpus }
@@ -94,19 +94,20 @@ async function warmUp(s, stack, { spec, workDir, signal, log, name = 'warmup' })
  * @param {object} s resolved scenario
  * @param {object} o
  * @param {object} o.run the run record to fill (node, stack, sync, history, phase)
- * @param {(stack:object)=>void} o.onStack called as soon as the stack exists (so teardown can reach it)
+ * @param {(stack:object)=>void} o.onStack called as soon as the stack is up (so teardown can reach it)
+ * @param {(stack:object)=>void} [o.onStarting] called by the runtime while it is still starting the stack (a forced exit names what it left)
  * @param {(info:object)=>void} o.onNodeExit called when the node exits or restarts
  * @param {boolean} [o.warm] warm up now (false: the caller calls warmUp when it chooses)
  * @returns {Promise<object>} the measuring context: s, stack, chain, spec, workDir, reportDir, runId, signal, mix, warnings
  */
-async function prepareNode(s, { run, runId, workDir, reportDir, signal, log = defaultLog, onStack = () => {}, onNodeExit, warm = true }) {
+async function prepareNode(s, { run, runId, workDir, reportDir, signal, log = defaultLog, onStack = () => {}, onStarting = () => {}, onNodeExit, warm = true }) {
   const phase = (name) => {
     run.phase = name;
   };
   const chain = chains[s.CHAIN];
   const mix = loadMix(s.WORKLOAD);
   phase('provision');
-  const stack = await provision(s, { run, runId, workDir, signal, log, onNodeExit });
+  const stack = await provision(s, { run, runId, workDir, signal, log, onNodeExit, onStarting });
   onStack(stack);
   const poolFile = await syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix });
   const spec = specBuilder(s, stack, { poolFile, mix, log });

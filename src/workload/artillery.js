@@ -14,6 +14,22 @@ const { isReplay, replayMix } = require('./replay');
 
 const ENGINES_DIR = path.join(__dirname, 'engines');
 
+/** Process groups of the artillery passes running now: teardown and exit kill them, whatever the path. */
+const running = new Set();
+
+/** Kills every artillery process group still running (synchronous: usable on exit). */
+function killGenerators() {
+  for (const pgid of running) {
+    try {
+      process.kill(-pgid, 'SIGKILL'); // the whole process group: artillery and its workers
+    } catch {
+      // already gone
+    }
+    running.delete(pgid);
+  }
+}
+process.on('exit', killGenerators);
+
 /** Seconds allowed for artillery to start its workers before the load is due. */
 const STARTUP_S = 6;
 
@@ -122,17 +138,20 @@ function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
   const logFd = fs.openSync(logFile, 'a');
   const child = spawnInGroup(group, argv, { env, stdio: ['ignore', logFd, logFd], detached: true });
   fs.closeSync(logFd);
+  if (child.pid) running.add(child.pid);
   const kill = () => {
     try {
       process.kill(-child.pid, 'SIGKILL'); // the whole process group: artillery and its workers
     } catch {
       // already gone
     }
+    running.delete(child.pid);
   };
   if (signal) signal.addEventListener('abort', kill, { once: true });
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code, sig) => {
+      kill(); // workers the main process left behind go with it
       if (signal) signal.removeEventListener('abort', kill);
       if (signal && signal.aborted) return reject(signal.reason);
       resolve({ code: code === null ? 128 : code, signal: sig, rawFile, logFile, specFile, scriptFile });
@@ -140,4 +159,4 @@ function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
   });
 }
 
-module.exports = { loadMix, buildScript, phases, runArtillery, STARTUP_S, TAIL_MS, TARGET };
+module.exports = { loadMix, buildScript, phases, runArtillery, killGenerators, STARTUP_S, TAIL_MS, TARGET };

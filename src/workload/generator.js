@@ -29,6 +29,15 @@ function loadGenerator() {
   if (spec.samples_dir) {
     setTimeout(() => recorder.windowClosed(), Math.max(0, spec.end_at - Date.now())).unref();
     setTimeout(flush, Math.max(0, spec.stop_at - Date.now())).unref();
+    // Every second inside the window, what completed since: a window that fails before its end keeps it.
+    const partialDir = `${spec.samples_dir}.partial`; // beside the final samples, which stay one file per worker
+    const partial = path.join(partialDir, `partial-${recorder.worker}.jsonl`);
+    const drain = () => {
+      if (Date.now() < spec.start_at + 1000 || Date.now() > spec.end_at + 1000) return;
+      fs.mkdirSync(partialDir, { recursive: true });
+      fs.appendFileSync(partial, `${JSON.stringify(recorder.drain(Math.min(Date.now(), spec.end_at)))}\n`);
+    };
+    setInterval(drain, 1000).unref();
   }
   return { spec, pool, random, pickMethod, recorder, flush, extras };
 }

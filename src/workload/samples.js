@@ -31,6 +31,8 @@ function newRecorder(spec, worker) {
   let before = 0;
   let skipped = 0;
   let firstRequestAt = null;
+  const drained = new Set();
+  const drainedSlots = new Set();
   return {
     worker,
     /** An open-loop request the generator could not start (too many unanswered). */
@@ -76,10 +78,42 @@ function newRecorder(spec, worker) {
     windowClosed() {
       if (inFlightAtEnd === null) inFlightAtEnd = inFlight;
     },
+    /**
+     * What completed in the whole seconds before nowMs that earlier drains did
+     * not return, with the counters as of now: one line of the partial record
+     * a failed window keeps (see partialSnapshots).
+     */
+    drain(nowMs) {
+      const upto = Math.floor(nowMs / 1000) * 1000;
+      const out = { upto_ms: upto, seconds: {}, ok_slots: {} };
+      for (const sec of Object.keys(seconds)) if (Number(sec) * 1000 < upto && !drained.has(sec)) {
+        out.seconds[sec] = seconds[sec];
+        drained.add(sec);
+      }
+      for (const slot of Object.keys(okSlots)) if (Number(slot) * SLOT_MS < upto && !drainedSlots.has(slot)) {
+        out.ok_slots[slot] = okSlots[slot];
+        drainedSlots.add(slot);
+      }
+      return { ...out, before_window: before, in_flight_at_end: inFlight, skipped, first_request_at: firstRequestAt, errors };
+    },
     snapshot() {
       return { worker, start_at: spec.start_at, end_at: spec.end_at, before_window: before, in_flight_at_end: inFlightAtEnd === null ? inFlight : inFlightAtEnd, skipped, first_request_at: firstRequestAt, seconds, ok_slots: okSlots, errors };
     },
   };
+}
+
+/**
+ * A worker's partial record (the lines its drains wrote) as a snapshot cut
+ * at cutMs: what a window that failed before its end keeps.
+ */
+function partialSnapshot(lines, spec, cutMs) {
+  const snap = { worker: null, start_at: spec.start_at, end_at: cutMs, before_window: 0, in_flight_at_end: 0, skipped: 0, first_request_at: null, seconds: {}, ok_slots: {}, errors: {} };
+  for (const l of lines) {
+    for (const [sec, v] of Object.entries(l.seconds)) if (Number(sec) * 1000 < cutMs) snap.seconds[sec] = v;
+    for (const [slot, n] of Object.entries(l.ok_slots)) if (Number(slot) * SLOT_MS < cutMs) snap.ok_slots[slot] = n;
+    Object.assign(snap, { before_window: l.before_window, in_flight_at_end: l.in_flight_at_end, skipped: l.skipped, first_request_at: l.first_request_at, errors: l.errors });
+  }
+  return snap;
 }
 
 /** Nearest-rank percentile of an ascending array. */
@@ -207,4 +241,4 @@ function mergeSubstrate(snapshots, seconds) {
   return out;
 }
 
-module.exports = { classifyError, newRecorder, mergeSamples, mergeSubstrate, percentile, latencySummary, FAILURE_KINDS };
+module.exports = { classifyError, newRecorder, partialSnapshot, mergeSamples, mergeSubstrate, percentile, latencySummary, FAILURE_KINDS };
