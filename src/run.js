@@ -101,6 +101,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     run.node = s.RUNTIME === 'compose'
       ? { container: stack.node.container, cpus: stack.node.cpus }
       : { pid: stack.node.pid, cpus: stack.node.cpus || null };
+    if (stack.limits) run.node.limits = stack.limits;
     if (stack.compose) run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };
     stack.onNodeExit((info) => {
       const how = info.restarted ? 'restarted' : 'exited';

@@ -24,6 +24,7 @@ const { rpcCall } = require('../util/rpc');
 const { cpuList } = require('./host');
 const { queryClient } = require('./prometheus');
 const { attachTeardown } = require('./teardown');
+const { limitsOf, blockDeviceOf, composeOverride, describeLimits } = require('./limits');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COMPOSE_DIR = path.join(ROOT, 'compose');
@@ -32,12 +33,13 @@ const COMPOSE_DIR = path.join(ROOT, 'compose');
 const projectName = (runId) => `chainperf-${runId}`.toLowerCase().replace(/[^a-z0-9_-]/g, '-');
 
 /** The compose files a scenario combines, in order. */
-function composeFiles(s, { grafana, chainSpecFile = null }) {
+function composeFiles(s, { grafana, chainSpecFile = null, limitsFile = null }) {
   const files = [`node-${s.CLIENT}.yml`, 'cadvisor.yml', 'prometheus.yml'];
   if (chainSpecFile) files.push('chain-spec.yml');
   if (grafana) files.push('grafana.yml');
   if (s.NODE_VOLUME) files.push('volume-kept.yml');
   const out = files.map((f) => path.join(COMPOSE_DIR, f));
+  if (limitsFile) out.push(limitsFile); // the run's MEMORY_MB and DISK_* limits (runtime/limits.js)
   for (const extra of s.COMPOSE_FILES ? s.COMPOSE_FILES.split(',') : []) out.push(path.resolve(extra.trim()));
   return out;
 }
@@ -129,7 +131,8 @@ async function startCompose(s, { runId, workDir, log, signal }) {
   const chain = chains[s.CHAIN];
   const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
   const env = composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword: crypto.randomBytes(18).toString('base64url'), prepared });
-  const files = composeFiles(s, { grafana, chainSpecFile: env.CHAIN_SPEC_FILE || null });
+  const limits = await composeLimits(s, workDir, log);
+  const files = composeFiles(s, { grafana, chainSpecFile: env.CHAIN_SPEC_FILE || null, limitsFile: limits && limits.file });
   const fileArgs = ['-p', project, '--project-directory', COMPOSE_DIR, ...files.flatMap((f) => ['-f', f])];
   const run = (args, opts = {}) => docker.compose([...fileArgs, ...args], { env, ...opts });
 
@@ -242,6 +245,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
       log(`Grafana (live dashboards, anonymous view) at ${stack.grafanaUrl}/dashboards`);
     }
 
+    if (limits) stack.limits = limits.record;
     stack.node = { container: containers.node.name, container_id: containers.node.id, cpus: nodeCpus, rpc_url: stack.rpcUrl };
     stack.cpu = cadvisorSource(promUrl, containers.node.name);
     stack.cpuCheck = dockerStatsSource(containers.node.id);
@@ -256,6 +260,27 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     await stack.teardown();
     throw err;
   }
+}
+
+/**
+ * MEMORY_MB and DISK_* as a compose file for the node service, written into the work folder;
+ * disk limits on the device that holds the Docker engine's data (its volumes). Null without limits.
+ */
+async function composeLimits(s, workDir, log) {
+  const limits = limitsOf(s);
+  if (!limits) return null;
+  let device = null;
+  if (Object.keys(limits.disk).length) {
+    const info = await docker.engine('GET', '/info');
+    const root = (info.status === 200 && info.body && info.body.DockerRootDir) || '/var/lib/docker';
+    device = blockDeviceOf(root);
+    if (device.error) throw new Error(`the Docker engine's data (${root}): ${device.error}`);
+  }
+  const file = path.join(workDir, 'limits.yml');
+  const text = composeOverride(limits, device);
+  fs.writeFileSync(file, text);
+  log(`node limits: ${describeLimits(s, device)}`);
+  return { file, record: { memory_bytes: limits.memoryBytes, device: device ? device.dev : null, compose: JSON.parse(text).services.node } };
 }
 
 /**

@@ -16,6 +16,7 @@ const { startPrometheus } = require('./prometheus');
 const { freePort } = require('../util/net');
 const { rpcCall } = require('../util/rpc');
 const { attachTeardown } = require('./teardown');
+const { applyHostLimits } = require('./limits');
 
 /** "0-2" style list of cpus [from, to). */
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
@@ -52,6 +53,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
     const dataDir = path.join(workDir, 'node-data');
     fs.mkdirSync(dataDir, { recursive: true });
     // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
+    stack.limits = applyHostLimits(s, group, dataDir, log);
     const chain = chains[s.CHAIN];
     const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
     if (prepared.source) stack.client.chain_spec = prepared.source;

@@ -13,6 +13,7 @@ const chains = require('../chains');
 const clients = require('../clients');
 const { engineVersionSync } = require('../runtime/docker');
 const { SHIPPED, isPath } = require('../chains/substrate/specs');
+const { limitProblems, probeKernel } = require('../runtime/limits');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKLOADS_DIR = path.join(ROOT, 'workloads');
@@ -144,6 +145,8 @@ function resolveScenario(file, opts = {}) {
     sources.RUNTIME = `${sources.RUNTIME || 'default'} (auto: ${why})`;
   }
   crossCheck(values, sources, given, { chain, client, cpuCount }, errors);
+  // Limits the kernel here cannot enforce are refused (opts.kernel: a probe's result, for tests).
+  errors.push(...limitProblems(values, opts.kernel || probeKernel(), (key) => (given[key] ? given[key].where : 'default')));
   return { scenario: errors.length ? null : values, sources, errors };
 }
 

@@ -1,0 +1,127 @@
+'use strict';
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const yaml = require('js-yaml');
+const {
+  limitsOf, limitProblems, cgroupSettings, applyCgroupSettings, composeOverride, blockDeviceOf,
+} = require('../../src/runtime/limits');
+const { composeFiles } = require('../../src/runtime/compose');
+const { resolveScenario } = require('../../src/scenario/resolve');
+const { tmpDir, writeScenario } = require('../helpers');
+
+const V1 = { version: 1, memory: true, memsw: true, blkio: true, writable: true, dropCaches: true };
+const at = (key) => `f.env:${key}`;
+const base = { RUNTIME: 'host', MEMORY_MB: null, DISK_READ_IOPS: null, DISK_WRITE_IOPS: null, DISK_READ_MBPS: null, DISK_WRITE_MBPS: null, COLD: 'no' };
+const vda = { majmin: '254:0', name: 'vda', dev: '/dev/vda' };
+
+describe('resource limits: validation', () => {
+  it('accepts every limit where cgroup v1 has the memory and blkio controllers', () => {
+    const s = { ...base, MEMORY_MB: 512, DISK_READ_IOPS: 3000, DISK_WRITE_MBPS: 125, COLD: 'yes' };
+    assert.deepEqual(limitProblems(s, V1, at), []);
+    assert.deepEqual(limitProblems({ ...s, RUNTIME: 'compose' }, V1, at), []);
+  });
+
+  it('refuses a memory limit without the memory controller, and disk limits without blkio throttling, naming the key', () => {
+    const errs = limitProblems({ ...base, MEMORY_MB: 512, DISK_READ_IOPS: 3000 }, { ...V1, memory: false, blkio: false }, at);
+    assert.equal(errs.length, 2, errs.join('\n'));
+    assert.match(errs[0], /^f\.env:MEMORY_MB: MEMORY_MB: the kernel cannot enforce a memory limit here \(no cgroup v1 memory controller/);
+    assert.match(errs[1], /^f\.env:DISK_READ_IOPS: DISK_READ_IOPS: the kernel cannot throttle block I\/O here/);
+  });
+
+  it('refuses limits on cgroup v2 and without a cgroup filesystem, and on the host without write access', () => {
+    assert.match(limitProblems({ ...base, MEMORY_MB: 512 }, { ...V1, version: 2 }, at)[0], /cgroup v2/);
+    assert.match(limitProblems({ ...base, DISK_WRITE_IOPS: 9 }, { version: 0 }, at)[0], /no cgroup filesystem/);
+    assert.match(limitProblems({ ...base, MEMORY_MB: 512 }, { ...V1, writable: false }, at)[0], /writable cgroup filesystem \(run as root\)/);
+  });
+
+  it('refuses limits and COLD in attach, and COLD without root', () => {
+    const errs = limitProblems({ ...base, RUNTIME: 'attach', MEMORY_MB: 512, COLD: 'yes' }, V1, at);
+    assert.equal(errs.length, 2);
+    assert.match(errs[0], /MEMORY_MB: RUNTIME=attach .* cannot limit it/);
+    assert.match(errs[1], /COLD=yes restarts the node/);
+    assert.match(limitProblems({ ...base, COLD: 'yes' }, { ...V1, dropCaches: false }, at)[0], /needs root/);
+  });
+
+  it('sets nothing and finds nothing to refuse when no limit is given', () => {
+    assert.equal(limitsOf(base), null);
+    assert.deepEqual(limitProblems(base, { version: 0 }, at), []);
+  });
+
+  it('resolveScenario lists an unenforceable limit with the file and line, exit-2 style (no scenario)', () => {
+    const dir = tmpDir();
+    const file = writeScenario(dir, 'lim', 'RUNTIME=host\nMEMORY_MB=512\nDISK_READ_MBPS=0\n');
+    const r = resolveScenario(file, { env: {}, cpuCount: 2, kernel: { ...V1, memory: false } });
+    assert.equal(r.scenario, null);
+    assert.ok(r.errors.some((e) => e === `${file}:3: DISK_READ_MBPS: expected an integer from 1 to 1000000, got "0"`), r.errors.join('\n'));
+    assert.ok(r.errors.some((e) => e.startsWith(`${file}:2: MEMORY_MB: the kernel cannot enforce`)), r.errors.join('\n'));
+    const ok = resolveScenario(writeScenario(dir, 'ok', 'RUNTIME=host\nMEMORY_MB=512\n'), { env: {}, cpuCount: 2, kernel: V1 });
+    assert.deepEqual(ok.errors, []);
+    assert.equal(ok.scenario.MEMORY_MB, 512);
+  });
+});
+
+describe('resource limits: the settings produced', () => {
+  it('host: memory.limit_in_bytes (and memsw) in bytes, blkio throttle rules on the disk\'s major:minor', () => {
+    const limits = limitsOf({ ...base, MEMORY_MB: 512, DISK_READ_IOPS: 3000, DISK_WRITE_IOPS: 1000, DISK_READ_MBPS: 125, DISK_WRITE_MBPS: 100 });
+    assert.deepEqual(cgroupSettings(limits, vda), [
+      { controller: 'memory', file: 'memory.limit_in_bytes', value: '536870912' },
+      { controller: 'memory', file: 'memory.memsw.limit_in_bytes', value: '536870912', optional: true },
+      { controller: 'blkio', file: 'blkio.throttle.read_iops_device', value: '254:0 3000' },
+      { controller: 'blkio', file: 'blkio.throttle.write_iops_device', value: '254:0 1000' },
+      { controller: 'blkio', file: 'blkio.throttle.read_bps_device', value: '254:0 131072000' },
+      { controller: 'blkio', file: 'blkio.throttle.write_bps_device', value: '254:0 104857600' },
+    ]);
+  });
+
+  it('host: writes the files into the group\'s directories, skipping memsw where swap is not accounted', () => {
+    const dir = tmpDir();
+    const dirs = { memory: path.join(dir, 'memory'), blkio: path.join(dir, 'blkio') };
+    for (const d of Object.values(dirs)) fs.mkdirSync(d);
+    fs.writeFileSync(path.join(dirs.memory, 'memory.limit_in_bytes'), '9223372036854771712');
+    fs.writeFileSync(path.join(dirs.blkio, 'blkio.throttle.read_iops_device'), '');
+    const applied = applyCgroupSettings(dirs, cgroupSettings(limitsOf({ ...base, MEMORY_MB: 256, DISK_READ_IOPS: 50 }), vda));
+    assert.equal(fs.readFileSync(path.join(dirs.memory, 'memory.limit_in_bytes'), 'utf8'), '268435456');
+    assert.equal(fs.readFileSync(path.join(dirs.blkio, 'blkio.throttle.read_iops_device'), 'utf8'), '254:0 50');
+    assert.deepEqual(applied.map((x) => x.file), ['memory/memory.limit_in_bytes', 'blkio/blkio.throttle.read_iops_device']);
+  });
+
+  it('compose: mem_limit and memswap_limit, blkio_config rates on the device path', () => {
+    const text = composeOverride(limitsOf({ ...base, MEMORY_MB: 1024, DISK_READ_IOPS: 3000, DISK_READ_MBPS: 125 }), vda);
+    assert.deepEqual(yaml.load(text), {
+      services: {
+        node: {
+          mem_limit: 1073741824,
+          memswap_limit: 1073741824,
+          blkio_config: { device_read_iops: [{ path: '/dev/vda', rate: 3000 }], device_read_bps: [{ path: '/dev/vda', rate: 131072000 }] },
+        },
+      },
+    });
+    const memOnly = yaml.load(composeOverride(limitsOf({ ...base, MEMORY_MB: 64 }), null));
+    assert.deepEqual(Object.keys(memOnly.services.node), ['mem_limit', 'memswap_limit']);
+  });
+
+  it('compose: the limits file comes after chainperf\'s own files and before the user\'s', () => {
+    const s = { CLIENT: 'geth', NODE_VOLUME: '', COMPOSE_FILES: '/x/mine.yml' };
+    const files = composeFiles(s, { grafana: false, limitsFile: '/w/limits.yml' });
+    assert.deepEqual(files.slice(-2), ['/w/limits.yml', '/x/mine.yml']);
+    assert.ok(!composeFiles(s, { grafana: false }).includes('/w/limits.yml'));
+  });
+
+  it('finds the whole disk a directory is on, and refuses a filesystem on no block device', () => {
+    const sys = tmpDir();
+    // /sys/dev/block/M:m links to the partition, whose parent is the disk
+    const st = fs.statSync(sys);
+    const major = Math.floor(st.dev / 256) & 0xfff;
+    const minor = (st.dev & 0xff) | (Math.floor(st.dev / 4096) & 0xfff00);
+    const disk = path.join(sys, 'devices', 'sdz');
+    fs.mkdirSync(path.join(disk, 'sdz1'), { recursive: true });
+    fs.writeFileSync(path.join(disk, 'dev'), '8:0\n');
+    fs.writeFileSync(path.join(disk, 'sdz1', 'partition'), '1\n');
+    fs.mkdirSync(path.join(sys, 'dev', 'block'), { recursive: true });
+    fs.symlinkSync(path.join(disk, 'sdz1'), path.join(sys, 'dev', 'block', `${major}:${minor}`));
+    assert.deepEqual(blockDeviceOf(path.join(sys, 'not', 'yet', 'made'), sys), { majmin: '8:0', name: 'sdz', dev: '/dev/sdz' });
+    const none = blockDeviceOf('/proc/self', sys);
+    assert.match(none.error, /on no block device .*disk limits cannot be enforced there/);
+  });
+});
