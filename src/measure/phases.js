@@ -11,6 +11,8 @@ const { computeFigures } = require('../figures');
 const { summarizeRepetitions, medianIndex, flagOutliers } = require('../repetitions');
 const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('../saturation');
 const { log } = require('../util/log');
+const { coldRestart } = require('./cold');
+const { ioFigures } = require('./io');
 
 function fmtHeadline(f) {
   const net = f.cpu_ms_per_request_net === null ? '' : ` (${f.cpu_ms_per_request_net.toFixed(3)} net)`;
@@ -19,8 +21,11 @@ function fmtHeadline(f) {
 
 /** One measured window with its figures; `over` changes scenario keys for it. */
 async function windowWithFigures(ctx, name, idle, over = {}, mix) {
+  const cold = ctx.s.COLD === 'yes' ? await coldRestart(ctx) : null;
   const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix });
-  return { ...m, idle, figures: computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow }) };
+  if (cold) m.node.cold_restart_s = Number(cold.seconds.toFixed(3));
+  const figures = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
+  return { ...m, idle, figures: { ...figures, ...ioFigures(m.node, figures.rps) } };
 }
 
 /** A shallow copy of o without key. */

@@ -126,6 +126,8 @@ function summary(run) {
     if (n.memory_peak_bytes) lines.push(`- Node memory: peak ${num(n.memory_peak_bytes / 2 ** 20, 1)} MiB, mean ${num(n.memory_mean_bytes / 2 ** 20, 1)} MiB${cadvisor ? ' (cAdvisor working set)' : ''}.`);
     const bytes = (x) => (x === null || x === undefined ? 'n/a' : `${num(x / 2 ** 20, 2)} MiB`);
     if (n.disk_read_bytes !== undefined) lines.push(`- Node disk: ${bytes(n.disk_read_bytes)} read, ${bytes(n.disk_write_bytes)} written.`);
+    if (n.io) lines.push(`- Node block I/O (${n.io.source}): ${bytes(n.io.read_bytes)} read in ${n.io.read_ops ?? 'n/a'} operations, ${bytes(n.io.write_bytes)} written, ${n.io.major_faults ?? 'n/a'} major page faults over ${n.io.requests_ok} requests: ${num(run.figures.disk_read_bytes_per_request, 1)} bytes read and ${num(run.figures.major_faults_per_request, 4)} major faults per request, ${num(run.figures.disk_read_iops, 1)} read IOPS.`);
+    if (n.limits) lines.push(`- Node limits: ${n.limits.memory_bytes ? `memory ${num(n.limits.memory_bytes / 2 ** 20, 0)} MiB (page cache included)` : 'no memory limit'}${n.limits.device ? `, disk throttled on ${n.limits.device}` : ''} (${s.INSTANCE ? `INSTANCE=${s.INSTANCE}; ` : ''}see run.json node.limits).`);
     if (n.network_rx_bytes !== undefined) lines.push(`- Node network: ${bytes(n.network_rx_bytes)} received, ${bytes(n.network_tx_bytes)} sent.`);
     if (n.rpc_requests !== undefined && n.rpc_requests !== null) lines.push(`- The node's own request counter (Prometheus, 1 s scrapes, so approximate at the edges) rose by ${n.rpc_requests} over the window.`);
   }

@@ -25,6 +25,7 @@ const { cpuList } = require('./host');
 const { queryClient } = require('./prometheus');
 const { attachTeardown } = require('./teardown');
 const { limitsOf, blockDeviceOf, composeOverride, describeLimits } = require('./limits');
+const { cgroupDirsOfPid, enableIoCounting, cgroupIoSource } = require('../measure/io');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COMPOSE_DIR = path.join(ROOT, 'compose');
@@ -186,10 +187,11 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     // A restart is seen by the container's start time changing (a restart policy also counts RestartCount).
     let exitInfo = null;
     const exitListeners = [];
-    const startedAt = (await docker.inspectContainer(containers.node.id)).State.StartedAt;
+    let startedAt = (await docker.inspectContainer(containers.node.id)).State.StartedAt;
     let polling = false;
+    let restarting = false; // COLD=yes stops and starts the node between windows: not an exit
     const watch = setInterval(async () => {
-      if (exitInfo || polling) return;
+      if (exitInfo || polling || restarting) return;
       polling = true;
       try {
         let info = await docker.inspectContainer(containers.node.id);
@@ -197,6 +199,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
           await sleep(1500); // a restart passes through "exited": look again before calling it an exit
           info = (await docker.inspectContainer(containers.node.id)) || info;
         }
+        if (restarting) return;
         const st = info && info.State;
         const restarted = Boolean(st && (info.RestartCount > 0 || st.StartedAt !== startedAt));
         if (!st || st.Status !== 'running' || restarted) {
@@ -213,6 +216,22 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     }, 1000);
     stack.cleanups.push(() => clearInterval(watch)); // runs before down: leaving a container is not the node exiting
     stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
+    /** Stops the node container, runs between() (COLD=yes: drop the page cache), starts it again. */
+    stack.restartNode = async (between) => {
+      restarting = true;
+      try {
+        const id = containers.node.id;
+        const stop = await docker.engine('POST', `/containers/${id}/stop?t=30`, { timeoutMs: 60000 });
+        if (![204, 304].includes(stop.status)) throw new Error(`cannot stop the node container: HTTP ${stop.status}`);
+        await between();
+        const start = await docker.engine('POST', `/containers/${id}/start`, { timeoutMs: 60000 });
+        if (![204, 304].includes(start.status)) throw new Error(`cannot start the node container again: HTTP ${start.status}`);
+        startedAt = (await docker.inspectContainer(id)).State.StartedAt;
+        await nodeIoCounters(stack, id); // a new process in a new cgroup
+      } finally {
+        restarting = false;
+      }
+    };
     const nodeGone = async () => {
       const info = await docker.inspectContainer(containers.node.id);
       if (!info || info.State.Status !== 'running') return `the node container exited while the stack was starting (status ${info ? info.State.ExitCode : 'removed'}); see node.log`;
@@ -247,6 +266,7 @@ async function startCompose(s, { runId, workDir, log, signal }) {
 
     if (limits) stack.limits = limits.record;
     stack.node = { container: containers.node.name, container_id: containers.node.id, cpus: nodeCpus, rpc_url: stack.rpcUrl };
+    await nodeIoCounters(stack, containers.node.id);
     stack.cpu = cadvisorSource(promUrl, containers.node.name);
     stack.cpuCheck = dockerStatsSource(containers.node.id);
     stack.prometheus = {
@@ -271,9 +291,8 @@ async function composeLimits(s, workDir, log) {
   if (!limits) return null;
   let device = null;
   if (Object.keys(limits.disk).length) {
-    const info = await docker.engine('GET', '/info');
-    const root = (info.status === 200 && info.body && info.body.DockerRootDir) || '/var/lib/docker';
-    device = blockDeviceOf(root);
+    const { root, device: found } = await dockerDataDevice();
+    device = found;
     if (device.error) throw new Error(`the Docker engine's data (${root}): ${device.error}`);
   }
   const file = path.join(workDir, 'limits.yml');
@@ -281,6 +300,23 @@ async function composeLimits(s, workDir, log) {
   fs.writeFileSync(file, text);
   log(`node limits: ${describeLimits(s, device)}`);
   return { file, record: { memory_bytes: limits.memoryBytes, device: device ? device.dev : null, compose: JSON.parse(text).services.node } };
+}
+
+/** The Docker engine's data root and the disk it is on (its volumes hold the node's data). */
+async function dockerDataDevice() {
+  const info = await docker.engine('GET', '/info');
+  const root = (info.status === 200 && info.body && info.body.DockerRootDir) || '/var/lib/docker';
+  return { root, device: blockDeviceOf(root) };
+}
+
+/** The node container's cgroup counters of disk I/O and major faults (measure/io.js), read on this host; left unset when its cgroup is not found. */
+async function nodeIoCounters(stack, id) {
+  const info = await docker.inspectContainer(id);
+  const dirs = info && info.State.Pid ? cgroupDirsOfPid(info.State.Pid) : null;
+  if (!dirs) return;
+  if (!stack.dataDevice) stack.dataDevice = (await dockerDataDevice()).device;
+  const counting = enableIoCounting(dirs.blkio, stack.dataDevice);
+  stack.ioCounters = cgroupIoSource({ memory: dirs.memory, blkio: counting ? dirs.blkio : null }, `cgroup of the node container (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault)`);
 }
 
 /**

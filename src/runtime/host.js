@@ -16,7 +16,8 @@ const { startPrometheus } = require('./prometheus');
 const { freePort } = require('../util/net');
 const { rpcCall } = require('../util/rpc');
 const { attachTeardown } = require('./teardown');
-const { applyHostLimits } = require('./limits');
+const { applyHostLimits, blockDeviceOf } = require('./limits');
+const { enableIoCounting, cgroupIoSource } = require('../measure/io');
 
 /** "0-2" style list of cpus [from, to). */
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
@@ -54,31 +55,57 @@ async function startHost(s, { runId, workDir, log, signal }) {
     fs.mkdirSync(dataDir, { recursive: true });
     // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
     stack.limits = applyHostLimits(s, group, dataDir, log);
+    if (group && group.version === 1) {
+      const counting = enableIoCounting(group.blkio, blockDeviceOf(dataDir));
+      stack.ioCounters = cgroupIoSource({ memory: group.memory, blkio: counting ? group.blkio : null }, `cgroup ${group.name} (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault)`);
+    }
     const chain = chains[s.CHAIN];
     const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
     if (prepared.source) stack.client.chain_spec = prepared.source;
     const cmd = client.command(s, { dataDir, ports, ...prepared });
     const nodeLog = path.join(workDir, 'node.log');
-    const logFd = fs.openSync(nodeLog, 'a');
     const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', nodeCpus, bin, ...cmd.args];
     log(`starting ${s.CLIENT} ${version} on cpus ${nodeCpus}: ${path.basename(bin)} ${cmd.args.join(' ')}`);
-    const child = spawnInGroup(group, argv, { stdio: ['ignore', logFd, logFd] });
-    fs.closeSync(logFd);
 
     let exitInfo = null;
+    let child = null;
+    let restarting = false; // COLD=yes stops and starts the node between windows: not an exit
     const exitListeners = [];
-    child.on('exit', (code, sig) => {
-      exitInfo = { code, signal: sig };
-      for (const fn of exitListeners) fn(exitInfo);
-    });
-    stack.cleanups.push(async () => {
-      if (exitInfo) return;
+    const spawnNode = () => {
+      const logFd = fs.openSync(nodeLog, 'a');
+      const c = spawnInGroup(group, argv, { stdio: ['ignore', logFd, logFd] });
+      fs.closeSync(logFd);
+      c.on('exit', (code, sig) => {
+        if (c !== child || restarting) return;
+        exitInfo = { code, signal: sig };
+        for (const fn of exitListeners) fn(exitInfo);
+      });
+      return c;
+    };
+    const stopNode = async () => {
+      if (exitInfo || child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM'); // lets geth close its database
       const t = setTimeout(() => child.kill('SIGKILL'), 15000);
       await gone;
       clearTimeout(t);
-    });
+    };
+    child = spawnNode();
+    stack.cleanups.push(stopNode);
+    /** Stops the node, runs between() (COLD=yes: drop the page cache), starts it again in the same cgroup. */
+    stack.restartNode = async (between) => {
+      restarting = true;
+      try {
+        await stopNode();
+        await between();
+        child = spawnNode();
+      } finally {
+        restarting = false;
+      }
+      stack.node.pid = child.pid;
+      if (!group) stack.cpu = pidSource(child.pid);
+      else stack.cpuCheck = pidSource(child.pid);
+    };
     stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
     stack.nodeLog = nodeLog;
     stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl || null, metrics_url: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null };
