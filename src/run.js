@@ -38,7 +38,7 @@ function newRunId(now = new Date()) {
  * @returns {Promise<{exitCode:number, reportDir?:string}>}
  */
 async function runScenario(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), index = true } = {}) {
-  const { scenario: s, sources, errors } = resolveScenario(file, { env });
+  const { scenario: s, sources, errors, warnings: resolveWarnings = [] } = resolveScenario(file, { env });
   if (errors.length) {
     process.stderr.write(`chainperf: the scenario is not valid; nothing was started.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
     return { exitCode: 2 };
@@ -82,8 +82,9 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     started_at: started.toISOString(),
     ended_at: null,
     phase: 'starting',
-    warnings: [],
+    warnings: [...resolveWarnings],
   };
+  for (const w of resolveWarnings) log(`warning: ${w}`);
   const series = {};
   let stack = null;
   const phase = (name) => {

@@ -16,8 +16,8 @@ const ROOT = '/sys/fs/cgroup';
 const DISK_KEYS = {
   DISK_READ_IOPS: { file: 'blkio.throttle.read_iops_device', compose: 'device_read_iops', factor: 1 },
   DISK_WRITE_IOPS: { file: 'blkio.throttle.write_iops_device', compose: 'device_write_iops', factor: 1 },
-  DISK_READ_MBPS: { file: 'blkio.throttle.read_bps_device', compose: 'device_read_bps', factor: 1024 * 1024 },
-  DISK_WRITE_MBPS: { file: 'blkio.throttle.write_bps_device', compose: 'device_write_bps', factor: 1024 * 1024 },
+  DISK_READ_MBPS: { file: 'blkio.throttle.read_bps_device', compose: 'device_read_bps', factor: 1e6 },
+  DISK_WRITE_MBPS: { file: 'blkio.throttle.write_bps_device', compose: 'device_write_bps', factor: 1e6 },
 };
 const LIMIT_KEYS = ['MEMORY_MB', ...Object.keys(DISK_KEYS)];
 

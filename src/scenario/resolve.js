@@ -14,6 +14,7 @@ const clients = require('../clients');
 const { engineVersionSync } = require('../runtime/docker');
 const { SHIPPED, isPath } = require('../chains/substrate/specs');
 const { limitProblems, probeKernel } = require('../runtime/limits');
+const { readInstance, capInstanceCores, memoryWarning } = require('./instances');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKLOADS_DIR = path.join(ROOT, 'workloads');
@@ -131,10 +132,22 @@ function resolveScenario(file, opts = {}) {
       sources[key] = `${layer} default`;
     }
   }
+  // An instance profile (INSTANCE=<name>: instances/<name>.env) sits between those defaults and the file.
+  if (given.INSTANCE) {
+    const inst = readInstance(given.INSTANCE.value);
+    errors.push(...inst.errors.map((e) => (e.startsWith('no instance') ? `${given.INSTANCE.where}: INSTANCE: ${e}` : e)));
+    for (const x of inst.settings) {
+      const r = convert(x.key, x.value);
+      if (r.error) errors.push(`${x.where}: ${x.key}: ${r.error}`);
+      values[x.key] = r.value;
+      sources[x.key] = x.where;
+    }
+  }
   for (const [key, { value, where }] of Object.entries(given)) {
     values[key] = value;
     sources[key] = where;
   }
+  const warnings = [capInstanceCores(values, sources, cpuCount), memoryWarning(values, sources, opts.totalMemoryBytes)].filter(Boolean);
   if (!values.NAME) values.NAME = path.basename(file).replace(/\.env$/, '');
 
   if (values.RUNTIME === 'auto') {
@@ -147,7 +160,7 @@ function resolveScenario(file, opts = {}) {
   crossCheck(values, sources, given, { chain, client, cpuCount }, errors);
   // Limits the kernel here cannot enforce are refused (opts.kernel: a probe's result, for tests).
   errors.push(...limitProblems(values, opts.kernel || probeKernel(), (key) => (given[key] ? given[key].where : 'default')));
-  return { scenario: errors.length ? null : values, sources, errors };
+  return { scenario: errors.length ? null : values, sources, errors, warnings };
 }
 
 const COMPOSE_ONLY = ['KEEP', 'NODE_VOLUME', 'SNAPSHOT', 'BIND_ADDR', 'STACK_TIMEOUT_S', 'GRAFANA', 'GRAFANA_PORT', 'COMPOSE_FILES', 'NODE_IMAGE', 'PROMETHEUS_IMAGE', 'CADVISOR_IMAGE', 'GRAFANA_IMAGE'];

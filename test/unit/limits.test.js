@@ -69,8 +69,8 @@ describe('resource limits: the settings produced', () => {
       { controller: 'memory', file: 'memory.memsw.limit_in_bytes', value: '536870912', optional: true },
       { controller: 'blkio', file: 'blkio.throttle.read_iops_device', value: '254:0 3000' },
       { controller: 'blkio', file: 'blkio.throttle.write_iops_device', value: '254:0 1000' },
-      { controller: 'blkio', file: 'blkio.throttle.read_bps_device', value: '254:0 131072000' },
-      { controller: 'blkio', file: 'blkio.throttle.write_bps_device', value: '254:0 104857600' },
+      { controller: 'blkio', file: 'blkio.throttle.read_bps_device', value: '254:0 125000000' },
+      { controller: 'blkio', file: 'blkio.throttle.write_bps_device', value: '254:0 100000000' },
     ]);
   });
 
@@ -93,7 +93,7 @@ describe('resource limits: the settings produced', () => {
         node: {
           mem_limit: 1073741824,
           memswap_limit: 1073741824,
-          blkio_config: { device_read_iops: [{ path: '/dev/vda', rate: 3000 }], device_read_bps: [{ path: '/dev/vda', rate: 131072000 }] },
+          blkio_config: { device_read_iops: [{ path: '/dev/vda', rate: 3000 }], device_read_bps: [{ path: '/dev/vda', rate: 125000000 }] },
         },
       },
     });
@@ -123,5 +123,62 @@ describe('resource limits: the settings produced', () => {
     assert.deepEqual(blockDeviceOf(path.join(sys, 'not', 'yet', 'made'), sys), { majmin: '8:0', name: 'sdz', dev: '/dev/sdz' });
     const none = blockDeviceOf('/proc/self', sys);
     assert.match(none.error, /on no block device .*disk limits cannot be enforced there/);
+  });
+});
+
+describe('instance profiles (INSTANCE)', () => {
+  const { readInstance, listInstances, INSTANCE_KEYS } = require('../../src/scenario/instances');
+  const resolveWith = (text, env = {}, cpuCount = 2) => {
+    const file = writeScenario(tmpDir(), 'inst', text);
+    return { file, ...resolveScenario(file, { env, cpuCount, kernel: V1, dockerEngine: null, totalMemoryBytes: 24 * 2 ** 30 }) };
+  };
+
+  it('ships m5.xlarge, its gp3 at 16,000 IOPS / 1,000 MB/s, and i3.xlarge, each setting only the instance keys', () => {
+    assert.deepEqual(listInstances(), ['i3.xlarge', 'm5.xlarge', 'm5.xlarge-gp3-16k']);
+    for (const name of listInstances()) {
+      const { settings, errors } = readInstance(name);
+      assert.deepEqual(errors, [], name);
+      for (const x of settings) assert.ok(INSTANCE_KEYS.includes(x.key));
+      assert.ok(settings.some((x) => x.key === 'HOURLY_PRICE'), `${name} has a price`);
+    }
+  });
+
+  it('sets the limits and the price from the fragment, with its file and line as their source, capping CORES with a warning', () => {
+    const r = resolveWith('RUNTIME=host\nINSTANCE=m5.xlarge\n');
+    assert.deepEqual(r.errors, []);
+    const s = r.scenario;
+    assert.deepEqual([s.MEMORY_MB, s.DISK_READ_IOPS, s.DISK_WRITE_IOPS, s.DISK_READ_MBPS, s.DISK_WRITE_MBPS, s.HOURLY_PRICE], [16384, 3000, 3000, 125, 125, 0.192]);
+    assert.match(r.sources.DISK_READ_IOPS, /instances\/m5\.xlarge\.env:\d+$/);
+    assert.equal(s.CORES, 1, 'capped to 2 cores less the generator\'s');
+    assert.match(r.sources.CORES, /m5\.xlarge\.env:\d+ \(4, capped to 1\)$/);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0], /INSTANCE=m5\.xlarge has 4 cores; the node gets 1 here/);
+  });
+
+  it('lets the file and the environment override the fragment, and warns of a memory limit above the machine', () => {
+    const r = resolveWith('RUNTIME=host\nINSTANCE=i3.xlarge\nCORES=1\nHOURLY_PRICE=0.25\n', { DISK_READ_IOPS: '1000' });
+    assert.deepEqual(r.errors, []);
+    assert.equal(r.scenario.HOURLY_PRICE, 0.25);
+    assert.equal(r.scenario.DISK_READ_IOPS, 1000);
+    assert.equal(r.sources.DISK_READ_IOPS, 'environment DISK_READ_IOPS');
+    assert.equal(r.scenario.CORES, 1);
+    assert.deepEqual(r.warnings.length, 1);
+    assert.match(r.warnings[0], /MEMORY_MB=31232, above this machine's 24576 MB/);
+  });
+
+  it('refuses an unknown profile with the shipped names and the closest one', () => {
+    const r = resolveWith('INSTANCE=m5.xlarg\n');
+    assert.equal(r.scenario, null);
+    assert.equal(r.errors.length, 1, r.errors.join('\n'));
+    assert.match(r.errors[0], /inst\.env:1: INSTANCE: no instance profile "m5\.xlarg" in instances\/ \(shipped: i3\.xlarge, m5\.xlarge, m5\.xlarge-gp3-16k\); did you mean m5\.xlarge\?/);
+    assert.match(resolveWith('INSTANCE=../scenarios/geth-dev\n').errors[0], /no instance profile/);
+  });
+
+  it('refuses a fragment key that is not an instance key, naming the fragment\'s line', () => {
+    const dir = tmpDir();
+    fs.writeFileSync(path.join(dir, 'x.env'), 'CORES=2\nDB_CACHE_MB=32\n');
+    const { errors } = readInstance('x', dir);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /x\.env:2: DB_CACHE_MB: an instance profile sets only CORES, MEMORY_MB/);
   });
 });

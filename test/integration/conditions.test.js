@@ -1,0 +1,82 @@
+'use strict';
+// Resource limits and COLD=yes on a real geth with the host runtime: the
+// limits are read from the running node's own cgroup, from outside chainperf.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { startRun, gethOf, readRun } = require('./harness');
+const { schemaErrors, ROOT } = require('../helpers');
+
+const SHORT = {
+  DURATION_S: '5', WARMUP_S: '2', IDLE_S: '2', HISTORY_TRANSFERS: '20', HISTORY_CONTRACT_CALLS: '10',
+  MEMORY_MB: '768', DISK_READ_IOPS: '5000', DISK_WRITE_MBPS: '200', COLD: 'yes',
+};
+
+/** The v1 controller directory of a process's cgroup, as the kernel names it in /proc/PID/cgroup. */
+function groupDir(pid, controller) {
+  const line = fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n').find((l) => l.split(':')[1] && l.split(':')[1].split(',').includes(controller));
+  return path.join('/sys/fs/cgroup', controller, line.split(':')[2]);
+}
+
+describe('host runtime: MEMORY_MB, DISK_* and COLD=yes on geth', () => {
+  let res;
+  let run;
+  const seen = new Map(); // geth pid -> the limits read from its cgroup while it ran
+
+  before(async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), SHORT);
+    const timer = setInterval(() => {
+      const g = gethOf(r.tmp);
+      if (!g || seen.has(g.pid)) return;
+      try {
+        seen.set(g.pid, {
+          memory: fs.readFileSync(path.join(groupDir(g.pid, 'memory'), 'memory.limit_in_bytes'), 'utf8').trim(),
+          readIops: fs.readFileSync(path.join(groupDir(g.pid, 'blkio'), 'blkio.throttle.read_iops_device'), 'utf8').trim(),
+          writeBps: fs.readFileSync(path.join(groupDir(g.pid, 'blkio'), 'blkio.throttle.write_bps_device'), 'utf8').trim(),
+        });
+      } catch {
+        // between the sh that joins the group and geth's exec, or exiting
+      }
+    }, 100);
+    res = await r.done;
+    clearInterval(timer);
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it('completes, with run.json valid against the schema', () => {
+    assert.equal(res.code, 0);
+    assert.equal(run.status, 'ok');
+    assert.deepEqual(schemaErrors(run), []);
+  });
+
+  it('the running node\'s cgroup has the memory limit and the disk throttle rules', () => {
+    assert.ok(seen.size >= 1, 'the geth process was seen');
+    for (const [pid, lim] of seen) {
+      assert.equal(lim.memory, String(768 * 1024 * 1024), `memory.limit_in_bytes of geth ${pid}`);
+      assert.match(lim.readIops, /^\d+:\d+ 5000$/m);
+      assert.match(lim.writeBps, new RegExp(`^\\d+:\\d+ ${200 * 1e6}$`, 'm'));
+    }
+    assert.equal(run.node.limits.memory_bytes, 768 * 1024 * 1024);
+    assert.match(run.node.limits.device, /^\/dev\//);
+  });
+
+  it('COLD=yes restarted the node before the window (a second geth process in the same limits)', () => {
+    assert.ok(seen.size >= 2, `geth processes seen: ${[...seen.keys()].join(', ')}`);
+    assert.ok(run.node.cold_restart_s > 0);
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'run.log'), 'utf8'), /COLD=yes: stopping the node, dropping the page cache/);
+  });
+
+  it('reports the cgroup\'s block I/O and major faults over the window, and the figures per request', () => {
+    const io = run.node.io;
+    for (const k of ['read_bytes', 'write_bytes', 'read_ops', 'write_ops', 'major_faults']) assert.ok(Number.isInteger(io[k]) && io[k] >= 0, `${k}: ${io[k]}`);
+    assert.ok(io.requests_ok > 0);
+    const f = run.figures;
+    assert.equal(f.disk_read_bytes_per_request, Number((io.read_bytes / io.requests_ok).toFixed(3)));
+    assert.equal(f.major_faults_per_request, Number((io.major_faults / io.requests_ok).toFixed(6)));
+    assert.ok(f.disk_read_iops >= 0);
+    assert.equal(f.memory_bytes_per_rps, Math.round(run.node.memory_mean_bytes / f.rps));
+    assert.ok(run.node.memory_peak_bytes <= 768 * 1024 * 1024, 'the node\'s memory stayed under its limit');
+  });
+});
