@@ -26,6 +26,8 @@ const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
 const { provenance } = require('./report/provenance');
 const { log, logTo } = require('./util/log');
+const { poolOfState } = require('./state/restore');
+const { describeStatePool } = require('./state/pool');
 
 function newRunId(now = new Date()) {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
@@ -122,7 +124,9 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     }
 
     phase('harvest');
-    const pool = await chain.harvest(stack.rpcUrl, { signal, log });
+    // A STATE profile's pool is drawn across its whole state and history (state/pool.js); a dev chain is harvested.
+    const pool = stack.state ? await poolOfState(stack.state, s, stack.rpcUrl, signal) : await chain.harvest(stack.rpcUrl, { signal, log });
+    if (stack.state) log(describeStatePool(pool));
     const poolFile = path.join(reportDir, 'params.json');
     fs.writeFileSync(poolFile, `${JSON.stringify(pool)}\n`);
     log(`parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`);

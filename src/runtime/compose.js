@@ -26,6 +26,7 @@ const { queryClient } = require('./prometheus');
 const { attachTeardown } = require('./teardown');
 const { limitsOf, blockDeviceOf, composeOverride, describeLimits } = require('./limits');
 const { cgroupDirsOfPid, enableIoCounting, cgroupIoSource } = require('../measure/io');
+const { restoreComposeState } = require('../state/restore');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COMPOSE_DIR = path.join(ROOT, 'compose');
@@ -120,6 +121,9 @@ async function startCompose(s, { runId, workDir, log, signal }) {
   const images = await ensureImages(s, log);
   const grafana = Boolean(images.grafana && images.grafana.ref);
   const project = projectName(runId);
+  // A STATE profile is copied into a volume of the run, mounted like NODE_VOLUME (volume-kept.yml).
+  const stateVolume = s.STATE !== 'dev' ? `${project}-state` : null;
+  if (stateVolume) s = { ...s, NODE_VOLUME: stateVolume };
   const ncpu = os.cpus().length;
   const nodeCpus = cpuList(0, s.CORES);
   const generatorCpus = s.CORES < ncpu ? cpuList(s.CORES, ncpu) : null;
@@ -151,6 +155,13 @@ async function startCompose(s, { runId, workDir, log, signal }) {
       stack.cleanups.push(() => stack.generatorGroup.destroy());
     }
     // A dev chain is fresh (history is created on it) unless it comes from a kept volume.
+    if (stateVolume) {
+      const { ensureBase } = require('../install/images');
+      const bin = await client.ensureBinary(s, log); // the state is built with the same geth version on this host
+      const restored = await restoreComposeState(s, { bin, version: s.CLIENT_VERSION || client.binaryVersion(bin), volume: stateVolume, docker, baseRef: await ensureBase(log), log, signal });
+      stack.state = restored.state;
+      stack.cleanups.push(() => (s.KEEP === 'none' ? restored.remove() : log(`KEEP=${s.KEEP}: volume ${stateVolume} kept`)));
+    }
     stack.freshChain = s.NODE_VOLUME ? !(await ensureVolume(s, log)) : true;
 
     // Down first in teardown order means: registered before up, so a failed up is cleaned too.

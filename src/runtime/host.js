@@ -18,6 +18,7 @@ const { rpcCall } = require('../util/rpc');
 const { attachTeardown } = require('./teardown');
 const { applyHostLimits, blockDeviceOf } = require('./limits');
 const { enableIoCounting, cgroupIoSource } = require('../measure/io');
+const { restoreHostState } = require('../state/restore');
 
 /** "0-2" style list of cpus [from, to). */
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
@@ -54,6 +55,10 @@ async function startHost(s, { runId, workDir, log, signal }) {
     const dataDir = path.join(workDir, 'node-data');
     fs.mkdirSync(dataDir, { recursive: true });
     // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
+    if (s.STATE !== 'dev') {
+      stack.state = await restoreHostState(s, { bin, version, dataDir, log, signal });
+      stack.freshChain = false; // its history is built in
+    }
     stack.limits = applyHostLimits(s, group, dataDir, log);
     if (group && group.version === 1) {
       const counting = enableIoCounting(group.blkio, blockDeviceOf(dataDir));

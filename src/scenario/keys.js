@@ -83,6 +83,10 @@ const KEYS = {
   REQUEST_TIMEOUT_MS: { type: 'int', min: 100, max: 600000, default: 10000, doc: 'A request without an answer after this long counts as a timeout (a failure).' },
   SEED: { type: 'int', min: 0, max: 2147483647, default: 1, doc: 'Seed of the random choice of parameters, so runs draw the same sequence.' },
 
+  // Chain state the node starts from
+  STATE: { type: 'enum', values: ['dev', 'small', 'medium', 'large'], default: 'dev', doc: 'dev: a fresh --dev chain with the history below. small | medium | large (geth; host and compose): a chain with many accounts, a contract with many storage slots and blocks of history (transfers, contract calls with logs), built once with progress shown and cached in ~/.cache/chainperf/state/<profile>-geth-<version>-<DB_ENGINE>, then copied for each run (never written). small: 20,000 accounts and slots, 2,500 transactions, about 40 s to build; medium: 1,000,000 accounts and slots, 25,000 transactions, about 11.4 GB of memory at geth init; large: the medium genesis and 250,000 transactions.' },
+  STATE_DISTRIBUTION: { type: 'enum', values: ['uniform', 'skewed'], default: 'uniform', doc: 'With a STATE profile: how parameters are drawn across the whole state and history. uniform: every account, slot, block and transaction alike. skewed: 90% of draws from a hot 10% (accounts and slots spread over the state; the most recent tenth of blocks and transactions), 10% from the cold rest.' },
+
   // Dev chain history created before the run
   CREATE_HISTORY: { type: 'enum', values: ['auto', 'yes', 'no'], default: 'auto', doc: 'Create the history below before harvesting. auto: on the fresh dev chain the host runtime starts; yes: also on an attached dev chain (it needs an unlocked, funded account); no: never.' },
   HISTORY_ACCOUNTS: { type: 'int', min: 1, max: 1000, default: 20, doc: 'Dev chain: accounts funded before the run (Substrate: in the genesis, besides the well-known dev accounts and one signer per virtual user for the transfer workload).' },

@@ -191,6 +191,13 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   if (v.SATURATE === 'yes' && v.REPEAT > 1) {
     errors.push(`${at('REPEAT')}: REPEAT: a saturation search (SATURATE=yes) measures one window per step; set REPEAT=1`);
   }
+  if (v.STATE !== 'dev') {
+    if (v.CLIENT !== 'geth') errors.push(`${at('STATE')}: STATE=${v.STATE} is built for geth (CLIENT is ${v.CLIENT})`);
+    if (!['host', 'compose'].includes(v.RUNTIME)) errors.push(`${at('STATE')}: STATE=${v.STATE} is restored into a node chainperf starts: RUNTIME=host or compose (RUNTIME is ${v.RUNTIME})`);
+    if (v.NODE_VOLUME) errors.push(`${at('NODE_VOLUME')}: NODE_VOLUME and STATE=${v.STATE} both give the node its data: set one`);
+  } else if (given.STATE_DISTRIBUTION) {
+    errors.push(`${at('STATE_DISTRIBUTION')}: STATE_DISTRIBUTION draws across a STATE profile's state: set STATE=small, medium or large`);
+  }
   if (!/^[A-Za-z0-9_.-]+$/.test(v.NAME)) {
     errors.push(`${at('NAME')}: NAME: expected letters, digits, _ . or -, got "${v.NAME}"`);
   }
