@@ -20,17 +20,19 @@ const { mapLimit } = require('../util/async');
 const LOGGER = require('../chains/ethereum/contracts/Logger.json');
 const P = require('./profiles');
 
-const ROUND_PER_SIGNER = 48; // transactions each signer has in flight per round (txpool.accountslots is raised to allow it)
+const ROUND_PER_SIGNER = 4; // transactions each signer sends per round: 256 a round, so history spreads over many blocks
+const FORMAT = 2; // of the built state: a cached state of another format is built again
 
 /** Where a profile's state lives in the cache. */
 function stateDir(profile, version, engine) {
   return cacheDir('state', `${profile}-geth-${version}-${engine}`);
 }
 
-/** The cached state's manifest, or null when it is not built. */
+/** The cached state's manifest, or null when it is not built (or built by another format of this code). */
 function readManifest(dir) {
   try {
-    return JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    const m = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    return m.format === FORMAT ? m : null;
   } catch {
     return null;
   }
@@ -203,7 +205,7 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
     }
     fs.writeFileSync(path.join(tmp, 'tx_hashes.json'), `${JSON.stringify(history.tx_hashes)}\n`);
     const manifest = {
-      profile: name, client: 'geth', version, db_engine: engine,
+      format: FORMAT, profile: name, client: 'geth', version, db_engine: engine,
       accounts: profile.accounts + history.transfers, genesis_accounts: profile.accounts, slots: profile.slots,
       storage_contract: P.STORAGE_CONTRACT, logger: history.logger, signers: P.signerWallets().map((w) => w.address),
       history: { first_block: history.first_block, last_block: history.last_block, transactions: history.tx_hashes.length, transfers: history.transfers, calls: history.calls },
