@@ -9,7 +9,7 @@ const { startRun, gethOf, readRun } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 
 const SHORT = {
-  DURATION_S: '5', WARMUP_S: '2', IDLE_S: '2', HISTORY_TRANSFERS: '20', HISTORY_CONTRACT_CALLS: '10',
+  DURATION_S: '10', WARMUP_S: '2', IDLE_S: '2', HISTORY_TRANSFERS: '20', HISTORY_CONTRACT_CALLS: '10',
   MEMORY_MB: '768', DISK_READ_IOPS: '5000', DISK_WRITE_MBPS: '200', COLD: 'yes',
 };
 
@@ -78,5 +78,63 @@ describe('host runtime: MEMORY_MB, DISK_* and COLD=yes on geth', () => {
     assert.ok(f.disk_read_iops >= 0);
     assert.equal(f.memory_bytes_per_rps, Math.round(run.node.memory_mean_bytes / f.rps));
     assert.ok(run.node.memory_peak_bytes <= 768 * 1024 * 1024, 'the node\'s memory stayed under its limit');
+  });
+});
+
+describe('compose runtime: STATE=small, MEMORY_MB, DISK_* and COLD=yes on the geth container', () => {
+  const docker = require('../../src/runtime/docker');
+  let res;
+  let run;
+  const seen = new Map(); // container start time -> its cgroup's limits, read while it ran
+
+  before(async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      ...SHORT, RUNTIME: 'compose', GRAFANA: 'no', DURATION_S: '8', IDLE_S: '4', STATE: 'small', WORKLOAD: 'eth-state',
+    });
+    const timer = setInterval(async () => {
+      const project = /starting compose project (\S+)/.exec(r.stderrText());
+      if (!project) return;
+      const filter = encodeURIComponent(JSON.stringify({ label: [`com.docker.compose.project=${project[1]}`, 'com.docker.compose.service=node'] }));
+      try {
+        const list = await docker.engine('GET', `/containers/json?filters=${filter}`);
+        if (!list.body.length) return;
+        const info = await docker.inspectContainer(list.body[0].Id);
+        if (!info.State.Pid || seen.has(info.State.StartedAt)) return;
+        seen.set(info.State.StartedAt, {
+          memory: fs.readFileSync(path.join(groupDir(info.State.Pid, 'memory'), 'memory.limit_in_bytes'), 'utf8').trim(),
+          readIops: fs.readFileSync(path.join(groupDir(info.State.Pid, 'blkio'), 'blkio.throttle.read_iops_device'), 'utf8').trim(),
+        });
+      } catch {
+        // starting or stopping
+      }
+    }, 250);
+    res = await r.done;
+    clearInterval(timer);
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it('completes, with run.json valid against the schema and no failed request', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.figures.requests_failed, 0);
+  });
+
+  it('the node container\'s cgroup has the limits, before and after the cold restart', () => {
+    assert.ok(seen.size >= 2, `node container starts seen: ${seen.size}`);
+    for (const lim of seen.values()) {
+      assert.equal(lim.memory, String(768 * 1024 * 1024));
+      assert.match(lim.readIops, /^\d+:\d+ 5000$/m);
+    }
+    assert.equal(run.node.limits.compose.mem_limit, 768 * 1024 * 1024);
+    assert.ok(run.node.cold_restart_s > 0);
+  });
+
+  it('ran on a volume of the run restored from the state, removed at the end', async () => {
+    const m = /copied \S+ into volume (\S+) in/.exec(fs.readFileSync(path.join(res.reportDir, 'run.log'), 'utf8'));
+    assert.ok(m, 'the state was copied into a volume');
+    assert.equal((await docker.engine('GET', `/volumes/${m[1]}`)).status, 404, 'the run\'s state volume is gone');
+    assert.equal(run.history, undefined);
+    assert.ok(Number.isInteger(run.node.io.read_ops));
   });
 });
