@@ -182,3 +182,27 @@ describe('instance profiles (INSTANCE)', () => {
     assert.match(errors[0], /x\.env:2: DB_CACHE_MB: an instance profile sets only CORES, MEMORY_MB/);
   });
 });
+
+describe('a plan sweeping instances', () => {
+  const { renderPlanReport } = require('../../src/plan/report');
+
+  it('reports, for each instance, the saturation rate and the cost of a million requests at it', () => {
+    const dir = tmpDir();
+    const points = [['m5.xlarge', 900, 0.0593], ['i3.xlarge', 1500, 0.0578]].map(([inst, rps, cost], i) => {
+      const rel = `runs/p${i}`;
+      fs.mkdirSync(path.join(dir, rel), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel, 'run.json'), JSON.stringify({
+        status: 'ok',
+        figures: { cpu_ms_per_request: 0.5, cpu_ms_per_request_net: 0.4, rps: rps * 0.9, latency_ms: { p99: 9 }, cost_per_million_requests: 1, disk_read_bytes_per_request: 4096 },
+        saturation: { max_sustainable_rps: rps, cost_per_million_at_max: cost },
+      }));
+      return { name: `p-${inst}`, values: { INSTANCE: inst }, runs: [{ status: 'ok', dir: rel }] };
+    });
+    fs.writeFileSync(path.join(dir, 'plan.json'), JSON.stringify({ plan: 'inst', status: 'done', base: 'geth-dev.env', sweep: ['INSTANCE'], repetitions: 1, fixed: {}, started_at: 'x', points }));
+    const results = renderPlanReport(dir);
+    assert.deepEqual(results.map((r) => [r.figures.saturation_rps, r.figures.cost_per_million]), [[[900], [0.0593]], [[1500], [0.0578]]]);
+    const md = fs.readFileSync(path.join(dir, 'plan.md'), 'utf8');
+    assert.match(md, /\| INSTANCE \| runs ok \| failed \| .*saturation, requests\/s \| cost per million requests/);
+    assert.match(md, /\| m5\.xlarge \| 1 \| 0 \| .* \| 900 \| 0\.0593 \| 4096 \|/);
+  });
+});
