@@ -126,7 +126,11 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     phase('harvest');
     // A STATE profile's pool is drawn across its whole state and history (state/pool.js); a dev chain is harvested.
     const pool = stack.state ? await poolOfState(stack.state, s, stack.rpcUrl, signal) : await chain.harvest(stack.rpcUrl, { signal, log });
-    if (stack.state) log(describeStatePool(pool));
+    if (stack.state) {
+      log(describeStatePool(pool));
+      const m = stack.state.manifest;
+      run.state = { profile: m.profile, dir: stack.state.dir, accounts: m.accounts, slots: m.slots, history: m.history, size_bytes: m.size_bytes, build_seconds: m.build_seconds, built_at: m.built_at, distribution: s.STATE_DISTRIBUTION };
+    }
     const poolFile = path.join(reportDir, 'params.json');
     fs.writeFileSync(poolFile, `${JSON.stringify(pool)}\n`);
     log(`parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`);
