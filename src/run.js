@@ -188,6 +188,8 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     log(`done: ${fmtHeadline(run.figures)}`);
   } catch (err) {
     run.status = 'failed';
+    // A node that died (e.g. killed for its MEMORY_MB) is often seen first as a refused request: let its exit be reported as the reason.
+    if (stack && !signal.aborted) await new Promise((r) => setTimeout(r, 500));
     run.error = signal.aborted && signal.reason ? signal.reason.message : err.message;
     if (err.partial) Object.assign(run, err.partial); // windows measured before the failure
     log(`run failed during ${run.phase}: ${run.error}`);

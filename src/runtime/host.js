@@ -16,7 +16,7 @@ const { startPrometheus } = require('./prometheus');
 const { freePort } = require('../util/net');
 const { rpcCall } = require('../util/rpc');
 const { attachTeardown } = require('./teardown');
-const { applyHostLimits, blockDeviceOf } = require('./limits');
+const { applyHostLimits, blockDeviceOf, oomKills } = require('./limits');
 const { enableIoCounting, cgroupIoSource } = require('../measure/io');
 const { restoreHostState } = require('../state/restore');
 
@@ -82,7 +82,8 @@ async function startHost(s, { runId, workDir, log, signal }) {
       fs.closeSync(logFd);
       c.on('exit', (code, sig) => {
         if (c !== child || restarting) return;
-        exitInfo = { code, signal: sig };
+        // Killed by the kernel for the group's memory limit (MEMORY_MB): said as such, as compose says OOM.
+        exitInfo = { code, signal: sig === 'SIGKILL' && group && group.memory && oomKills(group.memory) > 0 ? 'OOM' : sig };
         for (const fn of exitListeners) fn(exitInfo);
       });
       return c;

@@ -178,6 +178,22 @@ function applyHostLimits(s, group, dataDir, log) {
   return { memory_bytes: limits.memoryBytes, device: device ? device.dev : null, cgroup: applied };
 }
 
+/** How many processes of a group the kernel's OOM killer has killed (cgroup v1 memory.oom_control), or 0. */
+function oomKills(memoryDir) {
+  try {
+    const m = /^oom_kill (\d+)$/m.exec(fs.readFileSync(path.join(memoryDir, 'memory.oom_control'), 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** A warning when MEMORY_MB leaves the node little beyond its own database cache: the kernel may kill it. */
+function memoryWarning(s) {
+  if (!s.MEMORY_MB || s.RUNTIME === 'attach' || s.MEMORY_MB >= s.DB_CACHE_MB + 256) return null;
+  return `MEMORY_MB=${s.MEMORY_MB} leaves the node less than 256 MB beyond its database cache (DB_CACHE_MB=${s.DB_CACHE_MB}): as the cache fills, the kernel may kill the node (run.json then says OOM)`;
+}
+
 /** One line for the log: the limits in the scenario's units. */
 function describeLimits(s, device) {
   const parts = [];
@@ -187,5 +203,5 @@ function describeLimits(s, device) {
 }
 
 module.exports = {
-  DISK_KEYS, LIMIT_KEYS, limitsOf, probeKernel, blockDeviceOf, limitProblems, cgroupSettings, applyCgroupSettings, composeOverride, describeLimits, applyHostLimits,
+  DISK_KEYS, LIMIT_KEYS, limitsOf, probeKernel, blockDeviceOf, limitProblems, cgroupSettings, applyCgroupSettings, composeOverride, describeLimits, applyHostLimits, oomKills, memoryWarning,
 };

@@ -13,7 +13,7 @@ const chains = require('../chains');
 const clients = require('../clients');
 const { engineVersionSync } = require('../runtime/docker');
 const { SHIPPED, isPath } = require('../chains/substrate/specs');
-const { limitProblems, probeKernel } = require('../runtime/limits');
+const { limitProblems, probeKernel, memoryWarning: limitWarning } = require('../runtime/limits');
 const { readInstance, capInstanceCores, memoryWarning } = require('./instances');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -160,6 +160,7 @@ function resolveScenario(file, opts = {}) {
   crossCheck(values, sources, given, { chain, client, cpuCount }, errors);
   // Limits the kernel here cannot enforce are refused (opts.kernel: a probe's result, for tests).
   errors.push(...limitProblems(values, opts.kernel || probeKernel(), (key) => (given[key] ? given[key].where : 'default')));
+  if (limitWarning(values)) warnings.push(limitWarning(values));
   return { scenario: errors.length ? null : values, sources, errors, warnings };
 }
 

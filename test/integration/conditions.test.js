@@ -138,3 +138,16 @@ describe('compose runtime: STATE=small, MEMORY_MB, DISK_* and COLD=yes on the ge
     assert.ok(Number.isInteger(run.node.io.read_ops));
   });
 });
+
+describe('host runtime: a MEMORY_MB the node cannot live in', () => {
+  it('the kernel kills the node; the run fails naming OOM, with the warning given at start', async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), { MEMORY_MB: '64', DURATION_S: '5', WARMUP_S: '1', IDLE_S: '0' });
+    const res = await r.done;
+    assert.equal(res.code, 1);
+    const run = readRun(res.reportDir);
+    assert.equal(run.status, 'failed');
+    assert.match(run.error, /the node exited during \w+ \(signal OOM\)/);
+    assert.ok(run.warnings.some((w) => /MEMORY_MB=64 leaves the node less than 256 MB beyond its database cache/.test(w)), run.warnings.join('\n'));
+    assert.deepEqual(schemaErrors(run), []);
+  });
+});

@@ -206,3 +206,18 @@ describe('a plan sweeping instances', () => {
     assert.match(md, /\| m5\.xlarge \| 1 \| 0 \| .* \| 900 \| 0\.0593 \| 4096 \|/);
   });
 });
+
+describe('memory limit: OOM', () => {
+  const { oomKills, memoryWarning } = require('../../src/runtime/limits');
+  it('counts the kernel\'s OOM kills in a group, 0 where the file is missing', () => {
+    const dir = tmpDir();
+    fs.writeFileSync(path.join(dir, 'memory.oom_control'), 'oom_kill_disable 0\nunder_oom 0\noom_kill 2\n');
+    assert.equal(oomKills(dir), 2);
+    assert.equal(oomKills(path.join(dir, 'none')), 0);
+  });
+  it('warns when MEMORY_MB leaves the node less than 256 MB beyond its database cache', () => {
+    assert.match(memoryWarning({ RUNTIME: 'host', MEMORY_MB: 512, DB_CACHE_MB: 1024 }), /MEMORY_MB=512 leaves the node less than 256 MB/);
+    assert.equal(memoryWarning({ RUNTIME: 'host', MEMORY_MB: 512, DB_CACHE_MB: 32 }), null);
+    assert.equal(memoryWarning({ RUNTIME: 'host', MEMORY_MB: null, DB_CACHE_MB: 32 }), null);
+  });
+});
