@@ -8,6 +8,7 @@
 //   chainperf images <scenario.env>   make sure every image a compose scenario needs is here (build locally)
 //   chainperf <plan.env>              run a plan (a file with BASE= and SWEEP=), resuming an interrupted one
 //   chainperf compare <a> <b>         compare two runs or two plans
+//   chainperf ab <a.env> <b.env>      interleaved A/B session: ratio B/A with a 95% interval from pairs of windows
 //   chainperf saturate <scenario.env> search the highest sustainable request rate (SATURATE=yes)
 //
 // Exit status: 0 run ok, 1 run failed (report written), 2 invalid input.
@@ -18,6 +19,7 @@ const { runScenario } = require('./run');
 const { runPlan } = require('./plan/run');
 const { isPlanFile } = require('./plan/parse');
 const { compare, writeCompare } = require('./compare');
+const { runAb } = require('./ab/run');
 const { renderReport } = require('./report/write');
 const { resolveScenario } = require('./scenario/resolve');
 const clients = require('./clients');
@@ -32,6 +34,7 @@ const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print i
        ./run.sh images <scenario.env>     build the images a compose scenario needs where none can be pulled
        ./run.sh <plan.env>                run a plan: every point of its sweep (resumes when run again)
        ./run.sh compare <a> <b>           compare two run folders or two plan folders
+       ./run.sh ab <a.env> <b.env>        measure A and B alternately, pair after pair, until B/A is known to ±AB_TARGET_PCT
        ./run.sh saturate <scenario.env>   search the highest sustainable request rate
 Scenario keys: docs/scenario-keys.md. Override any key from the environment: DURATION_S=20 ./run.sh scenarios/geth-dev.env`;
 
@@ -57,6 +60,13 @@ async function main(argv) {
   if (cmd === 'install') return install(rest);
   if (cmd === 'images') return install(rest, { runtime: 'compose' });
   if (cmd === 'compare') return compareCommand(rest);
+  if (cmd === 'ab') {
+    if (rest.length !== 2) {
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    return (await runAb(rest[0], rest[1])).exitCode;
+  }
   if (cmd === 'saturate') {
     if (rest.length !== 1) {
       process.stderr.write(`${USAGE}\n`);

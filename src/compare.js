@@ -1,8 +1,12 @@
 'use strict';
 // Compares two runs or two plans: the headline figures side by side with the
 // ratio B/A, and for each whether the difference is larger than the noise
-// (Welch's t-test at 95%). For two runs the noise comes from each run's
-// per-second values; for two plans, from the repetitions of each point.
+// (Welch's t-test at 95%). The noise is the variation between windows, the
+// level that varies on a shared machine: for two runs, their repetitions
+// (REPEAT); for two plans, the repetitions of each point. Two single-window
+// runs carry no such variation: compare says it cannot tell and points to
+// ./run.sh ab. (Seconds inside one window are not independent samples of
+// that noise: judged by them, identical runs were called different.)
 // The machines and clients of both sides are shown from their provenance, so
 // runs from two instance types compare too.
 
@@ -34,15 +38,13 @@ function load(dir) {
   throw new Error(`${dir}: neither a run folder (run.json) nor a plan folder (plan.json)`);
 }
 
-/** Per-second samples of a run's figures: the noise within one run. */
-function perSecond(side) {
-  const req = (side.series.requests || []).filter((p) => p.span_ms >= 900);
-  return {
-    cpu_ms_per_request: (side.series.cpu_per_request || []).map((p) => p.cpu_ms_per_request),
-    cpu_ms_per_request_net: [],
-    rps: req.map((p) => (p.ok * 1000) / p.span_ms),
-    p99_ms: req.map((p) => p.latency_ms.p99),
-  };
+/** The figures of each repetition of a run (REPEAT), or null for a single window. */
+function perWindow(side) {
+  const reps = side.run.repetitions;
+  if (!Array.isArray(reps) || reps.length < 2) return null;
+  const out = {};
+  for (const f of FIGURES) out[f.key] = reps.map((r) => (r.figures ? f.get(r.figures) : null));
+  return out;
 }
 
 function row(label, a, b, sa, sb, digits) {
@@ -58,13 +60,20 @@ function row(label, a, b, sa, sb, digits) {
 }
 
 function compareRuns(A, B) {
-  const pa = perSecond(A);
-  const pb = perSecond(B);
+  const pa = perWindow(A);
+  const pb = perWindow(B);
   return FIGURES.map((f) => {
     const a = A.run.figures ? f.get(A.run.figures) : null;
     const b = B.run.figures ? f.get(B.run.figures) : null;
-    return row(f.label, a, b, pa[f.key], pb[f.key], f.digits);
+    return row(f.label, a, b, pa ? pa[f.key] : [], pb ? pb[f.key] : [], f.digits);
   });
+}
+
+/** Where the noise of a comparison comes from, or null when there is none to judge by. */
+function noiseSource(A, B) {
+  if (A.kind === 'plan') return 'the repetitions of each point (Welch\'s t-test, 95%)';
+  if (perWindow(A) && perWindow(B)) return 'the repetitions of each run (REPEAT): the variation between windows (Welch\'s t-test, 95%)';
+  return null;
 }
 
 function comparePlans(A, B) {
@@ -113,21 +122,22 @@ function compare(dirA, dirB) {
   const B = load(dirB);
   if (A.kind !== B.kind) throw new Error(`cannot compare a ${A.kind} with a ${B.kind}: give two runs or two plans`);
   const rows = A.kind === 'run' ? compareRuns(A, B) : comparePlans(A, B);
-  return { kind: A.kind, a: { dir: path.resolve(dirA), label: A.label }, b: { dir: path.resolve(dirB), label: B.label }, rows, context: contextRows(A, B) };
+  return { kind: A.kind, a: { dir: path.resolve(dirA), label: A.label }, b: { dir: path.resolve(dirB), label: B.label }, rows, noise: noiseSource(A, B), context: contextRows(A, B) };
 }
 
 function renderCompare(c) {
   const fmt = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
-  const noise = c.kind === 'run'
-    ? 'per-second values within each run (Welch\'s t-test, 95%; seconds are not fully independent, so read it as a guide)'
-    : 'the repetitions of each point (Welch\'s t-test, 95%)';
+  const cannotTell = 'cannot tell: one window a side';
   const lines = [`# chainperf compare: ${c.a.label} vs ${c.b.label}`, '', `A: \`${c.a.dir}\``, `B: \`${c.b.dir}\``, ''];
   lines.push('| figure | A | B | B/A | beyond noise? |', '|---|---:|---:|---:|---|');
   for (const r of c.rows) {
-    const verdict = r.beyond_noise === null ? 'unknown (too few samples)' : r.beyond_noise ? 'yes' : 'no';
+    const verdict = r.beyond_noise === null ? (c.noise ? 'unknown (too few values)' : cannotTell) : r.beyond_noise ? 'yes' : 'no';
     lines.push(`| ${r.figure} | ${fmt(r.a, r.digits)} | ${fmt(r.b, r.digits)} | ${fmt(r.ratio, 3)} | ${verdict} |`);
   }
-  lines.push('', `Noise estimated from ${noise}.`, '', '| context | A | B | |', '|---|---|---|---|');
+  lines.push('', c.noise
+    ? `Noise estimated from ${c.noise}.`
+    : 'Whether a difference is beyond the noise cannot be told from two single windows: on a shared machine one window differs from the next by 5-12% with nothing changed, and the seconds inside a window do not show that. Measure both sides with REPEAT=5 (or more) and compare again, or better, measure them alternately with `./run.sh ab A.env B.env`, which gives the ratio with a 95% interval from pairs of windows.');
+  lines.push('', '| context | A | B | |', '|---|---|---|---|');
   for (const x of c.context) lines.push(`| ${x.label} | ${x.a ?? 'n/a'} | ${x.b ?? 'n/a'} | ${x.a !== x.b ? 'differs' : ''} |`);
   return `${lines.join('\n')}\n`;
 }

@@ -26,8 +26,20 @@ const generatorCost = (r) => (r.generator && Number.isFinite(r.generator.cpu_us_
  */
 function summarizeRepetitions(reps) {
   const out = {};
-  for (const [key, get] of Object.entries(HEADLINES)) out[key] = summarize(reps.map((r) => get(r.figures)));
-  if (reps.every((r) => generatorCost(r) !== null)) out.generator_us_per_request = summarize(reps.map(generatorCost));
+  for (const [key, get] of Object.entries(HEADLINES)) out[key] = summarizeMedianRep(reps.map((r) => get(r.figures)));
+  if (reps.every((r) => generatorCost(r) !== null)) out.generator_us_per_request = summarizeMedianRep(reps.map(generatorCost));
+  return out;
+}
+
+/**
+ * summarize() with the median defined as the headline is: the value of a
+ * repetition, the lower middle one for an even count (never the midpoint of
+ * two windows, which no window measured).
+ */
+function summarizeMedianRep(values) {
+  const out = summarize(values);
+  const xs = values.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (xs.length) out.median = xs[Math.floor((xs.length - 1) / 2)];
   return out;
 }
 
@@ -44,17 +56,20 @@ const relDev = (x, xs) => {
 };
 
 /**
- * Flags repetitions whose CPU time per request lies outside the rest: more than
- * 3 scaled median absolute deviations and more than 5% from the median. Each
- * flag says what else differed in that repetition.
+ * Flags repetitions whose CPU time per request lies outside the rest: each
+ * is compared with the median of the others (leave one out, so that with three
+ * repetitions one far from the other two is not hidden by its own weight),
+ * and flagged when it is more than 3 scaled median absolute deviations of the
+ * others and more than 5% away from it. Each flag says what else differed.
  */
 function flagOutliers(reps) {
   if (reps.length < 3) return [];
   const cpu = reps.map((r) => r.figures.cpu_ms_per_request);
-  const m = median(cpu);
-  const mad = 1.4826 * median(cpu.map((x) => Math.abs(x - m)));
   const flags = [];
   reps.forEach((r, i) => {
+    const others = cpu.filter((_, j) => j !== i);
+    const m = median(others);
+    const mad = 1.4826 * median(others.map((x) => Math.abs(x - m)));
     const dev = Math.abs(cpu[i] - m);
     if (dev <= 3 * mad || dev <= 0.05 * m) return;
     const reasons = [];

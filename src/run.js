@@ -10,13 +10,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
-const chains = require('./chains');
 const clients = require('./clients');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
-const { startHost } = require('./runtime/host');
-const { startAttach } = require('./runtime/attach');
-const { startCompose } = require('./runtime/compose');
-const { loadMix, runArtillery, STARTUP_S } = require('./workload/artillery');
+const { prepareNode } = require('./session/prepare');
+const { trapSignals } = require('./util/signals');
 const { verdict } = require('./verdict');
 const { costPerMillion } = require('./saturation');
 const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
@@ -26,8 +23,6 @@ const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
 const { provenance } = require('./report/provenance');
 const { log, logTo } = require('./util/log');
-const { poolOfState } = require('./state/restore');
-const { describeStatePool } = require('./state/pool');
 
 function newRunId(now = new Date()) {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
@@ -45,7 +40,6 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     process.stderr.write(`chainperf: the scenario is not valid; nothing was started.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
     return { exitCode: 2 };
   }
-  const chain = chains[s.CHAIN];
   const runId = newRunId();
   const reportsRoot = path.resolve(s.REPORTS_DIR);
   const reportDir = path.join(reportsRoot, s.NAME, runId);
@@ -57,23 +51,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
 
   const controller = new AbortController();
   const { signal } = controller;
-  let interrupts = 0;
-  const onSignal = (name) => {
-    interrupts++;
-    if (interrupts === 1) {
-      log(`${name}: stopping the run, tearing down and writing the report (press again to force)`);
-      controller.abort(new Error(`interrupted by ${name}`));
-    } else {
-      log(`${name} again: exiting now; processes may be left behind`);
-      process.exit(130);
-    }
-  };
-  const sigint = () => onSignal('SIGINT');
-  const sigterm = () => onSignal('SIGTERM');
-  const sighup = () => onSignal('SIGHUP');
-  process.on('SIGINT', sigint);
-  process.on('SIGTERM', sigterm);
-  process.on('SIGHUP', sighup);
+  const releaseSignals = trapSignals(controller, log);
 
   const started = new Date();
   const run = {
@@ -97,77 +75,27 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   if (clientModule.warning) run.warnings.push(clientModule.warning); // what the client is, whatever happens next
 
   try {
-    const mix = loadMix(s.WORKLOAD);
-    phase('provision');
-    const start = { host: startHost, compose: startCompose, attach: startAttach }[s.RUNTIME];
-    stack = await start(s, { runId, workDir, log, signal });
-    run.node = s.RUNTIME === 'compose'
-      ? { container: stack.node.container, cpus: stack.node.cpus }
-      : { pid: stack.node.pid, cpus: stack.node.cpus || null };
-    if (stack.limits) run.node.limits = stack.limits;
-    if (stack.compose) run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };
-    stack.onNodeExit((info) => {
-      const how = info.restarted ? 'restarted' : 'exited';
-      controller.abort(new Error(`the node ${how} during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`));
+    const ctx = await prepareNode(s, {
+      run,
+      runId,
+      workDir,
+      reportDir,
+      signal,
+      onStack: (x) => {
+        stack = x;
+      },
+      onNodeExit: (info) => {
+        const how = info.restarted ? 'restarted' : 'exited';
+        controller.abort(new Error(`the node ${how} during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`));
+      },
     });
-
-    phase('sync');
-    log(`waiting for the node at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : stack.rpcUrl} to be synced (SYNC_TIMEOUT_S=${s.SYNC_TIMEOUT_S})`);
-    run.sync = await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
-    log(`synced after ${run.sync.seconds.toFixed(1)} s at block ${run.sync.head}`);
-
-    if (s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.freshChain)) {
-      phase('history');
-      run.history = await chain.createHistory(stack.rpcUrl, {
-        accounts: s.HISTORY_ACCOUNTS, transfers: s.HISTORY_TRANSFERS, calls: s.HISTORY_CONTRACT_CALLS, seed: s.SEED, signal, log,
-      });
-    }
-
-    phase('harvest');
-    // A STATE profile's pool is drawn across its whole state and history (state/pool.js); a dev chain is harvested.
-    const pool = stack.state ? await poolOfState(stack.state, s, stack.rpcUrl, signal) : await chain.harvest(stack.rpcUrl, { signal, log });
-    if (stack.state) {
-      log(describeStatePool(pool));
-      const m = stack.state.manifest;
-      run.state = { profile: m.profile, dir: stack.state.dir, accounts: m.accounts, slots: m.slots, history: m.history, size_bytes: m.size_bytes, build_seconds: m.build_seconds, built_at: m.built_at, distribution: s.STATE_DISTRIBUTION };
-    }
-    const poolFile = path.join(reportDir, 'params.json');
-    fs.writeFileSync(poolFile, `${JSON.stringify(pool)}\n`);
-    log(`parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`);
-    const missing = chain.missingForMix(pool, Object.keys(mix));
-    if (missing.length) throw new Error(`the chain lacks what the workload needs: ${missing.join('; ')}`);
-
-    // The workload's endpoint: the node's WebSocket with TRANSPORT=ws, its HTTP endpoint otherwise.
-    const workloadUrl = s.TRANSPORT === 'ws' ? stack.wsUrl : stack.rpcUrl;
-    if (!workloadUrl) throw new Error(`TRANSPORT=${s.TRANSPORT}: the ${stack.runtime} runtime gave no ${s.TRANSPORT} endpoint`);
-    if (s.TRANSPORT === 'ws') log(`workload over WebSocket at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : workloadUrl}`);
-    const spec = (over) => ({
-      rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, ...over,
-    });
-
-    if (s.WARMUP_S > 0) {
-      phase('warmup');
-      log(`warming up for ${s.WARMUP_S} s (not measured)`);
-      const due = Date.now() + STARTUP_S * 1000 + s.RAMP_S * 1000 + s.WARMUP_S * 1000;
-      const from = Date.now();
-      const progress = setInterval(() => log(`warm-up: ${Math.round((Date.now() - from) / 1000)} s of ${Math.round((due - from) / 1000)} s`), 30000);
-      const r = await runArtillery({ scenario: s, spec: spec({ start_at: due, end_at: due }), dir: workDir, name: 'warmup', processor: chain.processor, group: stack.generatorGroup, signal }).finally(() => clearInterval(progress));
-      if (r.code !== 0) throw new Error(`the load generator failed during warm-up (status ${r.code}); see ${r.logFile}`);
-    }
-
-    if (stack.cpu.calibrate) {
-      phase('calibrate');
-      const period = await stack.cpu.calibrate(signal);
-      log(`the node's CPU counter refreshes every ${(period / 1000).toFixed(1)} s; windows are aligned to its refreshes`);
-    }
-
     if (s.IDLE_S > 0) {
       phase('idle');
       run.idle = await measureIdle(stack, s.IDLE_S, signal);
     }
+    ctx.idle = run.idle || null;
 
     phase('measure');
-    const ctx = { s, stack, chain, spec, workDir, reportDir, runId, signal, mix, idle: run.idle || null, warnings: run.warnings };
     const measured = s.SATURATE === 'yes' ? await measureSaturation(ctx) : await measureRepeated(ctx);
     const m = measured.chosen;
     run.window = m.window;
@@ -194,9 +122,7 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     if (err.partial) Object.assign(run, err.partial); // windows measured before the failure
     log(`run failed during ${run.phase}: ${run.error}`);
   } finally {
-    process.off('SIGINT', sigint);
-    process.off('SIGTERM', sigterm);
-    process.off('SIGHUP', sighup);
+    releaseSignals();
     if (stack) {
       log('tearing down');
       await stack.teardown();

@@ -20,14 +20,17 @@ function writeScenario(dir, name, text) {
   return file;
 }
 
-let validator = null;
 /** Validates a run.json object against schema/run.schema.json; returns the errors (empty when valid). */
-function schemaErrors(run) {
-  if (!validator) {
+const validators = {};
+
+/** Problems of a document against schema/<name>.schema.json (run.json by default; 'ab' for ab.json). */
+function schemaErrors(doc, name = 'run') {
+  if (!validators[name]) {
     const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
-    validator = ajv.compile(JSON.parse(fs.readFileSync(path.join(ROOT, 'schema', 'run.schema.json'), 'utf8')));
+    validators[name] = ajv.compile(JSON.parse(fs.readFileSync(path.join(ROOT, 'schema', `${name}.schema.json`), 'utf8')));
   }
-  return validator(run) ? [] : validator.errors.map((e) => `${e.instancePath} ${e.message}`);
+  const validate = validators[name];
+  return validate(doc) ? [] : validate.errors.map((e) => `${e.instancePath} ${e.message}`);
 }
 
 /**

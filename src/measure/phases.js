@@ -144,4 +144,4 @@ async function profileMethods(ctx) {
   return out;
 }
 
-module.exports = { measureRepeated, measureSaturation, profileMethods, fmtHeadline };
+module.exports = { measureRepeated, measureSaturation, profileMethods, fmtHeadline, windowWithFigures };

@@ -7,7 +7,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { runArtillery, STARTUP_S } = require('../workload/artillery');
+const { runArtillery, STARTUP_S, TAIL_MS } = require('../workload/artillery');
 const { mergeSamples, mergeSubstrate } = require('../workload/samples');
 const { cpuDelta, cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { readProcIo } = require('./cpu');
@@ -98,7 +98,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   fs.mkdirSync(samplesDir);
   log(`${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${STARTUP_S} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
   const artillery = runArtillery({
-    scenario: s, spec: spec({ start_at: w.start, end_at: w.end, samples_dir: samplesDir, ...(mix ? { mix } : {}) }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
+    scenario: s, spec: spec({ start_at: w.start, end_at: w.end, stop_at: w.end + TAIL_MS, samples_dir: samplesDir, ...(mix ? { mix } : {}) }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
   });
   artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
   const group = stack.generatorGroup;
@@ -128,6 +128,11 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   const snapshots = readSamples(samplesDir);
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);
+  if (samples.first_request_at === null || samples.first_request_at > w.start) {
+    // artillery took longer than STARTUP_S to start its workers: the window's start had no load, its figures would mean nothing.
+    const late = samples.first_request_at === null ? 'never sent a request' : `sent its first request ${((samples.first_request_at - w.start) / 1000).toFixed(1)} s after the window opened`;
+    throw new Error(`the load generator ${late} (it had ${STARTUP_S} s to start: is the machine overloaded?); the window did not measure the load`);
+  }
 
   let cpu;
   let cpuWindow = null;

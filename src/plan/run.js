@@ -1,8 +1,11 @@
 'use strict';
 // Runs a plan unattended: every point, REPETITIONS times, each a full run of
-// the base scenario with the point's values. The plan's state (plan.json) is
-// saved after every run, so running the same plan again after an interruption
-// resumes where it stopped: runs already measured are kept.
+// the base scenario with the point's values. The runs go in rounds: each
+// round measures every point once, in a shuffled order (seeded by the plan and
+// the round), so a drift of the machine spreads over all points instead of
+// landing on whichever point was measured last. The plan's state (plan.json)
+// is saved after every run, so running the same plan again after an
+// interruption resumes where it stopped: runs already measured are kept.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -14,6 +17,18 @@ const { runScenario, newRunId } = require('../run');
 const { archiveGit } = require('../report/archive');
 const { writeIndex } = require('../report/index');
 const { log } = require('../util/log');
+const { seededRandom } = require('../util/random');
+
+/** The point indices in the order of one round: shuffled, the same for the same plan and round. */
+function roundOrder(n, fp, round) {
+  const random = seededRandom(parseInt(fp.slice(0, 8), 16) + round);
+  const order = [...Array(n).keys()];
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
 
 /** Identifies a plan's content: a folder is resumed only by the same plan. */
 function fingerprint(plan) {
@@ -96,14 +111,17 @@ async function runPlan(file, { env = process.env, out = (l) => process.stdout.wr
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Each pass tries every missing repetition once; a failed run is kept in the record, not retried in a loop.
+  const missing = state.points.map((p) => plan.repetitions - okRuns(p));
+  const rounds = Math.max(0, ...missing);
   outer:
-  for (const [i, point] of state.points.entries()) {
-    // Each pass tries every missing repetition once; a failed run is kept in the record, not retried in a loop.
-    const missing = plan.repetitions - okRuns(point);
-    for (let k = 0; k < missing; k++) {
+  for (let round = 0; round < rounds; round++) {
+    for (const i of roundOrder(state.points.length, fp, round)) {
+      if (missing[i] <= round) continue;
       if (interrupted) break outer;
+      const point = state.points[i];
       const done = state.points.reduce((n, p) => n + okRuns(p), 0);
-      log(`plan ${plan.name}: point ${i + 1}/${state.points.length} (${Object.entries(point.values).map(([a, b]) => `${a}=${b}`).join(' ')}), run ${done + 1} of ${total}`);
+      log(`plan ${plan.name}: round ${round + 1} of ${rounds}, point ${i + 1}/${state.points.length} (${Object.entries(point.values).map(([a, b]) => `${a}=${b}`).join(' ')}), run ${done + 1} of ${total}`);
       const res = await runner(plan.base, {
         env: { ...pointEnv(env, plan.fixed, plan.points[i]), REPORTS_DIR: path.join(dir, 'runs'), ARCHIVE: 'none' },
         out: () => {},
@@ -141,4 +159,4 @@ async function runPlan(file, { env = process.env, out = (l) => process.stdout.wr
   return { exitCode: state.status === 'complete' ? 0 : 1, planDir: dir, state };
 }
 
-module.exports = { runPlan, fingerprint };
+module.exports = { runPlan, fingerprint, roundOrder };

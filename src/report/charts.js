@@ -21,10 +21,10 @@ const fmt = (v) => (Number.isInteger(v) || Math.abs(v) >= 100 ? v.toFixed(0) : S
 
 /**
  * Points are [x, y] or [x, y, low, high]: the last two draw an error bar.
- * @param {{title:string, xLabel:string, yLabel:string, series:{name:string, points:number[][]}[], note?:string, xRange?:[number,number], logX?:boolean}} c
+ * @param {{title:string, xLabel:string, yLabel:string, series:{name:string, points:number[][]}[], note?:string, xRange?:[number,number], yRange?:[number,number], logX?:boolean}} c
  * @returns {string} SVG document
  */
-function lineChart({ title, xLabel, yLabel, series: input, note, xRange, logX = false }) {
+function lineChart({ title, xLabel, yLabel, series: input, note, xRange, yRange, logX = false }) {
   // On a log x axis, points are placed by log10(x) and ticks labelled with x.
   const tx = (x) => (logX ? Math.log10(x) : x);
   const series = input.map((s) => ({ ...s, points: s.points.map(([x, ...rest]) => [tx(x), ...rest]) }));
@@ -32,17 +32,18 @@ function lineChart({ title, xLabel, yLabel, series: input, note, xRange, logX = 
   const xs = pts.map(([x]) => x);
   const xMin = xRange ? xRange[0] : xs.length ? Math.min(...xs) : 0;
   const xMax = xRange ? xRange[1] : xs.length ? Math.max(...xs, xMin + 1) : 1;
-  const yMax = niceMax(pts.length ? Math.max(...pts.map(([, y, , hi]) => (Number.isFinite(hi) ? Math.max(y, hi) : y))) : 1);
+  const yMin = yRange ? yRange[0] : 0;
+  const yMax = yRange ? yRange[1] : niceMax(pts.length ? Math.max(...pts.map(([, y, , hi]) => (Number.isFinite(hi) ? Math.max(y, hi) : y))) : 1);
   const pw = W - PAD.left - PAD.right;
   const ph = H - PAD.top - PAD.bottom;
   const sx = (x) => PAD.left + ((x - xMin) / (xMax - xMin)) * pw;
-  const sy = (y) => PAD.top + ph - (y / yMax) * ph;
+  const sy = (y) => PAD.top + ph - ((y - yMin) / (yMax - yMin)) * ph;
   const out = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
   out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
   out.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="15">${esc(title)}</text>`);
   for (let i = 0; i <= 5; i++) {
-    const y = (yMax * i) / 5;
+    const y = yMin + ((yMax - yMin) * i) / 5;
     out.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${sy(y).toFixed(1)}" y2="${sy(y).toFixed(1)}" stroke="#ddd"/>`);
     out.push(`<text x="${PAD.left - 6}" y="${(sy(y) + 4).toFixed(1)}" text-anchor="end">${fmt(y)}</text>`);
   }

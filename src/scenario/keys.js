@@ -102,6 +102,13 @@ const KEYS = {
   MAX_ERROR_RATE: { type: 'number', min: 0, max: 1, default: null, doc: 'Bound on the share of failed requests (0.01 = 1%).' },
   MIN_RPS: { type: 'number', min: 0, max: 100000000, default: null, doc: 'Bound on throughput: successful requests per second.' },
 
+  // A/B sessions (./run.sh ab A.env B.env): read from A's scenario and the environment
+  AB_TARGET_PCT: { type: 'number', min: 0.1, max: 100, default: 2, doc: './run.sh ab: stop once the 95% interval of the ratio B/A of CPU time per request is within plus or minus this many percent.' },
+  AB_MIN_PAIRS: { type: 'int', min: 2, max: 1000, default: 5, doc: './run.sh ab: the first stage: from the spread of this many pairs of windows, the session computes how many pairs in all the target width needs (Stein\'s two-stage procedure), and measures that many (up to AB_MAX_PAIRS and AB_MAX_S).' },
+  AB_MAX_PAIRS: { type: 'int', min: 2, max: 1000, default: 20, doc: './run.sh ab: stop after this many pairs whatever the interval (the report says it is wider than the target).' },
+  AB_MAX_S: { type: 'int', min: 10, max: 604800, default: 900, doc: './run.sh ab: do not start a pair that would end the measuring later than this many seconds after the first pair began (setup and warm-up not counted).' },
+  MAX_REGRESSION_PCT: { type: 'number', min: 0, max: 1000, default: null, doc: './run.sh ab: exit status 1 when B is worse than A by more than this many percent in a compared figure (CPU per request, requests/s, latency, memory, disk per request) with the whole 95% interval beyond it: a regression gate for CI.' },
+
   // Report
   REPORTS_DIR: { type: 'path', default: 'reports', doc: 'Root of the report folders (reports/<scenario>/<run-id>/), relative to the working directory.' },
   ARCHIVE: { type: 'enum', values: ['none', 'git'], default: 'none', doc: 'git: commit the report folder to the git repository REPORTS_DIR is in (one is created there if none).' },

@@ -15,6 +15,13 @@ const ENGINES_DIR = path.join(__dirname, 'engines');
 /** Seconds allowed for artillery to start its workers before the load is due. */
 const STARTUP_S = 6;
 
+/**
+ * The load goes on this long after a measured window's end, so that the node's CPU read at the end edge (a
+ * little late on a busy machine) sees the load up to the read, and the requests completed up to that
+ * instant are counted with it.
+ */
+const TAIL_MS = 1000;
+
 /** The weighted mix {method: weight} a WORKLOAD names. */
 function loadMix(workload) {
   if (workload.startsWith('method:')) return { [workload.slice(7)]: 1 };
@@ -73,7 +80,7 @@ function buildScript(s, { target, processor, totalS }) {
  * @returns {Promise<{code:number, rawFile:string, logFile:string}>}
  */
 function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
-  const totalS = Math.ceil((spec.end_at - Date.now()) / 1000) + 1;
+  const totalS = Math.ceil(((spec.stop_at || spec.end_at) - Date.now()) / 1000) + 1;
   const specFile = path.join(dir, `${name}.generator.json`);
   const scriptFile = path.join(dir, `${name}.artillery.yml`);
   const rawFile = path.join(dir, `${name}.artillery.json`);
@@ -110,4 +117,4 @@ function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
   });
 }
 
-module.exports = { loadMix, buildScript, phases, runArtillery, STARTUP_S };
+module.exports = { loadMix, buildScript, phases, runArtillery, STARTUP_S, TAIL_MS };

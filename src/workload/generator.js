@@ -12,6 +12,9 @@ const { newRecorder } = require('./samples');
 
 function loadGenerator() {
   const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
+  // Users keep sending until stop_at (a little after the window's end), so the load does not drop before the
+  // node's CPU is read at the end edge; completions after end_at count only for requests up to that read.
+  if (!(spec.stop_at >= spec.end_at)) spec.stop_at = spec.end_at;
   const pool = JSON.parse(fs.readFileSync(spec.pool_file, 'utf8'));
   const random = seededRandom(spec.seed + threadId * 7919);
   const pickMethod = weightedPicker(spec.mix);
@@ -22,7 +25,10 @@ function loadGenerator() {
     const file = path.join(spec.samples_dir, `worker-${recorder.worker}.json`);
     if (!fs.existsSync(file)) fs.writeFileSync(file, JSON.stringify(recorder.snapshot()));
   };
-  if (spec.samples_dir) setTimeout(flush, Math.max(0, spec.end_at - Date.now())).unref();
+  if (spec.samples_dir) {
+    setTimeout(() => recorder.windowClosed(), Math.max(0, spec.end_at - Date.now())).unref();
+    setTimeout(flush, Math.max(0, spec.stop_at - Date.now())).unref();
+  }
   return { spec, pool, random, pickMethod, recorder, flush };
 }
 

@@ -27,6 +27,7 @@ function newRecorder(spec, worker) {
   const okSlots = {}; // 10 ms slot -> successful completions, to count requests between any two instants
   const errors = {};
   let inFlight = 0;
+  let inFlightAtEnd = null;
   let before = 0;
   let skipped = 0;
   let firstRequestAt = null;
@@ -48,7 +49,14 @@ function newRecorder(spec, worker) {
         before++;
         return 'before';
       }
-      if (now >= spec.end_at) return 'after';
+      if (now >= spec.end_at) {
+        // After the window: only counted for okBetween(), up to the instant the node's CPU was read.
+        if (!failure && now < (spec.stop_at || spec.end_at)) {
+          const slot = Math.floor(now / SLOT_MS);
+          okSlots[slot] = (okSlots[slot] || 0) + 1;
+        }
+        return 'after';
+      }
       const sec = Math.floor(now / 1000);
       const bySec = seconds[sec] || (seconds[sec] = {});
       const m = bySec[method] || (bySec[method] = { lat: [], failed: {} });
@@ -64,8 +72,12 @@ function newRecorder(spec, worker) {
       }
       return 'window';
     },
+    /** The window's end has come: the requests in flight now are those it did not see complete. */
+    windowClosed() {
+      if (inFlightAtEnd === null) inFlightAtEnd = inFlight;
+    },
     snapshot() {
-      return { worker, start_at: spec.start_at, end_at: spec.end_at, before_window: before, in_flight_at_end: inFlight, skipped, first_request_at: firstRequestAt, seconds, ok_slots: okSlots, errors };
+      return { worker, start_at: spec.start_at, end_at: spec.end_at, before_window: before, in_flight_at_end: inFlightAtEnd === null ? inFlight : inFlightAtEnd, skipped, first_request_at: firstRequestAt, seconds, ok_slots: okSlots, errors };
     },
   };
 }

@@ -25,21 +25,22 @@ function processesWith(marker) {
 }
 
 /**
- * Starts ./run.sh scenario with env overrides.
+ * Starts ./run.sh scenario with env overrides; scenario may be an argument list (['ab', 'a.env', 'b.env']).
  * @returns {{child, done: Promise<{code:number, stdout:string, stderr:string, reportDir:string}>, tmp:string}}
  */
 function startRun(scenario, env = {}) {
   const tmp = tmpDir('chainperf-it-');
   // RUNTIME defaults to auto (compose where Docker answers): these tests choose it, host unless they or the file say.
+  const args = Array.isArray(scenario) ? scenario : [scenario];
   let fileRuntime = false;
   try {
-    fileRuntime = /^\s*RUNTIME=/m.test(fs.readFileSync(scenario, 'utf8'));
+    fileRuntime = /^\s*RUNTIME=/m.test(fs.readFileSync(args[args.length - 1], 'utf8'));
   } catch {
     // a missing file is what some tests check
   }
   if (!fileRuntime && !env.RUNTIME) env = { ...env, RUNTIME: 'host' };
   const reports = env.REPORTS_DIR || path.join(tmp, 'reports');
-  const child = spawn(path.join(ROOT, 'run.sh'), [scenario], {
+  const child = spawn(path.join(ROOT, 'run.sh'), args, {
     cwd: ROOT,
     env: { ...process.env, TMPDIR: tmp, REPORTS_DIR: reports, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -106,3 +106,35 @@ describe('generator samples', () => {
     assert.equal(classifyError(new Error('connect ECONNREFUSED')).kind, 'other');
   });
 });
+
+describe('the window\'s end edge read late', () => {
+  it('requests completed after the window\'s end, up to the instant the CPU was read, are counted with that CPU; not in the window\'s figures', () => {
+    const start = 2_000_000;
+    const end = start + 10_000;
+    const rec = newRecorder({ start_at: start, end_at: end, stop_at: end + 1000 }, 'w');
+    // 100 requests per second from the window's start until the load stops, 1 s after its end
+    for (let t = start; t < end + 1000; t += 10) {
+      rec.started();
+      if (t === end) rec.windowClosed();
+      rec.completed('eth_call', 1, null, t);
+    }
+    const samples = mergeSamples([rec.snapshot()]);
+    assert.equal(samples.ok, 1000, 'the window\'s own figures: completions inside it only');
+    // The end edge was read 300 ms late: the CPU covers 10.3 s of load, and so do the requests it is divided by.
+    const cpuWindow = { start_ms: start, end_ms: end + 300, requests_ok: samples.okBetween(start, end + 300) };
+    assert.equal(cpuWindow.requests_ok, 1030);
+    const f = computeFigures({ window: { start_ms: start, end_ms: end }, cpu: { user_s: 0.8, system_s: 0.23, total_s: 1.03 }, idle: null, samples, cpuWindow });
+    assert.ok(Math.abs(f.cpu_ms_per_request - 1) < 1e-9, 'no inflation by lateness / window');
+    assert.equal(f.rps, 100);
+  });
+
+  it('the requests in flight at the window\'s end are those it did not see complete, not those left when the load stopped', () => {
+    const rec = newRecorder({ start_at: 0, end_at: 1000, stop_at: 2000 }, 'w');
+    rec.started();
+    rec.started();
+    rec.completed('eth_call', 1, null, 500);
+    rec.windowClosed();
+    rec.completed('eth_call', 1, null, 1500);
+    assert.equal(rec.snapshot().in_flight_at_end, 1);
+  });
+});

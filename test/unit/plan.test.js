@@ -11,7 +11,7 @@ const { ROOT, tmpDir, writeScenario } = require('../helpers');
 
 const BASE = path.join(ROOT, 'scenarios', 'geth-dev.env');
 
-function fakeRun(dir, name, cpu, { rps = 1000, id = 'r1', perSecond = [cpu, cpu * 1.01, cpu * 0.99] } = {}) {
+function fakeRun(dir, name, cpu, { rps = 1000, id = 'r1', perSecond = [cpu, cpu * 1.01, cpu * 0.99], reps = null } = {}) {
   const runDir = path.join(dir, name, id);
   const run = {
     schema_version: 1, run_id: id, scenario_name: name, status: 'ok', phase: 'measure', started_at: '2026-01-01T00:00:00.000Z', ended_at: '2026-01-01T00:01:00.000Z', warnings: [],
@@ -19,6 +19,7 @@ function fakeRun(dir, name, cpu, { rps = 1000, id = 'r1', perSecond = [cpu, cpu 
     figures: { requests_ok: 3000, requests_failed: 0, cpu_ms_per_request: cpu, cpu_ms_per_request_net: cpu * 0.9, rps, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 }, methods: {} },
     provenance: { toolkit: {}, client: { name: 'geth', version: '1.16.7' }, runtime: 'host', machine: { cpu_model: 'X', cores: 2, memory_bytes: 2 ** 34, kernel: 'k' }, scenario: { CORES: 1 } },
   };
+  if (reps) run.repetitions = reps.map((x) => ({ figures: { ...run.figures, cpu_ms_per_request: x, cpu_ms_per_request_net: x * 0.9 } }));
   const series = {
     requests: perSecond.map((_, i) => ({ t_ms: i * 1000, span_ms: 1000, ok: rps, failed: 0, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } })),
     cpu_per_request: perSecond.map((v, i) => ({ t_ms: i * 1000, cpu_ms_per_request: v })),
@@ -85,19 +86,36 @@ describe('plans', () => {
     const first = await runPlan(file, quiet);
     assert.equal(first.exitCode, 1);
     assert.equal(first.state.status, 'interrupted');
-    assert.deepEqual(calls, ['32', '32', '64']);
+    // Round 1 measures every point once, in a shuffled order; the third run was interrupted.
+    assert.deepEqual([...calls].sort(), ['128', '32', '64']);
+    const interruptedPoint = calls[2];
 
     interruptAt = -1;
     const second = await runPlan(file, quiet);
     assert.equal(second.planDir, first.planDir, 'the same folder is resumed');
     assert.equal(second.state.status, 'complete');
-    assert.deepEqual(calls.slice(3), ['64', '64', '128', '128'], 'measured runs are kept, the rest run');
+    // Measured runs are kept; the rest run in rounds: every point once (round 2, shuffled), then the point
+    // whose round-1 run was interrupted once more. Never every repetition of a point in a row.
+    const resumed = calls.slice(3);
+    assert.deepEqual(resumed.slice(0, 3).sort(), ['128', '32', '64']);
+    assert.deepEqual(resumed.slice(3), [interruptedPoint]);
     const md = fs.readFileSync(path.join(second.planDir, 'plan.md'), 'utf8');
-    assert.match(md, /\| 64 \| 2 \| 1 \| 0\.640 \[/, 'two ok runs, one interrupted, with an interval');
+    const p = Number(interruptedPoint);
+    assert.match(md, new RegExp(`\\| ${p} \\| 2 \\| 1 \\| ${(p / 100).toFixed(3).replace('.', '\\.')} \\[`), 'two ok runs, one interrupted, with an interval');
     for (const c of ['cpu_ms_per_request.svg', 'rps.svg', 'p99_ms.svg']) assert.ok(fs.existsSync(path.join(second.planDir, 'charts', c)));
     const third = await runPlan(file, quiet);
     assert.notEqual(third.planDir, first.planDir, 'a complete plan is not resumed: a new one starts');
     assert.match(fs.readFileSync(path.join(reports, 'INDEX.md'), 'utf8'), /\| sweep \| DB_CACHE_MB \| 3 \| complete \|/);
+  });
+});
+
+describe('plans: the order of runs', () => {
+  it('each round is a permutation of the points, the same for the same plan, not the same in every round', () => {
+    const { roundOrder } = require('../../src/plan/run');
+    const orders = [0, 1, 2, 3, 4, 5].map((r) => roundOrder(6, 'a1b2c3d4e5f60718', r));
+    for (const o of orders) assert.deepEqual([...o].sort(), [0, 1, 2, 3, 4, 5]);
+    assert.deepEqual(roundOrder(6, 'a1b2c3d4e5f60718', 2), orders[2], 'repeatable, so a resumed plan keeps its order');
+    assert.ok(new Set(orders.map((o) => o.join())).size > 1, 'the order changes between rounds');
   });
 });
 
@@ -114,7 +132,7 @@ describe('plans and Ctrl-C', () => {
       return { exitCode: 0, reportDir: runDir, run };
     };
     const res = await runPlan(file, { env: { REPORTS_DIR: path.join(dir, 'reports') }, out: () => {}, runner });
-    assert.deepEqual(calls, ['4']);
+    assert.equal(calls.length, 1, 'no run after the one Ctrl-C came in');
     assert.equal(res.state.status, 'interrupted');
     assert.match(fs.readFileSync(path.join(res.planDir, 'plan.md'), 'utf8'), /— interrupted/);
     assert.equal(process.listenerCount('SIGINT'), 0, 'the plan\'s handler is gone after it');
@@ -122,17 +140,29 @@ describe('plans and Ctrl-C', () => {
 });
 
 describe('compare', () => {
-  it('two runs: ratios, and whether each difference is beyond the per-second noise', () => {
+  it('two runs with repetitions: ratios, and whether each difference is beyond the variation between windows', () => {
     const dir = tmpDir();
-    const a = fakeRun(dir, 'a', 0.2);
-    const b = fakeRun(dir, 'b', 0.3, { perSecond: [0.3, 0.302, 0.298] });
+    const a = fakeRun(dir, 'a', 0.2, { reps: [0.2, 0.202, 0.198] });
+    const b = fakeRun(dir, 'b', 0.3, { reps: [0.3, 0.302, 0.298] });
     const c = compare(a.runDir, b.runDir);
     const cpu = c.rows.find((r) => r.figure.startsWith('CPU ms per request (gross)'));
     assert.ok(Math.abs(cpu.ratio - 1.5) < 1e-9);
     assert.equal(cpu.beyond_noise, true);
-    const same = compare(a.runDir, fakeRun(dir, 'c', 0.2005, { perSecond: [0.19, 0.21, 0.2] }).runDir);
+    assert.match(c.noise, /repetitions of each run/);
+    const same = compare(a.runDir, fakeRun(dir, 'c', 0.2005, { reps: [0.19, 0.21, 0.2] }).runDir);
     assert.equal(same.rows[0].beyond_noise, false);
     assert.match(renderCompare(c), /\| CPU ms per request \(gross\) \| 0\.200 \| 0\.300 \| 1\.500 \| yes \|/);
+  });
+
+  it('two single windows: no verdict from the seconds inside them, and a pointer to ./run.sh ab', () => {
+    const dir = tmpDir();
+    // The per-second values are tight: judged by them, this difference would be called beyond the noise.
+    const c = compare(fakeRun(dir, 'a', 0.2).runDir, fakeRun(dir, 'b', 0.23, { perSecond: [0.23, 0.231, 0.229] }).runDir);
+    assert.equal(c.noise, null);
+    for (const r of c.rows) assert.equal(r.beyond_noise, null);
+    const md = renderCompare(c);
+    assert.match(md, /\| 1\.150 \| cannot tell: one window a side \|/);
+    assert.match(md, /\.\/run\.sh ab A\.env B\.env/);
   });
 
   it('refuses a run against a plan, and a folder that is neither', () => {

@@ -71,3 +71,21 @@ describe('repetitions', () => {
     assert.deepEqual(flagOutliers([rep(0.2), rep(0.9)]), []);
   });
 });
+
+describe('repetitions: one median, and a three-window outlier', () => {
+  it('with three repetitions, one 22% off the other two is flagged', () => {
+    const flags = flagOutliers([rep(0.40), rep(0.42), rep(0.50)]);
+    assert.deepEqual(flags.map((f) => f.repetition), [3]);
+    assert.ok(flags[0].deviation > 0.2);
+  });
+
+  it('three repetitions within the usual spread are not flagged', () => {
+    assert.deepEqual(flagOutliers([rep(0.40), rep(0.41), rep(0.42)]), []);
+  });
+
+  it('with an even count, the table\'s median is the headline repetition\'s value, not a midpoint', () => {
+    const reps = [rep(0.4), rep(0.1), rep(0.2), rep(0.3)];
+    const s = summarizeRepetitions(reps);
+    assert.equal(s.cpu_ms_per_request.median, reps[medianIndex(reps)].figures.cpu_ms_per_request);
+  });
+});

@@ -61,12 +61,12 @@ function send(method, params) {
 
 /** artillery `whileTrue`: virtual users loop until the window closes. */
 function keepGoing(context, next) {
-  return next(Date.now() < spec.end_at);
+  return next(Date.now() < spec.stop_at);
 }
 
 /** Sends one request of the mix and records its outcome. */
 async function sendRequest(context, events) {
-  if (Date.now() >= spec.end_at) return;
+  if (Date.now() >= spec.stop_at) return;
   const method = pickMethod(random());
   const params = paramsFor(method, pool, random);
   recorder.started();
@@ -89,7 +89,7 @@ async function sendRequest(context, events) {
 
 /** Last step of every virtual user: the first to finish after the window writes the samples. */
 function afterScenario(context, events, next) {
-  if (Date.now() >= spec.end_at) flush();
+  if (Date.now() >= spec.stop_at) flush();
   return next();
 }
 

@@ -216,14 +216,14 @@ async function transfer(a, vars, p) {
 /** artillery `whileTrue`: virtual users loop until the window closes. */
 function keepGoing(context, next) {
   context.vars.chainperfClosedLoop = true;
-  return next(Date.now() < spec.end_at);
+  return next(Date.now() < spec.stop_at);
 }
 
 /** Performs one operation of the mix. */
 async function sendRequest(context, events) {
   ee = events;
   while (held.length) ee.emit(...held.shift());
-  if (Date.now() >= spec.end_at) return;
+  if (Date.now() >= spec.stop_at) return;
   const op = pickMethod(random());
   const params = pickParams(op, pool, random);
   try {
@@ -249,7 +249,7 @@ function afterScenario(context, events, next) {
     releaseSigner(v.chainperfSigner);
     v.chainperfSigner = null;
   }
-  if (Date.now() >= spec.end_at) flush();
+  if (Date.now() >= spec.stop_at) flush();
   return next();
 }
 

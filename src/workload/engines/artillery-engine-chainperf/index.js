@@ -119,11 +119,11 @@ function openLoop(g, ee, rate, rampS) {
       return rampS > 0 ? (rate * rampS) / 2 + rate * (t - rampS) : rate * t;
     };
     const finish = () => {
-      if (inFlight === 0 && Date.now() >= g.spec.end_at) resolve();
+      if (inFlight === 0 && Date.now() >= g.spec.stop_at) resolve();
     };
     const tick = () => {
       const now = Date.now();
-      if (now >= g.spec.end_at) return finish();
+      if (now >= g.spec.stop_at) return finish();
       for (let n = Math.floor(due(now)) - started; n > 0; n--) {
         started++;
         if (inFlight >= MAX_IN_FLIGHT) {
@@ -155,10 +155,10 @@ class ChainperfEngine {
       ee.emit('started');
       const run = async () => {
         if (rate) await openLoop(g, ee, rate, scenarioSpec.rampS || 0);
-        else if (closed) while (Date.now() < g.spec.end_at) await sendOne(g, ee);
-        else if (Date.now() < g.spec.end_at) await sendOne(g, ee);
+        else if (closed) while (Date.now() < g.spec.stop_at) await sendOne(g, ee);
+        else if (Date.now() < g.spec.stop_at) await sendOne(g, ee);
         if (g.counts.size) emitCounts(g);
-        if (Date.now() >= g.spec.end_at) g.flush();
+        if (Date.now() >= g.spec.stop_at) g.flush();
       };
       run().then(() => callback(null, context), (err) => callback(err, context));
     };

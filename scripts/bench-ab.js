@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+'use strict';
+// npm run bench:ab: how trustworthy ./run.sh ab's verdicts are on this
+// machine. It runs BENCH_AB_SESSIONS (10) A/A sessions, the same scenario on
+// both sides, and counts how often they call the two sides different for CPU
+// time per request (a 95% interval should do so in about 5% of sessions).
+// Then one A/B session with a real difference (B changed by BENCH_AB_B,
+// default WORKLOAD=eth-reads-light against the default mix) and its ratio.
+//
+// Every session is a real ./run.sh ab on geth --dev in the host runtime with
+// the lean generator; BENCH_AB_ENV adds or changes keys for all of them
+// (default: 15 s windows, 5 s idle, 30 s warm-up, at most 8 minutes of pairs).
+// Each session prints its line as it ends; the last line is key=value pairs:
+//   aa_sessions aa_false_positive_rate ci_halfwidth_pct (median over A/A sessions)
+//   minutes_per_session (median, all sessions, setup included) pairs_per_session (median)
+//   ab_ratio ab_ci_low ab_ci_high ab_verdict ab_halfwidth_pct
+// Sessions run one after another; nothing else should run on the machine meanwhile.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { median } = require('../src/stats');
+
+const ROOT = path.join(__dirname, '..');
+const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
+const SESSIONS = Number(process.env.BENCH_AB_SESSIONS || 10);
+const DEFAULTS = 'RUNTIME=host GENERATOR=lean DURATION_S=15 IDLE_S=5 WARMUP_S=30 AB_MAX_S=480 AB_MAX_PAIRS=20';
+
+const parseKv = (text) => Object.fromEntries(text.split(/\s+/).filter(Boolean).map((kv) => {
+  const i = kv.indexOf('=');
+  if (i < 1) throw new Error(`BENCH_AB_ENV / BENCH_AB_B: expected KEY=value, got "${kv}"`);
+  return [kv.slice(0, i), kv.slice(i + 1)];
+}));
+
+/** One ./run.sh ab session; resolves with its ab.json and how long it took. */
+function session(a, b, env) {
+  return new Promise((resolve, reject) => {
+    const t0 = Date.now();
+    const child = spawn(path.join(ROOT, 'run.sh'), ['ab', a, b], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => {
+      err += d;
+      const progress = String(d).split('\n').filter((l) => /pairs? in [\d.]+ min|asks for/.test(l));
+      for (const l of progress) process.stderr.write(`  ${l.trim()}\n`);
+    });
+    child.on('close', (code) => {
+      const dir = out.trim().split('\n').pop();
+      const file = path.join(dir || '', 'ab.json');
+      if (!dir || !fs.existsSync(file)) return reject(new Error(`./run.sh ab exited ${code} without a report:\n${err.slice(-3000)}`));
+      resolve({ doc: JSON.parse(fs.readFileSync(file, 'utf8')), minutes: (Date.now() - t0) / 60000, dir });
+    });
+  });
+}
+
+const fmtR = (r) => `B/A ${r.ratio.toFixed(4)} [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] ±${r.halfwidth_pct.toFixed(2)}% ${r.verdict}`;
+
+async function main() {
+  const env = { ...parseKv(DEFAULTS), ...parseKv(process.env.BENCH_AB_ENV || '') };
+  const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-ab-'));
+  env.REPORTS_DIR = reports;
+  process.stderr.write(`bench:ab: ${SESSIONS} A/A sessions of ${path.relative(ROOT, SCENARIO)} then one A/B (B: ${process.env.BENCH_AB_B || 'WORKLOAD=eth-reads-light'}); ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+  const aa = [];
+  for (let i = 1; i <= SESSIONS; i++) {
+    const s = await session(SCENARIO, SCENARIO, env);
+    const r = s.doc.figures.cpu_ms_per_request;
+    aa.push({ ...s, r });
+    process.stdout.write(`A/A ${i} of ${SESSIONS}: ${s.doc.status}, ${s.doc.pairs.length} pairs, ${s.minutes.toFixed(1)} min: ${r.ci95 ? fmtR(r) : 'no interval'}\n`);
+  }
+  // B: the same scenario with BENCH_AB_B's keys appended to a copy of it.
+  const bFile = path.join(reports, 'b.env');
+  const bKeys = parseKv(process.env.BENCH_AB_B || 'WORKLOAD=eth-reads-light');
+  fs.writeFileSync(bFile, `${fs.readFileSync(SCENARIO, 'utf8')}\nNAME=geth-dev-b\n${Object.entries(bKeys).map(([k, v]) => `${k}=${v}`).join('\n')}\n`);
+  const envB = { ...env };
+  for (const k of Object.keys(bKeys)) delete envB[k]; // the environment would override B's file
+  const ab = await session(SCENARIO, bFile, envB);
+  const rab = ab.doc.figures.cpu_ms_per_request;
+  process.stdout.write(`A/B (${Object.entries(bKeys).map(([k, v]) => `${k}=${v}`).join(' ')}): ${ab.doc.pairs.length} pairs, ${ab.minutes.toFixed(1)} min: ${rab.ci95 ? fmtR(rab) : 'no interval'}\n`);
+
+  const judged = aa.filter((x) => x.r.verdict);
+  const figures = {
+    aa_sessions: judged.length,
+    aa_false_positive_rate: judged.length ? (judged.filter((x) => x.r.verdict !== 'same').length / judged.length).toFixed(3) : 'n/a',
+    ci_halfwidth_pct: judged.length ? median(judged.map((x) => x.r.halfwidth_pct)).toFixed(2) : 'n/a',
+    minutes_per_session: median([...aa, ab].map((x) => x.minutes)).toFixed(1),
+    pairs_per_session: median([...aa, ab].map((x) => x.doc.pairs.length)),
+    ab_ratio: rab.ratio === null ? 'n/a' : rab.ratio.toFixed(4),
+    ab_ci_low: rab.ci95 ? rab.ci95[0].toFixed(4) : 'n/a',
+    ab_ci_high: rab.ci95 ? rab.ci95[1].toFixed(4) : 'n/a',
+    ab_verdict: rab.verdict || 'n/a',
+    ab_halfwidth_pct: rab.ci95 ? rab.halfwidth_pct.toFixed(2) : 'n/a',
+  };
+  process.stdout.write(`reports: ${reports}\n`);
+  process.stdout.write(`${Object.entries(figures).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench:ab: ${err.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,124 @@
+'use strict';
+// The steps of a run before anything is measured, shared by a single run
+// (run.js) and an A/B session (ab/run.js): start the runtime, wait for sync,
+// create history on a fresh dev chain, harvest parameters, warm up, and learn
+// the CPU source's refresh phase. What they find goes into the `run` record
+// the caller writes into its report.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const chains = require('../chains');
+const { startHost } = require('../runtime/host');
+const { startAttach } = require('../runtime/attach');
+const { startCompose } = require('../runtime/compose');
+const { loadMix, runArtillery, STARTUP_S } = require('../workload/artillery');
+const { log: defaultLog } = require('../util/log');
+const { poolOfState } = require('../state/restore');
+const { describeStatePool } = require('../state/pool');
+
+const RUNTIMES = { host: startHost, compose: startCompose, attach: startAttach };
+
+/**
+ * Starts the runtime and records what it is.
+ * @returns {Promise<object>} the stack
+ */
+async function provision(s, { run, runId, workDir, signal, log, onNodeExit }) {
+  const stack = await RUNTIMES[s.RUNTIME](s, { runId, workDir, log, signal });
+  run.node = s.RUNTIME === 'compose'
+    ? { container: stack.node.container, cpus: stack.node.cpus }
+    : { pid: stack.node.pid, cpus: stack.node.cpus || null };
+  if (stack.limits) run.node.limits = stack.limits; // MEMORY_MB and DISK_* as applied (runtime/limits.js)
+  if (stack.compose) run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };
+  stack.onNodeExit(onNodeExit);
+  return stack;
+}
+
+/** Waits for sync, creates history on a fresh dev chain, harvests the parameter pool into reportDir/params.json. */
+async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix }) {
+  const chain = chains[s.CHAIN];
+  phase('sync');
+  log(`waiting for the node at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : stack.rpcUrl} to be synced (SYNC_TIMEOUT_S=${s.SYNC_TIMEOUT_S})`);
+  run.sync = await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
+  log(`synced after ${run.sync.seconds.toFixed(1)} s at block ${run.sync.head}`);
+
+  if (s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.freshChain)) {
+    phase('history');
+    run.history = await chain.createHistory(stack.rpcUrl, {
+      accounts: s.HISTORY_ACCOUNTS, transfers: s.HISTORY_TRANSFERS, calls: s.HISTORY_CONTRACT_CALLS, seed: s.SEED, signal, log,
+    });
+  }
+
+  phase('harvest');
+  // A STATE profile's pool is drawn across its whole state and history (state/pool.js); a dev chain is harvested.
+  const pool = stack.state ? await poolOfState(stack.state, s, stack.rpcUrl, signal) : await chain.harvest(stack.rpcUrl, { signal, log });
+  if (stack.state) {
+    log(describeStatePool(pool));
+    const m = stack.state.manifest;
+    run.state = { profile: m.profile, dir: stack.state.dir, accounts: m.accounts, slots: m.slots, history: m.history, size_bytes: m.size_bytes, build_seconds: m.build_seconds, built_at: m.built_at, distribution: s.STATE_DISTRIBUTION };
+  }
+  const poolFile = path.join(reportDir, 'params.json');
+  fs.writeFileSync(poolFile, `${JSON.stringify(pool)}\n`);
+  log(`parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`);
+  const missing = chain.missingForMix(pool, Object.keys(mix));
+  if (missing.length) throw new Error(`the chain lacks what the workload needs: ${missing.join('; ')}`);
+  return poolFile;
+}
+
+/** The generator spec builder for this stack: the workload's endpoint, pool, mix and seed; `over` sets the window. */
+function specBuilder(s, stack, { poolFile, mix, log }) {
+  // The workload's endpoint: the node's WebSocket with TRANSPORT=ws, its HTTP endpoint otherwise.
+  const workloadUrl = s.TRANSPORT === 'ws' ? stack.wsUrl : stack.rpcUrl;
+  if (!workloadUrl) throw new Error(`TRANSPORT=${s.TRANSPORT}: the ${stack.runtime} runtime gave no ${s.TRANSPORT} endpoint`);
+  if (s.TRANSPORT === 'ws') log(`workload over WebSocket at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : workloadUrl}`);
+  return (over) => ({
+    rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, ...over,
+  });
+}
+
+/** WARMUP_S of the workload, not measured, with progress every 30 s. */
+async function warmUp(s, stack, { spec, workDir, signal, log, name = 'warmup' }) {
+  if (!(s.WARMUP_S > 0)) return;
+  const chain = chains[s.CHAIN];
+  log(`${name}: warming up for ${s.WARMUP_S} s (not measured)`);
+  const due = Date.now() + STARTUP_S * 1000 + s.RAMP_S * 1000 + s.WARMUP_S * 1000;
+  const from = Date.now();
+  const progress = setInterval(() => log(`${name}: ${Math.round((Date.now() - from) / 1000)} s of ${Math.round((due - from) / 1000)} s`), 30000);
+  const r = await runArtillery({ scenario: s, spec: spec({ start_at: due, end_at: due }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal }).finally(() => clearInterval(progress));
+  if (r.code !== 0) throw new Error(`the load generator failed during warm-up (status ${r.code}); see ${r.logFile}`);
+}
+
+/**
+ * Everything before the first measured window: provision, sync, history,
+ * harvest, warm-up, calibration of a refreshing CPU source.
+ * @param {object} s resolved scenario
+ * @param {object} o
+ * @param {object} o.run the run record to fill (node, stack, sync, history, phase)
+ * @param {(stack:object)=>void} o.onStack called as soon as the stack exists (so teardown can reach it)
+ * @param {(info:object)=>void} o.onNodeExit called when the node exits or restarts
+ * @param {boolean} [o.warm] warm up now (false: the caller calls warmUp when it chooses)
+ * @returns {Promise<object>} the measuring context: s, stack, chain, spec, workDir, reportDir, runId, signal, mix, warnings
+ */
+async function prepareNode(s, { run, runId, workDir, reportDir, signal, log = defaultLog, onStack = () => {}, onNodeExit, warm = true }) {
+  const phase = (name) => {
+    run.phase = name;
+  };
+  const chain = chains[s.CHAIN];
+  const mix = loadMix(s.WORKLOAD);
+  phase('provision');
+  const stack = await provision(s, { run, runId, workDir, signal, log, onNodeExit });
+  onStack(stack);
+  const poolFile = await syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix });
+  const spec = specBuilder(s, stack, { poolFile, mix, log });
+  if (warm) {
+    phase('warmup');
+    await warmUp(s, stack, { spec, workDir, signal, log });
+  }
+  if (stack.cpu.calibrate) {
+    phase('calibrate');
+    const period = await stack.cpu.calibrate(signal);
+    log(`the node's CPU counter refreshes every ${(period / 1000).toFixed(1)} s; windows are aligned to its refreshes`);
+  }
+  return { s, stack, chain, spec, workDir, reportDir, runId, signal, mix, warnings: run.warnings };
+}
+
+module.exports = { prepareNode, warmUp };

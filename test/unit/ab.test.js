@@ -1,0 +1,124 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { pairedRatio, pairsNeeded, regressed } = require('../../src/ab/stats');
+const { regressionGate, summarizePairs } = require('../../src/ab/run');
+const { renderSummary } = require('../../src/ab/report');
+const { seededRandom } = require('../../src/util/random');
+
+/** Standard normal draws from a seeded source, so the tests are repeatable. */
+function normal(seed) {
+  const rnd = seededRandom(seed);
+  return () => {
+    let u = 0;
+    while (!u) u = rnd();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rnd());
+  };
+}
+
+/**
+ * One simulated session: each pair shares a drift of the machine (which pairing cancels) and each window has
+ * its own noise; pairs are added by the session's rule (Stein's first stage of n0 pairs, then as many as it asks).
+ */
+function simulateSession(gauss, { ratio, windowSd, driftSd = 0.05, n0 = 5, targetPct = 2, maxPairs = 20 }) {
+  const pairs = [];
+  const add = () => {
+    const drift = driftSd * gauss();
+    pairs.push({ a: 0.4 * Math.exp(drift + windowSd * gauss()), b: 0.4 * ratio * Math.exp(drift + windowSd * gauss()) });
+  };
+  while (pairs.length < n0) add();
+  const need = Math.min(maxPairs, pairsNeeded(pairs, n0, targetPct));
+  while (pairs.length < need) add();
+  return pairedRatio(pairs, { stage1: n0 });
+}
+
+describe('A/B statistics', () => {
+  it('the ratio of exact pairs is B/A, with a zero-width interval', () => {
+    const r = pairedRatio([{ a: 2, b: 3 }, { a: 4, b: 6 }, { a: 1, b: 1.5 }]);
+    assert.ok(Math.abs(r.ratio - 1.5) < 1e-12);
+    assert.ok(Math.abs(r.ci95[0] - 1.5) < 1e-12 && Math.abs(r.ci95[1] - 1.5) < 1e-12);
+    assert.equal(r.verdict, 'higher');
+  });
+
+  it('the verdict is lower, higher, or the same when the interval holds 1; none from one pair', () => {
+    assert.equal(pairedRatio([{ a: 1, b: 0.9 }, { a: 1, b: 0.92 }, { a: 1, b: 0.91 }]).verdict, 'lower');
+    assert.equal(pairedRatio([{ a: 1, b: 0.95 }, { a: 1, b: 1.06 }, { a: 1, b: 1.0 }]).verdict, 'same');
+    const one = pairedRatio([{ a: 1, b: 2 }]);
+    assert.equal(one.verdict, null);
+    assert.equal(one.ci95, null);
+  });
+
+  it('pairs with a missing or zero value are left out and counted', () => {
+    const r = pairedRatio([{ a: 1, b: 1.1 }, { a: null, b: 1 }, { a: 0, b: 1 }, { a: 1, b: 1.1 }]);
+    assert.equal(r.n, 2);
+    assert.equal(r.left_out, 2);
+  });
+
+  it('the first stage asks for more pairs when its spread is wider, never fewer than its own', () => {
+    const tight = [1.001, 0.999, 1.0, 1.002, 0.998].map((b) => ({ a: 1, b }));
+    const wide = [1.05, 0.95, 1.0, 1.08, 0.93].map((b) => ({ a: 1, b }));
+    assert.equal(pairsNeeded(tight, 5, 2), 5);
+    assert.ok(pairsNeeded(wide, 5, 2) > 20);
+    assert.equal(pairsNeeded(tight.slice(0, 3), 5, 2), null, 'not before the first stage is complete');
+  });
+
+  it('coverage: over 2,000 simulated sessions the 95% interval holds the true ratio 93.5-96.5% of the time', () => {
+    const gauss = normal(2024);
+    for (const windowSd of [0.01, 0.03]) {
+      let covered = 0;
+      const n = 2000;
+      for (let i = 0; i < n; i++) {
+        const r = simulateSession(gauss, { ratio: 1.05, windowSd });
+        if (r.ci95[0] <= 1.05 && 1.05 <= r.ci95[1]) covered++;
+      }
+      const rate = covered / n;
+      assert.ok(rate > 0.935 && rate < 0.965, `window noise ${windowSd}: coverage ${rate}`);
+    }
+  });
+
+  it('A/A: identical configurations are called different in about 5% of sessions, not more', () => {
+    const gauss = normal(7);
+    let different = 0;
+    const n = 2000;
+    for (let i = 0; i < n; i++) if (simulateSession(gauss, { ratio: 1, windowSd: 0.03 }).verdict !== 'same') different++;
+    assert.ok(different / n < 0.065, `false positive rate ${different / n}`);
+  });
+
+  it('a real 5% difference under 1% window noise is found, in the right direction', () => {
+    const gauss = normal(11);
+    const r = simulateSession(gauss, { ratio: 0.95, windowSd: 0.01 });
+    assert.equal(r.verdict, 'lower');
+    assert.ok(r.halfwidth_pct <= 2.5);
+  });
+
+  it('the regression gate fails only when the whole interval is beyond the allowed worsening', () => {
+    assert.equal(regressed({ ci95: [1.06, 1.09] }, 5), true);
+    assert.equal(regressed({ ci95: [1.04, 1.09] }, 5), false, 'part of the interval within 5%');
+    assert.equal(regressed({ ci95: [0.90, 0.93] }, 5, false), true, 'throughput: lower is worse');
+    assert.equal(regressed({ ci95: null }, 5), false);
+    const gate = regressionGate({ cpu_ms_per_request: { ratio: 1.08, ci95: [1.06, 1.1] }, rps: { ratio: 0.93, ci95: [0.92, 0.94] } }, 5);
+    assert.equal(gate.pass, false);
+    assert.equal(gate.failed.length, 2);
+    assert.equal(regressionGate({}, null), null, 'no gate without MAX_REGRESSION_PCT');
+  });
+});
+
+describe('A/B report', () => {
+  const win = (cpu, rps) => ({
+    compared: { cpu_ms_per_request: cpu, cpu_ms_per_request_net: cpu - 0.01, rps, p50_ms: 2, p99_ms: 9, memory_peak_bytes: 1e8, disk_bytes_per_request: null },
+    generator: { cpu_us_per_request: 50 },
+    partner_cpu_s_per_s: 0.012,
+  });
+  const pairs = [1, 2, 3, 4, 5].map((k) => ({ pair: k, order: k % 2 ? 'AB' : 'BA', a: win(0.4 + k * 0.001, 1000), b: win(0.44 + k * 0.001, 950) }));
+
+  it('summarizes every compared figure and renders the verdicts and pairs', () => {
+    const figures = summarizePairs(pairs, 5);
+    assert.equal(figures.cpu_ms_per_request.verdict, 'higher');
+    assert.equal(figures.rps.verdict, 'lower');
+    assert.equal(figures.disk_bytes_per_request.n, 0);
+    const side = { scenario_file: 'a.env', client: { name: 'geth', version: '1.16.7' }, warnings: [], provenance: { scenario: { RUNTIME: 'host', WORKLOAD: 'eth-default', DB_CACHE_MB: 1024, CORES: 1, GENERATOR: 'lean', TRANSPORT: 'http' } } };
+    const md = renderSummary({ run_id: 'x', status: 'ok', stop_reason: 'done', pairs, figures, settings: { order: 'ABBA', interval: 't' }, warnings: [], regression: null, a: side, b: side });
+    assert.match(md, /\| CPU ms\/request \(gross\) \| 0\.4030 \| 0\.4430 \| 1\.09\d\d \|/);
+    assert.match(md, /B higher/);
+    assert.match(md, /\| 5 \| AB \|/);
+  });
+});
