@@ -23,7 +23,10 @@ function fmtHeadline(f) {
 async function windowWithFigures(ctx, name, idle, over = {}, mix) {
   const cold = ctx.s.COLD === 'yes' ? await coldRestart(ctx) : null;
   const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix });
-  if (cold) m.node.cold_restart_s = Number(cold.seconds.toFixed(3));
+  if (cold) {
+    m.node.cold_restart_s = Number(cold.seconds.toFixed(3));
+    m.node.cold_evicted = cold.evicted;
+  }
   const figures = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
   return { ...m, idle, figures: { ...figures, ...ioFigures(m.node, figures.rps) } };
 }

@@ -278,6 +278,9 @@ async function startCompose(s, { runId, workDir, log, signal }) {
     if (limits) stack.limits = limits.record;
     stack.node = { container: containers.node.name, container_id: containers.node.id, cpus: nodeCpus, rpc_url: stack.rpcUrl };
     await nodeIoCounters(stack, containers.node.id);
+    const nodeInfo = await docker.inspectContainer(containers.node.id);
+    const dataMount = (nodeInfo.Mounts || []).find((x) => x.Destination === '/data');
+    if (dataMount) stack.nodeDataDir = dataMount.Source; // the node's volume on this host: COLD=yes evicts it from the page cache
     stack.cpu = cadvisorSource(promUrl, containers.node.name);
     stack.cpuCheck = dockerStatsSource(containers.node.id);
     stack.prometheus = {

@@ -114,6 +114,7 @@ async function startHost(s, { runId, workDir, log, signal }) {
     };
     stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
     stack.nodeLog = nodeLog;
+    stack.nodeDataDir = dataDir; // COLD=yes evicts it from the page cache
     stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl || null, metrics_url: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null };
     stack.rpcUrl = cmd.rpcUrl;
     stack.wsUrl = cmd.wsUrl || (/^wss?:/.test(cmd.rpcUrl) ? cmd.rpcUrl : undefined);

@@ -47,14 +47,6 @@ function probeKernel(root = ROOT) {
     memsw: version === 1 && has('memory', 'memory.memsw.limit_in_bytes'),
     blkio: version === 1 && has('blkio', 'blkio.throttle.read_iops_device'),
     writable,
-    dropCaches: (() => {
-      try {
-        fs.accessSync('/proc/sys/vm/drop_caches', fs.constants.W_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    })(),
   };
 }
 
@@ -91,7 +83,7 @@ function blockDeviceOf(dir, sysRoot = '/sys') {
 /**
  * Why the limits and COLD cannot be enforced here, one message per problem (none: they can).
  * @param {object} s resolved scenario
- * @param {{version, memory, memsw, blkio, writable, dropCaches}} kernel probeKernel()
+ * @param {{version, memory, memsw, blkio, writable}} kernel probeKernel()
  * @param {(key:string)=>string} at where a key was set
  */
 function limitProblems(s, kernel, at) {
@@ -116,7 +108,6 @@ function limitProblems(s, kernel, at) {
       errors.push(`${at(LIMIT_KEYS.find((k) => s[k]))}: resource limits need a writable cgroup filesystem (run as root) for RUNTIME=host`);
     }
   }
-  if (s.COLD === 'yes' && !kernel.dropCaches) errors.push(`${at('COLD')}: COLD=yes drops the kernel page cache, which needs root (/proc/sys/vm/drop_caches is not writable)`);
   return errors;
 }
 

@@ -36,7 +36,7 @@ const KEYS = {
   DISK_WRITE_IOPS: { type: 'int', min: 1, max: 10000000, default: null, doc: 'Write operations per second, as DISK_READ_IOPS (blkio.throttle.write_iops_device; device_write_iops).' },
   DISK_READ_MBPS: { type: 'int', min: 1, max: 1000000, default: null, doc: 'Read bandwidth in MB/s (1 MB = 1,000,000 bytes, as cloud providers publish it) on the node\'s data disk (blkio.throttle.read_bps_device; device_read_bps).' },
   DISK_WRITE_MBPS: { type: 'int', min: 1, max: 1000000, default: null, doc: 'Write bandwidth in MB/s, as DISK_READ_MBPS (blkio.throttle.write_bps_device; device_write_bps). Buffered writes the kernel flushes later are charged to the root cgroup on cgroup v1: the limit bites on direct and synchronous writes.' },
-  COLD: { type: 'enum', values: ['no', 'yes'], default: 'no', doc: 'yes: before each measured window, stop the node, drop the kernel page cache and start the node again (root; host and compose), so the window starts with cold caches; the idle baseline is the one measured before.' },
+  COLD: { type: 'enum', values: ['no', 'yes'], default: 'no', doc: 'yes: before each measured window, stop the node, evict its data files from the kernel page cache (the rest of the machine\'s cache stays) and start it again (host and compose), so the window starts with the node\'s caches cold; the idle baseline is the one measured before.' },
 
   // Compose runtime
   KEEP: { type: 'enum', values: ['none', 'volume', 'stack'], default: 'none', doc: 'What survives the run. none: the compose project is brought down with its volumes. volume: its volumes are kept. stack: nothing is stopped (the command to stop it is logged).' },

@@ -65,7 +65,9 @@ describe('host runtime: MEMORY_MB, DISK_* and COLD=yes on geth', () => {
   it('COLD=yes restarted the node before the window (a second geth process in the same limits)', () => {
     assert.ok(seen.size >= 2, `geth processes seen: ${[...seen.keys()].join(', ')}`);
     assert.ok(run.node.cold_restart_s > 0);
-    assert.match(fs.readFileSync(path.join(res.reportDir, 'run.log'), 'utf8'), /COLD=yes: stopping the node, dropping the page cache/);
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'run.log'), 'utf8'), /COLD=yes: stopping the node, evicting its data from the page cache/);
+    assert.equal(run.node.cold_evicted.resident_after, 0, 'none of the node\'s data left in the page cache');
+    assert.ok(run.node.cold_evicted.files > 0);
   });
 
   it('reports the cgroup\'s block I/O and major faults over the window, and the figures per request', () => {
@@ -128,6 +130,8 @@ describe('compose runtime: STATE=small, MEMORY_MB, DISK_* and COLD=yes on the ge
     }
     assert.equal(run.node.limits.compose.mem_limit, 768 * 1024 * 1024);
     assert.ok(run.node.cold_restart_s > 0);
+    assert.ok(run.node.cold_evicted.files > 0, 'the node volume\'s files were evicted');
+    assert.equal(run.node.cold_evicted.resident_after, 0);
   });
 
   it('ran on a volume of the run restored from the state, removed at the end', async () => {

@@ -5,7 +5,7 @@ const path = require('node:path');
 const {
   parseBlkio, memoryStat, readCgroupIo, cgroupDirsOfPid, enableIoCounting, ioBetween, ioFigures,
 } = require('../../src/measure/io');
-const { coldRestart } = require('../../src/measure/cold');
+const { coldRestart, evictDir, residentBytes } = require('../../src/measure/cold');
 const { tmpDir } = require('../helpers');
 
 const BLKIO = '254:0 Read 4096\n254:0 Write 512\n254:0 Sync 4608\n254:0 Total 4608\n8:0 Read 1000\n8:0 Write 0\nTotal 5608\n';
@@ -73,11 +73,12 @@ describe('disk and memory counters of the node\'s cgroup', () => {
 });
 
 describe('COLD=yes', () => {
-  it('stops the node, drops the page cache while it is down, starts it and waits for sync', async () => {
+  it('stops the node, evicts its data while it is down, starts it and waits for sync', async () => {
     const events = [];
     const stack = {
       runtime: 'host',
       rpcUrl: 'http://x',
+      nodeDataDir: '/data/x',
       restartNode: async (between) => {
         events.push('stop');
         await between();
@@ -85,14 +86,30 @@ describe('COLD=yes', () => {
       },
     };
     const chain = { waitForSync: async (url) => events.push(`sync ${url}`) };
-    const r = await coldRestart({ s: { SYNC_TIMEOUT_S: 5 }, stack, chain }, () => events.push('drop'));
-    assert.deepEqual(events, ['stop', 'drop', 'start', 'sync http://x']);
+    const r = await coldRestart({ s: { SYNC_TIMEOUT_S: 5 }, stack, chain }, (dir) => {
+      events.push(`evict ${dir}`);
+      return { files: 1, bytes: 1, resident_before: 1, resident_after: 0 };
+    });
+    assert.deepEqual(events, ['stop', 'evict /data/x', 'start', 'sync http://x']);
     assert.ok(r.seconds >= 0);
+    assert.equal(r.evicted.resident_after, 0);
   });
 
-  it('fails the run when the page cache cannot be dropped, or the runtime cannot restart the node', async () => {
-    const stack = { runtime: 'host', restartNode: async (between) => between() };
-    await assert.rejects(coldRestart({ s: {}, stack, chain: {} }, () => { throw Object.assign(new Error('x'), { code: 'EACCES' }); }), /page cache could not be dropped \(EACCES\)/);
-    await assert.rejects(coldRestart({ s: {}, stack: { runtime: 'attach' }, chain: {} }), /cannot restart the node/);
+  it('fails the run when the data cannot be evicted, or the runtime cannot restart the node', async () => {
+    const stack = { runtime: 'host', nodeDataDir: '/x', restartNode: async (between) => between() };
+    await assert.rejects(coldRestart({ s: {}, stack, chain: {} }, () => { throw Object.assign(new Error('x'), { code: 'EACCES' }); }), /could not be evicted from the page cache \(EACCES\)/);
+    await assert.rejects(coldRestart({ s: {}, stack: { runtime: 'attach' }, chain: {} }), /cannot restart the node cold/);
+  });
+
+  it('evicts every file of a directory from the page cache', () => {
+    const dir = tmpDir();
+    fs.mkdirSync(path.join(dir, 'sub'));
+    for (const f of ['a', 'sub/b']) fs.writeFileSync(path.join(dir, f), Buffer.alloc(256 * 1024, 1));
+    for (const f of ['a', 'sub/b']) fs.readFileSync(path.join(dir, f));
+    const r = evictDir(dir);
+    assert.equal(r.files, 2);
+    assert.equal(r.bytes, 512 * 1024);
+    assert.equal(r.resident_after, 0, 'nothing of it left in the page cache (fincore)');
+    assert.deepEqual(residentBytes([]), 0);
   });
 });

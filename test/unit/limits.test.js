@@ -10,7 +10,7 @@ const { composeFiles } = require('../../src/runtime/compose');
 const { resolveScenario } = require('../../src/scenario/resolve');
 const { tmpDir, writeScenario } = require('../helpers');
 
-const V1 = { version: 1, memory: true, memsw: true, blkio: true, writable: true, dropCaches: true };
+const V1 = { version: 1, memory: true, memsw: true, blkio: true, writable: true };
 const at = (key) => `f.env:${key}`;
 const base = { RUNTIME: 'host', MEMORY_MB: null, DISK_READ_IOPS: null, DISK_WRITE_IOPS: null, DISK_READ_MBPS: null, DISK_WRITE_MBPS: null, COLD: 'no' };
 const vda = { majmin: '254:0', name: 'vda', dev: '/dev/vda' };
@@ -35,12 +35,11 @@ describe('resource limits: validation', () => {
     assert.match(limitProblems({ ...base, MEMORY_MB: 512 }, { ...V1, writable: false }, at)[0], /writable cgroup filesystem \(run as root\)/);
   });
 
-  it('refuses limits and COLD in attach, and COLD without root', () => {
+  it('refuses limits and COLD in attach', () => {
     const errs = limitProblems({ ...base, RUNTIME: 'attach', MEMORY_MB: 512, COLD: 'yes' }, V1, at);
     assert.equal(errs.length, 2);
     assert.match(errs[0], /MEMORY_MB: RUNTIME=attach .* cannot limit it/);
     assert.match(errs[1], /COLD=yes restarts the node/);
-    assert.match(limitProblems({ ...base, COLD: 'yes' }, { ...V1, dropCaches: false }, at)[0], /needs root/);
   });
 
   it('sets nothing and finds nothing to refuse when no limit is given', () => {

@@ -81,7 +81,7 @@ describe('STATE parameter distributions', () => {
 });
 
 describe('STATE keys', () => {
-  const V1 = { version: 1, memory: true, memsw: true, blkio: true, writable: true, dropCaches: true };
+  const V1 = { version: 1, memory: true, memsw: true, blkio: true, writable: true };
   const resolve = (text, env = {}) => resolveScenario(writeScenario(tmpDir(), 'st', text), { env, cpuCount: 2, kernel: V1, dockerEngine: null });
 
   it('accepts a profile with geth on the host or compose, and dev by default', () => {
