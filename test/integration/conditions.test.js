@@ -11,6 +11,7 @@ const { schemaErrors, ROOT } = require('../helpers');
 const SHORT = {
   DURATION_S: '10', WARMUP_S: '2', IDLE_S: '2', HISTORY_TRANSFERS: '20', HISTORY_CONTRACT_CALLS: '10',
   MEMORY_MB: '768', DISK_READ_IOPS: '5000', DISK_WRITE_MBPS: '200', COLD: 'yes',
+  RAMP_S: '4', // 10 s for the generator to start before the window: a COLD restart and a busy CI machine slow it
 };
 
 /** The v1 controller directory of a process's cgroup, as the kernel names it in /proc/PID/cgroup. */

@@ -14,7 +14,7 @@ const geth = require('../../src/clients/geth');
 const P = require('../../src/state/profiles');
 
 const SHORT = {
-  DURATION_S: '5', WARMUP_S: '2', IDLE_S: '2', STATE: 'small', STATE_DISTRIBUTION: 'skewed', WORKLOAD: 'eth-state', MAX_ERROR_RATE: '0',
+  DURATION_S: '5', WARMUP_S: '2', IDLE_S: '2', RAMP_S: '4', STATE: 'small', STATE_DISTRIBUTION: 'skewed', WORKLOAD: 'eth-state', MAX_ERROR_RATE: '0',
 };
 
 /** Every file of a directory with its size and modification time: what a run must not change. */
