@@ -14,7 +14,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { scrub, scrubDeep } = require('./util/scrub');
 const { welch, mean } = require('./stats');
-const { pointResults, FIGURES } = require('./plan/report');
+const { pointResults, FIGURES: ALL_FIGURES } = require('./plan/report');
+
+const FIGURES = ALL_FIGURES.filter((f) => !f.optional); // the plan report's optional columns (saturation, cost, disk) are not compared yet
 const { profileDiff, writeDiffFlamegraph, profileDiffSection } = require('./report/profile-diff');
 
 function readJson(file) {

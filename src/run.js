@@ -42,7 +42,7 @@ function newRunId(now = new Date()) {
  * @returns {Promise<{exitCode:number, reportDir?:string}>}
  */
 async function runScenario(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), index = true } = {}) {
-  const { scenario: s, sources, errors } = resolveScenario(file, { env });
+  const { scenario: s, sources, errors, warnings: resolveWarnings = [] } = resolveScenario(file, { env });
   if (errors.length) {
     reportProblems('the scenario is not valid; nothing was started.', errors);
     return { exitCode: 2 };
@@ -72,8 +72,9 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     started_at: started.toISOString(),
     ended_at: null,
     phase: 'starting',
-    warnings: [],
+    warnings: [...resolveWarnings],
   };
+  for (const w of resolveWarnings) log(`warning: ${w}`);
   const series = {};
   const phase = (name) => {
     run.phase = name;
@@ -131,6 +132,8 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
     log(stalled ? `run failed: ${stalled}` : `done: ${fmtHeadline(run.figures)}`);
   } catch (err) {
     run.status = 'failed';
+    // A node that died (e.g. killed for its MEMORY_MB) is often seen first as a refused request: let its exit be reported as the reason.
+    if (stack && !signal.aborted) await new Promise((r) => setTimeout(r, 500));
     run.error = signal.aborted && signal.reason ? signal.reason.message : err.message;
     if (err.partial) Object.assign(run, err.partial); // windows measured before the failure
     applyPartialWindow(run, series, err); // and the one cut short, up to the failure

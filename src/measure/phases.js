@@ -14,6 +14,8 @@ const { writesFigures } = require('../workload/write-figures');
 const { summarizeRepetitions, medianIndex, flagOutliers } = require('../repetitions');
 const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('../saturation');
 const { log } = require('../util/log');
+const { coldRestart } = require('./cold');
+const { ioFigures } = require('./io');
 
 function fmtHeadline(f) {
   const net = f.cpu_ms_per_request_net === null ? '' : ` (${f.cpu_ms_per_request_net.toFixed(3)} net)`;
@@ -27,6 +29,7 @@ function fmtHeadline(f) {
  * load at its start: it is measured again with twice the allowance, twice at most.
  */
 async function windowWithFigures(ctx, name, idle, over = {}, mix) {
+  const cold = ctx.s.COLD === 'yes' ? await coldRestart(ctx) : null;
   let startupS = ctx.startupS || STARTUP_S;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -34,7 +37,12 @@ async function windowWithFigures(ctx, name, idle, over = {}, mix) {
         if (!err.lateStart) partialFigures(err, idle); // a window cut short keeps its figures up to the failure
         throw err;
       });
-      const figures = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
+      if (cold) {
+        m.node.cold_restart_s = Number(cold.seconds.toFixed(3));
+        m.node.cold_evicted = cold.evicted;
+      }
+      const computed = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
+      const figures = { ...computed, ...ioFigures(m.node, computed.rps) };
       const writes = writesFigures(m);
       if (writes) figures.writes = writes; // chain-neutral transaction figures of a write workload
       if (m.subscriptions) figures.subscriptions = m.subscriptions;

@@ -19,6 +19,7 @@ const { findStall } = require('./stall');
 const { partialWindow } = require('./partial');
 const { readSteal, stealBetween, cpusOf } = require('./steal');
 const { startWindowHooks } = require('./profile');
+const { ioBetween } = require('./io');
 const { log } = require('../util/log');
 const { sleep, sleepUntil } = require('../util/time');
 
@@ -32,7 +33,8 @@ async function readEdge(stack, edgeMs, signal) {
   const cpu = stack.cpu.sampled ? null : await stack.cpu.read();
   const check = stack.cpuCheck ? await stack.cpuCheck.read() : null;
   const io = stack.node.pid && stack.runtime === 'host' ? readProcIo(stack.node.pid) : null;
-  return { cpu, check, io, at_ms: atMs };
+  const cg = stack.ioCounters ? stack.ioCounters.read() : null; // the node cgroup's disk and memory counters (measure/io.js)
+  return { cpu, check, io, cg, at_ms: atMs };
 }
 
 /** Plans a window of about `seconds` from fromMs, aligned to the CPU source's refreshes when it has them. */
@@ -212,6 +214,7 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     node.disk_read_bytes = endEdge.io.read_bytes - startEdge.io.read_bytes;
     node.disk_write_bytes = endEdge.io.write_bytes - startEdge.io.write_bytes;
   }
+  if (startEdge.cg && endEdge.cg) node.io = ioBetween(startEdge.cg, endEdge.cg, samples.okBetween(startEdge.cg.at_ms, endEdge.cg.at_ms), stack.ioCounters.describe);
   if (sampler.memory.length) {
     const b = sampler.memory.map((x) => x.bytes);
     node.memory_peak_bytes = Math.max(...b);

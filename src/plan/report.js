@@ -14,7 +14,12 @@ const FIGURES = [
   { key: 'cpu_ms_per_request_net', label: 'CPU ms per request (net)', get: (f) => f.cpu_ms_per_request_net, digits: 3 },
   { key: 'rps', label: 'requests per second', get: (f) => f.rps, digits: 0 },
   { key: 'p99_ms', label: 'p99 latency, ms', get: (f) => f.latency_ms.p99, digits: 1 },
+  // Shown when some run has them: a sweep of instances (INSTANCE) with SATURATE=yes and HOURLY_PRICE.
+  { key: 'saturation_rps', label: 'saturation, requests/s', get: (f, run) => (run.saturation ? run.saturation.max_sustainable_rps : null), digits: 0, optional: true },
+  { key: 'cost_per_million', label: 'cost per million requests (at saturation when searched)', get: (f, run) => (run.saturation ? run.saturation.cost_per_million_at_max : f.cost_per_million_requests), digits: 4, optional: true },
+  { key: 'disk_read_bytes_per_request', label: 'disk bytes read per request', get: (f) => f.disk_read_bytes_per_request, digits: 0, optional: true },
 ];
+const isSet = (v) => v !== null && v !== undefined;
 
 function readRun(dir, rel) {
   try {
@@ -31,7 +36,8 @@ function pointResults(dir, state) {
     const summary = {};
     const values = {};
     for (const f of FIGURES) {
-      values[f.key] = runs.map((r) => f.get(r.figures));
+      values[f.key] = runs.map((r) => f.get(r.figures, r));
+      if (f.optional) values[f.key] = values[f.key].filter(isSet);
       summary[f.key] = summarize(values[f.key]);
     }
     return { name: p.name, values: p.values, runs_ok: runs.length, runs_failed: p.runs.length - runs.length, figures: values, summary };
@@ -52,7 +58,8 @@ function renderPlanReport(dir) {
   const xLabel = single ? `${state.sweep[0]}${logX ? ' (log scale)' : ''}` : 'point (see the table)';
   fs.mkdirSync(path.join(dir, 'charts'), { recursive: true });
   const charts = [];
-  for (const f of FIGURES.filter((x) => x.key !== 'cpu_ms_per_request_net')) {
+  const shown = FIGURES.filter((f) => !f.optional || results.some((r) => r.figures[f.key].length > 0));
+  for (const f of shown.filter((x) => x.key !== 'cpu_ms_per_request_net')) {
     const points = results.map((r, i) => [xOf(r, i), r.summary[f.key].mean, ...(r.summary[f.key].ci95 || [])]).filter(([, y]) => y !== null);
     const file = `${f.key}.svg`;
     fs.writeFileSync(path.join(dir, 'charts', file), scrub(lineChart({
@@ -66,10 +73,10 @@ function renderPlanReport(dir) {
   lines.push(`Base scenario \`${path.basename(state.base)}\`, sweeping ${state.sweep.join(', ')}, ${state.repetitions} repetition(s) per point; started ${state.started_at}${state.ended_at ? `, ended ${state.ended_at}` : ''}.`);
   if (Object.keys(state.fixed).length) lines.push(`Fixed for every point: ${Object.entries(state.fixed).map(([k, v]) => `${k}=${v}`).join(', ')}.`);
   lines.push('', 'Each cell: mean over the point\'s successful runs, with its 95% confidence interval in brackets when there are two or more.', '');
-  lines.push(`| ${state.sweep.join(' | ')} | runs ok | failed | ${FIGURES.map((f) => f.label).join(' | ')} |`);
-  lines.push(`|${state.sweep.map(() => '---').join('|')}|---:|---:|${FIGURES.map(() => '---:').join('|')}|`);
+  lines.push(`| ${state.sweep.join(' | ')} | runs ok | failed | ${shown.map((f) => f.label).join(' | ')} |`);
+  lines.push(`|${state.sweep.map(() => '---').join('|')}|---:|---:|${shown.map(() => '---:').join('|')}|`);
   for (const r of results) {
-    lines.push(`| ${state.sweep.map((k) => r.values[k]).join(' | ')} | ${r.runs_ok} | ${r.runs_failed} | ${FIGURES.map((f) => fmtSummary(r.summary[f.key], f.digits)).join(' | ')} |`);
+    lines.push(`| ${state.sweep.map((k) => r.values[k]).join(' | ')} | ${r.runs_ok} | ${r.runs_failed} | ${shown.map((f) => fmtSummary(r.summary[f.key], f.digits)).join(' | ')} |`);
   }
   const failures = state.points.flatMap((p) => p.runs.filter((r) => r.status !== 'ok').map((r) => `${p.name}: ${r.error}${r.dir ? ` ([report](${r.dir}/summary.md))` : ''}`));
   if (failures.length) lines.push('', '## Failed runs', '', ...failures.map((f) => `- ${f}`));

@@ -96,6 +96,7 @@ function summary(run) {
   lines.push(`Run \`${run.run_id}\`, ${run.started_at} to ${run.ended_at || '?'}.`);
   const where = p.runtime === 'attach' ? 'an attached node, generator' : `node pinned to ${s.CORES} core(s)`;
   lines.push(`${c.name || '?'} ${c.version || ''}, ${p.runtime || '?'} runtime, ${where} on a ${m.cores}-core ${m.cpu_model}, workload ${s.WORKLOAD}, ${s.RATE ? `open loop at ${s.RATE} requests/s` : `closed loop of ${s.CONCURRENCY} users`}.`, '');
+  if (run.state) lines.push(`State: STATE=${run.state.profile} (${run.state.accounts} accounts, ${run.state.slots} storage slots, blocks 1..${run.state.history.last_block}, ${num(run.state.size_bytes / 2 ** 20, 1)} MiB), parameters drawn ${run.state.distribution} across it${s.MEMORY_MB ? `; node memory limited to ${s.MEMORY_MB} MB` : ''}${s.COLD === 'yes' ? '; cold start before each window' : ''}.`, '');
   if (run.figures) {
     const l = f.latency_ms || {};
     lines.push('| figure | value |', '|---|---|');
@@ -137,6 +138,8 @@ function summary(run) {
     if (n.memory_peak_bytes) lines.push(`- Node memory: peak ${num(n.memory_peak_bytes / 2 ** 20, 1)} MiB, mean ${num(n.memory_mean_bytes / 2 ** 20, 1)} MiB${cadvisor ? ' (cAdvisor working set)' : ''}.`);
     const bytes = (x) => (x === null || x === undefined ? 'n/a' : `${num(x / 2 ** 20, 2)} MiB`);
     if (n.disk_read_bytes !== undefined) lines.push(`- Node disk: ${bytes(n.disk_read_bytes)} read, ${bytes(n.disk_write_bytes)} written.`);
+    if (n.io) lines.push(`- Node block I/O (${n.io.source}): ${bytes(n.io.read_bytes)} read in ${n.io.read_ops ?? 'n/a'} operations, ${bytes(n.io.write_bytes)} written, ${n.io.major_faults ?? 'n/a'} major page faults over ${n.io.requests_ok} requests: ${num(run.figures.disk_read_bytes_per_request, 1)} bytes read and ${num(run.figures.major_faults_per_request, 4)} major faults per request, ${num(run.figures.disk_read_iops, 1)} read IOPS.`);
+    if (n.limits) lines.push(`- Node limits: ${n.limits.memory_bytes ? `memory ${num(n.limits.memory_bytes / 2 ** 20, 0)} MiB (page cache included)` : 'no memory limit'}${n.limits.device ? `, disk throttled on ${n.limits.device}` : ''} (${s.INSTANCE ? `INSTANCE=${s.INSTANCE}; ` : ''}see run.json node.limits).`);
     if (n.network_rx_bytes !== undefined) lines.push(`- Node network: ${bytes(n.network_rx_bytes)} received, ${bytes(n.network_tx_bytes)} sent.`);
     if (n.rpc_requests !== undefined && n.rpc_requests !== null) lines.push(`- The node's own request counter (Prometheus, 1 s scrapes, so approximate at the edges) rose by ${n.rpc_requests} over the window.`);
   }

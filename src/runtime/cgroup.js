@@ -70,6 +70,12 @@ class Cgroup {
         fs.mkdirSync(this.memory, { recursive: true });
         this.dirs.push(this.memory);
       }
+      const blkio = mountOf('blkio'); // block I/O counters, and throttle rules (DISK_* keys)
+      if (blkio) {
+        this.blkio = path.join(blkio, ownPath('blkio'), name);
+        fs.mkdirSync(this.blkio, { recursive: true });
+        this.dirs.push(this.blkio);
+      }
       const cs = mountOf('cpuset');
       if (cs && cpus) {
         this.cpuset = path.join(cs, ownPath('cpuset'), name);

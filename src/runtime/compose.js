@@ -24,6 +24,9 @@ const { rpcCall } = require('../util/rpc');
 const { cpuList, blockTicker } = require('./host');
 const { queryClient } = require('./prometheus');
 const { attachTeardown } = require('./teardown');
+const { limitsOf, blockDeviceOf, composeOverride, describeLimits } = require('./limits');
+const { cgroupDirsOfPid, enableIoCounting, cgroupIoSource } = require('../measure/io');
+const { restoreComposeState } = require('../state/restore');
 const { engineAnswers, engineLostError, downFailedError } = require('./engine-lost');
 
 /** Failed looks at the node container in a row (1 s apart) before an engine that does not answer ends the run. */
@@ -36,12 +39,13 @@ const COMPOSE_DIR = path.join(ROOT, 'compose');
 const projectName = (runId) => `chainperf-${runId}`.toLowerCase().replace(/[^a-z0-9_-]/g, '-');
 
 /** The compose files a scenario combines, in order: the client's node file first. */
-function composeFiles(s, { grafana, chainSpecFile = null }) {
+function composeFiles(s, { grafana, chainSpecFile = null, limitsFile = null }) {
   const files = ['cadvisor.yml', 'prometheus.yml'];
   if (chainSpecFile) files.push('chain-spec.yml');
   if (grafana) files.push('grafana.yml');
   if (s.NODE_VOLUME) files.push('volume-kept.yml');
   const out = [clients[s.CLIENT].compose.file, ...files.map((f) => path.join(COMPOSE_DIR, f))];
+  if (limitsFile) out.push(limitsFile); // the run's MEMORY_MB and DISK_* limits (runtime/limits.js)
   for (const extra of s.COMPOSE_FILES ? s.COMPOSE_FILES.split(',') : []) out.push(path.resolve(extra.trim()));
   return out;
 }
@@ -131,6 +135,9 @@ async function startCompose(s, { runId, workDir, log, signal, onStack }) {
   const images = await ensureImages(s, log);
   const grafana = Boolean(images.grafana && images.grafana.ref);
   const project = projectName(runId);
+  // A STATE profile is copied into a volume of the run, mounted like NODE_VOLUME (volume-kept.yml).
+  const stateVolume = s.STATE !== 'dev' ? `${project}-state` : null;
+  if (stateVolume) s = { ...s, NODE_VOLUME: stateVolume };
   const ncpu = os.cpus().length;
   const nodeCpus = cpuList(0, s.CORES);
   const generatorCpus = s.CORES < ncpu ? cpuList(s.CORES, ncpu) : null;
@@ -143,7 +150,8 @@ async function startCompose(s, { runId, workDir, log, signal, onStack }) {
   const chain = chains[s.CHAIN];
   const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
   const env = composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword: crypto.randomBytes(18).toString('base64url'), prepared });
-  const files = composeFiles(s, { grafana, chainSpecFile: env.CHAIN_SPEC_FILE || null });
+  const limits = await composeLimits(s, workDir, log);
+  const files = composeFiles(s, { grafana, chainSpecFile: env.CHAIN_SPEC_FILE || null, limitsFile: limits && limits.file });
   const fileArgs = ['-p', project, '--project-directory', COMPOSE_DIR, ...files.flatMap((f) => ['-f', f])];
   const run = (args, opts = {}) => docker.compose([...fileArgs, ...args], { env, ...opts });
 
@@ -163,6 +171,13 @@ async function startCompose(s, { runId, workDir, log, signal, onStack }) {
       stack.leftovers.push(() => groupsLeftover([stack.generatorGroup]));
     }
     // A dev chain is fresh (history is created on it) unless it comes from a kept volume.
+    if (stateVolume) {
+      const { ensureBase } = require('../install/images');
+      const bin = await client.ensureBinary(s, log); // the state is built with the same geth version on this host
+      const restored = await restoreComposeState(s, { bin, version: s.CLIENT_VERSION || client.binaryVersion(bin), volume: stateVolume, docker, baseRef: await ensureBase(log), log, signal });
+      stack.state = restored.state;
+      stack.cleanups.push(() => (s.KEEP === 'none' ? restored.remove() : log(`KEEP=${s.KEEP}: volume ${stateVolume} kept`)));
+    }
     stack.freshChain = s.NODE_VOLUME ? !(await ensureVolume(s, log)) : true;
 
     // Down first in teardown order means: registered before up, so a failed up is cleaned too.
@@ -203,11 +218,12 @@ async function startCompose(s, { runId, workDir, log, signal, onStack }) {
     // A restart is seen by the container's start time changing (a restart policy also counts RestartCount).
     let exitInfo = null;
     const exitListeners = [];
-    const startedAt = (await docker.inspectContainer(containers.node.id)).State.StartedAt;
+    let startedAt = (await docker.inspectContainer(containers.node.id)).State.StartedAt;
     let polling = false;
     let engineMisses = 0;
+    let restarting = false; // COLD=yes stops and starts the node between windows: not an exit
     const watch = setInterval(async () => {
-      if (exitInfo || polling) return;
+      if (exitInfo || polling || restarting) return;
       polling = true;
       try {
         let info = await docker.inspectContainer(containers.node.id);
@@ -215,6 +231,7 @@ async function startCompose(s, { runId, workDir, log, signal, onStack }) {
           await sleep(1500); // a restart passes through "exited": look again before calling it an exit
           info = (await docker.inspectContainer(containers.node.id)) || info;
         }
+        if (restarting) return;
         const st = info && info.State;
         const restarted = Boolean(st && (info.RestartCount > 0 || st.StartedAt !== startedAt));
         if (!st || st.Status !== 'running' || restarted) {
@@ -237,6 +254,22 @@ async function startCompose(s, { runId, workDir, log, signal, onStack }) {
     }, 1000);
     stack.cleanups.push(() => clearInterval(watch)); // runs before down: leaving a container is not the node exiting
     stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
+    /** Stops the node container, runs between() (COLD=yes: drop the page cache), starts it again. */
+    stack.restartNode = async (between) => {
+      restarting = true;
+      try {
+        const id = containers.node.id;
+        const stop = await docker.engine('POST', `/containers/${id}/stop?t=30`, { timeoutMs: 60000 });
+        if (![204, 304].includes(stop.status)) throw new Error(`cannot stop the node container: HTTP ${stop.status}`);
+        await between();
+        const start = await docker.engine('POST', `/containers/${id}/start`, { timeoutMs: 60000 });
+        if (![204, 304].includes(start.status)) throw new Error(`cannot start the node container again: HTTP ${start.status}`);
+        startedAt = (await docker.inspectContainer(id)).State.StartedAt;
+        await nodeIoCounters(stack, id); // a new process in a new cgroup
+      } finally {
+        restarting = false;
+      }
+    };
     const nodeGone = async () => {
       const info = await docker.inspectContainer(containers.node.id);
       if (!info || info.State.Status !== 'running') return `the node container exited while the stack was starting (status ${info ? info.State.ExitCode : 'removed'}); see node.log`;
@@ -271,7 +304,12 @@ async function startCompose(s, { runId, workDir, log, signal, onStack }) {
       log(`Grafana (live dashboards, anonymous view) at ${stack.grafanaUrl}/dashboards`);
     }
 
+    if (limits) stack.limits = limits.record;
     stack.node = { container: containers.node.name, container_id: containers.node.id, cpus: nodeCpus, rpc_url: stack.rpcUrl };
+    await nodeIoCounters(stack, containers.node.id);
+    const nodeInfo = await docker.inspectContainer(containers.node.id);
+    const dataMount = (nodeInfo.Mounts || []).find((x) => x.Destination === '/data');
+    if (dataMount) stack.nodeDataDir = dataMount.Source; // the node's volume on this host: COLD=yes evicts it from the page cache
     stack.cpu = cadvisorSource(promUrl, containers.node.name);
     stack.cpuCheck = dockerStatsSource(containers.node.id);
     stack.prometheus = {
@@ -285,6 +323,43 @@ async function startCompose(s, { runId, workDir, log, signal, onStack }) {
     await stack.teardown();
     throw err;
   }
+}
+
+/**
+ * MEMORY_MB and DISK_* as a compose file for the node service, written into the work folder;
+ * disk limits on the device that holds the Docker engine's data (its volumes). Null without limits.
+ */
+async function composeLimits(s, workDir, log) {
+  const limits = limitsOf(s);
+  if (!limits) return null;
+  let device = null;
+  if (Object.keys(limits.disk).length) {
+    const { root, device: found } = await dockerDataDevice();
+    device = found;
+    if (device.error) throw new Error(`the Docker engine's data (${root}): ${device.error}`);
+  }
+  const file = path.join(workDir, 'limits.yml');
+  const text = composeOverride(limits, device);
+  fs.writeFileSync(file, text);
+  log(`node limits: ${describeLimits(s, device)}`);
+  return { file, record: { memory_bytes: limits.memoryBytes, device: device ? device.dev : null, compose: JSON.parse(text).services.node } };
+}
+
+/** The Docker engine's data root and the disk it is on (its volumes hold the node's data). */
+async function dockerDataDevice() {
+  const info = await docker.engine('GET', '/info');
+  const root = (info.status === 200 && info.body && info.body.DockerRootDir) || '/var/lib/docker';
+  return { root, device: blockDeviceOf(root) };
+}
+
+/** The node container's cgroup counters of disk I/O and major faults (measure/io.js), read on this host; left unset when its cgroup is not found. */
+async function nodeIoCounters(stack, id) {
+  const info = await docker.inspectContainer(id);
+  const dirs = info && info.State.Pid ? cgroupDirsOfPid(info.State.Pid) : null;
+  if (!dirs) return;
+  if (!stack.dataDevice) stack.dataDevice = (await dockerDataDevice()).device;
+  const counting = enableIoCounting(dirs.blkio, stack.dataDevice);
+  stack.ioCounters = cgroupIoSource({ memory: dirs.memory, blkio: counting ? dirs.blkio : null }, `cgroup of the node container (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault)`);
 }
 
 /**

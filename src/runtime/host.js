@@ -16,6 +16,9 @@ const { startPrometheus } = require('./prometheus');
 const { freePort } = require('../util/net');
 const { rpcCall } = require('../util/rpc');
 const { attachTeardown } = require('./teardown');
+const { applyHostLimits, blockDeviceOf, oomKills } = require('./limits');
+const { enableIoCounting, cgroupIoSource } = require('../measure/io');
+const { restoreHostState } = require('../state/restore');
 
 /** "0-2" style list of cpus [from, to). */
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
@@ -54,37 +57,70 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
     const dataDir = path.join(workDir, 'node-data');
     fs.mkdirSync(dataDir, { recursive: true });
     // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
+    if (s.STATE !== 'dev') {
+      stack.state = await restoreHostState(s, { bin, version, dataDir, log, signal });
+      stack.freshChain = false; // its history is built in
+    }
+    stack.limits = applyHostLimits(s, group, dataDir, log);
+    if (group && group.version === 1) {
+      const counting = enableIoCounting(group.blkio, blockDeviceOf(dataDir));
+      stack.ioCounters = cgroupIoSource({ memory: group.memory, blkio: counting ? group.blkio : null }, `cgroup ${group.name} (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault)`);
+    }
     const chain = chains[s.CHAIN];
     const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
     if (prepared.source) stack.client.chain_spec = prepared.source;
     const cmd = client.command(s, { dataDir, ports, ...prepared });
     const nodeLog = path.join(workDir, 'node.log');
-    const logFd = fs.openSync(nodeLog, 'a');
     const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', nodeCpus, bin, ...cmd.args];
     log(`starting ${s.CLIENT} ${version} on cpus ${nodeCpus}: ${path.basename(bin)} ${cmd.args.join(' ')}`);
     // NODE_PROFILE=cpu: what the client needs for perf to name its frames (a Node.js process: its JIT map).
     const env = s.NODE_PROFILE === 'cpu' && client.profileEnv ? { env: { ...process.env, ...client.profileEnv } } : {};
-    const child = spawnInGroup(group, argv, { stdio: ['ignore', logFd, logFd], ...env });
-    fs.closeSync(logFd);
 
     let exitInfo = null;
+    let child = null;
+    let restarting = false; // COLD=yes stops and starts the node between windows: not an exit
     const exitListeners = [];
-    child.on('exit', (code, sig) => {
-      exitInfo = { code, signal: sig };
-      for (const fn of exitListeners) fn(exitInfo);
-    });
-    stack.cleanups.push(async () => {
-      if (exitInfo) return;
+    const spawnNode = () => {
+      const logFd = fs.openSync(nodeLog, 'a');
+      const c = spawnInGroup(group, argv, { stdio: ['ignore', logFd, logFd], ...env });
+      fs.closeSync(logFd);
+      c.on('exit', (code, sig) => {
+        if (c !== child || restarting) return;
+        // Killed by the kernel for the group's memory limit (MEMORY_MB): said as such, as compose says OOM.
+        exitInfo = { code, signal: sig === 'SIGKILL' && group && group.memory && oomKills(group.memory) > 0 ? 'OOM' : sig };
+        for (const fn of exitListeners) fn(exitInfo);
+      });
+      return c;
+    };
+    const stopNode = async () => {
+      if (exitInfo || child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise((r) => child.once('exit', r));
       child.kill('SIGCONT'); // a node frozen by SIGSTOP could not act on SIGTERM
       child.kill('SIGTERM'); // lets geth close its database
       const t = setTimeout(() => child.kill('SIGKILL'), 15000);
       await gone;
       clearTimeout(t);
-    });
+    };
+    child = spawnNode();
+    stack.cleanups.push(stopNode);
+    /** Stops the node, runs between() (COLD=yes: drop the page cache), starts it again in the same cgroup. */
+    stack.restartNode = async (between) => {
+      restarting = true;
+      try {
+        await stopNode();
+        await between();
+        child = spawnNode();
+      } finally {
+        restarting = false;
+      }
+      stack.node.pid = child.pid;
+      if (!group) stack.cpu = pidSource(child.pid);
+      else stack.cpuCheck = pidSource(child.pid);
+    };
     if (!group) stack.leftovers.push(() => (exitInfo ? null : { what: `node process ${child.pid}`, command: `kill ${child.pid}` }));
     stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
     stack.nodeLog = nodeLog;
+    stack.nodeDataDir = dataDir; // COLD=yes evicts it from the page cache
     stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl || null, metrics_url: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null };
     if (cmd.pprofUrl) stack.node.pprof_url = cmd.pprofUrl;
     stack.rpcUrl = cmd.rpcUrl;

@@ -19,6 +19,8 @@ const net = require('node:net');
 const { clientChecks } = require('./client-checks');
 const { replayMix } = require('../workload/replay');
 const yaml = require('js-yaml');
+const { limitProblems, probeKernel, memoryWarning: limitWarning } = require('../runtime/limits');
+const { readInstance, capInstanceCores, memoryWarning } = require('./instances');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKLOADS_DIR = path.join(ROOT, 'workloads');
@@ -154,10 +156,22 @@ function resolveScenario(file, opts = {}) {
       sources[key] = `${layer} default`;
     }
   }
+  // An instance profile (INSTANCE=<name>: instances/<name>.env) sits between those defaults and the file.
+  if (given.INSTANCE) {
+    const inst = readInstance(given.INSTANCE.value);
+    errors.push(...inst.errors.map((e) => (e.startsWith('no instance') ? `${given.INSTANCE.where}: INSTANCE: ${e}` : e)));
+    for (const x of inst.settings) {
+      const r = convert(x.key, x.value);
+      if (r.error) errors.push(`${x.where}: ${x.key}: ${r.error}`);
+      values[x.key] = r.value;
+      sources[x.key] = x.where;
+    }
+  }
   for (const [key, { value, where }] of Object.entries(given)) {
     values[key] = value;
     sources[key] = where;
   }
+  const warnings = [capInstanceCores(values, sources, cpuCount), memoryWarning(values, sources, opts.totalMemoryBytes)].filter(Boolean);
   if (!values.NAME) values.NAME = path.basename(file).replace(/\.env$/, '');
 
   if (values.RUNTIME === 'auto') {
@@ -168,7 +182,10 @@ function resolveScenario(file, opts = {}) {
     sources.RUNTIME = `${sources.RUNTIME || 'default'} (auto: ${why})`;
   }
   crossCheck(values, sources, given, { chain, client, cpuCount }, errors);
-  return { scenario: errors.length ? null : values, sources, errors };
+  // Limits the kernel here cannot enforce are refused (opts.kernel: a probe's result, for tests).
+  errors.push(...limitProblems(values, opts.kernel || probeKernel(), (key) => (given[key] ? given[key].where : 'default')));
+  if (limitWarning(values)) warnings.push(limitWarning(values));
+  return { scenario: errors.length ? null : values, sources, errors, warnings };
 }
 
 const COMPOSE_ONLY = ['KEEP', 'NODE_VOLUME', 'SNAPSHOT', 'BIND_ADDR', 'STACK_TIMEOUT_S', 'GRAFANA', 'GRAFANA_PORT', 'COMPOSE_FILES', 'NODE_IMAGE', 'PROMETHEUS_IMAGE', 'CADVISOR_IMAGE', 'GRAFANA_IMAGE'];
@@ -207,6 +224,13 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   else if (!isInside(v.REPORTS_DIR, v.NAME)) errors.push(`${at('NAME')}: NAME: "${v.NAME}" leads out of REPORTS_DIR`);
   const dirProblem = reportsDirProblem(v.REPORTS_DIR);
   if (dirProblem) errors.push(`${at('REPORTS_DIR')}: REPORTS_DIR: ${dirProblem}`);
+  if (v.STATE !== 'dev') {
+    if (v.CLIENT !== 'geth') errors.push(`${at('STATE')}: STATE=${v.STATE} is built for geth (CLIENT is ${v.CLIENT})`);
+    if (!['host', 'compose'].includes(v.RUNTIME)) errors.push(`${at('STATE')}: STATE=${v.STATE} is restored into a node chainperf starts: RUNTIME=host or compose (RUNTIME is ${v.RUNTIME})`);
+    if (v.NODE_VOLUME) errors.push(`${at('NODE_VOLUME')}: NODE_VOLUME and STATE=${v.STATE} both give the node its data: set one`);
+  } else if (given.STATE_DISTRIBUTION) {
+    errors.push(`${at('STATE_DISTRIBUTION')}: STATE_DISTRIBUTION draws across a STATE profile's state: set STATE=small, medium or large`);
+  }
   const method = v.WORKLOAD && v.WORKLOAD.startsWith('method:') ? v.WORKLOAD.slice(7) : null;
   if (method && !chain.methods.includes(method)) {
     const near = closest(method, chain.methods);

@@ -18,6 +18,8 @@ const { ensureProfileTools, prepareWindowHooks } = require('../measure/profile')
 const { scrubDeep } = require('../util/scrub');
 const { shapeOf } = require('../workload/shapes');
 const { replaySpec } = require('../workload/replay');
+const { poolOfState } = require('../state/restore');
+const { describeStatePool } = require('../state/pool');
 
 const RUNTIMES = { host: startHost, compose: startCompose, attach: startAttach };
 
@@ -32,6 +34,7 @@ async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onSt
   run.node = s.RUNTIME === 'compose'
     ? { container: stack.node.container, cpus: stack.node.cpus }
     : { pid: stack.node.pid, cpus: stack.node.cpus || null };
+  if (stack.limits) run.node.limits = stack.limits; // MEMORY_MB and DISK_* as applied (runtime/limits.js)
   if (stack.compose) run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };
   stack.onNodeExit(onNodeExit);
   return stack;
@@ -53,7 +56,13 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
   }
 
   phase('harvest');
-  const pool = await chain.harvest(stack.rpcUrl, { signal, log });
+  // A STATE profile's pool is drawn across its whole state and history (state/pool.js); a dev chain is harvested.
+  const pool = stack.state ? await poolOfState(stack.state, s, stack.rpcUrl, signal) : await chain.harvest(stack.rpcUrl, { signal, log });
+  if (stack.state) {
+    log(describeStatePool(pool));
+    const m = stack.state.manifest;
+    run.state = { profile: m.profile, dir: stack.state.dir, accounts: m.accounts, slots: m.slots, history: m.history, size_bytes: m.size_bytes, build_seconds: m.build_seconds, built_at: m.built_at, distribution: s.STATE_DISTRIBUTION };
+  }
   if (chain.prepareWrites && Object.keys(mix).some((m) => m.startsWith('tx.'))) {
     pool.writers = await chain.prepareWrites(stack.rpcUrl, { count: s.CONCURRENCY, seed: s.SEED, signal, log }); // one signing account per user
   }

@@ -13,6 +13,7 @@ const { SUB_KINDS } = require('../../src/workload/subscriptions');
 const POOL = {
   chain_id: 1337, head: 500, blocks: [10, 20, 450], tx_hashes: [`0x${'ab'.repeat(32)}`], addresses: [`0x${'11'.repeat(20)}`],
   senders: [`0x${'11'.repeat(20)}`], contract: `0x${'22'.repeat(20)}`, call_data: ['0x2ddbd13a'], estimate_data: ['0x01'],
+  storage_contract: `0x${'33'.repeat(20)}`, storage_slots: [`0x${'44'.repeat(32)}`],
 };
 
 describe('ethereum parameters', () => {

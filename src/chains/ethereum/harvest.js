@@ -73,6 +73,7 @@ const NEEDS = {
   eth_getTransactionCount: ['addresses'],
   eth_getCode: ['addresses', 'contract'],
   eth_call: ['contract', 'call_data'],
+  eth_getStorageAt: ['storage_contract', 'storage_slots'],
   eth_estimateGas: ['contract', 'senders', 'estimate_data'],
   eth_getLogs: ['contract'],
   'tx.token_transfer': ['contract'],

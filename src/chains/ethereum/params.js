@@ -17,6 +17,7 @@ const BUILDERS = {
   eth_getBalance: (pool, r) => [pick(pool.addresses, r), 'latest'],
   eth_getTransactionCount: (pool, r) => [pick(pool.addresses, r), 'latest'],
   eth_getCode: (pool, r) => [r() < 0.5 ? pool.contract : pick(pool.addresses, r), 'latest'],
+  eth_getStorageAt: (pool, r) => [pool.storage_contract, pick(pool.storage_slots, r), 'latest'],
   eth_getTransactionByHash: (pool, r) => [pick(pool.tx_hashes, r)],
   eth_getTransactionReceipt: (pool, r) => [pick(pool.tx_hashes, r)],
   eth_call: (pool, r) => [{ to: pool.contract, data: pick(pool.call_data, r) }, 'latest'],

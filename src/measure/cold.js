@@ -1,0 +1,72 @@
+'use strict';
+// COLD=yes: each measured window starts with the node cold. The node is
+// stopped (its own caches go with its process), its data files are written
+// out and evicted from the kernel's page cache (posix_fadvise DONTNEED, via
+// `dd iflag=nocache`), and it is started again and waited for until synced
+// with its head advancing. Only the node's data leaves the page cache: the
+// load generator's code and everything else on the machine stay where they
+// are (dropping the whole page cache made the generator start from disk too,
+// late for its window on a busy machine).
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { log } = require('../util/log');
+
+/** Every regular file under dir. */
+function filesUnder(dir) {
+  const out = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...filesUnder(p));
+    else if (e.isFile()) out.push(p);
+  }
+  return out;
+}
+
+/** Bytes of these files in the page cache (fincore), or null where fincore is missing. */
+function residentBytes(files) {
+  if (!files.length) return 0;
+  try {
+    const out = execFileSync('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES', ...files], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    return out.split('\n').filter(Boolean).reduce((s, x) => s + Number(x), 0);
+  } catch {
+    return null;
+  }
+}
+
+/** Writes out and evicts every file under dir from the page cache; returns {files, bytes, resident_before, resident_after}. */
+function evictDir(dir) {
+  const files = filesUnder(dir);
+  const bytes = files.reduce((s, f) => s + fs.statSync(f).size, 0);
+  const before = residentBytes(files);
+  for (let i = 0; i < files.length; i += 200) execFileSync('sync', files.slice(i, i + 200)); // dirty pages cannot be evicted
+  for (const f of files) execFileSync('dd', [`if=${f}`, 'iflag=nocache', 'count=0', 'status=none']);
+  return { files: files.length, bytes, resident_before: before, resident_after: residentBytes(files) };
+}
+
+/**
+ * Restarts the node cold before a window.
+ * @param {{s, stack, chain, signal}} ctx the run's measure context (stack.nodeDataDir: the node's data on this host)
+ * @returns {Promise<{seconds:number, evicted:object}>} how long the restart took, until synced; what was evicted
+ */
+async function coldRestart({ s, stack, chain, signal }, evict = evictDir) {
+  if (!stack.restartNode || !stack.nodeDataDir) throw new Error(`COLD=yes: the ${stack.runtime} runtime cannot restart the node cold`);
+  const from = Date.now();
+  log('COLD=yes: stopping the node, evicting its data from the page cache, starting it again');
+  let evicted = null;
+  await stack.restartNode(async () => {
+    try {
+      evicted = evict(stack.nodeDataDir);
+    } catch (err) {
+      throw new Error(`COLD=yes: the node's data could not be evicted from the page cache (${err.code || err.message})`);
+    }
+  });
+  await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
+  const seconds = (Date.now() - from) / 1000;
+  const mib = (x) => (x === null ? 'n/a' : `${(x / 2 ** 20).toFixed(1)} MiB`);
+  log(`COLD=yes: evicted ${evicted.files} files of node data (${mib(evicted.bytes)}; in the page cache before ${mib(evicted.resident_before)}, after ${mib(evicted.resident_after)}); the node is back and synced after ${seconds.toFixed(1)} s`);
+  return { seconds, evicted };
+}
+
+module.exports = { coldRestart, evictDir, residentBytes };

@@ -1,0 +1,231 @@
+'use strict';
+// Builds a STATE profile's geth data directory once and caches it outside the
+// repository (~/.cache/chainperf/state/<profile>-geth-<version>-<engine>):
+// a genesis with the profile's accounts and storage slots, `geth init`, then
+// geth --dev on it while the history's transactions are sent, then a clean
+// stop. The directory is built beside its final place and renamed into it
+// when complete, so a run never finds half a state. Runs restore a copy
+// (state/restore.js) and never write into the cache.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn, execFileSync } = require('node:child_process');
+const { ethers } = require('ethers');
+const { cacheDir } = require('../install/cache');
+const { runWithProgress } = require('../install/progress');
+const { freePort } = require('../util/net');
+const { rpcCall } = require('../util/rpc');
+const { sleep } = require('../util/time');
+const { mapLimit } = require('../util/async');
+const LOGGER = require('../chains/ethereum/contracts/Logger.json');
+const P = require('./profiles');
+
+const ROUND_PER_SIGNER = 4; // transactions each signer sends per round: 256 a round, so history spreads over many blocks
+const FORMAT = 2; // of the built state: a cached state of another format is built again
+
+/** Where a profile's state lives in the cache. */
+function stateDir(profile, version, engine) {
+  return cacheDir('state', `${profile}-geth-${version}-${engine}`);
+}
+
+/** The cached state's manifest, or null when it is not built (or built by another format of this code). */
+function readManifest(dir) {
+  try {
+    const m = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    return m.format === FORMAT ? m : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes the genesis: geth's dev genesis (its forks and system contracts) plus the profile's alloc, streamed. */
+function writeGenesis(bin, file, profile, log) {
+  const dev = JSON.parse(execFileSync(bin, ['--dev', 'dumpgenesis'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 }));
+  const alloc = dev.alloc;
+  delete dev.alloc;
+  dev.gasLimit = '0x1c9c380'; // 30M gas: room for the history's rounds
+  const fd = fs.openSync(file, 'w');
+  const head = JSON.stringify(dev);
+  fs.writeSync(fd, `${head.slice(0, -1)},"alloc":{`);
+  let first = true;
+  const put = (addr, body) => {
+    fs.writeSync(fd, `${first ? '' : ','}"${addr}":${JSON.stringify(body)}`);
+    first = false;
+  };
+  for (const [addr, body] of Object.entries(alloc)) put(addr, body);
+  for (const w of P.signerWallets()) put(w.address, { balance: ethers.parseEther('1000000').toString() });
+  const step = Math.max(1, Math.floor(profile.accounts / 10));
+  const chunk = [];
+  for (let i = 0; i < profile.accounts; i++) {
+    chunk.push(`,"${P.accountAddress(i)}":{"balance":"${(10n ** 18n + BigInt(i)).toString()}"}`);
+    if (chunk.length === 1000) fs.writeSync(fd, chunk.splice(0).join(''));
+    if ((i + 1) % step === 0) log(`state genesis: ${i + 1} of ${profile.accounts} accounts`);
+  }
+  fs.writeSync(fd, chunk.splice(0).join(''));
+  fs.writeSync(fd, `,"${P.STORAGE_CONTRACT}":{"balance":"0","code":"${P.STORAGE_CODE}","storage":{`);
+  for (let i = 0; i < profile.slots; i++) {
+    chunk.push(`${i ? ',' : ''}"${P.slotKey(i)}":"${ethers.toBeHex(i + 1, 32)}"`);
+    if (chunk.length === 1000) fs.writeSync(fd, chunk.splice(0).join(''));
+  }
+  fs.writeSync(fd, `${chunk.join('')}}}}}`);
+  fs.closeSync(fd);
+}
+
+/** Starts geth --dev on the data directory with an HTTP endpoint; resolves {url, stop}. */
+async function startBuilder(bin, dataDir, engine, logFile) {
+  const port = await freePort();
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(bin, [
+    '--dev', '--dev.period', '1', '--datadir', dataDir, '--db.engine', engine,
+    '--http', '--http.addr', '127.0.0.1', '--http.port', String(port), '--http.api', 'eth,net,web3',
+    '--port', String(await freePort()), '--authrpc.port', String(await freePort()), '--ipcdisable', '--nodiscover', '--maxpeers', '0',
+    '--txpool.accountslots', String(ROUND_PER_SIGNER * 2), '--txpool.globalslots', '20000', '--txpool.globalqueue', '20000',
+  ], { stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  const url = `http://127.0.0.1:${port}`;
+  const stop = () => new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+  const deadline = Date.now() + 120000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`geth exited (status ${child.exitCode}) while starting on the new state; see ${logFile}`);
+    try {
+      await rpcCall(url, 'eth_blockNumber', [], { timeoutMs: 2000 });
+      return { url, stop };
+    } catch (err) {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`geth did not answer on the new state in 120 s: ${err.message}`);
+      }
+      await sleep(300);
+    }
+  }
+}
+
+/** Waits until each signer's mined nonce reaches what was sent. */
+async function waitMined(url, wallets, nonces, signal) {
+  const deadline = Date.now() + 300000;
+  for (;;) {
+    const mined = await mapLimit(wallets, 8, (w) => rpcCall(url, 'eth_getTransactionCount', [w.address, 'latest'], { signal }));
+    if (mined.every((n, i) => Number(n) >= nonces[i])) return;
+    if (Date.now() > deadline) throw new Error('the history\'s transactions were not mined in 300 s');
+    await sleep(300, signal);
+  }
+}
+
+/**
+ * Sends the history: the Logger contract deployed, then transfers to new accounts and Logger calls in rounds.
+ * @returns {Promise<{logger:string, tx_hashes:string[], first_block:number, last_block:number}>}
+ */
+async function sendHistory(url, profile, { log, signal }) {
+  const chainId = Number(await rpcCall(url, 'eth_chainId', [], { signal }));
+  const wallets = P.signerWallets();
+  const nonces = wallets.map(() => 0);
+  const fee = { maxFeePerGas: ethers.parseUnits('20', 'gwei'), maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'), chainId, type: 2 };
+  const send = async (k, tx) => {
+    const signed = await wallets[k].signTransaction({ ...tx, ...fee, nonce: nonces[k]++ });
+    await rpcCall(url, 'eth_sendRawTransaction', [signed], { signal, timeoutMs: 30000 });
+    return ethers.keccak256(signed);
+  };
+  const firstBlock = Number(await rpcCall(url, 'eth_blockNumber', [], { signal })) + 1;
+  const deploy = await send(0, { data: LOGGER.bytecode, gasLimit: 1_000_000 });
+  await waitMined(url, wallets, nonces, signal);
+  const receipt = await rpcCall(url, 'eth_getTransactionReceipt', [deploy], { signal });
+  const logger = ethers.getAddress(receipt.contractAddress);
+  const iface = new ethers.Interface(LOGGER.abi);
+  const total = profile.transfers + profile.calls;
+  const hashes = [deploy];
+  const perRound = P.SIGNERS * ROUND_PER_SIGNER;
+  let transfer = 0;
+  let call = 0;
+  for (let done = 0; done < total;) {
+    const n = Math.min(perRound, total - done);
+    // Transfers and calls interleaved in the proportion of the profile, so every part of history has both.
+    const jobs = Array.from({ length: n }, (_, j) => {
+      const isCall = (done + j) % Math.max(1, Math.round(total / Math.max(1, profile.calls))) === 0 && call < profile.calls;
+      if (isCall || transfer >= profile.transfers) return { k: j % P.SIGNERS, tx: { to: logger, data: iface.encodeFunctionData('ping', [ethers.id(`state:${call++}`)]), gasLimit: 100_000 } };
+      const to = P.accountAddress(profile.accounts + transfer);
+      return { k: j % P.SIGNERS, tx: { to, value: ethers.parseEther('0.01') + BigInt(transfer++), gasLimit: 21000 } };
+    });
+    for (const bySigner of groupBy(jobs, (x) => x.k)) {
+      hashes.push(...(await mapLimit(bySigner, 1, (x) => send(x.k, x.tx)))); // one signer's nonces in order
+    }
+    await waitMined(url, wallets, nonces, signal);
+    done += n;
+    log(`state history: ${done} of ${total} transactions mined`);
+  }
+  const lastBlock = Number(await rpcCall(url, 'eth_blockNumber', [], { signal }));
+  return { logger, tx_hashes: hashes, first_block: firstBlock, last_block: lastBlock, transfers: transfer, calls: call };
+}
+
+function groupBy(xs, key) {
+  const m = new Map();
+  for (const x of xs) {
+    if (!m.has(key(x))) m.set(key(x), []);
+    m.get(key(x)).push(x);
+  }
+  return [...m.values()];
+}
+
+/** Bytes under dir. */
+function duBytes(dir) {
+  return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
+}
+
+/**
+ * The profile's cached state, built when missing.
+ * @param {{profile:string, bin:string, version:string, engine:string, log:Function, signal?:AbortSignal}} o
+ * @returns {Promise<{dir:string, dataDir:string, manifest:object, built:boolean}>}
+ */
+async function ensureState({ profile: name, bin, version, engine, log, signal }) {
+  const dir = stateDir(name, version, engine);
+  const existing = readManifest(dir);
+  if (existing) return { dir, dataDir: path.join(dir, 'data'), manifest: existing, built: false };
+  const profile = P.PROFILES[name];
+  if (!profile) throw new Error(`no STATE profile ${name}`);
+  const from = Date.now();
+  const tmp = `${dir}.building-${process.pid}`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  log(`building STATE=${name} once into ${dir} (${profile.accounts} accounts, ${profile.slots} storage slots, ${profile.transfers} transfers, ${profile.calls} contract calls; ${profile.doc})`);
+  try {
+    const genesis = path.join(tmp, 'genesis.json');
+    writeGenesis(bin, genesis, profile, log);
+    const dataDir = path.join(tmp, 'data');
+    await runWithProgress(bin, ['init', '--datadir', dataDir, '--db.engine', engine, genesis], { label: 'state geth init', log });
+    fs.rmSync(genesis);
+    const node = await startBuilder(bin, dataDir, engine, path.join(tmp, 'build.log'));
+    let history;
+    try {
+      history = await sendHistory(node.url, profile, { log, signal });
+    } finally {
+      await node.stop();
+    }
+    fs.writeFileSync(path.join(tmp, 'tx_hashes.json'), `${JSON.stringify(history.tx_hashes)}\n`);
+    const manifest = {
+      format: FORMAT, profile: name, client: 'geth', version, db_engine: engine,
+      accounts: profile.accounts + history.transfers, genesis_accounts: profile.accounts, slots: profile.slots,
+      storage_contract: P.STORAGE_CONTRACT, logger: history.logger, signers: P.signerWallets().map((w) => w.address),
+      history: { first_block: history.first_block, last_block: history.last_block, transactions: history.tx_hashes.length, transfers: history.transfers, calls: history.calls },
+      build_seconds: Math.round((Date.now() - from) / 100) / 10,
+      size_bytes: duBytes(dataDir),
+      built_at: new Date().toISOString(),
+    };
+    fs.writeFileSync(path.join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    if (readManifest(dir)) {
+      fs.rmSync(tmp, { recursive: true, force: true }); // another run finished the same build first
+    } else {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.renameSync(tmp, dir);
+    }
+    log(`STATE=${name} built in ${manifest.build_seconds} s: ${(manifest.size_bytes / 2 ** 20).toFixed(1)} MiB, ${manifest.accounts} accounts, blocks ${manifest.history.first_block}..${manifest.history.last_block}`);
+    return { dir, dataDir: path.join(dir, 'data'), manifest: readManifest(dir), built: true };
+  } catch (err) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+module.exports = { ensureState, stateDir, readManifest, writeGenesis };

@@ -1,0 +1,57 @@
+'use strict';
+// A STATE profile restored for one run, never the cached original:
+//   host:    a copy of the cached data directory into the run's work folder
+//            (cp --reflink=auto: a reflink where the filesystem offers one)
+//   compose: a Docker volume of the run, filled with a copy of it and removed
+//            with the project (KEEP=volume or stack keep it)
+// and the run's parameter pool, drawn from the state's manifest.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { ensureState } = require('./build');
+const { statePool } = require('./pool');
+const { rpcCall } = require('../util/rpc');
+
+/** The version part of `geth version` ("1.16.7-stable" -> "1.16.7"). */
+const plainVersion = (v) => String(v).replace(/-.*$/, '');
+
+/** Host runtime: the profile's state (built when missing) copied into dataDir. */
+async function restoreHostState(s, { bin, version, dataDir, log, signal }) {
+  const st = await ensureState({ profile: s.STATE, bin, version: plainVersion(version), engine: s.DB_ENGINE, log, signal });
+  const from = Date.now();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  execFileSync('cp', ['-a', '--reflink=auto', st.dataDir, dataDir]);
+  log(`STATE=${s.STATE}: copied ${st.dir} into the run's data directory in ${((Date.now() - from) / 1000).toFixed(1)} s (the cached state is never written)`);
+  return st;
+}
+
+/** Compose runtime: a new volume of the run holding a copy of the state; returns its name and a remover. */
+async function restoreComposeState(s, { bin, version, volume, docker, baseRef, log, signal }) {
+  const st = await ensureState({ profile: s.STATE, bin, version: plainVersion(version), engine: s.DB_ENGINE, log, signal });
+  const made = await docker.engine('POST', '/volumes/create', { body: { Name: volume, Labels: { 'io.chainperf.volume': 'state' } } });
+  if (made.status !== 201) throw new Error(`cannot create volume ${volume}: HTTP ${made.status}`);
+  const remove = async () => {
+    const r = await docker.engine('DELETE', `/volumes/${encodeURIComponent(volume)}`);
+    if (r.status !== 204 && r.status !== 404) throw new Error(`cannot remove volume ${volume}: HTTP ${r.status}`);
+  };
+  const from = Date.now();
+  try {
+    execFileSync('docker', ['run', '--rm', '-v', `${volume}:/data`, '-v', `${st.dataDir}:/state:ro`, baseRef, 'cp', '-a', '/state/.', '/data/'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    await remove();
+    throw new Error(`cannot copy STATE=${s.STATE} into volume ${volume}: ${String(err.stderr || err.message).trim()}`);
+  }
+  log(`STATE=${s.STATE}: copied ${st.dir} into volume ${volume} in ${((Date.now() - from) / 1000).toFixed(1)} s`);
+  return { state: st, remove };
+}
+
+/** The run's parameter pool from a restored state. */
+async function poolOfState(st, s, url, signal) {
+  const txHashes = JSON.parse(fs.readFileSync(path.join(st.dir, 'tx_hashes.json'), 'utf8'));
+  const head = Number(await rpcCall(url, 'eth_blockNumber', [], { signal }));
+  const chainId = Number(await rpcCall(url, 'eth_chainId', [], { signal }));
+  return statePool(st.manifest, txHashes, { distribution: s.STATE_DISTRIBUTION, seed: s.SEED, head, chainId });
+}
+
+module.exports = { restoreHostState, restoreComposeState, poolOfState, plainVersion };

@@ -1,0 +1,77 @@
+'use strict';
+// STATE=small on a real geth with the host runtime: built once into the cache
+// (or found there), copied for the run, never written; the workload's
+// parameters drawn across the whole state and history.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { startRun, gethOf, readRun } = require('./harness');
+const { schemaErrors, ROOT } = require('../helpers');
+const { ensureState, stateDir } = require('../../src/state/build');
+const geth = require('../../src/clients/geth');
+const P = require('../../src/state/profiles');
+
+const SHORT = {
+  DURATION_S: '5', WARMUP_S: '2', IDLE_S: '2', RAMP_S: '4', STATE: 'small', STATE_DISTRIBUTION: 'skewed', WORKLOAD: 'eth-state', MAX_ERROR_RATE: '0',
+};
+
+/** Every file of a directory with its size and modification time: what a run must not change. */
+const listing = (dir) => execFileSync('find', [dir, '-type', 'f', '-printf', '%P %s %T@\n'], { encoding: 'utf8' }).split('\n').sort().join('\n');
+
+describe('STATE=small: a built state restored for a run', () => {
+  let res;
+  let run;
+  let pool;
+  let dir;
+  let cachedBefore;
+  let gethCmd = null;
+
+  before(async function () {
+    this.timeout(900000);
+    const version = geth.defaults.CLIENT_VERSION;
+    const bin = await geth.ensureBinary({ CLIENT_VERSION: version, CLIENT_BIN: '' }, (m) => process.stderr.write(`${m}\n`));
+    // Built here when missing (with progress), so the run below measures the restore alone.
+    const st = await ensureState({ profile: 'small', bin, version, engine: 'pebble', log: (m) => process.stderr.write(`${m}\n`) });
+    dir = st.dir;
+    assert.equal(dir, stateDir('small', version, 'pebble'));
+    cachedBefore = listing(dir);
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), SHORT);
+    const timer = setInterval(() => {
+      const g = gethOf(r.tmp);
+      if (g) gethCmd = g.cmd;
+    }, 200);
+    res = await r.done;
+    clearInterval(timer);
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+    pool = JSON.parse(fs.readFileSync(path.join(res.reportDir, 'params.json'), 'utf8'));
+  });
+
+  it('completes without a failed request, run.json valid against the schema', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.figures.requests_failed, 0);
+    assert.ok(run.figures.methods.eth_getStorageAt.requests_ok > 0);
+  });
+
+  it('the node ran on a copy in the run\'s folder, and the cached state is unchanged', () => {
+    assert.ok(gethCmd, 'the run\'s geth was seen');
+    assert.ok(!gethCmd.includes(dir), `geth ran on the cache itself: ${gethCmd}`);
+    assert.equal(listing(dir), cachedBefore);
+    assert.equal(run.history, undefined, 'no history created: the state has it');
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'run.log'), 'utf8'), /STATE=small: copied .* into the run's data directory/);
+  });
+
+  it('draws the parameters across the whole state and history, skewed', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    assert.equal(pool.state.distribution, 'skewed');
+    assert.equal(pool.state.accounts, manifest.accounts);
+    const all = new Set(Array.from({ length: manifest.accounts }, (_, i) => P.accountAddress(i)));
+    assert.ok(pool.addresses.every((a) => all.has(a)));
+    assert.ok(Math.max(...pool.blocks) > manifest.history.last_block * 0.9 && Math.min(...pool.blocks) < manifest.history.last_block * 0.5);
+    assert.equal(pool.contract, manifest.logger);
+    assert.equal(pool.storage_contract, P.STORAGE_CONTRACT);
+  });
+});

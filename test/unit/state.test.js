@@ -1,0 +1,98 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { ethers } = require('ethers');
+const { drawer, statePool, HOT_SHARE, HOT_DRAWS } = require('../../src/state/pool');
+const P = require('../../src/state/profiles');
+const { seededRandom } = require('../../src/util/random');
+const { paramsFor } = require('../../src/chains/ethereum/params');
+const { missingForMix } = require('../../src/chains/ethereum/harvest');
+const { resolveScenario } = require('../../src/scenario/resolve');
+const { tmpDir, writeScenario } = require('../helpers');
+
+const N = 10000;
+const counts = (draws, n) => {
+  const c = new Array(n).fill(0);
+  for (const i of draws) c[i]++;
+  return c;
+};
+
+describe('STATE parameter distributions', () => {
+  it('uniform: every index in [0, n) about equally often, over the whole range', () => {
+    const d = drawer(N, 'uniform', seededRandom(1));
+    const draws = Array.from({ length: 200000 }, d);
+    assert.ok(draws.every((i) => Number.isInteger(i) && i >= 0 && i < N));
+    const c = counts(draws, N);
+    // tenths of the range each get about a tenth of the draws
+    for (let t = 0; t < 10; t++) {
+      const share = c.slice(t * N / 10, (t + 1) * N / 10).reduce((a, b) => a + b, 0) / draws.length;
+      assert.ok(Math.abs(share - 0.1) < 0.01, `tenth ${t}: ${share}`);
+    }
+  });
+
+  it('skewed: 90% of draws fall on a hot tenth spread over the range, 10% on the cold rest', () => {
+    const d = drawer(N, 'skewed', seededRandom(2));
+    const draws = Array.from({ length: 200000 }, d);
+    const c = counts(draws, N);
+    const sorted = [...c].sort((a, b) => b - a);
+    const hot = sorted.slice(0, N * HOT_SHARE).reduce((a, b) => a + b, 0) / draws.length;
+    assert.ok(Math.abs(hot - HOT_DRAWS) < 0.01, `hot share ${hot}`);
+    assert.ok(c.filter((x) => x > 0).length > N * 0.85, 'the cold items are drawn too');
+    // spread: the hot items are not one contiguous block
+    const hotIdx = c.map((x, i) => [x, i]).sort((a, b) => b[0] - a[0]).slice(0, N * HOT_SHARE).map(([, i]) => i);
+    assert.ok(Math.min(...hotIdx) < N * 0.1 && Math.max(...hotIdx) > N * 0.9, 'hot items across the whole range');
+  });
+
+  it('skewed toward recent: the hot tenth is the highest indices (the chain\'s head)', () => {
+    const d = drawer(N, 'skewed', seededRandom(3), 'recent');
+    const draws = Array.from({ length: 100000 }, d);
+    const recent = draws.filter((i) => i >= N * 0.9).length / draws.length;
+    assert.ok(Math.abs(recent - HOT_DRAWS) < 0.01, `recent share ${recent}`);
+  });
+
+  it('a pool is drawn from the manifest: real addresses and slots, blocks of the whole history, repeatable by SEED', function () {
+    this.timeout(30000);
+    const manifest = {
+      profile: 'small', accounts: 1000, slots: 500, storage_contract: P.STORAGE_CONTRACT, logger: `0x${'22'.repeat(20)}`,
+      signers: P.signerWallets().slice(0, 4).map((w) => w.address), history: { last_block: 300, calls: 5 },
+    };
+    const txs = Array.from({ length: 50 }, (_, i) => ethers.id(`tx${i}`));
+    const pool = statePool(manifest, txs, { distribution: 'uniform', seed: 1, head: 320, size: 2000 });
+    const addrSet = new Set(Array.from({ length: 1000 }, (_, i) => P.accountAddress(i)));
+    assert.ok(pool.addresses.every((a) => addrSet.has(a)));
+    assert.ok(new Set(pool.addresses).size > 800, 'across the whole state');
+    const slotSet = new Set(Array.from({ length: 500 }, (_, i) => P.slotKey(i)));
+    assert.ok(pool.storage_slots.every((k) => slotSet.has(k)));
+    assert.ok(pool.blocks.every((b) => b >= 1 && b <= 300) && Math.min(...pool.blocks) < 20 && Math.max(...pool.blocks) > 280);
+    assert.ok(pool.tx_hashes.every((h) => txs.includes(h)));
+    assert.deepEqual(statePool(manifest, txs, { distribution: 'uniform', seed: 1, head: 320, size: 2000 }), pool);
+    assert.notDeepEqual(statePool(manifest, txs, { distribution: 'skewed', seed: 1, head: 320, size: 2000 }).addresses, pool.addresses);
+    assert.deepEqual(missingForMix(pool, ['eth_getStorageAt', 'eth_getBalance', 'eth_call', 'eth_getLogs', 'eth_getTransactionReceipt']), []);
+    const [to, slot] = paramsFor('eth_getStorageAt', pool, seededRandom(4));
+    assert.equal(to, P.STORAGE_CONTRACT);
+    assert.ok(slotSet.has(slot));
+  });
+
+  it('profiles: small is small; every item derives from its index', () => {
+    assert.ok(P.PROFILES.small.accounts <= 50000);
+    assert.equal(P.accountAddress(7), P.accountAddress(7));
+    assert.notEqual(P.accountAddress(7), P.accountAddress(8));
+    assert.match(P.slotKey(3), /^0x[0-9a-f]{64}$/);
+  });
+});
+
+describe('STATE keys', () => {
+  const V1 = { version: 1, memory: true, memsw: true, blkio: true, writable: true };
+  const resolve = (text, env = {}) => resolveScenario(writeScenario(tmpDir(), 'st', text), { env, cpuCount: 2, kernel: V1, dockerEngine: null });
+
+  it('accepts a profile with geth on the host or compose, and dev by default', () => {
+    assert.deepEqual(resolve('RUNTIME=host\nSTATE=small\nSTATE_DISTRIBUTION=skewed\n').errors, []);
+    assert.equal(resolve('RUNTIME=host\n').scenario.STATE, 'dev');
+  });
+
+  it('refuses a profile in attach, with NODE_VOLUME, and a distribution without a profile', () => {
+    assert.match(resolve('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNODE_PID=1\nSTATE=small\n').errors.join('\n'), /STATE=small is restored into a node chainperf starts/);
+    assert.match(resolve('RUNTIME=compose\nSTATE=small\nNODE_VOLUME=v\n').errors.join('\n'), /NODE_VOLUME and STATE=small both give the node its data/);
+    assert.match(resolve('RUNTIME=host\nSTATE_DISTRIBUTION=skewed\n').errors.join('\n'), /STATE_DISTRIBUTION draws across a STATE profile/);
+    assert.match(resolve('RUNTIME=host\nSTATE=huge\n').errors.join('\n'), /STATE: expected one of dev \| small \| medium \| large/);
+  });
+});
