@@ -106,7 +106,9 @@ function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS
   fs.mkdirSync(samplesDir);
   log(`${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${startupS} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
   const artillery = runArtillery({
-    scenario: s, spec: spec({ start_at: w.start, end_at: w.end, stop_at: w.end + TAIL_MS, samples_dir: samplesDir, shape, ...(mix ? { mix } : {}) }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
+    scenario: s,
+    spec: spec({ start_at: w.start, end_at: w.end, stop_at: w.end + TAIL_MS, samples_dir: samplesDir, shape, ...(mix ? { mix } : {}) }),
+    dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
   });
   artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
   return { w, shape, samplesDir, artillery };
