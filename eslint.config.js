@@ -17,7 +17,22 @@ module.exports = [
     },
   },
   {
+    // Readability budget: a function stays short and shallow enough to read, a line fits on a screen
+    // (long strings, template literals, URLs and regular expressions excepted: messages read better whole).
+    files: ['src/**/*.js', 'scripts/**/*.js'],
+    rules: {
+      complexity: ['error', 20],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      'max-len': ['error', { code: 200, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreUrls: true, ignoreRegExpLiterals: true }],
+    },
+  },
+  {
     files: ['test/**/*.js'],
     languageOptions: { globals: { ...globals.mocha } },
+    // A mocha describe() is one long function by design, and a test's literal fixtures (a run.json, an error
+    // message) are clearer on one line: tests keep a looser line bound and no complexity or length bound.
+    rules: {
+      'max-len': ['error', { code: 260, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreUrls: true, ignoreRegExpLiterals: true }],
+    },
   },
 ];

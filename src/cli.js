@@ -52,53 +52,45 @@ Scenario keys: docs/scenario-keys.md. Override any key from the environment: DUR
 // killed parent) must not end a run before it has torn down what it started.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
+const usage = () => {
+  process.stderr.write(`${USAGE}\n`);
+  return 2;
+};
+
+/** The subcommands: args is how many arguments one takes (checked here), when its function does not check them itself. */
+const COMMANDS = {
+  render: {
+    args: 1,
+    run: (rest) => {
+      renderReport(rest[0]);
+      process.stdout.write(`${rest[0]}\n`);
+      return 0;
+    },
+  },
+  install: { run: (rest) => install(rest) },
+  images: { run: (rest) => install(rest, { runtime: 'compose' }) },
+  compare: { run: (rest) => compareCommand(rest) },
+  ab: { args: 2, run: async (rest) => (await runAb(rest[0], rest[1])).exitCode },
+  config: { args: 1, run: (rest) => require('./config').configCommand(rest) },
+  record: { run: (rest) => require('./record/cli').record(rest) },
+  mix: { run: (rest) => require('./record/cli').mix(rest, { workloadsDir: require('./scenario/resolve').WORKLOADS_DIR }) },
+  saturate: { args: 1, run: async (rest) => (await runScenario(rest[0], { env: { ...process.env, SATURATE: 'yes' } })).exitCode },
+};
+
 async function main(argv) {
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '-h' || cmd === '--help' || cmd === 'help') {
     process.stderr.write(`${USAGE}\n`);
     return cmd ? 0 : 2;
   }
-  if (cmd === 'render') {
-    if (rest.length !== 1) {
-      process.stderr.write(`${USAGE}\n`);
-      return 2;
-    }
-    renderReport(rest[0]);
-    process.stdout.write(`${rest[0]}\n`);
-    return 0;
-  }
-  if (cmd === 'install') return install(rest);
-  if (cmd === 'images') return install(rest, { runtime: 'compose' });
-  if (cmd === 'compare') return compareCommand(rest);
-  if (cmd === 'ab') {
-    if (rest.length !== 2) {
-      process.stderr.write(`${USAGE}\n`);
-      return 2;
-    }
-    return (await runAb(rest[0], rest[1])).exitCode;
-  }
-  if (cmd === 'config') {
-    if (rest.length !== 1) {
-      process.stderr.write(`${USAGE}\n`);
-      return 2;
-    }
-    return require('./config').configCommand(rest);
-  }
-  if (cmd === 'record') return require('./record/cli').record(rest);
-  if (cmd === 'mix') return require('./record/cli').mix(rest, { workloadsDir: require('./scenario/resolve').WORKLOADS_DIR });
-  if (cmd === 'saturate') {
-    if (rest.length !== 1) {
-      process.stderr.write(`${USAGE}\n`);
-      return 2;
-    }
-    return (await runScenario(rest[0], { env: { ...process.env, SATURATE: 'yes' } })).exitCode;
+  const command = Object.prototype.hasOwnProperty.call(COMMANDS, cmd) ? COMMANDS[cmd] : null;
+  if (command) {
+    if (command.args !== undefined && rest.length !== command.args) return usage();
+    return command.run(rest);
   }
   const file = cmd === 'run' ? rest[0] : cmd;
   const extra = cmd === 'run' ? rest.slice(1) : rest;
-  if (!file || extra.length) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  if (!file || extra.length) return usage();
   const { exitCode } = fs.existsSync(file) && isPlanFile(file) ? await runPlan(file) : await runScenario(file);
   return exitCode;
 }

@@ -125,7 +125,10 @@ function compare(dirA, dirB) {
   if (A.kind !== B.kind) throw new Error(`cannot compare a ${A.kind} with a ${B.kind}: give two runs or two plans`);
   const rows = A.kind === 'run' ? compareRuns(A, B) : comparePlans(A, B);
   const profile = A.kind === 'run' ? profileDiff(A.dir, A.run, B.dir, B.run) : null;
-  return { kind: A.kind, a: { dir: path.resolve(dirA), label: A.label }, b: { dir: path.resolve(dirB), label: B.label }, rows, noise: noiseSource(A, B), context: contextRows(A, B), ...(profile ? { profile } : {}) };
+  return {
+    kind: A.kind, a: { dir: path.resolve(dirA), label: A.label }, b: { dir: path.resolve(dirB), label: B.label },
+    rows, noise: noiseSource(A, B), context: contextRows(A, B), ...(profile ? { profile } : {}),
+  };
 }
 
 function renderCompare(c) {

@@ -55,7 +55,10 @@ const client = {
   defaults: { CLIENT_VERSION: '24.12.2', DB_ENGINE: 'bonsai' },
   dbEngines: ['bonsai', 'forest'],
   kind: 'node',
-  /** Besu has no eth_sendTransaction: history is signed by chainperf with the dev genesis' first account (config/src/main/resources/dev.json), whose key is public (0xfe3b557e8fb62b89f4916b721be55ceb828dbd73). */
+  /**
+   * Besu has no eth_sendTransaction: history is signed by chainperf with the dev genesis' first account
+   * (config/src/main/resources/dev.json), whose key is public (0xfe3b557e8fb62b89f4916b721be55ceb828dbd73).
+   */
   devKey: '0x8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63',
   unsupported: {
     DEV_BLOCK_TIME_S: 'Besu\'s dev network mines proof of work at a fixed low difficulty; it has no block-period option',

@@ -96,18 +96,9 @@ const cpuSum = (c) => (Number.isFinite(c.total_s) ? c.total_s : c.user_s + c.sys
 /** Number of cpus in a cpuset list such as "1", "2-3" or "0,2-3"; 0 for null. */
 const cpuCount = (list) => (list ? cpusOf(list).length : 0);
 
-/**
- * Runs the workload and measures one window of about DURATION_S.
- * @param {object} o
- * @param {object} o.s resolved scenario
- * @param {object} o.stack runtime stack (rpcUrl, cpu sources, generatorGroup, prometheus)
- * @param {object} o.chain chain module (its processor)
- * @param {(over:object)=>object} o.spec builds the generator spec for a window
- * @returns {Promise<{window, cpu, node, samples, generator, series}>}
- */
-async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runId, signal, name = 'measure', mix, warnings, startupS = STARTUP_S }) {
+/** Plans the window and starts the load generator for it; its samples go to a clean folder. */
+function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS }) {
   const w = planWindow(stack, Date.now() + startupS * 1000 + s.RAMP_S * 1000, s.DURATION_S);
-  const window = { start_ms: w.start, end_ms: w.end };
   const shape = shapeOf(s);
   if (shape) log(`${name}: SHAPE=${shape.kind}: ${describeShape(shape)}`);
   const samplesDir = path.join(workDir, `samples-${name}`);
@@ -115,51 +106,57 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   fs.mkdirSync(samplesDir);
   log(`${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${startupS} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
   const artillery = runArtillery({
-    scenario: s, spec: spec({ start_at: w.start, end_at: w.end, stop_at: w.end + TAIL_MS, samples_dir: samplesDir, shape, ...(mix ? { mix } : {}) }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
+    scenario: s,
+    spec: spec({ start_at: w.start, end_at: w.end, stop_at: w.end + TAIL_MS, samples_dir: samplesDir, shape, ...(mix ? { mix } : {}) }),
+    dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
   });
   artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
-  const group = stack.generatorGroup;
+  return { w, shape, samplesDir, artillery };
+}
 
+/**
+ * Reads the node's counters at both edges of the window, the generator's CPU and the steal time with them,
+ * and samples in between. m.keepPartial(err) rethrows err with what was measured until then.
+ */
+async function readEdges(m, { stack, name, reportDir, signal }) {
+  const { w } = m;
+  const group = stack.generatorGroup;
   // The node runs on this machine (host, compose): its cores' steal time is read here too.
-  const stealCpus = stack.runtime === 'attach' ? undefined : stack.node.cpus || null;
-  let startEdge = null;
-  let sampler = { ticks: [], memory: [], done: Promise.resolve() };
-  // A window that fails before its end keeps what was measured until then (measure/partial.js).
-  const keepPartial = (err) => {
-    if (!err.partialWindow) err.partialWindow = partialWindow({ stack, w, samplesDir, startEdge, sampler, failedAtMs: Date.now() });
-    throw err;
-  };
+  m.stealCpus = stack.runtime === 'attach' ? undefined : stack.node.cpus || null;
   try {
-    startEdge = await readEdge(stack, w.start, signal);
+    m.startEdge = await readEdge(stack, w.start, signal);
   } catch (err) {
-    keepPartial(err);
+    m.keepPartial(err);
   }
-  const genStart = group ? group.cpu() : null;
-  const stealStart = stealCpus === undefined ? null : readSteal(stealCpus);
-  sampler = startSampler(stack, w, signal);
+  m.genStart = group ? group.cpu() : null;
+  m.stealStart = m.stealCpus === undefined ? null : readSteal(m.stealCpus);
+  m.sampler = startSampler(stack, w, signal);
   const hooks = startWindowHooks({ stack, name, window: w, reportDir }); // per-core load, NODE_PROFILE
   const progress = setInterval(() => {
     log(`${name}: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`);
   }, 10000);
-  let endEdge;
   try {
-    endEdge = await readEdge(stack, w.end, signal);
+    m.endEdge = await readEdge(stack, w.end, signal);
   } catch (err) {
-    await sampler.done;
-    keepPartial(err);
+    await m.sampler.done;
+    m.keepPartial(err);
   } finally {
     clearInterval(progress);
-    if (!endEdge) hooks.cancel();
+    if (!m.endEdge) hooks.cancel();
   }
-  const genEnd = group ? group.cpu() : null;
-  const stealEnd = stealCpus === undefined ? null : readSteal(stealCpus);
-  const explained = await hooks.stop();
-  await sampler.done;
+  m.genEnd = group ? group.cpu() : null;
+  m.stealEnd = m.stealCpus === undefined ? null : readSteal(m.stealCpus);
+  m.explained = await hooks.stop();
+  await m.sampler.done;
+}
 
-  const result = await artillery.catch(keepPartial);
+/** The generator's result and samples; a generator that failed, recorded nothing or started late fails the window. */
+async function collectSamples(m, { reportDir, name, startupS }) {
+  const { w } = m;
+  const result = await m.artillery.catch(m.keepPartial);
   copyScrubbed(result.rawFile, path.join(reportDir, name === 'measure' ? 'artillery.json' : `artillery-${name}.json`));
   if (result.code !== 0) throw new Error(`the load generator exited with status ${result.code}; see ${path.basename(result.logFile)}`);
-  const snapshots = readSamples(samplesDir);
+  const snapshots = readSamples(m.samplesDir);
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);
   if (samples.first_request_at === null || samples.first_request_at > w.start + LATE_START_MS) {
@@ -169,43 +166,44 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     err.lateStart = true;
     throw err;
   }
-  if (shape) window.shape = shapeFigures(shape, w.start, samples);
+  return { snapshots, samples };
+}
 
-  let cpu;
-  let cpuWindow = null;
-  let resources = null;
+/** The node's CPU over the window, with the span its requests are counted over; cAdvisor's resources when sampled. */
+async function nodeCpuOver(m, stack, samples, signal) {
+  const { w, startEdge, endEdge } = m;
   if (stack.cpu.sampled) {
     // The CPU window runs between the first and last cAdvisor samples inside the planned one; its requests are counted between the same instants.
     const { a, b, samples: cpuSamples } = await stack.cpu.edgesInside(w.start, w.end, signal);
-    cpu = cpuDelta(a, b);
-    cpuWindow = { start_ms: a.at_ms, end_ms: b.at_ms, requests_ok: samples.okBetween(a.at_ms, b.at_ms) };
-    sampler.ticks.push(...cpuSamples.map((x) => ({ t_ms: x.at_ms, total_s: x.total_s })));
-    if (stack.cpu.resources) resources = await stack.cpu.resources(a.at_ms, b.at_ms, signal);
-  } else {
-    cpu = cpuDelta(startEdge.cpu, endEdge.cpu);
-    // Read at the edges: the requests are counted between the instants of the two reads (a late read must not
-    // leave the CPU and the requests over different spans). Attach reads refreshes at the planned edges.
-    if (startEdge.at_ms !== undefined) cpuWindow = { start_ms: startEdge.at_ms, end_ms: endEdge.at_ms, requests_ok: samples.okBetween(startEdge.at_ms, endEdge.at_ms) };
+    m.sampler.ticks.push(...cpuSamples.map((x) => ({ t_ms: x.at_ms, total_s: x.total_s })));
+    return {
+      cpu: cpuDelta(a, b),
+      cpuWindow: { start_ms: a.at_ms, end_ms: b.at_ms, requests_ok: samples.okBetween(a.at_ms, b.at_ms) },
+      resources: stack.cpu.resources ? await stack.cpu.resources(a.at_ms, b.at_ms, signal) : null,
+    };
   }
-  const node = {
-    cpu_source: { kind: stack.cpu.kind, describe: stack.cpu.describe, ...(stack.cpu.periodMs ? { refresh_ms: stack.cpu.periodMs } : {}) },
-    cpu_user_s: cpu.user_s,
-    cpu_system_s: cpu.system_s,
-    cpu_total_s: cpu.total_s,
-  };
-  if (cpuWindow) node.cpu_window = cpuWindow;
-  if (explained.per_core) node.per_core = explained.per_core;
-  const steal = stealBetween(stealStart, stealEnd, stealCpus);
-  if (steal) node.steal = steal;
-  if (startEdge.check && endEdge.check) {
-    node.cpu_check = { kind: stack.cpuCheck.kind, describe: stack.cpuCheck.describe, ...cpuDelta(startEdge.check, endEdge.check) };
-    if (stack.cpu.sampled) {
-      // Read at other instants than the cAdvisor samples: compared as CPU seconds per second.
-      node.cpu_check.seconds = (endEdge.check.at_ms - startEdge.check.at_ms) / 1000;
-      node.cpu_check.cpu_s_per_s = Number((node.cpu_check.total_s / node.cpu_check.seconds).toFixed(6));
-      node.cpu_s_per_s = Number((cpu.total_s / ((cpuWindow.end_ms - cpuWindow.start_ms) / 1000)).toFixed(6));
-    }
+  // Read at the edges: the requests are counted between the instants of the two reads (a late read must not
+  // leave the CPU and the requests over different spans). Attach reads refreshes at the planned edges.
+  const cpuWindow = startEdge.at_ms !== undefined ? { start_ms: startEdge.at_ms, end_ms: endEdge.at_ms, requests_ok: samples.okBetween(startEdge.at_ms, endEdge.at_ms) } : null;
+  return { cpu: cpuDelta(startEdge.cpu, endEdge.cpu), cpuWindow, resources: null };
+}
+
+/** The second CPU source over the same window; compared as rates when the first one is sampled. */
+function addCpuCheck(node, m, stack, cpu, cpuWindow) {
+  const { startEdge, endEdge } = m;
+  if (!startEdge.check || !endEdge.check) return;
+  node.cpu_check = { kind: stack.cpuCheck.kind, describe: stack.cpuCheck.describe, ...cpuDelta(startEdge.check, endEdge.check) };
+  if (stack.cpu.sampled) {
+    // Read at other instants than the cAdvisor samples: compared as CPU seconds per second.
+    node.cpu_check.seconds = (endEdge.check.at_ms - startEdge.check.at_ms) / 1000;
+    node.cpu_check.cpu_s_per_s = Number((node.cpu_check.total_s / node.cpu_check.seconds).toFixed(6));
+    node.cpu_s_per_s = Number((cpu.total_s / ((cpuWindow.end_ms - cpuWindow.start_ms) / 1000)).toFixed(6));
   }
+}
+
+/** Disk, network, block I/O and memory of the node over the window. */
+function addNodeResources(node, m, stack, samples, resources) {
+  const { startEdge, endEdge, sampler } = m;
   if (resources) {
     for (const k of ['disk_read_bytes', 'disk_write_bytes', 'network_rx_bytes', 'network_tx_bytes']) node[k] = resources[k];
     sampler.memory.push(...resources.memory);
@@ -220,19 +218,42 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
     node.memory_peak_bytes = Math.max(...b);
     node.memory_mean_bytes = Math.round(b.reduce((x, y) => x + y, 0) / b.length);
   }
-  if (stack.prometheus) {
-    try {
-      Object.assign(node, await prometheusCrossCheck(stack, runId, w, signal));
-    } catch (err) {
-      if (signal.aborted) throw err;
-      // Only a cross-check: the figures stand without it.
-      node.rpc_requests = null;
-      const warning = `the Prometheus cross-check is missing for ${name} (${err.message}): the figures come from the node's own counters and stand without it`;
-      log(`warning: ${warning}`);
-      if (warnings && !warnings.includes(warning)) warnings.push(warning);
-    }
-  }
+}
 
+/** The node's request counters from Prometheus: only a cross-check, so a failure to read them is a warning. */
+async function addPrometheusCheck(node, { stack, runId, w, signal, name, warnings }) {
+  if (!stack.prometheus) return;
+  try {
+    Object.assign(node, await prometheusCrossCheck(stack, runId, w, signal));
+  } catch (err) {
+    if (signal.aborted) throw err;
+    // Only a cross-check: the figures stand without it.
+    node.rpc_requests = null;
+    const warning = `the Prometheus cross-check is missing for ${name} (${err.message}): the figures come from the node's own counters and stand without it`;
+    log(`warning: ${warning}`);
+    if (warnings && !warnings.includes(warning)) warnings.push(warning);
+  }
+}
+
+function nodeRecord(m, stack, { cpu, cpuWindow, resources }, samples) {
+  const node = {
+    cpu_source: { kind: stack.cpu.kind, describe: stack.cpu.describe, ...(stack.cpu.periodMs ? { refresh_ms: stack.cpu.periodMs } : {}) },
+    cpu_user_s: cpu.user_s,
+    cpu_system_s: cpu.system_s,
+    cpu_total_s: cpu.total_s,
+  };
+  if (cpuWindow) node.cpu_window = cpuWindow;
+  if (m.explained.per_core) node.per_core = m.explained.per_core;
+  const steal = stealBetween(m.stealStart, m.stealEnd, m.stealCpus);
+  if (steal) node.steal = steal;
+  addCpuCheck(node, m, stack, cpu, cpuWindow);
+  addNodeResources(node, m, stack, samples, resources);
+  return node;
+}
+
+/** The load generator's own record: its workers, its CPU on its cores, replay misses, a stall. */
+function generatorRecord(m, { stack, s }, samples, snapshots) {
+  const { w, genStart, genEnd } = m;
   const genCpu = genStart && genEnd ? Number((cpuSum(genEnd) - cpuSum(genStart)).toFixed(6)) : null;
   const answered = samples.ok + samples.failed;
   const generator = {
@@ -250,12 +271,46 @@ async function measureWorkload({ s, stack, chain, spec, workDir, reportDir, runI
   const stall = findStall(samples, w, s.STALL_S);
   if (stall) generator.stall = stall;
   if (genCpu !== null) generator.cpu_utilization = Number((genCpu / ((w.end - w.start) / 1000) / generator.cores).toFixed(3));
+  return generator;
+}
+
+/**
+ * Runs the workload and measures one window of about DURATION_S.
+ * @param {object} o
+ * @param {object} o.s resolved scenario
+ * @param {object} o.stack runtime stack (rpcUrl, cpu sources, generatorGroup, prometheus)
+ * @param {object} o.chain chain module (its processor)
+ * @param {(over:object)=>object} o.spec builds the generator spec for a window
+ * @returns {Promise<{window, cpu, node, samples, generator, series}>}
+ */
+async function measureWorkload(o) {
+  const opts = { ...o, name: o.name === undefined ? 'measure' : o.name, startupS: o.startupS === undefined ? STARTUP_S : o.startupS };
+  const { stack, signal, runId, name, warnings } = opts;
+  const m = startLoad(opts);
+  const { w, shape } = m;
+  const window = { start_ms: w.start, end_ms: w.end };
+  m.startEdge = null;
+  m.sampler = { ticks: [], memory: [], done: Promise.resolve() };
+  // A window that fails before its end keeps what was measured until then (measure/partial.js).
+  m.keepPartial = (err) => {
+    if (!err.partialWindow) err.partialWindow = partialWindow({ stack, w, samplesDir: m.samplesDir, startEdge: m.startEdge, sampler: m.sampler, failedAtMs: Date.now() });
+    throw err;
+  };
+  await readEdges(m, opts);
+  const { snapshots, samples } = await collectSamples(m, opts);
+  if (shape) window.shape = shapeFigures(shape, w.start, samples);
+
+  const measuredCpu = await nodeCpuOver(m, stack, samples, signal);
+  const { cpu, cpuWindow, resources } = measuredCpu;
+  const node = nodeRecord(m, stack, measuredCpu, samples);
+  await addPrometheusCheck(node, { stack, runId, w, signal, name, warnings });
+  const generator = generatorRecord(m, opts, samples, snapshots);
   const series = {
     requests: samples.series,
-    cpu_per_request: stack.cpu.sampled ? cpuPerRequestBetween(sampler.ticks, samples) : cpuPerRequestSeries(sampler.ticks, samples.series),
-    memory: sampler.memory,
+    cpu_per_request: stack.cpu.sampled ? cpuPerRequestBetween(m.sampler.ticks, samples) : cpuPerRequestSeries(m.sampler.ticks, samples.series),
+    memory: m.sampler.memory,
     ...(resources ? { io: resources.io } : {}),
-    ...(explained.per_core_series ? { per_core: explained.per_core_series } : {}),
+    ...(m.explained.per_core_series ? { per_core: m.explained.per_core_series } : {}),
   };
   const substrate = mergeSubstrate(snapshots, (w.end - w.start) / 1000);
   const writes = mergeWrites(snapshots);

@@ -53,12 +53,8 @@ function cartesian(lists) {
   return lists.reduce((acc, list) => acc.flatMap((prefix) => list.map((v) => [...prefix, v])), [[]]);
 }
 
-/**
- * @returns {{plan: object|null, errors: string[]}}
- *   plan: {file, name, base, sweep: string[], repetitions, fixed: {key: value}, points: [{values: {key: value}, name}]}
- */
-function parsePlan(file, { env = process.env } = {}) {
-  const { settings, errors } = parseEnvFile(file);
+/** The plan's settings by key; unknown keys are errors. */
+function planSettings(file, settings, errors) {
   const byKey = {};
   for (const s of settings) {
     const where = `${file}:${s.line}`;
@@ -70,16 +66,20 @@ function parsePlan(file, { env = process.env } = {}) {
     byKey[s.key] = { ...s, where };
     if (KEYS[s.key]) addSecretValue(KEYS[s.key], s.value); // known to the output boundary before any message
   }
-  if (!byKey.BASE) errors.push(`${file}: BASE is missing: the scenario file the plan starts from`);
-  if (!byKey.SWEEP) errors.push(`${file}: SWEEP is missing: the key(s) the plan varies`);
-  let repetitions = 1;
-  if (byKey.REPETITIONS) {
-    repetitions = Number(byKey.REPETITIONS.value);
-    if (!/^\d+$/.test(byKey.REPETITIONS.value) || repetitions < 1 || repetitions > 100) {
-      errors.push(`${byKey.REPETITIONS.where}: REPETITIONS: expected an integer from 1 to 100, got "${byKey.REPETITIONS.value}"`);
-    }
+  return byKey;
+}
+
+function planRepetitions(byKey, errors) {
+  if (!byKey.REPETITIONS) return 1;
+  const repetitions = Number(byKey.REPETITIONS.value);
+  if (!/^\d+$/.test(byKey.REPETITIONS.value) || repetitions < 1 || repetitions > 100) {
+    errors.push(`${byKey.REPETITIONS.where}: REPETITIONS: expected an integer from 1 to 100, got "${byKey.REPETITIONS.value}"`);
   }
-  const sweep = byKey.SWEEP ? byKey.SWEEP.value.split(',').map((k) => k.trim()).filter(Boolean) : [];
+  return repetitions;
+}
+
+/** The values of each swept key, as [key, value, index] triples. */
+function sweepLists(sweep, byKey, errors) {
   const lists = [];
   for (const key of sweep) {
     if (!KEYS[key]) {
@@ -96,6 +96,30 @@ function parsePlan(file, { env = process.env } = {}) {
       }
     }
   }
+  return lists;
+}
+
+function planPoints(combos, name) {
+  return combos.map((pairs) => {
+    const values = Object.fromEntries(pairs.map(([k, v]) => [k, v]));
+    // A secret key's value (a URL with a key in it) never names a folder: its position in the list does.
+    const label = ([k, v, i]) => `${k}-${KEYS[k].secret ? i + 1 : v}`;
+    return { values, name: `${name}-${pairs.map(label).join('-')}`.replace(/[^A-Za-z0-9_.-]/g, '_') };
+  });
+}
+
+/**
+ * @returns {{plan: object|null, errors: string[]}}
+ *   plan: {file, name, base, sweep: string[], repetitions, fixed: {key: value}, points: [{values: {key: value}, name}]}
+ */
+function parsePlan(file, { env = process.env } = {}) {
+  const { settings, errors } = parseEnvFile(file);
+  const byKey = planSettings(file, settings, errors);
+  if (!byKey.BASE) errors.push(`${file}: BASE is missing: the scenario file the plan starts from`);
+  if (!byKey.SWEEP) errors.push(`${file}: SWEEP is missing: the key(s) the plan varies`);
+  const repetitions = planRepetitions(byKey, errors);
+  const sweep = byKey.SWEEP ? byKey.SWEEP.value.split(',').map((k) => k.trim()).filter(Boolean) : [];
+  const lists = sweepLists(sweep, byKey, errors);
   if (errors.length) return { plan: null, errors };
 
   const fixed = {};
@@ -106,12 +130,7 @@ function parsePlan(file, { env = process.env } = {}) {
   if (nameProblem) return { plan: null, errors: [`${byKey.PLAN_NAME.where}: PLAN_NAME: ${nameProblem}`] };
   const combos = cartesian(lists);
   if (combos.length > MAX_POINTS) return { plan: null, errors: [`${file}: ${combos.length} points; at most ${MAX_POINTS}`] };
-  const points = combos.map((pairs) => {
-    const values = Object.fromEntries(pairs.map(([k, v]) => [k, v]));
-    // A secret key's value (a URL with a key in it) never names a folder: its position in the list does.
-    const label = ([k, v, i]) => `${k}-${KEYS[k].secret ? i + 1 : v}`;
-    return { values, name: `${name}-${pairs.map(label).join('-')}`.replace(/[^A-Za-z0-9_.-]/g, '_') };
-  });
+  const points = planPoints(combos, name);
   // Resolve every point now: a bad value is found before the first run, not after an hour.
   for (const p of points) {
     const r = resolveScenario(base, { env: pointEnv(env, fixed, p) });

@@ -70,49 +70,43 @@ function findResumable(planRoot, fp) {
 
 const okRuns = (point) => point.runs.filter((r) => r.status === 'ok').length;
 
-/**
- * @param {string} file plan file
- * @param {{env?: object, out?: Function, runner?: Function}} opts runner is runScenario (tests inject their own)
- */
-async function runPlan(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), runner = runScenario } = {}) {
-  const { plan, errors } = parsePlan(file, { env });
-  if (errors.length) {
-    reportProblems('the plan is not valid; nothing was started.', errors);
-    return { exitCode: 2 };
-  }
-  const base = resolveScenario(plan.base, { env: pointEnv(env, plan.fixed, plan.points[0]) }).scenario;
-  const planRoot = path.join(path.resolve(base.REPORTS_DIR), 'plans', plan.name);
-  const fp = fingerprint(plan);
-  let dir = findResumable(planRoot, fp);
-  let state;
+/** The plan's folder and state: the newest unfinished one of the same plan, or a new one. */
+function openPlan(file, plan, planRoot, fp) {
+  const dir = findResumable(planRoot, fp);
   if (dir) {
-    state = readState(dir);
+    const state = readState(dir);
     const done = state.points.reduce((n, p) => n + okRuns(p), 0);
     log(`resuming plan ${plan.name} in ${dir}: ${done} of ${plan.points.length * plan.repetitions} runs already measured`);
-  } else {
-    dir = path.join(planRoot, newRunId());
-    fs.mkdirSync(path.join(dir, 'runs'), { recursive: true });
-    state = {
-      schema_version: 1,
-      plan: plan.name,
-      file: path.resolve(file),
-      base: plan.base,
-      sweep: plan.sweep,
-      repetitions: plan.repetitions,
-      fixed: plan.fixed,
-      fingerprint: fp,
-      status: 'running',
-      started_at: new Date().toISOString(),
-      points: plan.points.map((p) => ({ name: p.name, values: p.values, runs: [] })),
-    };
-    saveState(dir, state);
-    log(`plan ${plan.name}: ${plan.points.length} points x ${plan.repetitions} repetitions, in ${dir}`);
+    return { dir, state };
   }
+  const fresh = path.join(planRoot, newRunId());
+  fs.mkdirSync(path.join(fresh, 'runs'), { recursive: true });
+  const state = {
+    schema_version: 1,
+    plan: plan.name,
+    file: path.resolve(file),
+    base: plan.base,
+    sweep: plan.sweep,
+    repetitions: plan.repetitions,
+    fixed: plan.fixed,
+    fingerprint: fp,
+    status: 'running',
+    started_at: new Date().toISOString(),
+    points: plan.points.map((p) => ({ name: p.name, values: p.values, runs: [] })),
+  };
+  saveState(fresh, state);
+  log(`plan ${plan.name}: ${plan.points.length} points x ${plan.repetitions} repetitions, in ${fresh}`);
+  return { dir: fresh, state };
+}
 
+/**
+ * Runs the missing repetitions, round by round; returns true when interrupted.
+ * Ctrl-C between two runs stops the plan before the next one and still writes the plan report
+ * (during a run, the run's own handler tears it down and the run comes back marked interrupted).
+ */
+async function runRounds({ plan, state, dir, fp, env, runner }) {
   const total = plan.points.length * plan.repetitions;
   let interrupted = false;
-  // Ctrl-C between two runs stops the plan before the next one and still writes the plan report
-  // (during a run, the run's own handler tears it down and the run comes back marked interrupted).
   const onSignal = () => {
     interrupted = true;
   };
@@ -143,9 +137,37 @@ async function runPlan(file, { env = process.env, out = (l) => process.stdout.wr
       }
     }
   }
-
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
+  return interrupted;
+}
+
+function archivePlan(reportsRoot, dir, message) {
+  try {
+    const a = archiveGit({ reportsRoot, reportDir: dir, message, log, extra: ['INDEX.md'] });
+    log(`archived in git: ${a.repository} ${a.commit.slice(0, 12)}`);
+  } catch (err) {
+    log(`ARCHIVE=git failed, the plan report is only on disk: ${err.message}`);
+  }
+}
+
+/**
+ * @param {string} file plan file
+ * @param {{env?: object, out?: Function, runner?: Function}} opts runner is runScenario (tests inject their own)
+ */
+async function runPlan(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), runner = runScenario } = {}) {
+  const { plan, errors } = parsePlan(file, { env });
+  if (errors.length) {
+    reportProblems('the plan is not valid; nothing was started.', errors);
+    return { exitCode: 2 };
+  }
+  const base = resolveScenario(plan.base, { env: pointEnv(env, plan.fixed, plan.points[0]) }).scenario;
+  const planRoot = path.join(path.resolve(base.REPORTS_DIR), 'plans', plan.name);
+  const fp = fingerprint(plan);
+  const { dir, state } = openPlan(file, plan, planRoot, fp);
+  const total = plan.points.length * plan.repetitions;
+  const interrupted = await runRounds({ plan, state, dir, fp, env, runner });
+
   const measured = state.points.reduce((n, p) => n + okRuns(p), 0);
   state.status = interrupted ? 'interrupted' : measured === total ? 'complete' : 'incomplete';
   state.ended_at = new Date().toISOString();
@@ -154,14 +176,7 @@ async function runPlan(file, { env = process.env, out = (l) => process.stdout.wr
   log(`plan ${plan.name} ${state.status}: ${measured} of ${total} runs measured${state.status === 'complete' ? '' : '; run the same command again to resume'}`);
   const reportsRoot = path.resolve(base.REPORTS_DIR);
   writeIndex(reportsRoot);
-  if (base.ARCHIVE === 'git' && !interrupted) {
-    try {
-      const a = archiveGit({ reportsRoot, reportDir: dir, message: scrub(`chainperf: plan ${plan.name} ${state.status}: ${measured}/${total} runs`), log, extra: ['INDEX.md'] });
-      log(`archived in git: ${a.repository} ${a.commit.slice(0, 12)}`);
-    } catch (err) {
-      log(`ARCHIVE=git failed, the plan report is only on disk: ${err.message}`);
-    }
-  }
+  if (base.ARCHIVE === 'git' && !interrupted) archivePlan(reportsRoot, dir, scrub(`chainperf: plan ${plan.name} ${state.status}: ${measured}/${total} runs`));
   out(dir);
   return { exitCode: state.status === 'complete' ? 0 : 1, planDir: dir, state };
 }

@@ -61,6 +61,25 @@ function rpcError(answer) {
   return null;
 }
 
+/** How one call of an exchange failed, or null: the proxy's failure, an HTTP status without an answer, the answer's error. */
+function callError(meta, a) {
+  if (meta.failure) return meta.failure;
+  if (meta.status && (meta.status < 200 || meta.status >= 300) && !a) return { kind: 'http', message: `HTTP ${meta.status}` };
+  return a ? rpcError(a) : { kind: 'parse', message: 'no answer for this call' };
+}
+
+/** Size of a call's answer: its own JSON in a batch, the body received for a single call. */
+function answerBytes(isBatch, a, raw) {
+  if (isBatch) return a ? Buffer.byteLength(JSON.stringify(a)) : 0;
+  return raw ? Buffer.byteLength(raw) : 0;
+}
+
+/** The latest head seen moves on with an answer that names a newer block. */
+function noteHead(state, call, a) {
+  const h = headFrom(call.method, a.result);
+  if (h !== null && !Number.isNaN(h) && (state.head === null || h > state.head)) state.head = h;
+}
+
 /**
  * The capture's lines for one exchange.
  * @param {object} o
@@ -71,32 +90,27 @@ function rpcError(answer) {
  * @param {{head:number|null}} state where the latest head seen is kept
  */
 function linesFor({ request, answer, raw, meta }, state) {
-  const calls = Array.isArray(request) ? request : [request];
+  const isBatch = Array.isArray(request);
+  const calls = isBatch ? request : [request];
   const answers = Array.isArray(answer) ? answer : answer ? [answer] : [];
   const byId = new Map(answers.filter((a) => a && a.id !== undefined).map((a) => [JSON.stringify(a.id), a]));
   return calls.map((call, index) => {
-    const a = Array.isArray(request) ? byId.get(JSON.stringify(call && call.id)) : answers[0];
-    let error = meta.failure || null;
-    if (!error && meta.status && (meta.status < 200 || meta.status >= 300) && !a) error = { kind: 'http', message: `HTTP ${meta.status}` };
-    if (!error) error = a ? rpcError(a) : { kind: 'parse', message: 'no answer for this call' };
-    if (!error && a) {
-      const h = headFrom(call.method, a.result);
-      if (h !== null && !Number.isNaN(h) && (state.head === null || h > state.head)) state.head = h;
-    }
-    const line = {
+    const a = isBatch ? byId.get(JSON.stringify(call && call.id)) : answers[0];
+    const error = callError(meta, a);
+    if (!error && a) noteHead(state, call, a);
+    return {
       t: meta.t,
       transport: meta.transport,
       ...(meta.conn !== undefined ? { conn: meta.conn } : {}),
       method: call && typeof call.method === 'string' ? call.method : null,
       params: call && call.params !== undefined ? call.params : [],
-      batch: Array.isArray(request) ? { seq: meta.seq, size: calls.length, index } : null,
+      batch: isBatch ? { seq: meta.seq, size: calls.length, index } : null,
       latency_ms: Number(meta.latency_ms.toFixed(3)),
-      bytes: Array.isArray(request) ? (a ? Buffer.byteLength(JSON.stringify(a)) : 0) : raw ? Buffer.byteLength(raw) : 0,
+      bytes: answerBytes(isBatch, a, raw),
       ...(meta.status !== undefined ? { status: meta.status } : {}),
       head: state.head,
       error,
     };
-    return line;
   });
 }
 

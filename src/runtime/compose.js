@@ -120,11 +120,8 @@ async function waitUntil(check, { timeoutS, what, signal, onExit }) {
 
 const httpOk = async (url) => (await fetch(url, { signal: AbortSignal.timeout(3000) })).ok;
 
-/**
- * Starts the stack; resolves once every service is ready.
- * @returns {Promise<object>} the stack (same shape as the host runtime's)
- */
-async function startCompose(s, { runId, workDir, log, signal, onStack }) {
+/** Everything decided before anything starts: compose command, images, ports, files, environment. */
+async function planCompose(s, { runId, workDir, log }) {
   const c = docker.findCompose();
   if (!c) throw new Error('RUNTIME=compose needs Docker Compose: neither `docker compose` (v2) nor `docker-compose` (v1) is installed');
   const engineVersion = docker.engineVersionSync();
@@ -154,10 +151,197 @@ async function startCompose(s, { runId, workDir, log, signal, onStack }) {
   const files = composeFiles(s, { grafana, chainSpecFile: env.CHAIN_SPEC_FILE || null, limitsFile: limits && limits.file });
   const fileArgs = ['-p', project, '--project-directory', COMPOSE_DIR, ...files.flatMap((f) => ['-f', f])];
   const run = (args, opts = {}) => docker.compose([...fileArgs, ...args], { env, ...opts });
+  return { s, c, engineVersion, client, images, grafana, project, stateVolume, ncpu, nodeCpus, generatorCpus, ports, chain, env, limits, files, fileArgs, run };
+}
 
+/** The generator's cgroup, and a STATE profile restored into the run's volume. */
+async function prepareComposeNode(stack, p, { runId, log, signal }) {
+  const { s, client, stateVolume } = p;
+  if (cgroupsUsable()) {
+    stack.generatorGroup = new Cgroup(`chainperf/${runId}/generator`, { cpus: p.generatorCpus || cpuList(0, p.ncpu) });
+    stack.cleanups.push(() => stack.generatorGroup.destroy());
+    stack.leftovers.push(() => groupsLeftover([stack.generatorGroup]));
+  }
+  // A dev chain is fresh (history is created on it) unless it comes from a kept volume.
+  if (stateVolume) {
+    const { ensureBase } = require('../install/images');
+    const bin = await client.ensureBinary(s, log); // the state is built with the same geth version on this host
+    const restored = await restoreComposeState(s, { bin, version: s.CLIENT_VERSION || client.binaryVersion(bin), volume: stateVolume, docker, baseRef: await ensureBase(log), log, signal });
+    stack.state = restored.state;
+    stack.cleanups.push(() => (s.KEEP === 'none' ? restored.remove() : log(`KEEP=${s.KEEP}: volume ${stateVolume} kept`)));
+  }
+  stack.freshChain = s.NODE_VOLUME ? !(await ensureVolume(s, log)) : true;
+}
+
+/** `compose down` (after saving the node's logs) as a cleanup, registered before up so that a failed up is cleaned too. */
+function registerDown(stack, p, { workDir, log }) {
+  const { s, c, project, fileArgs, env, run } = p;
+  const nodeLog = path.join(workDir, 'node.log');
+  stack.nodeLog = nodeLog;
+  let down = false;
+  stack.leftovers.unshift(() => (down ? null : { what: `compose project ${project} (containers, volumes, network)`, command: stopCommand(c, fileArgs, env) }));
+  stack.cleanups.push(async () => {
+    if (!(await engineAnswers())) throw engineLostError(project, stopCommand(c, fileArgs, env));
+    const logs = await run(['logs', '--no-color', '--tail', '2000', 'node']);
+    fs.writeFileSync(nodeLog, logs.out);
+    if (s.KEEP === 'stack') {
+      log(`KEEP=stack: leaving compose project ${project} running; stop it with: ${stopCommand(c, fileArgs, env)}`);
+      return;
+    }
+    const args = ['down', '--remove-orphans', '--timeout', '30', ...(s.KEEP === 'volume' ? [] : ['--volumes'])];
+    const r = await run(args, { onLine: (l) => /^(Traceback|\s|\[\d+\] Failed)/.test(l) || log(`compose down: ${l}`) });
+    if (r.code !== 0) throw await downFailedError(project, r, stopCommand(c, fileArgs, env));
+    down = true;
+    log(`compose project ${project} is down${s.KEEP === 'volume' ? ' (volumes kept: KEEP=volume)' : ' with its volumes'}`);
+  });
+}
+
+/** `compose up`, then the id and name of each service's container. */
+async function composeUp(p, log) {
+  const { c, project, engineVersion, files, nodeCpus, run } = p;
+  log(`starting compose project ${project} (${c.argv.join(' ')} ${c.version}, engine ${engineVersion}): ${files.map((f) => path.basename(f)).join(', ')}; node on cpus ${nodeCpus}`);
+  const up = await run(['up', '-d', '--no-build'], { onLine: (l) => log(`compose up: ${l}`) });
+  if (up.code !== 0) throw new Error(`compose up exited with status ${up.code}: ${up.out.trim().split('\n').slice(-3).join(' / ')}`);
+
+  const containers = {};
+  for (const svc of ['node', 'cadvisor', 'prometheus', ...(p.grafana ? ['grafana'] : [])]) {
+    const ps = await run(['ps', '-q', svc]);
+    const id = ps.out.trim().split('\n').pop();
+    const info = id && (await docker.inspectContainer(id));
+    if (!info) throw new Error(`compose started no ${svc} container`);
+    containers[svc] = { id: info.Id, name: info.Name.replace(/^\//, '') };
+  }
+  return containers;
+}
+
+/** What an inspection of the node container says: null while it runs as it did, else how it exited or restarted. */
+function nodeExitOf(info, startedAt) {
+  const st = info && info.State;
+  const restarted = Boolean(st && (info.RestartCount > 0 || st.StartedAt !== startedAt));
+  if (st && st.Status === 'running' && !restarted) return null;
+  return st
+    ? { code: st.ExitCode, signal: st.OOMKilled ? 'OOM' : null, restarted, status: st.Status }
+    : { code: null, signal: null, status: 'removed' };
+}
+
+/**
+ * A node container that exits or restarts ends the run: stack.onNodeExit, and stack.restartNode for COLD=yes.
+ * A restart is seen by the container's start time changing (a restart policy also counts RestartCount).
+ */
+async function watchNodeContainer(stack, containers) {
+  let exitInfo = null;
+  const exitListeners = [];
+  let startedAt = (await docker.inspectContainer(containers.node.id)).State.StartedAt;
+  let polling = false;
+  let engineMisses = 0;
+  let restarting = false; // COLD=yes stops and starts the node between windows: not an exit
+  const report = (x) => {
+    exitInfo = x;
+    for (const fn of exitListeners) fn(exitInfo);
+  };
+  const poll = async () => {
+    let info = await docker.inspectContainer(containers.node.id);
+    if (info && info.State.Status !== 'running') {
+      await sleep(1500); // a restart passes through "exited": look again before calling it an exit
+      info = (await docker.inspectContainer(containers.node.id)) || info;
+    }
+    if (restarting) return;
+    const gone = nodeExitOf(info, startedAt);
+    if (gone) report(gone);
+    engineMisses = 0;
+  };
+  const watch = setInterval(async () => {
+    if (exitInfo || polling || restarting) return;
+    polling = true;
+    try {
+      await poll();
+    } catch {
+      // the engine is busy; try again, unless it stopped answering altogether
+      engineMisses++;
+      if (engineMisses >= ENGINE_MISSES && !exitInfo && !(await engineAnswers())) report({ message: `the Docker engine stopped answering (${docker.SOCKET})` });
+    } finally {
+      polling = false;
+    }
+  }, 1000);
+  stack.cleanups.push(() => clearInterval(watch)); // runs before down: leaving a container is not the node exiting
+  stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
+  /** Stops the node container, runs between() (COLD=yes: drop the page cache), starts it again. */
+  stack.restartNode = async (between) => {
+    restarting = true;
+    try {
+      const id = containers.node.id;
+      const stop = await docker.engine('POST', `/containers/${id}/stop?t=30`, { timeoutMs: 60000 });
+      if (![204, 304].includes(stop.status)) throw new Error(`cannot stop the node container: HTTP ${stop.status}`);
+      await between();
+      const start = await docker.engine('POST', `/containers/${id}/start`, { timeoutMs: 60000 });
+      if (![204, 304].includes(start.status)) throw new Error(`cannot start the node container again: HTTP ${start.status}`);
+      startedAt = (await docker.inspectContainer(id)).State.StartedAt;
+      await nodeIoCounters(stack, id); // a new process in a new cgroup
+    } finally {
+      restarting = false;
+    }
+  };
+}
+
+/** Waits for Prometheus, cAdvisor, the node's series, the node's JSON-RPC and Grafana, each within STACK_TIMEOUT_S. */
+async function waitForServices(stack, p, containers, { host, promUrl, log, signal }) {
+  const { s, ports, chain } = p;
+  const nodeGone = async () => {
+    const info = await docker.inspectContainer(containers.node.id);
+    if (!info || info.State.Status !== 'running') return `the node container exited while the stack was starting (status ${info ? info.State.ExitCode : 'removed'}); see node.log`;
+    return null;
+  };
+  const timeoutS = s.STACK_TIMEOUT_S;
+  const opts = (what) => ({ timeoutS, what, signal, onExit: nodeGone });
+  log(`waiting for the services to be ready (STACK_TIMEOUT_S=${timeoutS})`);
+  await waitUntil(() => httpOk(`${promUrl}/-/ready`), opts('service prometheus did not become ready'));
+  await waitUntil(() => httpOk(`http://${host}:${ports.cadvisor}/healthz`), opts('service cadvisor did not become ready'));
+  await waitUntil(async () => {
+    const q = new URLSearchParams({ query: `container_cpu_usage_seconds_total{name="${containers.node.name}"}` });
+    const body = await (await fetch(`${promUrl}/api/v1/query?${q}`, { signal: AbortSignal.timeout(3000) })).json();
+    return body.data && body.data.result.length > 0;
+  }, opts(`Prometheus has no cAdvisor series for the node container ${containers.node.name}`));
+  await waitUntil(async () => {
+    stack.client.version = chain.clientVersion
+      ? await chain.clientVersion(stack.rpcUrl, { signal })
+      : await rpcCall(stack.rpcUrl, 'web3_clientVersion', [], { timeoutMs: 3000 });
+    return true;
+  }, opts('the node did not answer JSON-RPC'));
+  if (p.client.metrics && p.client.metrics.requests) stack.requestsMetric = p.client.metrics;
+  if (p.grafana) {
+    await waitUntil(() => httpOk(`http://${host}:${ports.grafana}/api/health`), opts('service grafana did not become ready'));
+    stack.grafanaUrl = `http://${host}:${ports.grafana}`;
+    log(`Grafana (live dashboards, anonymous view) at ${stack.grafanaUrl}/dashboards`);
+  }
+}
+
+/** The node's record, its I/O counters, its data folder and the CPU sources of the ready stack. */
+async function describeNode(stack, p, containers, promUrl) {
+  if (p.limits) stack.limits = p.limits.record;
+  stack.node = { container: containers.node.name, container_id: containers.node.id, cpus: p.nodeCpus, rpc_url: stack.rpcUrl };
+  await nodeIoCounters(stack, containers.node.id);
+  const nodeInfo = await docker.inspectContainer(containers.node.id);
+  const dataMount = (nodeInfo.Mounts || []).find((x) => x.Destination === '/data');
+  if (dataMount) stack.nodeDataDir = dataMount.Source; // the node's volume on this host: COLD=yes evicts it from the page cache
+  stack.cpu = cadvisorSource(promUrl, containers.node.name);
+  stack.cpuCheck = dockerStatsSource(containers.node.id);
+  stack.prometheus = {
+    url: promUrl,
+    version: p.images.prometheus.ref,
+    ...queryClient(promUrl),
+  };
+}
+
+/**
+ * Starts the stack; resolves once every service is ready.
+ * @returns {Promise<object>} the stack (same shape as the host runtime's)
+ */
+async function startCompose(scenario, { runId, workDir, log, signal, onStack }) {
+  const p = await planCompose(scenario, { runId, workDir, log });
+  const { s, c, client, images, project, ports } = p;
   const stack = {
-    cleanups: [], leftovers: [], runtime: 'compose', generatorCpus, project,
-    compose: { command: c.argv.join(' '), version: c.version, engine: engineVersion, project, files: files.map((f) => path.relative(ROOT, f)) },
+    cleanups: [], leftovers: [], runtime: 'compose', generatorCpus: p.generatorCpus, project,
+    compose: { command: c.argv.join(' '), version: c.version, engine: p.engineVersion, project, files: p.files.map((f) => path.relative(ROOT, f)) },
     images,
     client: { name: s.CLIENT, version: null, image: images.node.ref, image_id: images.node.id },
   };
@@ -165,116 +349,12 @@ async function startCompose(s, { runId, workDir, log, signal, onStack }) {
   if (onStack) onStack(stack); // what it has started so far, should the run be forced to exit
 
   try {
-    if (cgroupsUsable()) {
-      stack.generatorGroup = new Cgroup(`chainperf/${runId}/generator`, { cpus: generatorCpus || cpuList(0, ncpu) });
-      stack.cleanups.push(() => stack.generatorGroup.destroy());
-      stack.leftovers.push(() => groupsLeftover([stack.generatorGroup]));
-    }
-    // A dev chain is fresh (history is created on it) unless it comes from a kept volume.
-    if (stateVolume) {
-      const { ensureBase } = require('../install/images');
-      const bin = await client.ensureBinary(s, log); // the state is built with the same geth version on this host
-      const restored = await restoreComposeState(s, { bin, version: s.CLIENT_VERSION || client.binaryVersion(bin), volume: stateVolume, docker, baseRef: await ensureBase(log), log, signal });
-      stack.state = restored.state;
-      stack.cleanups.push(() => (s.KEEP === 'none' ? restored.remove() : log(`KEEP=${s.KEEP}: volume ${stateVolume} kept`)));
-    }
-    stack.freshChain = s.NODE_VOLUME ? !(await ensureVolume(s, log)) : true;
-
+    await prepareComposeNode(stack, p, { runId, log, signal });
     // Down first in teardown order means: registered before up, so a failed up is cleaned too.
-    const nodeLog = path.join(workDir, 'node.log');
-    stack.nodeLog = nodeLog;
-    let down = false;
-    stack.leftovers.unshift(() => (down ? null : { what: `compose project ${project} (containers, volumes, network)`, command: stopCommand(c, fileArgs, env) }));
-    stack.cleanups.push(async () => {
-      if (!(await engineAnswers())) throw engineLostError(project, stopCommand(c, fileArgs, env));
-      const logs = await run(['logs', '--no-color', '--tail', '2000', 'node']);
-      fs.writeFileSync(nodeLog, logs.out);
-      if (s.KEEP === 'stack') {
-        log(`KEEP=stack: leaving compose project ${project} running; stop it with: ${stopCommand(c, fileArgs, env)}`);
-        return;
-      }
-      const args = ['down', '--remove-orphans', '--timeout', '30', ...(s.KEEP === 'volume' ? [] : ['--volumes'])];
-      const r = await run(args, { onLine: (l) => /^(Traceback|\s|\[\d+\] Failed)/.test(l) || log(`compose down: ${l}`) });
-      if (r.code !== 0) throw await downFailedError(project, r, stopCommand(c, fileArgs, env));
-      down = true;
-      log(`compose project ${project} is down${s.KEEP === 'volume' ? ' (volumes kept: KEEP=volume)' : ' with its volumes'}`);
-    });
-
-    log(`starting compose project ${project} (${c.argv.join(' ')} ${c.version}, engine ${engineVersion}): ${files.map((f) => path.basename(f)).join(', ')}; node on cpus ${nodeCpus}`);
-    const up = await run(['up', '-d', '--no-build'], { onLine: (l) => log(`compose up: ${l}`) });
-    if (up.code !== 0) throw new Error(`compose up exited with status ${up.code}: ${up.out.trim().split('\n').slice(-3).join(' / ')}`);
-
-    const containers = {};
-    for (const svc of ['node', 'cadvisor', 'prometheus', ...(grafana ? ['grafana'] : [])]) {
-      const ps = await run(['ps', '-q', svc]);
-      const id = ps.out.trim().split('\n').pop();
-      const info = id && (await docker.inspectContainer(id));
-      if (!info) throw new Error(`compose started no ${svc} container`);
-      containers[svc] = { id: info.Id, name: info.Name.replace(/^\//, '') };
-    }
+    registerDown(stack, p, { workDir, log });
+    const containers = await composeUp(p, log);
     stack.containers = containers;
-
-    // A node container that exits or restarts ends the run.
-    // A restart is seen by the container's start time changing (a restart policy also counts RestartCount).
-    let exitInfo = null;
-    const exitListeners = [];
-    let startedAt = (await docker.inspectContainer(containers.node.id)).State.StartedAt;
-    let polling = false;
-    let engineMisses = 0;
-    let restarting = false; // COLD=yes stops and starts the node between windows: not an exit
-    const watch = setInterval(async () => {
-      if (exitInfo || polling || restarting) return;
-      polling = true;
-      try {
-        let info = await docker.inspectContainer(containers.node.id);
-        if (info && info.State.Status !== 'running') {
-          await sleep(1500); // a restart passes through "exited": look again before calling it an exit
-          info = (await docker.inspectContainer(containers.node.id)) || info;
-        }
-        if (restarting) return;
-        const st = info && info.State;
-        const restarted = Boolean(st && (info.RestartCount > 0 || st.StartedAt !== startedAt));
-        if (!st || st.Status !== 'running' || restarted) {
-          exitInfo = st
-            ? { code: st.ExitCode, signal: st.OOMKilled ? 'OOM' : null, restarted, status: st.Status }
-            : { code: null, signal: null, status: 'removed' };
-          for (const fn of exitListeners) fn(exitInfo);
-        }
-        engineMisses = 0;
-      } catch {
-        // the engine is busy; try again, unless it stopped answering altogether
-        engineMisses++;
-        if (engineMisses >= ENGINE_MISSES && !exitInfo && !(await engineAnswers())) {
-          exitInfo = { message: `the Docker engine stopped answering (${docker.SOCKET})` };
-          for (const fn of exitListeners) fn(exitInfo);
-        }
-      } finally {
-        polling = false;
-      }
-    }, 1000);
-    stack.cleanups.push(() => clearInterval(watch)); // runs before down: leaving a container is not the node exiting
-    stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
-    /** Stops the node container, runs between() (COLD=yes: drop the page cache), starts it again. */
-    stack.restartNode = async (between) => {
-      restarting = true;
-      try {
-        const id = containers.node.id;
-        const stop = await docker.engine('POST', `/containers/${id}/stop?t=30`, { timeoutMs: 60000 });
-        if (![204, 304].includes(stop.status)) throw new Error(`cannot stop the node container: HTTP ${stop.status}`);
-        await between();
-        const start = await docker.engine('POST', `/containers/${id}/start`, { timeoutMs: 60000 });
-        if (![204, 304].includes(start.status)) throw new Error(`cannot start the node container again: HTTP ${start.status}`);
-        startedAt = (await docker.inspectContainer(id)).State.StartedAt;
-        await nodeIoCounters(stack, id); // a new process in a new cgroup
-      } finally {
-        restarting = false;
-      }
-    };
-    const nodeGone = async () => {
-      const info = await docker.inspectContainer(containers.node.id);
-      if (!info || info.State.Status !== 'running') return `the node container exited while the stack was starting (status ${info ? info.State.ExitCode : 'removed'}); see node.log`;
-      return null;
-    };
+    await watchNodeContainer(stack, containers);
 
     const host = s.BIND_ADDR === '0.0.0.0' ? '127.0.0.1' : s.BIND_ADDR;
     stack.rpcUrl = `${client.compose.rpc.scheme}://${host}:${ports.rpc}`;
@@ -282,41 +362,8 @@ async function startCompose(s, { runId, workDir, log, signal, onStack }) {
     // A client that builds blocks only when asked (nethermind's spaceneth) is asked every DEV_BLOCK_TIME_S.
     if (client.newBlockMethod) stack.cleanups.push(blockTicker(stack.rpcUrl, client.newBlockMethod, s.DEV_BLOCK_TIME_S, log));
     const promUrl = `http://${host}:${ports.prometheus}`;
-    const timeoutS = s.STACK_TIMEOUT_S;
-    log(`waiting for the services to be ready (STACK_TIMEOUT_S=${timeoutS})`);
-    await waitUntil(() => httpOk(`${promUrl}/-/ready`), { timeoutS, what: 'service prometheus did not become ready', signal, onExit: nodeGone });
-    await waitUntil(() => httpOk(`http://${host}:${ports.cadvisor}/healthz`), { timeoutS, what: 'service cadvisor did not become ready', signal, onExit: nodeGone });
-    await waitUntil(async () => {
-      const q = new URLSearchParams({ query: `container_cpu_usage_seconds_total{name="${containers.node.name}"}` });
-      const body = await (await fetch(`${promUrl}/api/v1/query?${q}`, { signal: AbortSignal.timeout(3000) })).json();
-      return body.data && body.data.result.length > 0;
-    }, { timeoutS, what: `Prometheus has no cAdvisor series for the node container ${containers.node.name}`, signal, onExit: nodeGone });
-    await waitUntil(async () => {
-      stack.client.version = chain.clientVersion
-        ? await chain.clientVersion(stack.rpcUrl, { signal })
-        : await rpcCall(stack.rpcUrl, 'web3_clientVersion', [], { timeoutMs: 3000 });
-      return true;
-    }, { timeoutS, what: 'the node did not answer JSON-RPC', signal, onExit: nodeGone });
-    if (client.metrics && client.metrics.requests) stack.requestsMetric = client.metrics;
-    if (grafana) {
-      await waitUntil(() => httpOk(`http://${host}:${ports.grafana}/api/health`), { timeoutS, what: 'service grafana did not become ready', signal, onExit: nodeGone });
-      stack.grafanaUrl = `http://${host}:${ports.grafana}`;
-      log(`Grafana (live dashboards, anonymous view) at ${stack.grafanaUrl}/dashboards`);
-    }
-
-    if (limits) stack.limits = limits.record;
-    stack.node = { container: containers.node.name, container_id: containers.node.id, cpus: nodeCpus, rpc_url: stack.rpcUrl };
-    await nodeIoCounters(stack, containers.node.id);
-    const nodeInfo = await docker.inspectContainer(containers.node.id);
-    const dataMount = (nodeInfo.Mounts || []).find((x) => x.Destination === '/data');
-    if (dataMount) stack.nodeDataDir = dataMount.Source; // the node's volume on this host: COLD=yes evicts it from the page cache
-    stack.cpu = cadvisorSource(promUrl, containers.node.name);
-    stack.cpuCheck = dockerStatsSource(containers.node.id);
-    stack.prometheus = {
-      url: promUrl,
-      version: images.prometheus.ref,
-      ...queryClient(promUrl),
-    };
+    await waitForServices(stack, p, containers, { host, promUrl, log, signal });
+    await describeNode(stack, p, containers, promUrl);
     log(`Prometheus at ${promUrl}, cAdvisor at http://${host}:${ports.cadvisor}, node RPC at ${stack.rpcUrl}`);
     return stack;
   } catch (err) {

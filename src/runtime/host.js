@@ -23,6 +23,114 @@ const { restoreHostState } = require('../state/restore');
 /** "0-2" style list of cpus [from, to). */
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
 
+/** The node's and the generator's cgroups, when cgroups are writable here; null otherwise (taskset and /proc/PID/stat then). */
+function hostGroups(stack, { runId, nodeCpus, generatorCpus, ncpu, log }) {
+  if (!cgroupsUsable()) {
+    log('cgroups are not writable here: pinning with taskset and reading CPU from /proc/PID/stat instead');
+    return null;
+  }
+  const group = new Cgroup(`chainperf/${runId}/node`, { cpus: nodeCpus });
+  stack.cleanups.push(() => group.destroy());
+  stack.generatorGroup = new Cgroup(`chainperf/${runId}/generator`, { cpus: generatorCpus || cpuList(0, ncpu) });
+  stack.cleanups.push(() => stack.generatorGroup.destroy());
+  stack.leftovers.push(() => groupsLeftover([group, stack.generatorGroup]));
+  return group;
+}
+
+/** The node's data folder: a STATE profile restored into it, its limits, its block I/O counters. */
+async function prepareHostData(stack, s, group, { bin, version, workDir, log, signal }) {
+  const dataDir = path.join(workDir, 'node-data');
+  fs.mkdirSync(dataDir, { recursive: true });
+  if (s.STATE !== 'dev') {
+    stack.state = await restoreHostState(s, { bin, version, dataDir, log, signal });
+    stack.freshChain = false; // its history is built in
+  }
+  stack.limits = applyHostLimits(s, group, dataDir, log);
+  if (group && group.version === 1) {
+    const counting = enableIoCounting(group.blkio, blockDeviceOf(dataDir));
+    stack.ioCounters = cgroupIoSource({ memory: group.memory, blkio: counting ? group.blkio : null }, `cgroup ${group.name} (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault)`);
+  }
+  return dataDir;
+}
+
+/**
+ * Spawns the node in its group and keeps it: stack.onNodeExit, stack.restartNode (COLD=yes), its stop as a cleanup.
+ * Returns a function giving the current node process.
+ */
+function runNodeProcess(stack, { group, argv, spawnOpts, nodeLog }) {
+  let exitInfo = null;
+  let child = null;
+  let restarting = false; // COLD=yes stops and starts the node between windows: not an exit
+  const exitListeners = [];
+  const spawnNode = () => {
+    const logFd = fs.openSync(nodeLog, 'a');
+    const c = spawnInGroup(group, argv, { stdio: ['ignore', logFd, logFd], ...spawnOpts });
+    fs.closeSync(logFd);
+    c.on('exit', (code, sig) => {
+      if (c !== child || restarting) return;
+      // Killed by the kernel for the group's memory limit (MEMORY_MB): said as such, as compose says OOM.
+      exitInfo = { code, signal: sig === 'SIGKILL' && group && group.memory && oomKills(group.memory) > 0 ? 'OOM' : sig };
+      for (const fn of exitListeners) fn(exitInfo);
+    });
+    return c;
+  };
+  const stopNode = async () => {
+    if (exitInfo || child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise((r) => child.once('exit', r));
+    child.kill('SIGCONT'); // a node frozen by SIGSTOP could not act on SIGTERM
+    child.kill('SIGTERM'); // lets geth close its database
+    const t = setTimeout(() => child.kill('SIGKILL'), 15000);
+    await gone;
+    clearTimeout(t);
+  };
+  child = spawnNode();
+  stack.cleanups.push(stopNode);
+  /** Stops the node, runs between() (COLD=yes: drop the page cache), starts it again in the same cgroup. */
+  stack.restartNode = async (between) => {
+    restarting = true;
+    try {
+      await stopNode();
+      await between();
+      child = spawnNode();
+    } finally {
+      restarting = false;
+    }
+    stack.node.pid = child.pid;
+    if (!group) stack.cpu = pidSource(child.pid);
+    else stack.cpuCheck = pidSource(child.pid);
+  };
+  if (!group) stack.leftovers.push(() => (exitInfo ? null : { what: `node process ${child.pid}`, command: `kill ${child.pid}` }));
+  stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
+  return () => child;
+}
+
+/** The node's record, its URLs and its CPU sources. */
+function describeHostNode(stack, { s, client, cmd, group, child, nodeCpus, log }) {
+  stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl || null, metrics_url: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null };
+  if (cmd.pprofUrl) stack.node.pprof_url = cmd.pprofUrl;
+  stack.rpcUrl = cmd.rpcUrl;
+  stack.wsUrl = cmd.wsUrl || (/^wss?:/.test(cmd.rpcUrl) ? cmd.rpcUrl : undefined);
+  if (client.metrics && client.metrics.requests) stack.requestsMetric = client.metrics;
+  if (client.newBlockMethod) stack.cleanups.push(blockTicker(cmd.rpcUrl, client.newBlockMethod, s.DEV_BLOCK_TIME_S, log));
+
+  // The cgroup counts the whole process tree; /proc/PID/stat of the node process is the independent cross-check.
+  stack.cpu = group ? cgroupSource(group) : pidSource(child.pid);
+  if (group) stack.nodeCgroup = group; // its per-CPU counter: the node's load on each core
+  stack.cpuCheck = group ? pidSource(child.pid) : null;
+  stack.memoryBytes = group ? () => group.memoryBytes() : null;
+}
+
+/** Prometheus beside the node, scraping its metrics. */
+async function startHostPrometheus(stack, { promBin, workDir, runId, cmd, signal, log }) {
+  const prom = await startPrometheus({
+    bin: promBin, workDir, port: await freePort(), runId, target: cmd.metrics.target, metricsPath: cmd.metrics.path, signal,
+  });
+  stack.cleanups.push(() => prom.stop());
+  stack.leftovers.push(() => (prom.child.exitCode === null && prom.child.signalCode === null ? { what: `Prometheus process ${prom.child.pid}`, command: `kill -9 ${prom.child.pid}` } : null));
+  stack.prometheus = { ...prom, version: prometheusVersion(promBin) };
+  log(`Prometheus ${stack.prometheus.version} at ${prom.url} scraping ${cmd.metrics.target}`);
+}
+
 /**
  * @returns {Promise<object>} the stack: rpcUrl (HTTP, for the toolkit's own calls), wsUrl, cpu sources, node info, onNodeExit, teardown
  */
@@ -41,31 +149,10 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
   if (onStack) onStack(stack); // what it has started so far, should the run be forced to exit
 
   try {
-    const useCgroups = cgroupsUsable();
-    let group = null;
-    if (useCgroups) {
-      group = new Cgroup(`chainperf/${runId}/node`, { cpus: nodeCpus });
-      stack.cleanups.push(() => group.destroy());
-      stack.generatorGroup = new Cgroup(`chainperf/${runId}/generator`, { cpus: generatorCpus || cpuList(0, ncpu) });
-      stack.cleanups.push(() => stack.generatorGroup.destroy());
-      stack.leftovers.push(() => groupsLeftover([group, stack.generatorGroup]));
-    } else {
-      log('cgroups are not writable here: pinning with taskset and reading CPU from /proc/PID/stat instead');
-    }
-
+    const group = hostGroups(stack, { runId, nodeCpus, generatorCpus, ncpu, log });
     const ports = { rpc: await freePort(), ws: await freePort(), metrics: await freePort(), p2p: await freePort(), auth: await freePort(), pprof: await freePort() };
-    const dataDir = path.join(workDir, 'node-data');
-    fs.mkdirSync(dataDir, { recursive: true });
+    const dataDir = await prepareHostData(stack, s, group, { bin, version, workDir, log, signal });
     // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
-    if (s.STATE !== 'dev') {
-      stack.state = await restoreHostState(s, { bin, version, dataDir, log, signal });
-      stack.freshChain = false; // its history is built in
-    }
-    stack.limits = applyHostLimits(s, group, dataDir, log);
-    if (group && group.version === 1) {
-      const counting = enableIoCounting(group.blkio, blockDeviceOf(dataDir));
-      stack.ioCounters = cgroupIoSource({ memory: group.memory, blkio: counting ? group.blkio : null }, `cgroup ${group.name} (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault)`);
-    }
     const chain = chains[s.CHAIN];
     const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
     if (prepared.source) stack.client.chain_spec = prepared.source;
@@ -74,77 +161,17 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
     const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', nodeCpus, bin, ...cmd.args];
     log(`starting ${s.CLIENT} ${version} on cpus ${nodeCpus}: ${path.basename(bin)} ${cmd.args.join(' ')}`);
     // NODE_PROFILE=cpu: what the client needs for perf to name its frames (a Node.js process: its JIT map).
-    const env = s.NODE_PROFILE === 'cpu' && client.profileEnv ? { env: { ...process.env, ...client.profileEnv } } : {};
-
-    let exitInfo = null;
-    let child = null;
-    let restarting = false; // COLD=yes stops and starts the node between windows: not an exit
-    const exitListeners = [];
-    const spawnNode = () => {
-      const logFd = fs.openSync(nodeLog, 'a');
-      const c = spawnInGroup(group, argv, { stdio: ['ignore', logFd, logFd], ...env });
-      fs.closeSync(logFd);
-      c.on('exit', (code, sig) => {
-        if (c !== child || restarting) return;
-        // Killed by the kernel for the group's memory limit (MEMORY_MB): said as such, as compose says OOM.
-        exitInfo = { code, signal: sig === 'SIGKILL' && group && group.memory && oomKills(group.memory) > 0 ? 'OOM' : sig };
-        for (const fn of exitListeners) fn(exitInfo);
-      });
-      return c;
-    };
-    const stopNode = async () => {
-      if (exitInfo || child.exitCode !== null || child.signalCode !== null) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      child.kill('SIGCONT'); // a node frozen by SIGSTOP could not act on SIGTERM
-      child.kill('SIGTERM'); // lets geth close its database
-      const t = setTimeout(() => child.kill('SIGKILL'), 15000);
-      await gone;
-      clearTimeout(t);
-    };
-    child = spawnNode();
-    stack.cleanups.push(stopNode);
-    /** Stops the node, runs between() (COLD=yes: drop the page cache), starts it again in the same cgroup. */
-    stack.restartNode = async (between) => {
-      restarting = true;
-      try {
-        await stopNode();
-        await between();
-        child = spawnNode();
-      } finally {
-        restarting = false;
-      }
-      stack.node.pid = child.pid;
-      if (!group) stack.cpu = pidSource(child.pid);
-      else stack.cpuCheck = pidSource(child.pid);
-    };
-    if (!group) stack.leftovers.push(() => (exitInfo ? null : { what: `node process ${child.pid}`, command: `kill ${child.pid}` }));
-    stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
+    const spawnOpts = s.NODE_PROFILE === 'cpu' && client.profileEnv ? { env: { ...process.env, ...client.profileEnv } } : {};
+    const child = runNodeProcess(stack, { group, argv, spawnOpts, nodeLog })();
     stack.nodeLog = nodeLog;
     stack.nodeDataDir = dataDir; // COLD=yes evicts it from the page cache
-    stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl || null, metrics_url: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null };
-    if (cmd.pprofUrl) stack.node.pprof_url = cmd.pprofUrl;
-    stack.rpcUrl = cmd.rpcUrl;
-    stack.wsUrl = cmd.wsUrl || (/^wss?:/.test(cmd.rpcUrl) ? cmd.rpcUrl : undefined);
-    if (client.metrics && client.metrics.requests) stack.requestsMetric = client.metrics;
-    if (client.newBlockMethod) stack.cleanups.push(blockTicker(cmd.rpcUrl, client.newBlockMethod, s.DEV_BLOCK_TIME_S, log));
-
-    // The cgroup counts the whole process tree; /proc/PID/stat of the node process is the independent cross-check.
-    stack.cpu = group ? cgroupSource(group) : pidSource(child.pid);
-    if (group) stack.nodeCgroup = group; // its per-CPU counter: the node's load on each core
-    stack.cpuCheck = group ? pidSource(child.pid) : null;
-    stack.memoryBytes = group ? () => group.memoryBytes() : null;
+    describeHostNode(stack, { s, client, cmd, group, child, nodeCpus, log });
 
     if (!cmd.metrics) {
       log(`${s.CLIENT} exports no metrics: no Prometheus beside it`);
       return stack;
     }
-    const prom = await startPrometheus({
-      bin: promBin, workDir, port: await freePort(), runId, target: cmd.metrics.target, metricsPath: cmd.metrics.path, signal,
-    });
-    stack.cleanups.push(() => prom.stop());
-    stack.leftovers.push(() => (prom.child.exitCode === null && prom.child.signalCode === null ? { what: `Prometheus process ${prom.child.pid}`, command: `kill -9 ${prom.child.pid}` } : null));
-    stack.prometheus = { ...prom, version: prometheusVersion(promBin) };
-    log(`Prometheus ${stack.prometheus.version} at ${prom.url} scraping ${cmd.metrics.target}`);
+    await startHostPrometheus(stack, { promBin, workDir, runId, cmd, signal, log });
     return stack;
   } catch (err) {
     await stack.teardown();

@@ -25,52 +25,51 @@ const { readInstance, capInstanceCores, memoryWarning } = require('./instances')
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKLOADS_DIR = path.join(ROOT, 'workloads');
 
+function convertNumber(spec, raw) {
+  const ok = spec.type === 'int' ? /^-?\d+$/.test(raw) : /^-?(\d+\.?\d*|\.\d+)$/.test(raw);
+  const n = Number(raw);
+  if (!ok || n < spec.min || n > spec.max) return { error: `expected ${spec.type === 'int' ? 'an integer' : 'a number'} from ${spec.min} to ${spec.max}, got "${raw}"` };
+  return { value: n };
+}
+
+function convertEnum(spec, raw) {
+  if (!spec.values.includes(raw)) {
+    const near = closest(raw, spec.values);
+    return { error: `expected one of ${spec.values.join(' | ')}, got "${raw}"${near ? ` (did you mean ${near}?)` : ''}` };
+  }
+  return { value: raw };
+}
+
+function convertUrl(spec, raw) {
+  const schemes = spec.schemes || ['http', 'https'];
+  try {
+    const u = new URL(raw);
+    if (!schemes.includes(u.protocol.slice(0, -1))) throw new Error('scheme');
+  } catch {
+    return { error: `expected ${schemes.map((x) => `${x}://`).join(', ').replace(/, ([^,]*)$/, ' or $1')} URL, got "${raw}"` };
+  }
+  return { value: raw };
+}
+
+/** One converter per key type: (spec, raw) -> {value} or {error}. */
+const CONVERTERS = {
+  int: convertNumber,
+  number: convertNumber,
+  enum: convertEnum,
+  bool: (_spec, raw) => (['true', 'false', '1', '0'].includes(raw) ? { value: raw === 'true' || raw === '1' } : { error: `expected true or false, got "${raw}"` }),
+  version: (_spec, raw) => (/^\d+\.\d+\.\d+$/.test(raw) ? { value: raw } : { error: `expected a version like 1.16.7, got "${raw}"` }),
+  url: convertUrl,
+  workload: (_spec, raw) => checkWorkload(raw),
+  // IPv4 only: compose's short port syntax and the URLs built from it take no bare IPv6 address.
+  ip: (_spec, raw) => (net.isIPv4(raw) ? { value: raw } : { error: `expected an IPv4 address such as 127.0.0.1 or 0.0.0.0, got "${raw}"` }),
+  name: (_spec, raw) => (/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(raw) ? { value: raw } : { error: `expected a Docker volume name (letters, digits, _ . -), got "${raw}"` }),
+};
+
 /** Converts a raw string to the key's type; returns {value} or {error: what is allowed}. */
 function convert(key, raw) {
   const spec = KEYS[key];
-  const describeRange = () => `${spec.type === 'int' ? 'an integer' : 'a number'} from ${spec.min} to ${spec.max}`;
-  switch (spec.type) {
-    case 'int':
-    case 'number': {
-      const ok = spec.type === 'int' ? /^-?\d+$/.test(raw) : /^-?(\d+\.?\d*|\.\d+)$/.test(raw);
-      const n = Number(raw);
-      if (!ok || n < spec.min || n > spec.max) return { error: `expected ${describeRange()}, got "${raw}"` };
-      return { value: n };
-    }
-    case 'enum':
-      if (!spec.values.includes(raw)) {
-        const near = closest(raw, spec.values);
-        return { error: `expected one of ${spec.values.join(' | ')}, got "${raw}"${near ? ` (did you mean ${near}?)` : ''}` };
-      }
-      return { value: raw };
-    case 'bool':
-      if (!['true', 'false', '1', '0'].includes(raw)) return { error: `expected true or false, got "${raw}"` };
-      return { value: raw === 'true' || raw === '1' };
-    case 'version':
-      if (!/^\d+\.\d+\.\d+$/.test(raw)) return { error: `expected a version like 1.16.7, got "${raw}"` };
-      return { value: raw };
-    case 'url': {
-      const schemes = spec.schemes || ['http', 'https'];
-      try {
-        const u = new URL(raw);
-        if (!schemes.includes(u.protocol.slice(0, -1))) throw new Error('scheme');
-      } catch {
-        return { error: `expected ${schemes.map((x) => `${x}://`).join(', ').replace(/, ([^,]*)$/, ' or $1')} URL, got "${raw}"` };
-      }
-      return { value: raw };
-    }
-    case 'workload':
-      return checkWorkload(raw);
-    case 'ip':
-      // IPv4 only: compose's short port syntax and the URLs built from it take no bare IPv6 address.
-      if (!net.isIPv4(raw)) return { error: `expected an IPv4 address such as 127.0.0.1 or 0.0.0.0, got "${raw}"` };
-      return { value: raw };
-    case 'name':
-      if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(raw)) return { error: `expected a Docker volume name (letters, digits, _ . -), got "${raw}"` };
-      return { value: raw };
-    default:
-      return { value: raw };
-  }
+  const converter = CONVERTERS[spec.type];
+  return converter ? converter(spec, raw) : { value: raw };
 }
 
 function checkWorkload(raw) {
@@ -103,18 +102,10 @@ function listWorkloads() {
   return fs.readdirSync(WORKLOADS_DIR).filter((f) => f.endsWith('.yml')).map((f) => f.slice(0, -4)).sort();
 }
 
-/**
- * @param {string} file scenario path
- * @param {{env?: object, cpuCount?: number}} [opts]
- * @returns {{scenario: object|null, sources: object, errors: string[]}}
- */
-function resolveScenario(file, opts = {}) {
-  const env = opts.env || process.env;
-  const cpuCount = opts.cpuCount || os.cpus().length;
-  const { settings, errors } = parseEnvFile(file);
-  const raw = {}; // key -> {value, where}
+/** The file's settings and the environment's keys, raw: key -> {value, where}; unknown and doubled keys are errors. */
+function rawSettings(file, settings, env, errors) {
+  const raw = {};
   const seen = new Map();
-
   for (const s of settings) {
     const where = `${file}:${s.line}`;
     if (!KEYS[s.key]) {
@@ -132,14 +123,11 @@ function resolveScenario(file, opts = {}) {
   // Secrets are known to the output boundary before any message could show them.
   for (const s of settings) addSecretValue(KEYS[s.key], s.value);
   for (const [key, { value }] of Object.entries(raw)) addSecretValue(KEYS[key], value);
+  return raw;
+}
 
-  const values = {};
-  const sources = {};
-  for (const [key, spec] of Object.entries(KEYS)) {
-    values[key] = typeof spec.default === 'function' ? spec.default() : spec.default;
-    sources[key] = 'default';
-  }
-  // Typed values from the file and the environment; an empty value means "default".
+/** Typed values from the file and the environment; an empty value means "default". */
+function typedSettings(raw, errors) {
   const given = {};
   for (const [key, { value, where }] of Object.entries(raw)) {
     if (value === '') continue;
@@ -147,9 +135,22 @@ function resolveScenario(file, opts = {}) {
     if (r.error) errors.push(`${where}: ${key}: ${r.error}`);
     else given[key] = { value: r.value, where };
   }
+  return given;
+}
+
+function builtInDefaults() {
+  const values = {};
+  const sources = {};
+  for (const [key, spec] of Object.entries(KEYS)) {
+    values[key] = typeof spec.default === 'function' ? spec.default() : spec.default;
+    sources[key] = 'default';
+  }
+  return { values, sources };
+}
+
+/** The layers between the built-in defaults and the file: the chain's and the client's defaults, then an instance profile. */
+function defaultLayers(values, sources, given, { chain, client }, errors) {
   // Chain and client defaults sit between built-ins and the file.
-  const chain = chains[(given.CHAIN || {}).value || values.CHAIN];
-  const client = clients[(given.CLIENT || {}).value || chain.defaults.CLIENT || values.CLIENT];
   for (const [layer, defaults] of [['chain', chain.defaults], ['client', client.defaults]]) {
     for (const [key, value] of Object.entries(defaults)) {
       values[key] = value;
@@ -167,20 +168,39 @@ function resolveScenario(file, opts = {}) {
       sources[x.key] = x.where;
     }
   }
+}
+
+/** RUNTIME=auto: compose where a Docker engine answers and the client has a compose service; the host otherwise. */
+function chooseRuntime(values, sources, client, opts) {
+  if (values.RUNTIME !== 'auto') return;
+  const engine = client.compose ? (opts.dockerEngine !== undefined ? opts.dockerEngine : engineVersionSync()) : null;
+  values.RUNTIME = engine ? 'compose' : 'host';
+  const why = !client.compose ? `CLIENT=${values.CLIENT} has no compose service` : engine ? `a Docker engine ${engine} answers` : 'no Docker engine answers';
+  sources.RUNTIME = `${sources.RUNTIME || 'default'} (auto: ${why})`;
+}
+
+/**
+ * @param {string} file scenario path
+ * @param {{env?: object, cpuCount?: number}} [opts]
+ * @returns {{scenario: object|null, sources: object, errors: string[]}}
+ */
+function resolveScenario(file, opts = {}) {
+  const env = opts.env || process.env;
+  const cpuCount = opts.cpuCount || os.cpus().length;
+  const { settings, errors } = parseEnvFile(file);
+  const raw = rawSettings(file, settings, env, errors);
+  const given = typedSettings(raw, errors);
+  const { values, sources } = builtInDefaults();
+  const chain = chains[(given.CHAIN || {}).value || values.CHAIN];
+  const client = clients[(given.CLIENT || {}).value || chain.defaults.CLIENT || values.CLIENT];
+  defaultLayers(values, sources, given, { chain, client }, errors);
   for (const [key, { value, where }] of Object.entries(given)) {
     values[key] = value;
     sources[key] = where;
   }
   const warnings = [capInstanceCores(values, sources, cpuCount), memoryWarning(values, sources, opts.totalMemoryBytes)].filter(Boolean);
   if (!values.NAME) values.NAME = path.basename(file).replace(/\.env$/, '');
-
-  if (values.RUNTIME === 'auto') {
-    // compose where a Docker engine answers and the client has a compose service; the host otherwise.
-    const engine = client.compose ? (opts.dockerEngine !== undefined ? opts.dockerEngine : engineVersionSync()) : null;
-    values.RUNTIME = engine ? 'compose' : 'host';
-    const why = !client.compose ? `CLIENT=${values.CLIENT} has no compose service` : engine ? `a Docker engine ${engine} answers` : 'no Docker engine answers';
-    sources.RUNTIME = `${sources.RUNTIME || 'default'} (auto: ${why})`;
-  }
+  chooseRuntime(values, sources, client, opts);
   crossCheck(values, sources, given, { chain, client, cpuCount }, errors);
   // Limits the kernel here cannot enforce are refused (opts.kernel: a probe's result, for tests).
   errors.push(...limitProblems(values, opts.kernel || probeKernel(), (key) => (given[key] ? given[key].where : 'default')));
@@ -201,29 +221,51 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   if (v.RUNTIME !== 'attach' && v.CORES > cpuCount) {
     errors.push(`${at('CORES')}: CORES: ${v.CORES} cores asked but this machine has ${cpuCount}`);
   }
-  if (given.RATE && given.CONCURRENCY) {
-    const fromEnv = (key) => given[key].where.startsWith('environment');
-    if (fromEnv('RATE') === fromEnv('CONCURRENCY')) {
-      errors.push(`${at('RATE')}: RATE and CONCURRENCY are both set (${at('CONCURRENCY')}): set RATE for an open loop or CONCURRENCY for a closed loop, not both`);
-    } else if (fromEnv('RATE')) {
-      // The environment chose the open loop over the file's closed loop.
-      v.CONCURRENCY = KEYS.CONCURRENCY.default;
-      sources.CONCURRENCY = `default (RATE from the environment replaces ${given.CONCURRENCY.where})`;
-    } else {
-      v.RATE = null;
-      sources.RATE = `default (CONCURRENCY from the environment replaces ${given.RATE.where})`;
-    }
-  }
+  loopChecks(v, sources, given, at, errors);
   shapeChecks(v, at, errors);
   replayChecks(v, at, errors);
   if (v.SATURATE === 'yes' && v.REPEAT > 1) {
     errors.push(`${at('REPEAT')}: REPEAT: a saturation search (SATURATE=yes) measures one window per step; set REPEAT=1`);
   }
+  reportFolderChecks(v, at, errors);
+  stateChecks(v, given, at, errors);
+  const method = v.WORKLOAD && v.WORKLOAD.startsWith('method:') ? v.WORKLOAD.slice(7) : null;
+  if (method && !chain.methods.includes(method)) {
+    const near = closest(method, chain.methods);
+    errors.push(`${at('WORKLOAD')}: WORKLOAD: ${method} is not a method chainperf can parameterize on ${v.CHAIN}${near ? ` (did you mean method:${near}?)` : ''}; known: ${chain.methods.join(', ')}`);
+  }
+  attachChecks(v, sources, given, at, errors);
+  composeChecks(v, given, client, at, errors);
+  writeChecks(v, at, errors); // after TRANSPORT has followed an attached RPC_URL
+}
+
+/** RATE (open loop) or CONCURRENCY (closed loop): one of them, the environment's over the file's. */
+function loopChecks(v, sources, given, at, errors) {
+  if (!given.RATE || !given.CONCURRENCY) return;
+  const fromEnv = (key) => given[key].where.startsWith('environment');
+  if (fromEnv('RATE') === fromEnv('CONCURRENCY')) {
+    errors.push(`${at('RATE')}: RATE and CONCURRENCY are both set (${at('CONCURRENCY')}): set RATE for an open loop or CONCURRENCY for a closed loop, not both`);
+  } else if (fromEnv('RATE')) {
+    // The environment chose the open loop over the file's closed loop.
+    v.CONCURRENCY = KEYS.CONCURRENCY.default;
+    sources.CONCURRENCY = `default (RATE from the environment replaces ${given.CONCURRENCY.where})`;
+  } else {
+    v.RATE = null;
+    sources.RATE = `default (CONCURRENCY from the environment replaces ${given.RATE.where})`;
+  }
+}
+
+/** NAME and REPORTS_DIR make a report folder inside REPORTS_DIR. */
+function reportFolderChecks(v, at, errors) {
   const nameProblem = folderNameProblem(v.NAME);
   if (nameProblem) errors.push(`${at('NAME')}: NAME: ${nameProblem}`);
   else if (!isInside(v.REPORTS_DIR, v.NAME)) errors.push(`${at('NAME')}: NAME: "${v.NAME}" leads out of REPORTS_DIR`);
   const dirProblem = reportsDirProblem(v.REPORTS_DIR);
   if (dirProblem) errors.push(`${at('REPORTS_DIR')}: REPORTS_DIR: ${dirProblem}`);
+}
+
+/** A STATE profile: geth, a node chainperf starts, no NODE_VOLUME; STATE_DISTRIBUTION only with one. */
+function stateChecks(v, given, at, errors) {
   if (v.STATE !== 'dev') {
     if (v.CLIENT !== 'geth') errors.push(`${at('STATE')}: STATE=${v.STATE} is built for geth (CLIENT is ${v.CLIENT})`);
     if (!['host', 'compose'].includes(v.RUNTIME)) errors.push(`${at('STATE')}: STATE=${v.STATE} is restored into a node chainperf starts: RUNTIME=host or compose (RUNTIME is ${v.RUNTIME})`);
@@ -231,43 +273,45 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   } else if (given.STATE_DISTRIBUTION) {
     errors.push(`${at('STATE_DISTRIBUTION')}: STATE_DISTRIBUTION draws across a STATE profile's state: set STATE=small, medium or large`);
   }
-  const method = v.WORKLOAD && v.WORKLOAD.startsWith('method:') ? v.WORKLOAD.slice(7) : null;
-  if (method && !chain.methods.includes(method)) {
-    const near = closest(method, chain.methods);
-    errors.push(`${at('WORKLOAD')}: WORKLOAD: ${method} is not a method chainperf can parameterize on ${v.CHAIN}${near ? ` (did you mean method:${near}?)` : ''}; known: ${chain.methods.join(', ')}`);
-  }
-  if (v.RUNTIME === 'attach') {
-    if (!v.RPC_URL) errors.push(`${at('RUNTIME')}: RUNTIME=attach needs RPC_URL, the node's JSON-RPC endpoint`);
-    else checkTransport(v, sources, given, at, errors);
-    const cpu = v.CPU_SOURCE;
-    if (cpu === 'cgroup') errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=cgroup needs RUNTIME=host (attach reads a PID or a metrics endpoint)`);
-    if ((cpu === 'pid') && !v.NODE_PID) errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=pid needs NODE_PID`);
-    if (v.NODE_PROFILE === 'cpu' && !v.NODE_PID) errors.push(`${at('NODE_PROFILE')}: NODE_PROFILE=cpu with RUNTIME=attach needs NODE_PID, the node's process on this host, for perf to profile`);
-    if ((cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID)) && !v.METRICS_URL) {
-      errors.push(`${at('RUNTIME')}: RUNTIME=attach needs a CPU source: NODE_PID (a process on this host) or METRICS_URL (the node's metrics endpoint)`);
-    }
-  } else {
+}
+
+/** RUNTIME=attach needs RPC_URL and a CPU source; its keys mean nothing with another runtime. */
+function attachChecks(v, sources, given, at, errors) {
+  if (v.RUNTIME !== 'attach') {
     for (const key of ['RPC_URL', 'METRICS_URL', 'NODE_PID']) {
       if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=attach (RUNTIME is ${v.RUNTIME})`);
     }
+    return;
   }
-  if (v.RUNTIME === 'compose') {
-    // cAdvisor samples every 1 to 2 s: a window needs room for two samples inside it.
-    for (const [key, min] of [['DURATION_S', 5], ['SATURATE_STEP_S', 5], ['PROFILE_DURATION_S', 5], ['IDLE_S', 4]]) {
-      if (v[key] > 0 && v[key] < min) errors.push(`${at(key)}: ${key}: at least ${min} s with RUNTIME=compose (cAdvisor samples every 1 to 2 s and a window needs two samples inside it)${key === 'IDLE_S' ? ', or 0 for no idle baseline' : ''}`);
-    }
-    if (!client.compose) errors.push(`${at('RUNTIME')}: RUNTIME=compose: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
-    if (v.SNAPSHOT && !v.NODE_VOLUME) errors.push(`${at('SNAPSHOT')}: SNAPSHOT is unpacked into NODE_VOLUME: set NODE_VOLUME too`);
-    if (v.SNAPSHOT && !fs.existsSync(v.SNAPSHOT)) errors.push(`${at('SNAPSHOT')}: SNAPSHOT: no such file: ${v.SNAPSHOT}`);
-    for (const f of v.COMPOSE_FILES ? v.COMPOSE_FILES.split(',') : []) {
-      if (!fs.existsSync(f.trim())) errors.push(`${at('COMPOSE_FILES')}: COMPOSE_FILES: no such file: ${f.trim()}`);
-    }
-  } else {
+  if (!v.RPC_URL) errors.push(`${at('RUNTIME')}: RUNTIME=attach needs RPC_URL, the node's JSON-RPC endpoint`);
+  else checkTransport(v, sources, given, at, errors);
+  const cpu = v.CPU_SOURCE;
+  if (cpu === 'cgroup') errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=cgroup needs RUNTIME=host (attach reads a PID or a metrics endpoint)`);
+  if ((cpu === 'pid') && !v.NODE_PID) errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=pid needs NODE_PID`);
+  if (v.NODE_PROFILE === 'cpu' && !v.NODE_PID) errors.push(`${at('NODE_PROFILE')}: NODE_PROFILE=cpu with RUNTIME=attach needs NODE_PID, the node's process on this host, for perf to profile`);
+  if ((cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID)) && !v.METRICS_URL) {
+    errors.push(`${at('RUNTIME')}: RUNTIME=attach needs a CPU source: NODE_PID (a process on this host) or METRICS_URL (the node's metrics endpoint)`);
+  }
+}
+
+/** RUNTIME=compose: windows long enough for cAdvisor, a compose service, files that exist; its keys mean nothing elsewhere. */
+function composeChecks(v, given, client, at, errors) {
+  if (v.RUNTIME !== 'compose') {
     for (const key of COMPOSE_ONLY) {
       if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=compose (RUNTIME is ${v.RUNTIME})`);
     }
+    return;
   }
-  writeChecks(v, at, errors); // after TRANSPORT has followed an attached RPC_URL
+  // cAdvisor samples every 1 to 2 s: a window needs room for two samples inside it.
+  for (const [key, min] of [['DURATION_S', 5], ['SATURATE_STEP_S', 5], ['PROFILE_DURATION_S', 5], ['IDLE_S', 4]]) {
+    if (v[key] > 0 && v[key] < min) errors.push(`${at(key)}: ${key}: at least ${min} s with RUNTIME=compose (cAdvisor samples every 1 to 2 s and a window needs two samples inside it)${key === 'IDLE_S' ? ', or 0 for no idle baseline' : ''}`);
+  }
+  if (!client.compose) errors.push(`${at('RUNTIME')}: RUNTIME=compose: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
+  if (v.SNAPSHOT && !v.NODE_VOLUME) errors.push(`${at('SNAPSHOT')}: SNAPSHOT is unpacked into NODE_VOLUME: set NODE_VOLUME too`);
+  if (v.SNAPSHOT && !fs.existsSync(v.SNAPSHOT)) errors.push(`${at('SNAPSHOT')}: SNAPSHOT: no such file: ${v.SNAPSHOT}`);
+  for (const f of v.COMPOSE_FILES ? v.COMPOSE_FILES.split(',') : []) {
+    if (!fs.existsSync(f.trim())) errors.push(`${at('COMPOSE_FILES')}: COMPOSE_FILES: no such file: ${f.trim()}`);
+  }
 }
 
 /** The write workloads (mix entries tx.*) sign in a closed loop through ethers; the subscription workloads (sub.*) hold WebSocket subscriptions. */
@@ -336,25 +380,28 @@ function substrateChecks(v, given, { chain, client, at }, errors) {
   if (v.GENERATOR === 'lean') {
     errors.push(`${at('GENERATOR')}: GENERATOR=lean sends Ethereum JSON-RPC over HTTP and does not serve CHAIN=${v.CHAIN} yet; Substrate chains are measured through @polkadot/api over WebSocket (leave GENERATOR unset)`);
   }
-  const specName = v.CHAIN_SPEC;
-  if (v.RUNTIME === 'host' && specName) {
-    if (client.builtinSpecs && client.builtinSpecs.includes(specName)) {
-      // a network the node binary knows by name
-    } else if (isPath(specName)) {
-      if (!fs.existsSync(path.resolve(specName))) errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: no such file: ${specName}`);
-    } else if (!SHIPPED[specName]) {
-      const names = [...Object.keys(SHIPPED), ...(client.builtinSpecs || [])];
-      const near = closest(specName, names);
-      errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: expected a path to a raw chain spec .json or one of ${names.join(', ')}, got "${specName}"${near ? ` (did you mean ${near}?)` : ''}`);
-    } else if (v.CHAIN !== 'substrate' && SHIPPED[specName] !== v.CHAIN) {
-      errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: ${specName} is a ${SHIPPED[specName]} chain, not ${v.CHAIN}; set CHAIN=${SHIPPED[specName] === 'polkadot' || SHIPPED[specName] === 'kusama' ? SHIPPED[specName] : 'substrate'}`);
-    }
-  }
+  if (v.RUNTIME === 'host' && v.CHAIN_SPEC) chainSpecChecks(v, client, at, errors);
   if (v.RUNTIME === 'attach' && client.metrics !== undefined && !(client.metrics && client.metrics.cpu)) {
     const cpu = v.CPU_SOURCE;
     if (v.METRICS_URL && (cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID))) {
       errors.push(`${at('CPU_SOURCE')}: a Substrate node exports no process CPU counter: give NODE_PID (the node's process on this host) for RUNTIME=attach`);
     }
+  }
+}
+
+/** CHAIN_SPEC on the host: a spec the node binary knows, a file that exists, or a shipped spec of this chain. */
+function chainSpecChecks(v, client, at, errors) {
+  const specName = v.CHAIN_SPEC;
+  if (client.builtinSpecs && client.builtinSpecs.includes(specName)) {
+    // a network the node binary knows by name
+  } else if (isPath(specName)) {
+    if (!fs.existsSync(path.resolve(specName))) errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: no such file: ${specName}`);
+  } else if (!SHIPPED[specName]) {
+    const names = [...Object.keys(SHIPPED), ...(client.builtinSpecs || [])];
+    const near = closest(specName, names);
+    errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: expected a path to a raw chain spec .json or one of ${names.join(', ')}, got "${specName}"${near ? ` (did you mean ${near}?)` : ''}`);
+  } else if (v.CHAIN !== 'substrate' && SHIPPED[specName] !== v.CHAIN) {
+    errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: ${specName} is a ${SHIPPED[specName]} chain, not ${v.CHAIN}; set CHAIN=${SHIPPED[specName] === 'polkadot' || SHIPPED[specName] === 'kusama' ? SHIPPED[specName] : 'substrate'}`);
   }
 }
 

@@ -61,7 +61,10 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
   if (stack.state) {
     log(describeStatePool(pool));
     const m = stack.state.manifest;
-    run.state = { profile: m.profile, dir: stack.state.dir, accounts: m.accounts, slots: m.slots, history: m.history, size_bytes: m.size_bytes, build_seconds: m.build_seconds, built_at: m.built_at, distribution: s.STATE_DISTRIBUTION };
+    run.state = {
+      profile: m.profile, dir: stack.state.dir, accounts: m.accounts, slots: m.slots, history: m.history,
+      size_bytes: m.size_bytes, build_seconds: m.build_seconds, built_at: m.built_at, distribution: s.STATE_DISTRIBUTION,
+    };
   }
   if (chain.prepareWrites && Object.keys(mix).some((m) => m.startsWith('tx.'))) {
     pool.writers = await chain.prepareWrites(stack.rpcUrl, { count: s.CONCURRENCY, seed: s.SEED, signal, log }); // one signing account per user
@@ -81,7 +84,8 @@ function specBuilder(s, stack, { poolFile, mix, log }) {
   if (!workloadUrl) throw new Error(`TRANSPORT=${s.TRANSPORT}: the ${stack.runtime} runtime gave no ${s.TRANSPORT} endpoint`);
   if (s.TRANSPORT === 'ws') log(`workload over WebSocket at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : workloadUrl}`);
   return (over) => ({
-    rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix, timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, shape: shapeOf(s), replay: replaySpec(s), ...over,
+    rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix,
+    timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, shape: shapeOf(s), replay: replaySpec(s), ...over,
   });
 }
 
@@ -93,7 +97,8 @@ async function warmUp(s, stack, { spec, workDir, signal, log, name = 'warmup' })
   const due = Date.now() + STARTUP_S * 1000 + s.RAMP_S * 1000 + s.WARMUP_S * 1000;
   const from = Date.now();
   const progress = setInterval(() => log(`${name}: ${Math.round((Date.now() - from) / 1000)} s of ${Math.round((due - from) / 1000)} s`), 30000);
-  const r = await runArtillery({ scenario: s, spec: spec({ start_at: due, end_at: due }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal }).finally(() => clearInterval(progress));
+  const r = await runArtillery({ scenario: s, spec: spec({ start_at: due, end_at: due }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal })
+    .finally(() => clearInterval(progress));
   if (r.code !== 0) throw new Error(`the load generator failed during warm-up (status ${r.code}); see ${r.logFile}`);
 }
 

@@ -97,7 +97,10 @@ function newRecorder(spec, worker) {
       return { ...out, before_window: before, in_flight_at_end: inFlight, skipped, first_request_at: firstRequestAt, errors };
     },
     snapshot() {
-      return { worker, start_at: spec.start_at, end_at: spec.end_at, before_window: before, in_flight_at_end: inFlightAtEnd === null ? inFlight : inFlightAtEnd, skipped, first_request_at: firstRequestAt, seconds, ok_slots: okSlots, errors };
+      return {
+        worker, start_at: spec.start_at, end_at: spec.end_at, before_window: before, in_flight_at_end: inFlightAtEnd === null ? inFlight : inFlightAtEnd,
+        skipped, first_request_at: firstRequestAt, seconds, ok_slots: okSlots, errors,
+      };
     },
   };
 }
@@ -133,7 +136,8 @@ const emptyFailures = () => Object.fromEntries(FAILURE_KINDS.map((k) => [k, 0]))
 
 /**
  * Merges worker snapshots into totals, per-method figures and a per-second series.
- * @returns {{ok:number, failed:number, failures:object, latency_ms:object, methods:object, series:object[], before_window:number, in_flight_at_end:number, first_request_at:number|null, errors:object, workers:number}}
+ * @returns {{ok:number, failed:number, failures:object, latency_ms:object, methods:object, series:object[],
+ *   before_window:number, in_flight_at_end:number, first_request_at:number|null, errors:object, workers:number}}
  */
 function mergeSamples(snapshots) {
   const methods = {};

@@ -50,6 +50,84 @@ function claimer(dir, count) {
   };
 }
 
+/** One recorded JSON-RPC call: counted by the worker's recorder, ok or failed. */
+function recordedCall(recorder, send, classify) {
+  return async function call(method, params) {
+    recorder.started();
+    const t0 = performance.now();
+    try {
+      const r = await send(method, params);
+      recorder.completed(method, performance.now() - t0, null, Date.now());
+      return r;
+    } catch (err) {
+      recorder.completed(method, performance.now() - t0, classify(err), Date.now());
+      throw err;
+    }
+  };
+}
+
+/**
+ * Watches new blocks for the pending transactions while there are any. included(hash, t0) resolves
+ * with the block and the instant it was seen, or rejects after INCLUSION_TIMEOUT_MS. state.lastBlock
+ * is the last block looked at (set by the first write).
+ */
+function inclusionWatcher(call) {
+  const pending = new Map(); // hash -> {t0, settle}
+  const state = { lastBlock: null };
+  let watching = false;
+
+  async function poll() {
+    const head = Number(await call('eth_blockNumber', []));
+    for (let n = state.lastBlock + 1; n <= head; n++) {
+      const block = await call('eth_getBlockByNumber', [ethers.toQuantity(n), false]);
+      const seenAt = Date.now();
+      for (const h of (block && block.transactions) || []) {
+        const p = pending.get(h);
+        if (!p) continue;
+        pending.delete(h);
+        p.settle(null, n, seenAt);
+      }
+      state.lastBlock = n;
+    }
+  }
+
+  function expire() {
+    const now = performance.now();
+    for (const [h, p] of pending) {
+      if (now - p.t0 > INCLUSION_TIMEOUT_MS) {
+        pending.delete(h);
+        p.settle(new Error(`not in a block after ${INCLUSION_TIMEOUT_MS / 1000} s`));
+      }
+    }
+  }
+
+  async function watch() {
+    watching = true;
+    try {
+      while (pending.size) {
+        await new Promise((r) => setTimeout(r, POLL_MS));
+        try {
+          await poll();
+        } catch {
+          // a failed poll is recorded as a failed request; the next one tries again
+        }
+        expire();
+      }
+    } finally {
+      watching = false;
+    }
+  }
+
+  function included(hash, t0) {
+    return new Promise((resolve, reject) => {
+      pending.set(hash, { t0, settle: (err, n, at) => (err ? reject(err) : resolve({ block: n, at })) });
+      if (!watching) watch();
+    });
+  }
+
+  return { state, included };
+}
+
 /**
  * @param {object} o
  * @param {object} o.spec generator spec (start_at, end_at)
@@ -65,64 +143,9 @@ function newWriter({ spec, pool, recorder, extras, send, classify, claimsDir }) 
   extras.writes = tally;
   const slots = claimer(claimsDir, pool.writers.count);
   const inWindow = (t) => t >= spec.start_at && t < spec.end_at;
-  const pending = new Map(); // hash -> {t0, settle}
-  let watching = false;
-  let lastBlock = null;
-
-  /** One recorded JSON-RPC call. */
-  async function call(method, params) {
-    recorder.started();
-    const t0 = performance.now();
-    try {
-      const r = await send(method, params);
-      recorder.completed(method, performance.now() - t0, null, Date.now());
-      return r;
-    } catch (err) {
-      recorder.completed(method, performance.now() - t0, classify(err), Date.now());
-      throw err;
-    }
-  }
-
-  async function watch() {
-    watching = true;
-    try {
-      while (pending.size) {
-        await new Promise((r) => setTimeout(r, POLL_MS));
-        try {
-          const head = Number(await call('eth_blockNumber', []));
-          for (let n = lastBlock + 1; n <= head; n++) {
-            const block = await call('eth_getBlockByNumber', [ethers.toQuantity(n), false]);
-            const seenAt = Date.now();
-            for (const h of (block && block.transactions) || []) {
-              const p = pending.get(h);
-              if (!p) continue;
-              pending.delete(h);
-              p.settle(null, n, seenAt);
-            }
-            lastBlock = n;
-          }
-        } catch {
-          // a failed poll is recorded as a failed request; the next one tries again
-        }
-        const now = performance.now();
-        for (const [h, p] of pending) {
-          if (now - p.t0 > INCLUSION_TIMEOUT_MS) {
-            pending.delete(h);
-            p.settle(new Error(`not in a block after ${INCLUSION_TIMEOUT_MS / 1000} s`));
-          }
-        }
-      }
-    } finally {
-      watching = false;
-    }
-  }
-
-  function included(hash, t0) {
-    return new Promise((resolve, reject) => {
-      pending.set(hash, { t0, settle: (err, n, at) => (err ? reject(err) : resolve({ block: n, at })) });
-      if (!watching) watch();
-    });
-  }
+  const call = recordedCall(recorder, send, classify);
+  const watcher = inclusionWatcher(call);
+  const { included } = watcher;
 
   function note(err) {
     tally.failed++;
@@ -139,7 +162,7 @@ function newWriter({ spec, pool, recorder, extras, send, classify, claimsDir }) 
       vars.chainperfWallet = new ethers.Wallet(writerKey(pool.writers.seed, slot));
       vars.chainperfNonce = Number(await call('eth_getTransactionCount', [vars.chainperfWallet.address, 'pending']));
     }
-    if (lastBlock === null) lastBlock = Number(await call('eth_blockNumber', [])); // the watcher looks from here on
+    if (watcher.state.lastBlock === null) watcher.state.lastBlock = Number(await call('eth_blockNumber', [])); // the watcher looks from here on
     const wallet = vars.chainperfWallet;
     const to = pool.writers.addresses[(vars.chainperfWriter + 1) % pool.writers.count];
     const body = kind === 'tx.token_transfer'
