@@ -54,7 +54,8 @@ function newRecorder(spec, worker) {
       if (now >= spec.end_at) {
         // After the window: only counted for okBetween(), up to the instant the node's CPU was read.
         if (!failure && now < (spec.stop_at || spec.end_at)) {
-          const slot = Math.floor(now / SLOT_MS);
+          // Never in the slot that holds end_at: okBetween(x, end_at) must count the window's requests only.
+          const slot = Math.max(Math.floor(now / SLOT_MS), Math.ceil(spec.end_at / SLOT_MS));
           okSlots[slot] = (okSlots[slot] || 0) + 1;
         }
         return 'after';
@@ -69,7 +70,8 @@ function newRecorder(spec, worker) {
         }
       } else {
         m.lat.push(Math.round(latencyMs * 1000) / 1000);
-        const slot = Math.floor(now / SLOT_MS);
+        // Never in the slot that holds start_at either: okBetween(start_at, end_at) is exactly the window's requests.
+        const slot = Math.max(Math.floor(now / SLOT_MS), Math.ceil(spec.start_at / SLOT_MS));
         okSlots[slot] = (okSlots[slot] || 0) + 1;
       }
       return 'window';

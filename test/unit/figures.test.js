@@ -138,3 +138,19 @@ describe('the window\'s end edge read late', () => {
     assert.equal(rec.snapshot().in_flight_at_end, 1);
   });
 });
+
+describe('requests between two instants', () => {
+  it('okBetween of the window\'s own edges counts exactly its requests, also when the edges fall inside a 10 ms slot', () => {
+    const start = 3_000_003;
+    const end = start + 1000;
+    const rec = newRecorder({ start_at: start, end_at: end, stop_at: end + 500 }, 'w');
+    for (let t = start - 20; t < end + 500; t += 1) {
+      rec.started();
+      rec.completed('eth_call', 1, null, t);
+    }
+    const samples = mergeSamples([rec.snapshot()]);
+    assert.equal(samples.ok, 1000);
+    assert.equal(samples.okBetween(start, end), samples.ok);
+    assert.equal(samples.okBetween(start, start + 500) + samples.okBetween(start + 500, end), samples.ok, 'segments partition the window');
+  });
+});

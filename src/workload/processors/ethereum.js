@@ -27,6 +27,9 @@ const { newWriter, isWrite } = require('../writes');
 const { newSubscriber, isSubscription } = require('../subscriptions');
 
 const { spec, pool, random, pickMethod, recorder, flush, extras } = loadGenerator();
+// Users keep sending until stop_at, a little past the window (generator.js); a subscription workload holds its
+// subscriptions to the window's end only: one opened after it would be closed before it was established.
+const until = Object.keys(spec.mix).some(isSubscription) ? spec.end_at : spec.stop_at;
 const network = ethers.Network.from(pool.chain_id);
 const overWs = isWebSocketUrl(spec.rpc_url); // TRANSPORT=ws gives a ws:// or wss:// URL
 const options = { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 };
@@ -67,12 +70,12 @@ function send(method, params) {
 
 /** artillery `whileTrue`: virtual users loop until the window closes. */
 function keepGoing(context, next) {
-  return next(Date.now() < spec.stop_at);
+  return next(Date.now() < until);
 }
 
 /** Sends one request of the mix and records its outcome. */
 async function sendRequest(context, events) {
-  if (Date.now() >= spec.stop_at) return;
+  if (Date.now() >= until) return;
   if (gate && !gate(Date.now())) return; // SHAPE: this arrival is above the rate the shape asks for now
   const method = pickMethod(random());
   if (isWrite(method)) return writeOne(method, context.vars);
@@ -138,7 +141,7 @@ async function replay(context, events) {
 /** Last step of every virtual user: the first to finish after the window writes the samples. */
 function afterScenario(context, events, next) {
   if (writer) writer.release(context.vars);
-  if (Date.now() >= spec.stop_at) flush();
+  if (Date.now() >= until) flush();
   return next();
 }
 
