@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { cacheDir } = require('../install/cache');
-const { runWithProgress } = require('../install/progress');
+const { installNpmPackage } = require('../install/npm-package');
 
 const PACKAGE = '@foundry-rs/anvil-linux-amd64';
 
@@ -38,16 +38,7 @@ async function ensureBinary(s, log) {
   if (fs.existsSync(bin)) return bin;
   if (s.CLIENT_BIN) throw new Error(`CLIENT_BIN: no such file: ${bin}`);
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`${PACKAGE} ships a Linux x86-64 binary; on ${process.platform}-${process.arch} set CLIENT_BIN to an anvil binary`);
-  const dir = installDir(s);
-  fs.mkdirSync(dir, { recursive: true });
-  if (!fs.existsSync(path.join(dir, 'package.json'))) fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}\n');
-  await runWithProgress('npm', ['install', '--no-audit', '--no-fund', '--loglevel=http', '--prefix', dir, `${PACKAGE}@${s.CLIENT_VERSION}`], {
-    label: `installing anvil ${s.CLIENT_VERSION} into ${dir}`,
-    expected: 'from npm; a 44 MB binary, seconds, once',
-    log,
-  });
-  if (!fs.existsSync(bin)) throw new Error(`npm install finished but ${bin} is missing`);
-  return bin;
+  return installNpmPackage({ dir: installDir(s), pkg: PACKAGE, version: s.CLIENT_VERSION, bin, name: 'anvil', expected: 'from npm; a 44 MB binary, seconds, once', log });
 }
 
 /**

@@ -11,7 +11,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { cacheDir } = require('../install/cache');
-const { runWithProgress } = require('../install/progress');
+const { installNpmPackage } = require('../install/npm-package');
 
 const PACKAGE = '@acala-network/chopsticks';
 
@@ -28,16 +28,7 @@ async function ensureBinary(scenario, log) {
   const bin = binaryPath(scenario);
   if (fs.existsSync(bin)) return bin;
   if (scenario.CLIENT_BIN) throw new Error(`CLIENT_BIN: no such file: ${bin}`);
-  const dir = installDir(scenario);
-  fs.mkdirSync(dir, { recursive: true });
-  if (!fs.existsSync(path.join(dir, 'package.json'))) fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}\n');
-  await runWithProgress('npm', ['install', '--no-audit', '--no-fund', '--loglevel=http', '--prefix', dir, `${PACKAGE}@${scenario.CLIENT_VERSION}`], {
-    label: `installing chopsticks ${scenario.CLIENT_VERSION} into ${dir}`,
-    expected: 'from npm; about 2 minutes, once',
-    log,
-  });
-  if (!fs.existsSync(bin)) throw new Error(`npm install finished but ${bin} is missing`);
-  return bin;
+  return installNpmPackage({ dir: installDir(scenario), pkg: PACKAGE, version: scenario.CLIENT_VERSION, bin, name: 'chopsticks', expected: 'from npm; about 2 minutes, once', log });
 }
 
 /** The version in the installed package.json (running the CLI to ask costs seconds). */

@@ -1,0 +1,25 @@
+'use strict';
+// A client that ships as an npm package (chopsticks, anvil) is installed into
+// its own folder in chainperf's cache, apart from chainperf's node_modules.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { runWithProgress } = require('./progress');
+
+/**
+ * npm install pkg@version into dir, with progress; resolves with bin once it exists.
+ * @param {{dir:string, pkg:string, version:string, bin:string, name:string, expected:string, log:Function}} o
+ */
+async function installNpmPackage({ dir, pkg, version, bin, name, expected, log }) {
+  fs.mkdirSync(dir, { recursive: true });
+  if (!fs.existsSync(path.join(dir, 'package.json'))) fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}\n');
+  await runWithProgress('npm', ['install', '--no-audit', '--no-fund', '--loglevel=http', '--prefix', dir, `${pkg}@${version}`], {
+    label: `installing ${name} ${version} into ${dir}`,
+    expected,
+    log,
+  });
+  if (!fs.existsSync(bin)) throw new Error(`npm install finished but ${bin} is missing`);
+  return bin;
+}
+
+module.exports = { installNpmPackage };
