@@ -1,6 +1,6 @@
 'use strict';
 // The figures of a run, from counter values read at the edges of the measured
-// window (see DESIGN.md). Pure functions: unit-tested with known counters.
+// window (README, "How the figures are measured"). Pure functions: unit-tested with known counters.
 
 const round = (x, digits = 4) => (x === null || x === undefined || !Number.isFinite(x) ? null : Number(x.toFixed(digits)));
 

@@ -1,5 +1,5 @@
 'use strict';
-// One run, step by step (DESIGN.md "One run"): resolve the scenario, start the
+// One run, step by step (README, "What a run does"): resolve the scenario, start the
 // runtime, wait for sync, create history on a dev chain, harvest parameters,
 // warm up, measure the idle baseline, measure the workload, compute the
 // figures, write the report, archive it, tear down. Whatever happens after the
