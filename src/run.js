@@ -20,7 +20,7 @@ const { verdict } = require('./verdict');
 const { costPerMillion } = require('./saturation');
 const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
 const { measureIdle } = require('./measure/window');
-const { summarizeProfiles } = require('./measure/profile');
+const { profileOutcome } = require('./measure/profile');
 const { judgeStalls } = require('./measure/stall');
 const { applyPartialWindow } = require('./measure/partial');
 const { writeReport } = require('./report/write');
@@ -28,7 +28,7 @@ const { archiveGit } = require('./report/archive');
 const { writeIndex } = require('./report/index');
 const { provenance } = require('./report/provenance');
 const { log, logTo } = require('./util/log');
-const { scrub, scrubName, copyScrubbed } = require('./util/scrub');
+const { scrub, scrubName, copyScrubbed, copyTailScrubbed } = require('./util/scrub');
 const { reportProblems } = require('./util/problems');
 
 function newRunId(now = new Date()) {
@@ -154,7 +154,7 @@ async function tearDownRun(r) {
 
 function copyRunLogs(run, stack, workDir, reportDir) {
   try {
-    if (stack && stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTail(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
+    if (stack && stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTailScrubbed(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
     // artillery's logs and scripts of every pass (scrubbed): artillery.log/.yml for the main window, <pass>.artillery.log for the others
     for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {
       copyScrubbed(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
@@ -248,13 +248,9 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
 
 /** run.profile, and the warning that says the figures were measured with a profiler running. */
 function addProfile(run, hooks, reportDir) {
-  try {
-    run.profile = summarizeProfiles(hooks, reportDir);
-  } catch (err) {
-    run.profile = { mode: 'cpu', profiler: hooks.profiler.kind, error: err.message };
-  }
-  run.warnings.push(`NODE_PROFILE=cpu: the node was profiled (${hooks.profiler.kind}) during every measured window; the profiler's own cost is in these figures`);
-  for (const w of hooks.windows.filter((x) => x.error)) run.warnings.push(`NODE_PROFILE=cpu: no profile for window ${w.name}: ${w.error}`);
+  const { profile, warnings } = profileOutcome(hooks, reportDir);
+  run.profile = profile;
+  run.warnings.push(...warnings);
 }
 
 /** Things a reader of the figures must know. */
@@ -306,11 +302,6 @@ function cpuCheckWarnings(node) {
   const diff = Math.abs(theirs - ours) / ours;
   if (diff > 0.05) return [`the node's CPU from ${name[check.kind] || check.kind} (${theirs.toFixed(3)} ${unit}) differs from ${name[node.cpu_source.kind] || node.cpu_source.kind}'s (${ours.toFixed(3)} ${unit}) by ${(diff * 100).toFixed(1)}%`];
   return [];
-}
-
-function copyTail(src, dst, lines) {
-  const text = fs.readFileSync(src, 'utf8').split('\n');
-  fs.writeFileSync(dst, scrub(text.slice(-lines).join('\n')));
 }
 
 module.exports = { runScenario, newRunId };

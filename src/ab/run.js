@@ -24,12 +24,13 @@ const { archiveGit } = require('../report/archive');
 const { guardRun, leftoversOf } = require('../util/signals');
 const { killGenerators } = require('../workload/artillery');
 const { log, logTo } = require('../util/log');
-const { scrub, writeScrubbed, copyScrubbed } = require('../util/scrub');
+const { scrub, copyScrubbed, copyTailScrubbed } = require('../util/scrub');
 const { reportProblems } = require('../util/problems');
 const { pairedRatio, pairsNeeded, regressed } = require('./stats');
+const { mean } = require('../stats');
 const { AB_FIGURES, windowFigures } = require('./figures');
 const { writeAbReport } = require('./report');
-const { summarizeProfiles } = require('../measure/profile');
+const { profileOutcome } = require('../measure/profile');
 const { profileDiff, writeDiffFlamegraph } = require('../report/profile-diff');
 
 /** Resolves both scenarios; the session's own keys (AB_*, MAX_REGRESSION_PCT, REPORTS_DIR, ARCHIVE) come from A. */
@@ -101,7 +102,7 @@ function summarizePairs(pairs, stage1) {
 
 function meanOf(xs) {
   const v = xs.filter((x) => x !== null);
-  return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
+  return v.length ? mean(v) : null;
 }
 
 const fmtRatio = (r) => (r.ratio === null ? 'n/a' : `${r.ratio.toFixed(4)}${r.ci95 ? ` [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] (±${r.halfwidth_pct.toFixed(1)}%)` : ''}`);
@@ -236,12 +237,9 @@ async function warmBoth(sides, signal) {
 function summarizeSideProfile(side) {
   const hooks = side.stack && side.stack.windowHooks;
   if (!hooks || !hooks.profiler) return;
-  try {
-    side.profile = summarizeProfiles(hooks, side.reportDir);
-  } catch (err) {
-    side.profile = { mode: 'cpu', profiler: hooks.profiler.kind, error: err.message };
-  }
-  side.run.warnings.push(`NODE_PROFILE=cpu: the node was profiled (${hooks.profiler.kind}) during every measured window; the profiler's own cost is in these figures`);
+  const { profile, warnings } = profileOutcome(hooks, side.reportDir);
+  side.profile = profile;
+  side.run.warnings.push(...warnings);
 }
 
 /** With profiles on both sides: the functions whose share changed most, and a differential flame graph in dir. */
@@ -262,10 +260,7 @@ async function teardownBoth(sides) {
       log(`${side.key}: tearing down`);
       await side.stack.teardown();
       for (const e of side.stack.teardownErrors || []) side.run.warnings.push(`teardown: ${e}`);
-      if (side.stack.nodeLog && fs.existsSync(side.stack.nodeLog)) {
-        const lines = fs.readFileSync(side.stack.nodeLog, 'utf8').split('\n');
-        writeScrubbed(path.join(side.reportDir, 'node.log'), lines.slice(-400).join('\n'));
-      }
+      if (side.stack.nodeLog && fs.existsSync(side.stack.nodeLog)) copyTailScrubbed(side.stack.nodeLog, path.join(side.reportDir, 'node.log'), 400);
     }
     try {
       for (const f of fs.readdirSync(side.workDir).filter((x) => /\.artillery\.log$/.test(x))) {

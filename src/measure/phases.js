@@ -22,6 +22,20 @@ function fmtHeadline(f) {
   return `${f.cpu_ms_per_request === null ? 'n/a' : f.cpu_ms_per_request.toFixed(3)} ms CPU/request${net}, ${f.rps.toFixed(0)} requests/s, p99 ${f.latency_ms.p99 === null ? 'n/a' : f.latency_ms.p99.toFixed(2)} ms`;
 }
 
+/** A measured window with its figures: CPU and requests, disk I/O, writes and subscriptions where the workload has them. */
+function withFigures(m, idle, cold) {
+  if (cold) {
+    m.node.cold_restart_s = Number(cold.seconds.toFixed(3));
+    m.node.cold_evicted = cold.evicted;
+  }
+  const computed = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
+  const figures = { ...computed, ...ioFigures(m.node, computed.rps) };
+  const writes = writesFigures(m);
+  if (writes) figures.writes = writes; // chain-neutral transaction figures of a write workload
+  if (m.subscriptions) figures.subscriptions = m.subscriptions;
+  return { ...m, idle, figures };
+}
+
 /**
  * One measured window with its figures; `over` changes scenario keys for it.
  * A window whose load generator started after the window opened (artillery
@@ -37,16 +51,7 @@ async function windowWithFigures(ctx, name, idle, over = {}, mix) {
         if (!err.lateStart) partialFigures(err, idle); // a window cut short keeps its figures up to the failure
         throw err;
       });
-      if (cold) {
-        m.node.cold_restart_s = Number(cold.seconds.toFixed(3));
-        m.node.cold_evicted = cold.evicted;
-      }
-      const computed = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
-      const figures = { ...computed, ...ioFigures(m.node, computed.rps) };
-      const writes = writesFigures(m);
-      if (writes) figures.writes = writes; // chain-neutral transaction figures of a write workload
-      if (m.subscriptions) figures.subscriptions = m.subscriptions;
-      return { ...m, idle, figures };
+      return withFigures(m, idle, cold);
     } catch (err) {
       if (!err.lateStart || attempt > 2 || (ctx.signal && ctx.signal.aborted)) throw err;
       const w = `${name}: ${err.message}; measured again with ${startupS * 2} s for the generator to start`;

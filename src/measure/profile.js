@@ -262,4 +262,20 @@ function summarizeProfiles(hooks, reportDir) {
   return out;
 }
 
-module.exports = { ensureProfileTools, ensurePerf, prepareWindowHooks, startWindowHooks, summarizeProfiles, renderFlamegraph, PERF_HZ };
+/**
+ * NODE_PROFILE=cpu: the summary of every window's profile for a report, and the warnings that go with it
+ * (the figures were measured with the profiler running; windows left without a profile).
+ */
+function profileOutcome(hooks, reportDir) {
+  let profile;
+  try {
+    profile = summarizeProfiles(hooks, reportDir);
+  } catch (err) {
+    profile = { mode: 'cpu', profiler: hooks.profiler.kind, error: err.message };
+  }
+  const warnings = [`NODE_PROFILE=cpu: the node was profiled (${hooks.profiler.kind}) during every measured window; the profiler's own cost is in these figures`];
+  for (const w of hooks.windows.filter((x) => x.error)) warnings.push(`NODE_PROFILE=cpu: no profile for window ${w.name}: ${w.error}`);
+  return { profile, warnings };
+}
+
+module.exports = { profileOutcome, ensureProfileTools, ensurePerf, prepareWindowHooks, startWindowHooks, summarizeProfiles, renderFlamegraph, PERF_HZ };

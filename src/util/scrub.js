@@ -162,6 +162,11 @@ function copyScrubbed(src, dst) {
   fs.writeFileSync(dst, scrub(fs.readFileSync(src, 'utf8')));
 }
 
+/** Copies the last `lines` lines of a text file (a node's log), scrubbed. */
+function copyTailScrubbed(src, dst, lines) {
+  fs.writeFileSync(dst, scrub(fs.readFileSync(src, 'utf8').split('\n').slice(-lines).join('\n')));
+}
+
 /** The Error's message scrubbed (for messages built from a caught error). */
 function scrubError(err) {
   return scrub(err && err.message !== undefined ? err.message : String(err));
@@ -174,6 +179,6 @@ function resetSecrets() {
 }
 
 module.exports = {
-  scrub, scrubDeep, scrubName, scrubPath, scrubError, writeScrubbed, copyScrubbed,
+  scrub, scrubDeep, scrubName, scrubPath, scrubError, writeScrubbed, copyScrubbed, copyTailScrubbed,
   addSecrets, addSecretValue, urlSecrets, redactUrl, looksSecret, resetSecrets, REDACTED,
 };
