@@ -21,9 +21,18 @@ async function main() {
   const version = geth.defaults.CLIENT_VERSION;
   const log = (m) => process.stderr.write(`[bench:state] ${m}\n`);
   const bin = await geth.ensureBinary({ CLIENT_VERSION: version, CLIENT_BIN: '' }, log);
+  // Ctrl-C or SIGTERM stops the build: geth stopped, the half-built folder removed (a second signal exits at once).
+  const stop = new AbortController();
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.on(sig, () => {
+      if (stop.signal.aborted) process.exit(130);
+      log(`${sig}: stopping the build (geth, then the half-built folder)`);
+      stop.abort();
+    });
+  }
   const rows = [];
   for (const name of names) {
-    const st = await ensureState({ profile: name, bin, version, engine, log });
+    const st = await ensureState({ profile: name, bin, version, engine, log, signal: stop.signal });
     const m = st.manifest;
     rows.push({
       profile: name, engine, accounts: m.accounts, slots: m.slots, transactions: m.history.transactions, blocks: m.history.last_block,

@@ -11,22 +11,22 @@ const os = require('node:os');
 const path = require('node:path');
 const clients = require('./clients');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
-const { composeFiles, composeEnv, projectName, prometheusConfig } = require('./runtime/compose');
+const { composeFiles, composeEnv, projectName, prometheusConfig, chainSpecFileOf } = require('./runtime/compose');
 const { imageSpecs } = require('./install/images');
 const docker = require('./runtime/docker');
 const { cpuList } = require('./runtime/host');
-const { isPath } = require('./chains/substrate/specs');
+const chains = require('./chains');
+const { rulesFile } = require('./runtime/prometheus-rules');
 
 /** Stand-ins for the ports and directories a run chooses when it starts. */
 const HOST_PORTS = { rpc: 8545, ws: 8546, metrics: 6060, p2p: 30303, auth: 8551 };
 const COMPOSE_PORTS = { rpc: 18545, ws: 18546, prometheus: 19090, cadvisor: 18080, grafana: 13000 };
 const WORK_DIR = '<run dir>';
 
-/** What the chain prepares at start (Substrate: a funded copy of the spec), named without writing it. */
+/** What the chain would prepare at start (Substrate: a funded copy of the spec), named without writing it. */
 function preparedStandIn(s, client, dir) {
-  if (!s.CHAIN_SPEC) return {};
-  if (client.builtinSpecs && client.builtinSpecs.includes(s.CHAIN_SPEC)) return { chainSpec: s.CHAIN_SPEC };
-  return { chainSpec: path.join(dir, `${path.basename(s.CHAIN_SPEC, '.json')}.chainperf.json`) };
+  const chain = chains[s.CHAIN];
+  return chain.prepareDryRun ? chain.prepareDryRun(s, { client, dir }) : {};
 }
 
 /** A shell word for printing: quoted when it has anything but plain characters. */
@@ -75,9 +75,9 @@ async function composeLines(s) {
   const grafana = Boolean(images.grafana);
   const env = composeEnv(s, {
     images, ports: { ...COMPOSE_PORTS, grafana: s.GRAFANA_PORT || COMPOSE_PORTS.grafana }, nodeCpus: cpuList(0, s.CORES),
-    promConfig: path.join(dir, 'prometheus.yml'), grafanaPassword: '<random per run>', prepared,
+    promConfig: path.join(dir, 'prometheus.yml'), promRules: path.join(dir, 'prometheus-rules.yml'), grafanaPassword: '<random per run>', prepared,
   });
-  const files = composeFiles(s, { grafana, chainSpecFile: prepared.chainSpec && isPath(prepared.chainSpec) ? prepared.chainSpec : null });
+  const files = composeFiles(s, { grafana, chainSpecFile: chainSpecFileOf(s, prepared) });
   const project = projectName('config');
   const r = await docker.compose(['-p', project, '--project-directory', path.join(__dirname, '..', 'compose'), ...files.flatMap((f) => ['-f', f]), 'config'], { env });
   if (r.code !== 0) throw new Error(`${c.argv.join(' ')} config exited with status ${r.code}: ${r.out.trim()}`);
@@ -87,6 +87,8 @@ async function composeLines(s) {
     env.NODE_COMMAND,
     `# Prometheus configuration (it scrapes the node's metrics at :${client.compose.metrics.port}${client.compose.metrics.path} and cAdvisor's)`,
     prometheusConfig(s, '<run id>').trimEnd(),
+    '# Prometheus recording rules (the client\'s metrics under the names the Grafana dashboard queries)',
+    rulesFile(client).trimEnd(),
     `# compose configuration, rendered by ${c.argv.join(' ')} ${c.version} (host ports are free ones chosen at start)`,
     r.out.trimEnd(),
   ];

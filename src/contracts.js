@@ -76,7 +76,7 @@
  *   dbEngines?: string[],
  *   dbSizeLimitFlag?: string,
  *   unsupported?: Object<string, string>,
- *   metrics: {cpu: string|null, requests: string|null, requestsByLabel?: string, gcCycles?: string}|null,
+ *   metrics: {cpu: string|null, requests: string|null, requestsByLabel?: string, gcCycles?: string, failures?: string, latency?: {summary: string, unit: 'ns'|'us'|'ms'|'s'}}|null,
  *   newBlockMethod?: string,
  *   profiler?: 'pprof'|'perf',
  *   profileEnv?: Object<string, string>,
@@ -93,7 +93,11 @@
  */
 
 /**
- * A chain family: one module in src/chains/.
+ * A chain family: one module in src/chains/. The optional hooks after
+ * clientVersion are how generic code reaches a family's specifics without
+ * naming the family: keys only it reads (refused elsewhere) and its checks,
+ * its own records of a window (run.json fields, and its transactions as
+ * figures.writes), its warnings and summary.md lines, the generator's label.
  * @typedef {{
  *   name: string,
  *   family?: string,
@@ -109,6 +113,15 @@
  *   prepare?: (s: Scenario, ctx: {workDir: string, log: (line: string) => void, client: Client}) => Promise<{chainSpec?: string, source?: string}>,
  *   install?: (s: Scenario, ctx: {log: (line: string) => void, client: Client}) => Promise<string>,
  *   clientVersion?: (rpcUrl: string, opts: object) => Promise<string>,
+ *   prepareDryRun?: (s: Scenario, ctx: {client: Client, dir: string}) => {chainSpec?: string},
+ *   chainSpecFile?: (prepared: {chainSpec?: string}) => string|null,
+ *   familyLabel?: string,
+ *   ownKeys?: string[],
+ *   checkScenario?: (v: Scenario, ctx: {client: Client, at: (key: string) => string}, errors: string[]) => void,
+ *   windowRecords?: (snapshots: object[], seconds: number) => {fields: Object<string, object>, writes: object|null}|null,
+ *   runWarnings?: (run: object) => string[],
+ *   reportLines?: (run: object) => string[],
+ *   generatorLabel?: (s: Scenario) => string,
  * }} Chain
  */
 

@@ -11,6 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const clients = require('./clients');
+const chains = require('./chains');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
 const { prepareNode } = require('./session/prepare');
 const { killGenerators } = require('./workload/artillery');
@@ -115,7 +116,7 @@ function recordMeasured(run, series, s, measured) {
   run.figures.cost_per_million_requests = costPerMillion(s.HOURLY_PRICE, m.figures.rps);
   run.errors = m.samples.errors;
   run.generator = m.generator;
-  if (m.substrate) run.substrate = m.substrate;
+  if (m.chainRecords) Object.assign(run, m.chainRecords); // a chain family's own fields (Substrate: run.substrate)
   Object.assign(series, m.series);
   Object.assign(run, measured.extra);
   addWarnings(run, s, m.samples);
@@ -260,12 +261,13 @@ function addWarnings(run, s, samples) {
   if (samples.ok === 0) w.push('no request succeeded in the window: CPU time per request is not defined');
   if (samples.failed > 0) w.push(`${samples.failed} requests failed in the window (see Errors seen)`);
   const writes = run.figures && run.figures.writes;
-  if (writes && writes.failed > 0 && !run.substrate) w.push(`${writes.failed} transactions failed in the window (see figures.writes.errors)`);
+  if (writes && writes.failed > 0) w.push(`${writes.failed} transactions failed in the window (see figures.writes.errors)`);
   w.push(...generatorWarnings(run, s, samples));
   if (run.node.cpu_source && run.node.cpu_source.kind === 'cadvisor' && run.node.disk_read_bytes === 0 && run.node.disk_write_bytes === 0) {
     w.push('the node container\'s blkio counters did not move: on cgroup v1 some kernels count block I/O only once a blkio throttle rule exists, and writes the kernel flushes later are charged to the root cgroup (see README, compose runtime)');
   }
-  w.push(...substrateWarnings(run));
+  const chain = chains[s.CHAIN];
+  if (chain && chain.runWarnings) w.push(...chain.runWarnings(run));
   w.push(...cpuCheckWarnings(run.node));
 }
 
@@ -278,16 +280,6 @@ function generatorWarnings(run, s, samples) {
   if (!run.generator.cpus && s.RUNTIME !== 'attach') w.push(`the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`);
   const g = run.generator;
   if (g.cpu_utilization > 0.9) w.push(`the load generator used ${(g.cpu_utilization * 100).toFixed(0)}% of its ${g.cores} core(s): it, not the node, may have been the limit`);
-  return w;
-}
-
-function substrateWarnings(run) {
-  if (!run.substrate) return [];
-  const w = [];
-  const failedOps = Object.values(run.substrate.operations).reduce((n, o) => n + o.failed, 0);
-  if (failedOps > 0) w.push(`${failedOps} operations failed in the window (see substrate.operation_errors)`);
-  const t = run.substrate.transactions;
-  if (t && t.failed > 0) w.push(`${t.failed} transfers failed in the window (see substrate.transactions.errors)`);
   return w;
 }
 

@@ -51,6 +51,7 @@ function renderSummary(ab) {
     lines.push('## Warnings', '', ...ab.warnings.map((w) => `- ${w}`), ...ab.a.warnings.map((w) => `- A: ${w}`), ...ab.b.warnings.map((w) => `- B: ${w}`), '');
   }
   lines.push('## Figures', '', ...figuresTable(ab), '');
+  lines.push('Memory peak compares the two node processes of this session: each side is one process throughout, and two identical processes can settle at heaps of different sizes, which the pairs do not resample (an A/A session calls memory different more often than 5% of the time: README, A/B). The other figures are per window.', '');
   lines.push('![B/A of CPU time per request as pairs accumulate](charts/ratio.svg)', '');
   lines.push('## Pairs', '', ...pairsTable(ab), '');
   if (ab.profile_diff) lines.push(...profileDiffSection(ab.profile_diff), '');

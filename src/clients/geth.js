@@ -98,8 +98,14 @@ const client = {
   kind: 'node',
   /** NODE_PROFILE=cpu on the host runtime: geth's own CPU profiler (--pprof), not perf. */
   profiler: 'pprof',
-  /** Counters in the node's own metrics: CPU for attach, requests served as a cross-check, Go GC cycles (for what differed in a repetition). */
-  metrics: { cpu: 'system_cpu_procload_total', requests: 'rpc_requests', gcCycles: 'system_memory_pauses_count' },
+  /**
+   * The node's own metrics: CPU for attach, requests served as a cross-check, Go GC cycles (for what differed in a repetition);
+   * failures and the latency summary (nanoseconds) for the Grafana dashboard's panels (src/runtime/prometheus-rules.js).
+   */
+  metrics: {
+    cpu: 'system_cpu_procload_total', requests: 'rpc_requests', gcCycles: 'system_memory_pauses_count',
+    failures: 'rpc_failure', latency: { summary: 'rpc_duration_all', unit: 'ns' },
+  },
   compose: {
     file: path.join(__dirname, '..', '..', 'compose', 'node-geth.yml'),
     rpc: { scheme: 'http', port: CONTAINER_PORTS.rpc },

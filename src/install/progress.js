@@ -7,10 +7,12 @@ const { spawn } = require('node:child_process');
 /**
  * @param {string} cmd
  * @param {string[]} args
- * @param {{label: string, log: (line: string) => void, env?: object, cwd?: string, expected?: string}} opts
+ * @param {{label: string, log: (line: string) => void, env?: object, cwd?: string, expected?: string, signal?: AbortSignal}} opts
+ * An aborted signal stops the command (SIGTERM) and rejects.
  */
-function runWithProgress(cmd, args, { label, log, env = {}, cwd = undefined, expected = '' }) {
+function runWithProgress(cmd, args, { label, log, env = {}, cwd = undefined, expected = '', signal = undefined }) {
   return new Promise((resolve, reject) => {
+    if (signal && signal.aborted) return reject(new Error(`${label}: interrupted before it started`));
     const started = Date.now();
     log(`${label}: ${cmd} ${args.join(' ')}${expected ? ` (${expected})` : ''}`);
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -29,13 +31,18 @@ function runWithProgress(cmd, args, { label, log, env = {}, cwd = undefined, exp
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     const beat = setInterval(() => log(`${label}: still working, ${Math.round((Date.now() - started) / 1000)} s so far`), 15000);
+    const onAbort = () => child.kill('SIGTERM');
+    if (signal) signal.addEventListener('abort', onAbort, { once: true });
     child.on('error', (err) => {
       clearInterval(beat);
       reject(new Error(`${label}: cannot run ${cmd}: ${err.message}`));
     });
     child.on('close', (code) => {
       clearInterval(beat);
-      if (code === 0) {
+      if (signal) signal.removeEventListener('abort', onAbort);
+      if (signal && signal.aborted) {
+        reject(new Error(`${label}: interrupted`));
+      } else if (code === 0) {
         log(`${label}: done in ${Math.round((Date.now() - started) / 1000)} s`);
         resolve();
       } else {

@@ -9,7 +9,7 @@ const { copyScrubbed } = require('../util/scrub');
 const os = require('node:os');
 const path = require('node:path');
 const { runArtillery, STARTUP_S, TAIL_MS } = require('../workload/artillery');
-const { mergeSamples, mergeSubstrate } = require('../workload/samples');
+const { mergeSamples } = require('../workload/samples');
 const { shapeOf, describeShape, shapeFigures } = require('../workload/shapes');
 const { mergeReplay } = require('../workload/replay');
 const { mergeWrites, subscriptionFigures } = require('../workload/write-figures');
@@ -279,7 +279,7 @@ function generatorRecord(m, { stack, s }, samples, snapshots) {
  * @param {object} o
  * @param {object} o.s resolved scenario
  * @param {object} o.stack runtime stack (rpcUrl, cpu sources, generatorGroup, prometheus)
- * @param {object} o.chain chain module (its processor)
+ * @param {object} o.chain chain module (its processor, its windowRecords hook)
  * @param {(over:object)=>object} o.spec builds the generator spec for a window
  * @returns {Promise<{window, cpu, node, samples, generator, series}>}
  */
@@ -312,10 +312,14 @@ async function measureWorkload(o) {
     ...(resources ? { io: resources.io } : {}),
     ...(m.explained.per_core_series ? { per_core: m.explained.per_core_series } : {}),
   };
-  const substrate = mergeSubstrate(snapshots, (w.end - w.start) / 1000);
+  // The chain family's own records (Substrate: operations, transfers), through its hook.
+  const own = opts.chain.windowRecords ? opts.chain.windowRecords(snapshots, (w.end - w.start) / 1000) : null;
   const writes = mergeWrites(snapshots);
   const subscriptions = subscriptionFigures(snapshots, window);
-  return { window, cpu, cpuWindow, node, samples, generator, series, ...(substrate ? { substrate } : {}), ...(writes ? { writes } : {}), ...(subscriptions ? { subscriptions } : {}) };
+  return {
+    window, cpu, cpuWindow, node, samples, generator, series,
+    ...(own ? { chainRecords: own.fields, chainWrites: own.writes } : {}), ...(writes ? { writes } : {}), ...(subscriptions ? { subscriptions } : {}),
+  };
 }
 
 /** The node's own request counters through Prometheus over the window: a cross-check of the generator's counts. */

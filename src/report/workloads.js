@@ -1,6 +1,6 @@
 'use strict';
 // summary.md lines for the workloads of docs/workloads.md: a load shape, a
-// replay, Ethereum writes and subscriptions (Substrate transfers have their own line).
+// replay, transactions (Ethereum writes, Substrate transfers) and subscriptions.
 
 const n = (v, digits = 1) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(digits));
 
@@ -17,7 +17,7 @@ function workloadLines(run) {
     lines.push(`- Replay of a capture of ${r.capture_requests} calls${r.capture_sha256 ? ` (sha256 ${r.capture_sha256.slice(0, 12)})` : ''} at REPLAY_SPEED=${r.speed}: ${r.sent_in_window} calls completed in the window; ${r.missing_on_target} asked for blocks, transactions or state this chain lacks (answered, not errors).`);
   }
   const w = run.figures && run.figures.writes;
-  if (w && !run.substrate) {
+  if (w) {
     lines.push(`- Transactions: ${w.included} included in the window (${n(w.tps, 2)}/s) of ${w.submitted} submitted (${n(w.submitted_tps, 2)}/s), ${w.failed} failed; inclusion latency p50 ${n(w.inclusion_ms.p50, 0)} ms, p99 ${n(w.inclusion_ms.p99, 0)} ms.`);
   }
   const s = run.figures && run.figures.subscriptions;

@@ -10,6 +10,10 @@ const { lineChart, barChart } = require('./charts');
 const { scrub, scrubDeep } = require('../util/scrub');
 const { perCoreLine, perCoreChart, profileSection } = require('./profile');
 const { workloadLines } = require('./workloads');
+const chains = require('../chains');
+
+/** The run's chain module, for its report hooks (none for a chain this version does not know). */
+const chainOf = (run) => chains[((run.provenance || {}).scenario || {}).CHAIN] || {};
 
 const ms = (v, digits = 3) => (v === null || v === undefined ? 'n/a' : `${Number(v).toFixed(digits)} ms`);
 const num = (v, digits = 1) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(digits));
@@ -178,20 +182,11 @@ function generatorLines(run) {
   const s = (run.provenance || {}).scenario || {};
   if (run.idle) lines.push(`- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num(run.idle.cpu_s / run.idle.seconds * 1000, 2)} ms/s); the net figure subtracts that rate over the window.`);
   if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) {
-    const gen = run.substrate ? 'artillery + @polkadot/api over WebSocket' : `${s.GENERATOR === 'lean' ? 'chainperf\'s lean engine' : 'artillery + ethers'} over ${s.TRANSPORT === 'ws' ? 'WebSocket' : 'HTTP'}`;
+    const chain = chainOf(run);
+    const gen = chain.generatorLabel ? chain.generatorLabel(s) : `${s.GENERATOR === 'lean' ? 'chainperf\'s lean engine' : 'artillery + ethers'} over ${s.TRANSPORT === 'ws' ? 'WebSocket' : 'HTTP'}`;
     lines.push(`- Load generator (${gen}): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`);
   }
   if (run.sync) lines.push(`- Node synced with its head advancing after ${num(run.sync.seconds, 1)} s.`);
-  return lines;
-}
-
-function substrateLines(run) {
-  if (!run.substrate) return [];
-  const x = run.substrate;
-  const lines = [`- Requests are the JSON-RPC calls @polkadot/api made (over one WebSocket per generator worker): ${x.operations_ok} operations of the mix completed in the window; ${x.notifications} new-head notifications reached the users' subscriptions.`];
-  if (run.node && run.node.rpc_requests_by_method) lines.push(`- The node's substrate_rpc_calls_finished by method: ${Object.entries(run.node.rpc_requests_by_method).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
-  const tx = x.transactions;
-  if (tx) lines.push(`- Transfers: ${tx.included} included in the window (${num(tx.tps, 2)}/s) of ${tx.submitted} submitted, ${tx.failed} failed; inclusion latency p50 ${ms(tx.inclusion_latency_ms.p50, 0)}, p99 ${ms(tx.inclusion_latency_ms.p99, 0)}.`);
   return lines;
 }
 
@@ -203,7 +198,7 @@ function stackLines(run) {
 }
 
 function measuredLines(run) {
-  return ['## How it was measured', '', ...windowLines(run), ...nodeLines(run), ...generatorLines(run), ...substrateLines(run), ...workloadLines(run), ...stackLines(run)];
+  return ['## How it was measured', '', ...windowLines(run), ...nodeLines(run), ...generatorLines(run), ...(chainOf(run).reportLines ? chainOf(run).reportLines(run) : []), ...workloadLines(run), ...stackLines(run)];
 }
 
 function repetitionSummaryLines(run) {

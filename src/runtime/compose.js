@@ -13,16 +13,16 @@ const os = require('node:os');
 const path = require('node:path');
 const clients = require('../clients');
 const chains = require('../chains');
-const { isPath } = require('../chains/substrate/specs');
 const docker = require('./docker');
 const { Cgroup, cgroupsUsable, groupsLeftover } = require('./cgroup');
 const { cadvisorSource } = require('../measure/cadvisor');
 const { ensureImages } = require('../install/images');
-const { freePort } = require('../util/net');
+const { freePorts } = require('../util/net');
 const { sleep } = require('../util/time');
 const { rpcCall } = require('../util/rpc');
 const { cpuList, blockTicker } = require('./host');
 const { queryClient } = require('./prometheus');
+const { rulesFile } = require('./prometheus-rules');
 const { attachTeardown } = require('./teardown');
 const { limitsOf, blockDeviceOf, composeOverride, describeLimits } = require('./limits');
 const { cgroupDirsOfPid, enableIoCounting, cgroupIoSource } = require('../measure/io');
@@ -51,7 +51,7 @@ function composeFiles(s, { grafana, chainSpecFile = null, limitsFile = null }) {
 }
 
 /** The variables the compose files read, from the scenario and the run. */
-function composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword, prepared = {} }) {
+function composeEnv(s, { images, ports, nodeCpus, promConfig, promRules, grafanaPassword, prepared = {} }) {
   const client = clients[s.CLIENT];
   const env = {
     ...(client.compose.env ? client.compose.env(s, prepared) : {}),
@@ -70,6 +70,7 @@ function composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword, p
     PROMETHEUS_PORT: String(ports.prometheus),
     CADVISOR_PORT: String(ports.cadvisor),
     PROMETHEUS_CONFIG: promConfig,
+    ...(promRules ? { PROMETHEUS_RULES: promRules } : {}),
     GRAFANA_DIR: path.join(ROOT, 'grafana'),
   };
   if (images.grafana && images.grafana.ref) {
@@ -78,8 +79,15 @@ function composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword, p
     env.GRAFANA_ADMIN_PASSWORD = grafanaPassword;
   }
   if (s.NODE_VOLUME) env.NODE_VOLUME = s.NODE_VOLUME;
-  if (prepared.chainSpec && isPath(prepared.chainSpec)) env.CHAIN_SPEC_FILE = prepared.chainSpec;
+  const specFile = chainSpecFileOf(s, prepared);
+  if (specFile) env.CHAIN_SPEC_FILE = specFile;
   return env;
+}
+
+/** The chain spec file the node container mounts (chain-spec.yml), when the chain prepared one. */
+function chainSpecFileOf(s, prepared) {
+  const chain = chains[s.CHAIN];
+  return chain.chainSpecFile ? chain.chainSpecFile(prepared) : null;
 }
 
 /**
@@ -138,15 +146,16 @@ async function planCompose(s, { runId, workDir, log }) {
   const ncpu = os.cpus().length;
   const nodeCpus = cpuList(0, s.CORES);
   const generatorCpus = s.CORES < ncpu ? cpuList(s.CORES, ncpu) : null;
-  const ports = {
-    rpc: await freePort(), ws: await freePort(), prometheus: await freePort(), cadvisor: await freePort(), grafana: s.GRAFANA_PORT || await freePort(),
-  };
+  const ports = await freePorts(['rpc', 'ws', 'prometheus', 'cadvisor', 'grafana']);
+  if (s.GRAFANA_PORT) ports.grafana = s.GRAFANA_PORT;
   const promConfig = path.join(workDir, 'prometheus.yml');
   fs.writeFileSync(promConfig, prometheusConfig(s, runId));
+  const promRules = path.join(workDir, 'prometheus-rules.yml');
+  fs.writeFileSync(promRules, rulesFile(client));
   // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
   const chain = chains[s.CHAIN];
   const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
-  const env = composeEnv(s, { images, ports, nodeCpus, promConfig, grafanaPassword: crypto.randomBytes(18).toString('base64url'), prepared });
+  const env = composeEnv(s, { images, ports, nodeCpus, promConfig, promRules, grafanaPassword: crypto.randomBytes(18).toString('base64url'), prepared });
   const limits = await composeLimits(s, workDir, log);
   const files = composeFiles(s, { grafana, chainSpecFile: env.CHAIN_SPEC_FILE || null, limitsFile: limits && limits.file });
   const fileArgs = ['-p', project, '--project-directory', COMPOSE_DIR, ...files.flatMap((f) => ['-f', f])];
@@ -454,4 +463,4 @@ async function ensureVolume(s, log) {
   return true;
 }
 
-module.exports = { startCompose, composeFiles, composeEnv, prometheusConfig, projectName, shellJoin };
+module.exports = { startCompose, composeFiles, composeEnv, prometheusConfig, projectName, shellJoin, chainSpecFileOf };

@@ -13,7 +13,7 @@ const { Cgroup, cgroupsUsable, spawnInGroup, groupsLeftover } = require('./cgrou
 const { cgroupSource, pidSource } = require('../measure/cpu');
 const { ensurePrometheus, prometheusVersion } = require('../install/prometheus');
 const { startPrometheus } = require('./prometheus');
-const { freePort } = require('../util/net');
+const { freePort, freePorts } = require('../util/net');
 const { rpcCall } = require('../util/rpc');
 const { attachTeardown } = require('./teardown');
 const { applyHostLimits, blockDeviceOf, oomKills } = require('./limits');
@@ -150,7 +150,7 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
 
   try {
     const group = hostGroups(stack, { runId, nodeCpus, generatorCpus, ncpu, log });
-    const ports = { rpc: await freePort(), ws: await freePort(), metrics: await freePort(), p2p: await freePort(), auth: await freePort(), pprof: await freePort() };
+    const ports = await freePorts(['rpc', 'ws', 'metrics', 'p2p', 'auth', 'pprof']);
     const dataDir = await prepareHostData(stack, s, group, { bin, version, workDir, log, signal });
     // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
     const chain = chains[s.CHAIN];

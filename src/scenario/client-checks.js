@@ -6,10 +6,10 @@
 /**
  * @param {object} v resolved values
  * @param {object} given keys the file or the environment set
- * @param {{client: object, chain: object, at: (key: string) => string}} ctx
+ * @param {{client: object, at: (key: string) => string}} ctx
  * @param {string[]} errors
  */
-function clientChecks(v, given, { client, chain, at }, errors) {
+function clientChecks(v, given, { client, at }, errors) {
   for (const [key, why] of Object.entries(client.unsupported || {})) {
     if (given[key]) errors.push(`${at(key)}: ${key}: CLIENT=${v.CLIENT} has no such setting (${why}); leave ${key} unset`);
   }
@@ -19,7 +19,7 @@ function clientChecks(v, given, { client, chain, at }, errors) {
   if (given.DB_SIZE_LIMIT_GB && !client.dbSizeLimitFlag) {
     errors.push(`${at('DB_SIZE_LIMIT_GB')}: DB_SIZE_LIMIT_GB: CLIENT=${v.CLIENT} has no database size limit option; leave it unset`);
   }
-  if (v.RUNTIME === 'attach' && chain.family !== 'substrate' && !(client.metrics && client.metrics.cpu)) {
+  if (v.RUNTIME === 'attach' && !(client.metrics && client.metrics.cpu)) {
     const cpu = v.CPU_SOURCE;
     if (v.METRICS_URL && (cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID))) {
       errors.push(`${at('CPU_SOURCE')}: ${v.CLIENT} exports no process CPU counter chainperf knows: give NODE_PID (the node's process on this host) for RUNTIME=attach`);

@@ -12,7 +12,6 @@ const { closest } = require('../util/strings');
 const chains = require('../chains');
 const clients = require('../clients');
 const { engineVersionSync } = require('../runtime/docker');
-const { SHIPPED, isPath } = require('../chains/substrate/specs');
 const { addSecretValue, redactUrl, REDACTED } = require('../util/scrub');
 const { folderNameProblem, isInside, reportsDirProblem } = require('./paths');
 const net = require('node:net');
@@ -216,7 +215,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   if (!client.chains.includes(v.CHAIN)) {
     errors.push(`${at('CLIENT')}: CLIENT: ${v.CLIENT} does not serve CHAIN=${v.CHAIN}`);
   }
-  substrateChecks(v, given, { chain, client, at }, errors);
+  familyChecks(v, given, { chain, client, at }, errors);
   clientChecks(v, given, { chain, client, at }, errors);
   if (v.RUNTIME !== 'attach' && v.CORES > cpuCount) {
     errors.push(`${at('CORES')}: CORES: ${v.CORES} cores asked but this machine has ${cpuCount}`);
@@ -365,44 +364,24 @@ function checkTransport(v, sources, given, at, errors) {
   }
 }
 
-/** What a Substrate chain or client means for the other keys, and what an EVM chain must not be given. */
-function substrateChecks(v, given, { chain, client, at }, errors) {
-  const substrate = chain.family === 'substrate';
+/**
+ * What the chain family means for the other keys, through its hooks: keys
+ * another family owns are refused (CHAIN_SPEC on an EVM chain), then the
+ * family's own checks (chain.checkScenario).
+ */
+function familyChecks(v, given, { chain, client, at }, errors) {
   if (client.dbEngines && !client.dbEngines.includes(v.DB_ENGINE)) {
     errors.push(`${at('DB_ENGINE')}: DB_ENGINE: ${v.CLIENT} takes ${client.dbEngines.join(' | ')}, not ${v.DB_ENGINE}`);
   }
-  if (!substrate) {
-    for (const key of ['CHAIN_SPEC', 'TRIE_CACHE_MB']) {
-      if (given[key]) errors.push(`${at(key)}: ${key} is only used with Substrate chains (CHAIN is ${v.CHAIN})`);
-    }
-    return;
+  const mine = chain.ownKeys || [];
+  const owner = {}; // key -> the family that owns it (several chains share a family)
+  for (const other of Object.values(chains)) {
+    for (const key of other.ownKeys || []) if (!mine.includes(key)) owner[key] = other.familyLabel || other.name;
   }
-  if (v.GENERATOR === 'lean') {
-    errors.push(`${at('GENERATOR')}: GENERATOR=lean sends Ethereum JSON-RPC over HTTP and does not serve CHAIN=${v.CHAIN} yet; Substrate chains are measured through @polkadot/api over WebSocket (leave GENERATOR unset)`);
+  for (const [key, label] of Object.entries(owner)) {
+    if (given[key]) errors.push(`${at(key)}: ${key} is only used with ${label} chains (CHAIN is ${v.CHAIN})`);
   }
-  if (v.RUNTIME === 'host' && v.CHAIN_SPEC) chainSpecChecks(v, client, at, errors);
-  if (v.RUNTIME === 'attach' && client.metrics !== undefined && !(client.metrics && client.metrics.cpu)) {
-    const cpu = v.CPU_SOURCE;
-    if (v.METRICS_URL && (cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID))) {
-      errors.push(`${at('CPU_SOURCE')}: a Substrate node exports no process CPU counter: give NODE_PID (the node's process on this host) for RUNTIME=attach`);
-    }
-  }
-}
-
-/** CHAIN_SPEC on the host: a spec the node binary knows, a file that exists, or a shipped spec of this chain. */
-function chainSpecChecks(v, client, at, errors) {
-  const specName = v.CHAIN_SPEC;
-  if (client.builtinSpecs && client.builtinSpecs.includes(specName)) {
-    // a network the node binary knows by name
-  } else if (isPath(specName)) {
-    if (!fs.existsSync(path.resolve(specName))) errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: no such file: ${specName}`);
-  } else if (!SHIPPED[specName]) {
-    const names = [...Object.keys(SHIPPED), ...(client.builtinSpecs || [])];
-    const near = closest(specName, names);
-    errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: expected a path to a raw chain spec .json or one of ${names.join(', ')}, got "${specName}"${near ? ` (did you mean ${near}?)` : ''}`);
-  } else if (v.CHAIN !== 'substrate' && SHIPPED[specName] !== v.CHAIN) {
-    errors.push(`${at('CHAIN_SPEC')}: CHAIN_SPEC: ${specName} is a ${SHIPPED[specName]} chain, not ${v.CHAIN}; set CHAIN=${SHIPPED[specName] === 'polkadot' || SHIPPED[specName] === 'kusama' ? SHIPPED[specName] : 'substrate'}`);
-  }
+  if (chain.checkScenario) chain.checkScenario(v, { client, at }, errors);
 }
 
 /** The scenario as stored in reports: secrets in URLs replaced. */

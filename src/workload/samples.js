@@ -211,40 +211,4 @@ function mergeSamples(snapshots) {
   };
 }
 
-/**
- * The Substrate processor's records beside the requests: operations (one
- * makes one or more JSON-RPC calls), their failures, subscription
- * notifications, and the transfer workload's transactions with their
- * inclusion latency. Null for other processors.
- */
-function mergeSubstrate(snapshots, seconds) {
-  const parts = snapshots.map((x) => x.substrate).filter(Boolean);
-  if (!parts.length) return null;
-  const ops = {};
-  const opErrors = {};
-  const tx = { submitted: 0, included: 0, failed: 0, errors: {} };
-  const inclusion = [];
-  let notifications = 0;
-  for (const p of parts) {
-    for (const [op, c] of Object.entries(p.ops)) {
-      const o = ops[op] || (ops[op] = { ok: 0, failed: 0 });
-      o.ok += c.ok;
-      o.failed += c.failed;
-    }
-    for (const [m, n] of Object.entries(p.op_errors)) opErrors[m] = (opErrors[m] || 0) + n;
-    for (const [m, n] of Object.entries(p.tx.errors)) tx.errors[m] = (tx.errors[m] || 0) + n;
-    tx.submitted += p.tx.submitted;
-    tx.included += p.tx.included;
-    tx.failed += p.tx.failed;
-    inclusion.push(...p.tx.inclusion_ms);
-    notifications += p.notifications;
-  }
-  const opsOk = Object.values(ops).reduce((s, o) => s + o.ok, 0);
-  const out = { operations: ops, operations_ok: opsOk, operation_errors: opErrors, notifications };
-  if (tx.submitted || tx.included || tx.failed) {
-    out.transactions = { ...tx, tps: Number((tx.included / seconds).toFixed(3)), inclusion_latency_ms: latencySummary(inclusion) };
-  }
-  return out;
-}
-
-module.exports = { classifyError, newRecorder, partialSnapshot, mergeSamples, mergeSubstrate, percentile, latencySummary, FAILURE_KINDS };
+module.exports = { classifyError, newRecorder, partialSnapshot, mergeSamples, percentile, latencySummary, FAILURE_KINDS };

@@ -1,7 +1,7 @@
 'use strict';
 // figures.writes: the chain-neutral figures of a write workload, from the
-// Ethereum writers' tallies (writes.js) or the Substrate transfer workload's
-// (run.substrate.transactions); figures.subscriptions from the Ethereum
+// Ethereum writers' tallies (writes.js) or those a chain's windowRecords hook
+// gives (Substrate's transfers); figures.subscriptions from the Ethereum
 // subscription workload's (subscriptions.js).
 
 const { latencySummary } = require('./samples');
@@ -24,7 +24,7 @@ function mergeWrites(snapshots) {
 
 /**
  * figures.writes for a measured window, or null without writes.
- * @param {{writes?:object, substrate?:{transactions?:object}, window:{start_ms:number, end_ms:number}}} m
+ * @param {{writes?:object, chainWrites?:object|null, window:{start_ms:number, end_ms:number}}} m
  */
 function writesFigures(m) {
   const seconds = (m.window.end_ms - m.window.start_ms) / 1000;
@@ -36,12 +36,7 @@ function writesFigures(m) {
       inclusion_ms: latencySummary(w.inclusion_ms), included_by_block: w.included_blocks, errors: w.errors,
     };
   }
-  const t = m.substrate && m.substrate.transactions;
-  if (!t) return null;
-  return {
-    tps: tps(t.included), submitted_tps: tps(t.submitted), submitted: t.submitted, included: t.included, failed: t.failed,
-    inclusion_ms: t.inclusion_latency_ms, errors: t.errors,
-  };
+  return m.chainWrites || null;
 }
 
 /** figures.subscriptions from the workers' tallies; null when no worker subscribed. */

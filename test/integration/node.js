@@ -6,7 +6,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const geth = require('../../src/clients/geth');
-const { freePort } = require('../../src/util/net');
+const { freePorts } = require('../../src/util/net');
 const { rpcCall } = require('../../src/util/rpc');
 const { tmpDir } = require('../helpers');
 
@@ -17,8 +17,7 @@ const { tmpDir } = require('../helpers');
 async function startGeth({ period = 1, transport = 'http', extra = [] } = {}) {
   const bin = await geth.ensureBinary({ CLIENT_VERSION: geth.defaults.CLIENT_VERSION, CLIENT_BIN: '' }, (m) => process.stderr.write(`${m}\n`));
   const dir = tmpDir('chainperf-geth-');
-  const rpc = await freePort();
-  const metrics = await freePort();
+  const { rpc, metrics, p2p, auth } = await freePorts(['rpc', 'metrics', 'p2p', 'auth']);
   const log = fs.openSync(path.join(dir, 'geth.log'), 'a');
   const endpoint = transport === 'ws'
     ? ['--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(rpc), '--ws.api', 'eth,net,web3']
@@ -27,7 +26,7 @@ async function startGeth({ period = 1, transport = 'http', extra = [] } = {}) {
     '--dev', ...(period ? ['--dev.period', String(period)] : []), '--datadir', path.join(dir, 'data'),
     ...endpoint,
     '--metrics', '--metrics.addr', '127.0.0.1', '--metrics.port', String(metrics),
-    '--port', String(await freePort()), '--authrpc.port', String(await freePort()), '--ipcdisable', '--nodiscover',
+    '--port', String(p2p), '--authrpc.port', String(auth), '--ipcdisable', '--nodiscover',
     ...extra,
   ], { stdio: ['ignore', log, log] });
   fs.closeSync(log);

@@ -9,7 +9,9 @@ const chains = require('../../src/chains');
 const { KEYS } = require('../../src/scenario/keys');
 const { resolveScenario } = require('../../src/scenario/resolve');
 const { shellJoin } = require('../../src/runtime/compose');
-const { tmpDir, writeScenario } = require('../helpers');
+const fs = require('node:fs');
+const path = require('node:path');
+const { ROOT, tmpDir, writeScenario } = require('../helpers');
 
 const resolve = (file, env = {}) => resolveScenario(file, { env, cpuCount: 2, dockerEngine: null });
 
@@ -86,5 +88,38 @@ describe('client registry', () => {
 
   it('the container command survives Compose\'s splitting: quoted where a shell would split or expand', () => {
     assert.equal(shellJoin(['--a', 'b c', '*', "it's", '--x=1,2']), "--a 'b c' '*' 'it'\\''s' --x=1,2");
+  });
+
+  it('generic modules reach a chain family only through the chain hooks (no family named in their code)', () => {
+    const own = ['src/chains/', 'src/clients/', 'src/workload/processors/'];
+    const files = [];
+    const walk = (dir) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const f = path.join(dir, e.name);
+        if (e.isDirectory()) walk(f);
+        else if (f.endsWith('.js')) files.push(f);
+      }
+    };
+    walk(path.join(ROOT, 'src'));
+    const generic = files.filter((f) => !own.some((d) => path.relative(ROOT, f).startsWith(d)));
+    assert.ok(generic.length > 50, 'the walk found the sources');
+    const named = /\.substrate\b|family\s*[!=]==|['"]substrate['"]|chains\/substrate\//;
+    for (const f of generic) {
+      const code = fs.readFileSync(f, 'utf8').split('\n').filter((l) => !/^\s*(\/\/|\*|\/\*)/.test(l));
+      const hits = code.filter((l) => named.test(l.replace(/\s\/\/ .*$/, '')));
+      assert.deepEqual(hits, [], path.relative(ROOT, f));
+    }
+  });
+
+  it('the Substrate family\'s hooks carry its records, warnings and summary lines', () => {
+    const chain = chains.polkadot;
+    const part = { substrate: { ops: { 'at.system.events': { ok: 4, failed: 1 } }, op_errors: {}, notifications: 2, tx: { submitted: 3, included: 2, failed: 1, inclusion_ms: [100, 300], errors: { 'x: y': 1 } } } };
+    const { fields, writes } = chain.windowRecords([part, {}], 10);
+    assert.equal(fields.substrate.operations_ok, 4);
+    assert.deepEqual({ tps: writes.tps, submitted_tps: writes.submitted_tps, failed: writes.failed }, { tps: 0.2, submitted_tps: 0.3, failed: 1 });
+    assert.equal(chain.windowRecords([{}], 10), null, 'no Substrate processor, no records');
+    assert.deepEqual(chain.runWarnings({ substrate: fields.substrate }), ['1 operations failed in the window (see substrate.operation_errors)']);
+    assert.match(chain.reportLines({ substrate: fields.substrate }).join('\n'), /4 operations of the mix completed in the window; 2 new-head notifications/);
+    assert.equal(chains.ethereum.windowRecords, undefined, 'the Ethereum family keeps its records in the generic figures');
   });
 });

@@ -6,7 +6,10 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
+const yaml = require('js-yaml');
 const { composeFiles, composeEnv, prometheusConfig, projectName } = require('../../src/runtime/compose');
+const { rulesFile, RULES } = require('../../src/runtime/prometheus-rules');
+const clients = require('../../src/clients');
 const { cadvisorSource } = require('../../src/measure/cadvisor');
 const { resolveScenario } = require('../../src/scenario/resolve');
 const { computeFigures, cpuPerRequestBetween } = require('../../src/figures');
@@ -52,7 +55,7 @@ describe('compose runtime: scenario to compose project', () => {
   it('sets every variable the compose files read, from the scenario', () => {
     const { scenario } = resolve('RUNTIME=compose\nDB_CACHE_MB=32\nPEERS=4\nCORES=1\n');
     const images = { node: { ref: 'n:1' }, prometheus: { ref: 'p:1' }, cadvisor: { ref: 'c:1' }, grafana: { skipped: 'no image' } };
-    const env = composeEnv(scenario, { images, ports: { rpc: 1, ws: 2, prometheus: 3, cadvisor: 4, grafana: 5 }, nodeCpus: '0', promConfig: '/tmp/p.yml', grafanaPassword: 'x' });
+    const env = composeEnv(scenario, { images, ports: { rpc: 1, ws: 2, prometheus: 3, cadvisor: 4, grafana: 5 }, nodeCpus: '0', promConfig: '/tmp/p.yml', promRules: '/tmp/r.yml', grafanaPassword: 'x' });
     assert.equal(env.DB_CACHE_MB, '32');
     assert.equal(env.PEERS, '4');
     assert.equal(env.NODE_CPUSET, '0');
@@ -86,6 +89,37 @@ describe('compose runtime: scenario to compose project', () => {
     assert.match(text, /run_id: '20261122-101010-abcd'/);
     assert.doesNotMatch(text, /__[A-Z_]+__/);
     assert.equal(projectName('20261122-101010-ABcd'), 'chainperf-20261122-101010-abcd');
+    assert.match(text, /rule_files:\n {2}- \/etc\/chainperf\/rules.yml/);
+  });
+
+  it('records the client\'s request, failure and latency metrics under the names the dashboard queries', () => {
+    const geth = yaml.load(rulesFile(clients.geth)).groups[0].rules;
+    assert.deepEqual(geth.map((r) => r.record), [RULES.requests, RULES.failures, RULES.latency]);
+    assert.equal(geth[0].expr, 'sum(rate(rpc_requests{job="node"}[5s]))');
+    assert.match(geth[2].expr, /rpc_duration_all\{job="node", quantile=~"0.5\|0.95\|0.99"\}\) \* 1e-9$/, 'geth\'s summary is in nanoseconds');
+    assert.deepEqual(yaml.load(rulesFile(clients['polkadot-omni-node'])).groups[0].rules.map((r) => r.expr), ['sum(rate(substrate_rpc_calls_finished{job="node"}[5s]))']);
+    assert.deepEqual(yaml.load(rulesFile(clients.chopsticks)).groups[0].rules, [], 'no metrics: no rule');
+    assert.deepEqual(yaml.load(fs.readFileSync(path.join(ROOT, 'prometheus', 'rules.yml'), 'utf8')), { groups: [] });
+  });
+
+  it('the Grafana dashboard queries cAdvisor and the recording rules, no client\'s own metric names', () => {
+    const dash = JSON.parse(fs.readFileSync(path.join(ROOT, 'grafana', 'dashboards', 'chainperf-node.json'), 'utf8'));
+    const exprs = dash.panels.flatMap((p) => (p.targets || []).map((t) => t.expr));
+    const clientNames = new Set(Object.values(clients).flatMap((c) => {
+      const m = c.metrics || {};
+      return [m.cpu, m.requests, m.failures, m.latency && m.latency.summary].filter(Boolean);
+    }));
+    for (const e of exprs) {
+      for (const name of clientNames) assert.ok(!new RegExp(`\\b${name}\\b`).test(e), `${e} queries ${name}`);
+      // the metric names: what is left once label matchers, ranges, grouping and function calls are taken out
+      const bare = e.replace(/\{[^}]*\}|\[[^\]]*\]|by \([^)]*\)/g, ' ').replace(/[A-Za-z_][\w]*\s*\(/g, ' ');
+      const metrics = bare.match(/[A-Za-z_:][\w:]*/g) || [];
+      assert.ok(metrics.length > 0, e);
+      for (const metric of metrics) {
+        assert.ok(metric.startsWith('container_') || Object.values(RULES).includes(metric), `${e}: ${metric}`);
+      }
+    }
+    for (const rule of Object.values(RULES)) assert.ok(exprs.some((e) => e.includes(rule)), `no panel shows ${rule}`);
   });
 });
 

@@ -17,7 +17,7 @@ const { accountKey, accountInfo, fundedSpec, devUris, keyring, TOTAL_ISSUANCE, F
 const { wsUrl, httpUrl } = require('../../src/chains/substrate/url');
 const { classifySubstrateError, instrument, unmemoizeRpcCore } = require('../../src/workload/processors/substrate-rpc');
 const { newRecorder } = require('../../src/workload/samples');
-const { mergeSubstrate } = require('../../src/workload/samples');
+const { mergeSubstrate } = require('../../src/chains/substrate/window');
 const { seededRandom } = require('../../src/util/random');
 const { loadMix } = require('../../src/workload/artillery');
 
@@ -179,7 +179,7 @@ describe('Substrate scenario keys', () => {
 
   it('attach to a Substrate node needs NODE_PID: it exports no process CPU counter', () => {
     const { errors } = resolve(writeScenario(dir, 't', 'CHAIN=kusama\nCLIENT=polkadot\nRUNTIME=attach\nRPC_URL=wss://rpc.example:443\nMETRICS_URL=http://127.0.0.1:9615/metrics\n'));
-    assert.match(errors.join('\n'), /a Substrate node exports no process CPU counter: give NODE_PID/);
+    assert.match(errors.join('\n'), /polkadot exports no process CPU counter chainperf knows: give NODE_PID/);
   });
 
   it('WORKLOAD=method:<operation> takes the Substrate operations, with a suggestion', () => {

@@ -5,6 +5,7 @@ const assert = require('node:assert/strict');
 const { mergeWrites, writesFigures, subscriptionFigures } = require('../../src/workload/write-figures');
 const { resolveScenario } = require('../../src/scenario/resolve');
 const { workloadLines } = require('../../src/report/workloads');
+const chains = require('../../src/chains');
 const { tmpDir, writeScenario } = require('../helpers');
 
 const window = { start_ms: 0, end_ms: 10000 };
@@ -23,10 +24,12 @@ describe('write figures', () => {
     assert.equal(f.inclusion_ms.p99, 1000);
   });
 
-  it('Substrate: the same fields from substrate.transactions; none without writes', () => {
-    const substrate = { transactions: { submitted: 20, included: 18, failed: 1, errors: { x: 1 }, tps: 1.8, inclusion_latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } } };
-    const f = writesFigures({ substrate, window });
-    assert.deepEqual(f, { tps: 1.8, submitted_tps: 2, submitted: 20, included: 18, failed: 1, inclusion_ms: { p50: 1, p95: 2, p99: 3, max: 4 }, errors: { x: 1 } });
+  it('Substrate: the same fields from its transfers, through the chain\'s windowRecords hook; none without writes', () => {
+    const part = { substrate: { ops: {}, op_errors: {}, notifications: 0, tx: { submitted: 20, included: 18, failed: 1, inclusion_ms: [1, 1, 2, 3, 4], errors: { x: 1 } } } };
+    const own = chains.polkadot.windowRecords([part, {}], 10);
+    const f = writesFigures({ chainWrites: own.writes, window });
+    assert.deepEqual({ ...f, inclusion_ms: f.inclusion_ms.p50 }, { tps: 1.8, submitted_tps: 2, submitted: 20, included: 18, failed: 1, inclusion_ms: 2, errors: { x: 1 } });
+    assert.equal(own.fields.substrate.transactions.included, 18, 'run.json keeps substrate.transactions');
     assert.equal(writesFigures({ window }), null);
     assert.equal(mergeWrites([{}]), null);
   });

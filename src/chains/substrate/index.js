@@ -6,7 +6,7 @@
 const path = require('node:path');
 const { METHODS, missingForMix } = require('./ops');
 const { waitForSync } = require('./sync');
-const { ensureChainSpec } = require('./specs');
+const { ensureChainSpec, isPath } = require('./specs');
 // @polkadot/api is loaded when a run needs it, not when a scenario is resolved.
 const createHistory = (...a) => require('./history').createHistory(...a);
 const harvest = (...a) => require('./harvest').harvest(...a);
@@ -14,6 +14,8 @@ const describePool = (...a) => require('./harvest').describePool(...a);
 const fundedSpec = (...a) => require('./accounts').fundedSpec(...a);
 const { rpcCall } = require('../../util/rpc');
 const { httpUrl } = require('./url');
+const { checkScenario } = require('./checks');
+const { windowRecords, runWarnings, reportLines } = require('./window');
 
 /** Signer accounts funded for the transfer workload: one per virtual user (open loop: up to 256 at once). */
 const signerCount = (s) => (s.RATE ? 256 : s.CONCURRENCY);
@@ -31,6 +33,13 @@ async function prepare(s, { workDir, log, client }) {
   const f = await fundedSpec(src, out, { accounts: s.HISTORY_ACCOUNTS + signerCount(s) });
   log(`chain spec ${f.id} (${f.name}) from ${src}; ${f.funded} dev accounts funded in its genesis`);
   return { chainSpec: out, source: src, funded: f.funded };
+}
+
+/** `./run.sh config`: what prepare() would return, named without writing anything. */
+function prepareDryRun(s, { client, dir }) {
+  if (!s.CHAIN_SPEC) return {};
+  if (client.builtinSpecs && client.builtinSpecs.includes(s.CHAIN_SPEC)) return { chainSpec: s.CHAIN_SPEC };
+  return { chainSpec: path.join(dir, `${path.basename(s.CHAIN_SPEC, '.json')}.chainperf.json`) };
 }
 
 /** `./run.sh install`: the chain spec file, downloaded when it is a shipped name. */
@@ -54,6 +63,7 @@ function substrateChain(name, defaultSpec) {
     /** The artillery processor that sends this chain's requests. */
     processor: require.resolve('../../workload/processors/substrate'),
     prepare,
+    prepareDryRun,
     install,
     clientVersion,
     waitForSync,
@@ -61,6 +71,17 @@ function substrateChain(name, defaultSpec) {
     harvest,
     describePool,
     missingForMix,
+    // Hooks the generic code calls without knowing the family:
+    familyLabel: 'Substrate',
+    /** Scenario keys only this family reads: refused for any other chain. */
+    ownKeys: ['CHAIN_SPEC', 'TRIE_CACHE_MB'],
+    checkScenario,
+    windowRecords,
+    runWarnings,
+    reportLines,
+    generatorLabel: () => 'artillery + @polkadot/api over WebSocket',
+    /** The node starts from a chain spec file the compose runtime mounts (prepare's chainSpec, when it is a file). */
+    chainSpecFile: (prepared) => (prepared && prepared.chainSpec && isPath(prepared.chainSpec) ? prepared.chainSpec : null),
   };
 }
 
