@@ -9,8 +9,17 @@ const Ajv2020 = require('ajv/dist/2020');
 
 const ROOT = path.resolve(__dirname, '..');
 
+const made = [];
+// The tests' temporary folders go when the test process ends (a failed test's folder included:
+// its files are in the test's own output when they matter).
+process.on('exit', () => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function tmpDir(prefix = 'chainperf-test-') {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 /** Writes a scenario file and returns its path. */

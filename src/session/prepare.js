@@ -64,6 +64,7 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
     run.state = {
       profile: m.profile, dir: stack.state.dir, accounts: m.accounts, slots: m.slots, history: m.history,
       size_bytes: m.size_bytes, build_seconds: m.build_seconds, built_at: m.built_at, distribution: s.STATE_DISTRIBUTION,
+      ...(stack.state.evicted ? { evicted: stack.state.evicted } : {}),
     };
   }
   if (chain.prepareWrites && Object.keys(mix).some((m) => m.startsWith('tx.'))) {

@@ -5,6 +5,9 @@
 //   compose: a Docker volume of the run, filled with a copy of it and removed
 //            with the project (KEEP=volume or stack keep it)
 // and the run's parameter pool, drawn from the state's manifest.
+// With MEMORY_MB the copy is then evicted from the page cache: the copy's pages
+// were charged to chainperf, not to the node, so left cached they would answer
+// the node's reads from beyond its memory limit and no read would reach the disk.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -12,6 +15,16 @@ const { execFileSync } = require('node:child_process');
 const { ensureState } = require('./build');
 const { statePool } = require('./pool');
 const { rpcCall } = require('../util/rpc');
+const { evictDir } = require('../measure/cold');
+
+/** MEMORY_MB: the restored copy leaves the page cache, so the node reads it within its own limit. */
+function evictRestored(s, dir, log) {
+  if (!s.MEMORY_MB) return null;
+  const evicted = evictDir(dir);
+  const mib = (x) => (x === null ? 'n/a' : `${(x / 2 ** 20).toFixed(1)} MiB`);
+  log(`STATE=${s.STATE} with MEMORY_MB=${s.MEMORY_MB}: the copy evicted from the page cache (${mib(evicted.bytes)} in ${evicted.files} files; cached before ${mib(evicted.resident_before)}, after ${mib(evicted.resident_after)}), so the node's reads come within its memory limit`);
+  return evicted;
+}
 
 /** The version part of `geth version` ("1.16.7-stable" -> "1.16.7"). */
 const plainVersion = (v) => String(v).replace(/-.*$/, '');
@@ -23,7 +36,8 @@ async function restoreHostState(s, { bin, version, dataDir, log, signal }) {
   fs.rmSync(dataDir, { recursive: true, force: true });
   execFileSync('cp', ['-a', '--reflink=auto', st.dataDir, dataDir]);
   log(`STATE=${s.STATE}: copied ${st.dir} into the run's data directory in ${((Date.now() - from) / 1000).toFixed(1)} s (the cached state is never written)`);
-  return st;
+  const evicted = evictRestored(s, dataDir, log);
+  return evicted ? { ...st, evicted } : st;
 }
 
 /** Compose runtime: a new volume of the run holding a copy of the state; returns its name and a remover. */
@@ -43,7 +57,16 @@ async function restoreComposeState(s, { bin, version, volume, docker, baseRef, l
     throw new Error(`cannot copy STATE=${s.STATE} into volume ${volume}: ${String(err.stderr || err.message).trim()}`);
   }
   log(`STATE=${s.STATE}: copied ${st.dir} into volume ${volume} in ${((Date.now() - from) / 1000).toFixed(1)} s`);
-  return { state: st, remove };
+  let evicted = null;
+  if (s.MEMORY_MB) {
+    const info = await docker.engine('GET', `/volumes/${encodeURIComponent(volume)}`);
+    if (info.status !== 200 || !info.body || !info.body.Mountpoint) {
+      await remove();
+      throw new Error(`MEMORY_MB: cannot find volume ${volume} on this host to evict its copy of the state from the page cache (HTTP ${info.status})`);
+    }
+    evicted = evictRestored(s, info.body.Mountpoint, log);
+  }
+  return { state: evicted ? { ...st, evicted } : st, remove };
 }
 
 /** The run's parameter pool from a restored state. */

@@ -138,6 +138,9 @@ describe('compose runtime: STATE=small, MEMORY_MB, DISK_* and COLD=yes on the ge
   it('ran on a volume of the run restored from the state, removed at the end', async () => {
     const m = /copied \S+ into volume (\S+) in/.exec(fs.readFileSync(path.join(res.reportDir, 'run.log'), 'utf8'));
     assert.ok(m, 'the state was copied into a volume');
+    // MEMORY_MB: the copy's pages left the page cache, so the node reads within its own limit
+    assert.ok(run.state.evicted.files > 0 && run.state.evicted.bytes > 0, JSON.stringify(run.state.evicted));
+    assert.equal(run.state.evicted.resident_after, 0);
     assert.equal((await docker.engine('GET', `/volumes/${m[1]}`)).status, 404, 'the run\'s state volume is gone');
     assert.equal(run.history, undefined);
     assert.ok(Number.isInteger(run.node.io.read_ops));
