@@ -111,7 +111,7 @@ async function startBuilder(bin, dataDir, engine, logFile) {
   });
   const deadline = Date.now() + 120000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`geth exited (status ${child.exitCode}) while starting on the new state; see ${logFile}`);
+    if (child.exitCode !== null) throw new Error(`geth exited (status ${child.exitCode}) while starting on the new state`);
     try {
       await rpcCall(url, 'eth_blockNumber', [], { timeoutMs: 2000 });
       return { url, stop };
@@ -245,6 +245,13 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
     log(`STATE=${name} built in ${manifest.build_seconds} s: ${(manifest.size_bytes / 2 ** 20).toFixed(1)} MiB, ${manifest.accounts} accounts, blocks ${manifest.history.first_block}..${manifest.history.last_block}`);
     return { dir, dataDir: path.join(dir, 'data'), manifest: readManifest(dir), built: true };
   } catch (err) {
+    // The half-built folder goes; the builder's geth log stays beside the cache, named in the error.
+    const buildLog = path.join(tmp, 'build.log');
+    if (fs.existsSync(buildLog)) {
+      const kept = `${dir}.failed-build.log`;
+      fs.copyFileSync(buildLog, kept);
+      err.message += ` (the builder's geth log: ${kept})`;
+    }
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;
   }

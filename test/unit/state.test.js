@@ -96,3 +96,45 @@ describe('STATE keys', () => {
     assert.match(resolve('RUNTIME=host\nSTATE=huge\n').errors.join('\n'), /STATE: expected one of dev \| small \| medium \| large/);
   });
 });
+
+describe('STATE build failure', () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const { ensureState, stateDir } = require('../../src/state/build');
+
+  it('removes the half-built folder and keeps the builder\'s geth log beside the cache, named in the error', async function () {
+    this.timeout(60000);
+    const dir = tmpDir();
+    // A stand-in geth: everything up to the builder succeeds, then the builder node fails to start.
+    const bin = path.join(dir, 'geth');
+    fs.writeFileSync(bin, `#!/bin/sh
+case "$*" in
+  *dumpgenesis*) echo '{"config":{},"alloc":{}}' ;;
+  init*|*"db put"*|*"db compact"*) exit 0 ;;
+  *"db get"*) echo "key: 0x${'ab'.repeat(32)}" ;;
+  *) echo "Fatal: the builder cannot start"; exit 3 ;;
+esac
+`, { mode: 0o755 });
+    const saved = process.env.CHAINPERF_CACHE;
+    process.env.CHAINPERF_CACHE = path.join(dir, 'cache');
+    try {
+      const target = stateDir('small', '0.0.0', 'pebble');
+      await assert.rejects(
+        ensureState({ profile: 'small', bin, version: '0.0.0', engine: 'pebble', log: () => {} }),
+        (err) => {
+          assert.match(err.message, /geth exited \(status 3\) while starting on the new state \(the builder's geth log: (\S+)\)/);
+          const kept = /geth log: (\S+)\)/.exec(err.message)[1];
+          assert.equal(kept, `${target}.failed-build.log`);
+          assert.match(fs.readFileSync(kept, 'utf8'), /Fatal: the builder cannot start/);
+          return true;
+        },
+      );
+      const left = fs.readdirSync(path.dirname(target));
+      assert.deepEqual(left.filter((f) => f.includes('.building-')), [], 'no half-built folder');
+      assert.ok(!fs.existsSync(target), 'no state');
+    } finally {
+      if (saved === undefined) delete process.env.CHAINPERF_CACHE;
+      else process.env.CHAINPERF_CACHE = saved;
+    }
+  });
+});
