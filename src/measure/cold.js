@@ -35,6 +35,9 @@ function residentBytes(files) {
   }
 }
 
+/** Bytes as MiB for the log; n/a where fincore could not tell. */
+const mib = (x) => (x === null ? 'n/a' : `${(x / 2 ** 20).toFixed(1)} MiB`);
+
 /** Writes out and evicts every file under dir from the page cache; returns {files, bytes, resident_before, resident_after}. */
 function evictDir(dir) {
   const files = filesUnder(dir);
@@ -64,9 +67,8 @@ async function coldRestart({ s, stack, chain, signal }, evict = evictDir) {
   });
   await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
   const seconds = (Date.now() - from) / 1000;
-  const mib = (x) => (x === null ? 'n/a' : `${(x / 2 ** 20).toFixed(1)} MiB`);
   log(`COLD=yes: evicted ${evicted.files} files of node data (${mib(evicted.bytes)}; in the page cache before ${mib(evicted.resident_before)}, after ${mib(evicted.resident_after)}); the node is back and synced after ${seconds.toFixed(1)} s`);
   return { seconds, evicted };
 }
 
-module.exports = { coldRestart, evictDir, residentBytes };
+module.exports = { coldRestart, evictDir, residentBytes, mib };

@@ -15,15 +15,13 @@ const { execFileSync } = require('node:child_process');
 const { ensureState } = require('./build');
 const { statePool } = require('./pool');
 const { rpcCall } = require('../util/rpc');
-const { evictDir } = require('../measure/cold');
+const { evictDir, mib } = require('../measure/cold');
 
-/** MEMORY_MB: the restored copy leaves the page cache, so the node reads it within its own limit. */
-function evictRestored(s, dir, log) {
-  if (!s.MEMORY_MB) return null;
+/** MEMORY_MB: the restored copy (in dir) leaves the page cache, so the node reads it within its own limit; st with what was evicted. */
+function evictRestored(s, st, dir, log) {
   const evicted = evictDir(dir);
-  const mib = (x) => (x === null ? 'n/a' : `${(x / 2 ** 20).toFixed(1)} MiB`);
   log(`STATE=${s.STATE} with MEMORY_MB=${s.MEMORY_MB}: the copy evicted from the page cache (${mib(evicted.bytes)} in ${evicted.files} files; cached before ${mib(evicted.resident_before)}, after ${mib(evicted.resident_after)}), so the node's reads come within its memory limit`);
-  return evicted;
+  return { ...st, evicted };
 }
 
 /** The version part of `geth version` ("1.16.7-stable" -> "1.16.7"). */
@@ -36,8 +34,7 @@ async function restoreHostState(s, { bin, version, dataDir, log, signal }) {
   fs.rmSync(dataDir, { recursive: true, force: true });
   execFileSync('cp', ['-a', '--reflink=auto', st.dataDir, dataDir]);
   log(`STATE=${s.STATE}: copied ${st.dir} into the run's data directory in ${((Date.now() - from) / 1000).toFixed(1)} s (the cached state is never written)`);
-  const evicted = evictRestored(s, dataDir, log);
-  return evicted ? { ...st, evicted } : st;
+  return s.MEMORY_MB ? evictRestored(s, st, dataDir, log) : st;
 }
 
 /** Compose runtime: a new volume of the run holding a copy of the state; returns its name and a remover. */
@@ -57,16 +54,15 @@ async function restoreComposeState(s, { bin, version, volume, docker, baseRef, l
     throw new Error(`cannot copy STATE=${s.STATE} into volume ${volume}: ${String(err.stderr || err.message).trim()}`);
   }
   log(`STATE=${s.STATE}: copied ${st.dir} into volume ${volume} in ${((Date.now() - from) / 1000).toFixed(1)} s`);
-  let evicted = null;
   if (s.MEMORY_MB) {
     const info = await docker.engine('GET', `/volumes/${encodeURIComponent(volume)}`);
     if (info.status !== 200 || !info.body || !info.body.Mountpoint) {
       await remove();
       throw new Error(`MEMORY_MB: cannot find volume ${volume} on this host to evict its copy of the state from the page cache (HTTP ${info.status})`);
     }
-    evicted = evictRestored(s, info.body.Mountpoint, log);
+    return { state: evictRestored(s, st, info.body.Mountpoint, log), remove };
   }
-  return { state: evicted ? { ...st, evicted } : st, remove };
+  return { state: st, remove };
 }
 
 /** The run's parameter pool from a restored state. */

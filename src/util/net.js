@@ -12,14 +12,6 @@ function listenOnAny() {
 
 const closeServer = (srv) => new Promise((resolve) => srv.close(() => resolve()));
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-async function freePort() {
-  const srv = await listenOnAny();
-  const { port } = srv.address();
-  await closeServer(srv);
-  return port;
-}
-
 /**
  * One free port per name, all different: every port is held until all are chosen, since two
  * freePort() calls in a row can return the same port (the kernel may hand a closed one out again),
@@ -33,6 +25,11 @@ async function freePorts(names) {
   } finally {
     await Promise.all(servers.map(closeServer));
   }
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+async function freePort() {
+  return (await freePorts(['port'])).port;
 }
 
 module.exports = { freePort, freePorts };
