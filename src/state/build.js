@@ -2,8 +2,8 @@
 // Builds a STATE profile's geth data directory once and caches it outside the
 // repository (~/.cache/chainperf/state/<profile>-geth-<version>-<engine>):
 // a genesis with the profile's accounts and storage slots, `geth init`, then
-// geth --dev on it while the history's transactions are sent, then a clean
-// stop. The directory is built beside its final place and renamed into it
+// geth --dev on it while the history's transactions are sent and StateStore
+// calls grow the state, then a clean stop. The directory is built beside its final place and renamed into it
 // when complete, so a run never finds half a state. Runs restore a copy
 // (state/restore.js) and never write into the cache.
 
@@ -21,7 +21,11 @@ const LOGGER = require('../chains/ethereum/contracts/Logger.json');
 const P = require('./profiles');
 
 const ROUND_PER_SIGNER = 4; // transactions each signer sends per round: 256 a round, so history spreads over many blocks
-const FORMAT = 3; // of the built state: a cached state of another format is built again (3: without the genesis alloc blob)
+const FORMAT = 4; // of the built state: a cached state of another format is built again (4: StateStore, its filled accounts and slots)
+// Blocks of 2G gas, so a round of StateStore calls (64 of up to 15M gas) stays under half of one and the
+// base fee does not climb; a call stays under the 2^24 gas cap of one transaction.
+const BUILD_GAS_LIMIT = 2_000_000_000;
+const FILL_PER_CALL = { slots: 650, accounts: 400 }; // about 14.5M and 13.9M gas
 
 /** Where a profile's state lives in the cache. */
 function stateDir(profile, version, engine) {
@@ -43,7 +47,7 @@ function writeGenesis(bin, file, profile, log) {
   const dev = JSON.parse(execFileSync(bin, ['--dev', 'dumpgenesis'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 }));
   const alloc = dev.alloc;
   delete dev.alloc;
-  dev.gasLimit = '0x1c9c380'; // 30M gas: room for the history's rounds
+  dev.gasLimit = ethers.toQuantity(BUILD_GAS_LIMIT);
   const fd = fs.openSync(file, 'w');
   const head = JSON.stringify(dev);
   fs.writeSync(fd, `${head.slice(0, -1)},"alloc":{`);
@@ -101,6 +105,7 @@ async function startBuilder(bin, dataDir, engine, logFile) {
     '--http', '--http.addr', '127.0.0.1', '--http.port', String(port), '--http.api', 'eth,net,web3',
     '--port', String(p2p), '--authrpc.port', String(auth), '--ipcdisable', '--nodiscover', '--maxpeers', '0',
     '--txpool.accountslots', String(ROUND_PER_SIGNER * 2), '--txpool.globalslots', '20000', '--txpool.globalqueue', '20000',
+    '--miner.gaslimit', String(BUILD_GAS_LIMIT),
   ], { stdio: ['ignore', out, out] });
   fs.closeSync(out);
   const url = `http://127.0.0.1:${port}`;
@@ -136,20 +141,26 @@ async function waitMined(url, wallets, nonces, signal) {
   }
 }
 
-/**
- * Sends the history: the Logger contract deployed, then transfers to new accounts and Logger calls in rounds.
- * @returns {Promise<{logger:string, tx_hashes:string[], first_block:number, last_block:number}>}
- */
-async function sendHistory(url, profile, { log, signal }) {
+/** The signers and a send(k, tx) that signs with signer k at its next nonce; resolves the transaction's hash. */
+async function signers(url, signal) {
   const chainId = Number(await rpcCall(url, 'eth_chainId', [], { signal }));
   const wallets = P.signerWallets();
-  const nonces = wallets.map(() => 0);
+  const nonces = await mapLimit(wallets, 8, async (w) => Number(await rpcCall(url, 'eth_getTransactionCount', [w.address, 'pending'], { signal })));
   const fee = { maxFeePerGas: ethers.parseUnits('20', 'gwei'), maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'), chainId, type: 2 };
   const send = async (k, tx) => {
     const signed = await wallets[k].signTransaction({ ...tx, ...fee, nonce: nonces[k]++ });
     await rpcCall(url, 'eth_sendRawTransaction', [signed], { signal, timeoutMs: 30000 });
     return ethers.keccak256(signed);
   };
+  return { wallets, nonces, send };
+}
+
+/**
+ * Sends the history: the Logger contract deployed, then transfers to new accounts and Logger calls in rounds.
+ * @returns {Promise<{logger:string, tx_hashes:string[], first_block:number, last_block:number}>}
+ */
+async function sendHistory(url, profile, { log, signal }) {
+  const { wallets, nonces, send } = await signers(url, signal);
   const firstBlock = Number(await rpcCall(url, 'eth_blockNumber', [], { signal })) + 1;
   const deploy = await send(0, { data: LOGGER.bytecode, gasLimit: 1_000_000 });
   await waitMined(url, wallets, nonces, signal);
@@ -179,6 +190,54 @@ async function sendHistory(url, profile, { log, signal }) {
   }
   const lastBlock = Number(await rpcCall(url, 'eth_blockNumber', [], { signal }));
   return { logger, tx_hashes: hashes, first_block: firstBlock, last_block: lastBlock, transfers: transfer, calls: call };
+}
+
+/**
+ * Grows the state with StateStore calls: `count` items of a kind ('slots' or 'accounts') from index `from`,
+ * a round of one call per signer at a time, the next round sent while the last is mined.
+ * @returns {Promise<{seconds:number, transactions:number}>}
+ */
+async function fillState(url, kind, from, count, { log, signal }) {
+  if (count <= 0) return { seconds: 0, transactions: 0 };
+  const { wallets, nonces, send } = await signers(url, signal);
+  const iface = new ethers.Interface(P.STORE.abi);
+  const per = FILL_PER_CALL[kind];
+  const t0 = Date.now();
+  const step = Math.max(1, Math.floor(count / 20));
+  let done = 0;
+  let reported = 0;
+  let calls = 0;
+  let previous = null; // the nonces a round reached, to wait for while the next one is sent
+  while (done < count) {
+    for (let k = 0; k < wallets.length && done < count; k++) {
+      const n = Math.min(per, count - done);
+      const data = iface.encodeFunctionData(kind === 'slots' ? 'fillSlots' : 'fillAccounts', [from + done, n]);
+      await send(k, { to: P.STORAGE_CONTRACT, data, gasLimit: 16_000_000, value: kind === 'slots' ? 0n : BigInt(n) });
+      done += n;
+      calls++;
+    }
+    if (previous) await waitMined(url, wallets, previous, signal);
+    previous = [...nonces];
+    if (done - reported >= step || done === count) {
+      reported = done;
+      const s = (Date.now() - t0) / 1000;
+      log(`state fill: ${done} of ${count} ${kind} sent (${Math.round(done / s)} a second)`);
+    }
+  }
+  await waitMined(url, wallets, nonces, signal);
+  await checkFilled(url, kind, from + count - 1, signal);
+  return { seconds: Math.round((Date.now() - t0) / 100) / 10, transactions: calls };
+}
+
+/** The last item a fill wrote is in the state (a StateStore call that ran out of gas would have left it out). */
+async function checkFilled(url, kind, last, signal) {
+  if (kind === 'slots') {
+    const v = await rpcCall(url, 'eth_getStorageAt', [P.STORAGE_CONTRACT, P.slotKey(last), 'latest'], { signal });
+    if (BigInt(v) !== BigInt(last + 1)) throw new Error(`state fill: slot ${last} holds ${v}, not ${last + 1}: a StateStore call failed`);
+  } else {
+    const v = await rpcCall(url, 'eth_getBalance', [P.accountAddress(last), 'latest'], { signal });
+    if (BigInt(v) < 1n) throw new Error(`state fill: account ${last} (${P.accountAddress(last)}) was not created: a StateStore call failed`);
+  }
 }
 
 function groupBy(xs, key) {
@@ -220,15 +279,20 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
     await dropGenesisSpec(bin, dataDir, log, signal);
     const node = await startBuilder(bin, dataDir, engine, path.join(tmp, 'build.log'));
     let history;
+    const fill = {};
     try {
       history = await sendHistory(node.url, profile, { log, signal });
+      fill.slots = await fillState(node.url, 'slots', profile.slots, profile.fill_slots, { log, signal });
+      fill.accounts = await fillState(node.url, 'accounts', profile.accounts + history.transfers, profile.fill_accounts, { log, signal });
     } finally {
       await node.stop();
     }
     fs.writeFileSync(path.join(tmp, 'tx_hashes.json'), `${JSON.stringify(history.tx_hashes)}\n`);
     const manifest = {
       format: FORMAT, profile: name, client: 'geth', version, db_engine: engine,
-      accounts: profile.accounts + history.transfers, genesis_accounts: profile.accounts, slots: profile.slots,
+      accounts: profile.accounts + history.transfers + profile.fill_accounts, genesis_accounts: profile.accounts,
+      slots: profile.slots + profile.fill_slots, genesis_slots: profile.slots,
+      fill: { accounts: profile.fill_accounts, slots: profile.fill_slots, seconds: fill.slots.seconds + fill.accounts.seconds, transactions: fill.slots.transactions + fill.accounts.transactions },
       storage_contract: P.STORAGE_CONTRACT, logger: history.logger, signers: P.signerWallets().map((w) => w.address),
       history: { first_block: history.first_block, last_block: history.last_block, transactions: history.tx_hashes.length, transfers: history.transfers, calls: history.calls },
       build_seconds: Math.round((Date.now() - from) / 100) / 10,

@@ -1,8 +1,12 @@
 'use strict';
 // The parameter pool of a STATE profile, drawn across the whole state and
-// history (not only the last blocks, as the dev chain's harvest does). The
-// generator picks uniformly from the pool's lists, so the draws here set the
-// distribution of what the node is asked for:
+// history (not only the last blocks, as the dev chain's harvest does).
+// Accounts and storage slots are drawn for each request by the generator
+// (stateSpace below): an index over all of the state's accounts or slots,
+// turned into the address or slot it names, so every one of them can be
+// asked for and the node's working set is the state, not a list. Blocks and
+// transactions (which cannot be derived from an index) are drawn here, and
+// the generator picks uniformly from those lists. The distributions:
 //   uniform - every account, slot, block and transaction equally likely.
 //   skewed  - hot and cold: 90% of draws from a hot 10% of the items, 10%
 //             from the other 90%, uniform within each. Hot accounts and slots
@@ -21,16 +25,40 @@ const HOT_DRAWS = 0.9; // the share of draws that go to it
 const DISTRIBUTIONS = ['uniform', 'skewed'];
 
 /**
- * Index drawer over [0, n): uniform, or skewed toward a hot tenth.
- * hot: 'recent' (the highest indices) or 'spread' (every index whose hash puts it in the tenth; fixed per n).
+ * Index drawer over [0, n): (r) => index, uniform or skewed toward a hot tenth.
+ * hot: 'recent' (the highest indices) or 'spread' (a fixed tenth spread over [0, n)).
  */
-function drawer(n, distribution, r, hot = 'spread') {
-  if (distribution === 'uniform' || n < 10) return () => Math.floor(r() * n);
+function indexDrawer(n, distribution, hot = 'spread') {
+  if (distribution === 'uniform' || n < 10) return (r) => Math.floor(r() * n);
   const hotN = Math.max(1, Math.floor(n * HOT_SHARE));
-  // 'spread': a fixed permutation-free mapping, i -> (i * stride + offset) mod n with stride coprime to n
+  // 'spread': k -> (k * stride + 7) mod n with stride coprime to n, a bijection, so the hot tenth is spread over [0, n)
   const stride = coprimeNear(n, Math.floor(n * 0.618034) || 1);
   const place = hot === 'recent' ? (k) => n - 1 - k : (k) => (k * stride + 7) % n;
-  return () => (r() < HOT_DRAWS ? place(Math.floor(r() * hotN)) : place(hotN + Math.floor(r() * (n - hotN))));
+  return (r) => (r() < HOT_DRAWS ? place(Math.floor(r() * hotN)) : place(hotN + Math.floor(r() * (n - hotN))));
+}
+
+/** indexDrawer bound to a random source: () => index. */
+function drawer(n, distribution, r, hot = 'spread') {
+  const d = indexDrawer(n, distribution, hot);
+  return () => d(r);
+}
+
+const spaces = new WeakMap(); // pool -> its drawers, built once per generator
+
+/**
+ * The generator's draw of an account address or storage slot key from the whole state, for pools that
+ * carry a state_space; null for other pools (the caller picks from the pool's list).
+ * @param {'account'|'slot'} kind
+ */
+function stateSpaceDraw(pool, kind, r) {
+  const space = pool.state_space;
+  if (!space) return null;
+  let d = spaces.get(pool);
+  if (!d) {
+    d = { account: indexDrawer(space.accounts, space.distribution), slot: indexDrawer(space.slots, space.distribution) };
+    spaces.set(pool, d);
+  }
+  return kind === 'account' ? P.accountAddressLower(d.account(r)) : P.slotKey(d.slot(r));
 }
 
 function gcd(a, b) {
@@ -78,6 +106,8 @@ function statePool(manifest, txHashes, { distribution, seed, head, chainId = 133
     contract: manifest.logger,
     storage_contract: manifest.storage_contract,
     storage_slots: slots,
+    // accounts and slots for each request: drawn over all of them by the generator (stateSpaceDraw)
+    state_space: { accounts: manifest.accounts, slots: manifest.slots, distribution },
     log_count: h.calls,
     call_data: callData,
     estimate_data: estimateData,
@@ -88,7 +118,7 @@ function statePool(manifest, txHashes, { distribution, seed, head, chainId = 133
 /** One line for the log. */
 function describeStatePool(pool) {
   const st = pool.state;
-  return `STATE=${st.profile}, ${st.distribution} draws (${st.draws} each) over ${st.accounts} accounts, ${st.slots} storage slots, blocks 1..${st.history_blocks} and ${st.transactions} transactions`;
+  return `STATE=${st.profile}, ${st.distribution} draws over ${st.accounts} accounts and ${st.slots} storage slots (for each request), and over blocks 1..${st.history_blocks} and ${st.transactions} transactions (${st.draws} of each)`;
 }
 
-module.exports = { statePool, describeStatePool, drawer, DISTRIBUTIONS, POOL_SIZE, HOT_SHARE, HOT_DRAWS };
+module.exports = { statePool, describeStatePool, drawer, indexDrawer, stateSpaceDraw, DISTRIBUTIONS, POOL_SIZE, HOT_SHARE, HOT_DRAWS };

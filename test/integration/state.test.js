@@ -74,4 +74,17 @@ describe('STATE=small: a built state restored for a run', () => {
     assert.equal(pool.contract, manifest.logger);
     assert.equal(pool.storage_contract, P.STORAGE_CONTRACT);
   });
+
+  it('holds the accounts and slots StateStore added after the history, and draws from them too', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    const profile = P.PROFILES.small;
+    assert.equal(manifest.fill.slots, profile.fill_slots);
+    assert.equal(manifest.fill.accounts, profile.fill_accounts);
+    assert.ok(manifest.fill.transactions > 0);
+    assert.equal(manifest.slots, manifest.genesis_slots + profile.fill_slots);
+    assert.equal(manifest.accounts, manifest.genesis_accounts + manifest.history.transfers + profile.fill_accounts);
+    assert.ok(pool.storage_slots.some((s) => BigInt(s) >= BigInt(manifest.genesis_slots)), 'no draw among the filled slots');
+    const filled = new Set(Array.from({ length: profile.fill_accounts }, (_, i) => P.accountAddress(manifest.accounts - 1 - i)));
+    assert.ok(pool.addresses.some((a) => filled.has(a)), 'no draw among the filled accounts');
+  });
 });

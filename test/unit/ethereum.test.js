@@ -5,7 +5,7 @@ const path = require('node:path');
 const { METHODS, paramsFor, LOGS_SPAN } = require('../../src/chains/ethereum/params');
 const { missingForMix } = require('../../src/chains/ethereum/harvest');
 const { seededRandom, weightedPicker } = require('../../src/util/random');
-const { compileLogger } = require('../../src/chains/ethereum/contracts/compile');
+const { compileContract, CONTRACTS } = require('../../src/chains/ethereum/contracts/compile');
 const { loadMix, buildScript } = require('../../src/workload/artillery');
 const { WRITE_KINDS } = require('../../src/workload/writes');
 const { SUB_KINDS } = require('../../src/workload/subscriptions');
@@ -80,12 +80,15 @@ describe('workloads', () => {
   });
 });
 
-describe('Logger contract', function () {
+describe('contracts', function () {
   this.timeout(60000);
-  it('Logger.json is the compilation of Logger.sol', () => {
-    const committed = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'chains', 'ethereum', 'contracts', 'Logger.json'), 'utf8'));
-    const fresh = compileLogger();
-    assert.equal(committed.bytecode, fresh.bytecode, 'run: node src/chains/ethereum/contracts/compile.js');
-    assert.deepEqual(committed.abi, fresh.abi);
-  });
+  for (const name of CONTRACTS) {
+    it(`${name}.json is the compilation of ${name}.sol`, () => {
+      const committed = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'chains', 'ethereum', 'contracts', `${name}.json`), 'utf8'));
+      const fresh = compileContract(name);
+      assert.equal(committed.bytecode, fresh.bytecode, 'run: npm run build:contract');
+      assert.equal(committed.deployedBytecode, fresh.deployedBytecode, 'run: npm run build:contract');
+      assert.deepEqual(committed.abi, fresh.abi);
+    });
+  }
 });

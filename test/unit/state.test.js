@@ -42,6 +42,30 @@ describe('STATE parameter distributions', () => {
     assert.ok(Math.min(...hotIdx) < N * 0.1 && Math.max(...hotIdx) > N * 0.9, 'hot items across the whole range');
   });
 
+  it('a state pool draws accounts and slots for each request over the whole state, not from its list', () => {
+    const manifest = {
+      profile: 'large', accounts: 6000000, slots: 11000000, storage_contract: P.STORAGE_CONTRACT, logger: `0x${'22'.repeat(20)}`,
+      signers: P.signerWallets().slice(0, 4).map((w) => w.address), history: { last_block: 300, calls: 5 },
+    };
+    const pool = statePool(manifest, [ethers.id('tx')], { distribution: 'uniform', seed: 1, head: 320, size: 100 });
+    assert.deepEqual(pool.state_space, { accounts: 6000000, slots: 11000000, distribution: 'uniform' });
+    const r = seededRandom(5);
+    const slots = Array.from({ length: 20000 }, () => Number(BigInt(paramsFor('eth_getStorageAt', pool, r)[1])));
+    assert.ok(slots.every((i) => Number.isInteger(i) && i >= 0 && i < 11000000));
+    assert.ok(new Set(slots).size > 19900, 'almost every draw a different slot');
+    assert.ok(Math.max(...slots) > 10000000 && Math.min(...slots) < 1000000, 'over the whole range');
+    const listed = new Set(pool.addresses.map((a) => a.toLowerCase()));
+    const accounts = Array.from({ length: 2000 }, () => paramsFor('eth_getBalance', pool, r)[0]);
+    assert.ok(accounts.filter((a) => !listed.has(a)).length > 1990, 'accounts beyond the pool\'s list');
+    // each is account i of the state for some i: check a sample against the derivation
+    const byAddress = new Map(Array.from({ length: 50000 }, (_, i) => [P.accountAddressLower(i), i]));
+    const small = statePool({ ...manifest, accounts: 50000 }, [ethers.id('tx')], { distribution: 'uniform', seed: 1, head: 320, size: 100 });
+    assert.ok(Array.from({ length: 500 }, () => paramsFor('eth_getBalance', small, r)[0]).every((a) => byAddress.has(a)));
+    // a pool without a state space (the dev chain's harvest) still picks from its lists
+    const devPool = { ...pool, state_space: undefined };
+    assert.ok(listed.has(paramsFor('eth_getBalance', devPool, r)[0].toLowerCase()));
+  });
+
   it('skewed toward recent: the hot tenth is the highest indices (the chain\'s head)', () => {
     const d = drawer(N, 'skewed', seededRandom(3), 'recent');
     const draws = Array.from({ length: 100000 }, d);
@@ -77,6 +101,19 @@ describe('STATE parameter distributions', () => {
     assert.equal(P.accountAddress(7), P.accountAddress(7));
     assert.notEqual(P.accountAddress(7), P.accountAddress(8));
     assert.match(P.slotKey(3), /^0x[0-9a-f]{64}$/);
+  });
+
+  it('account i and slot i are what StateStore derives on chain: keccak256(abi.encode(i))[12:] and the slot numbered i', () => {
+    const abi = ethers.AbiCoder.defaultAbiCoder();
+    for (const i of [0, 1, 12345, 5999999]) {
+      const onChain = ethers.getAddress(`0x${ethers.keccak256(abi.encode(['uint256'], [i])).slice(-40)}`);
+      assert.equal(P.accountAddress(i), onChain);
+      assert.equal(BigInt(P.slotKey(i)), BigInt(i));
+    }
+    for (const p of Object.values(P.PROFILES)) {
+      assert.ok(Number.isInteger(p.fill_accounts) && Number.isInteger(p.fill_slots), 'every profile says what it fills');
+    }
+    assert.equal(P.STORAGE_CODE, P.STORE.deployedBytecode);
   });
 });
 

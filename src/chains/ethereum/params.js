@@ -3,8 +3,13 @@
 // harvested pool (see harvest.js). Pure functions: the load generator calls
 // them for every request, the unit tests call them with a fixed pool.
 
+const { stateSpaceDraw } = require('../../state/pool');
+
 const hex = (n) => `0x${n.toString(16)}`;
 const pick = (list, r) => list[Math.floor(r() * list.length)];
+// A STATE profile's pool draws accounts and slots over the whole state for each request; others pick from their lists.
+const account = (pool, r) => stateSpaceDraw(pool, 'account', r) || pick(pool.addresses, r);
+const slot = (pool, r) => stateSpaceDraw(pool, 'slot', r) || pick(pool.storage_slots, r);
 
 /** Largest block span of one eth_getLogs request. */
 const LOGS_SPAN = 100;
@@ -14,10 +19,10 @@ const BUILDERS = {
   eth_gasPrice: () => [],
   eth_chainId: () => [],
   eth_getBlockByNumber: (pool, r) => [hex(pick(pool.blocks, r)), r() < 0.2],
-  eth_getBalance: (pool, r) => [pick(pool.addresses, r), 'latest'],
-  eth_getTransactionCount: (pool, r) => [pick(pool.addresses, r), 'latest'],
-  eth_getCode: (pool, r) => [r() < 0.5 ? pool.contract : pick(pool.addresses, r), 'latest'],
-  eth_getStorageAt: (pool, r) => [pool.storage_contract, pick(pool.storage_slots, r), 'latest'],
+  eth_getBalance: (pool, r) => [account(pool, r), 'latest'],
+  eth_getTransactionCount: (pool, r) => [account(pool, r), 'latest'],
+  eth_getCode: (pool, r) => [r() < 0.5 ? pool.contract : account(pool, r), 'latest'],
+  eth_getStorageAt: (pool, r) => [pool.storage_contract, slot(pool, r), 'latest'],
   eth_getTransactionByHash: (pool, r) => [pick(pool.tx_hashes, r)],
   eth_getTransactionReceipt: (pool, r) => [pick(pool.tx_hashes, r)],
   eth_call: (pool, r) => [{ to: pool.contract, data: pick(pool.call_data, r) }, 'latest'],
