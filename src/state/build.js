@@ -22,9 +22,13 @@ const P = require('./profiles');
 
 const ROUND_PER_SIGNER = 4; // transactions each signer sends per round: 256 a round, so history spreads over many blocks
 const FORMAT = 4; // of the built state: a cached state of another format is built again (4: StateStore, its filled accounts and slots)
-// Blocks of 2G gas, so a round of StateStore calls (64 of up to 15M gas) stays under half of one and the
-// base fee does not climb; a call stays under the 2^24 gas cap of one transaction.
-const BUILD_GAS_LIMIT = 2_000_000_000;
+// geth's path scheme keeps its last 128 blocks' trie changes in memory: blocks of thousands of new slots
+// each took the builder to 24 GB here. So for the fill the builder mines a block as soon as transactions
+// wait (--dev.period 0) and a round is 8 calls: blocks of a few thousand items. (The history is sent with
+// a block a second, so its blocks hold many transactions, as a chain's do.) Blocks of 200M gas keep
+// a round under half of one (the base fee does not climb); a call stays under the 2^24 gas cap of one transaction.
+const BUILD_GAS_LIMIT = 200_000_000;
+const FILL_ROUND = 8; // StateStore calls sent before waiting for the previous round
 const FILL_PER_CALL = { slots: 650, accounts: 400 }; // about 14.5M and 13.9M gas
 
 /** Where a profile's state lives in the cache. */
@@ -96,12 +100,12 @@ async function dropGenesisSpec(bin, dataDir, log, signal) {
   await runWithProgress(bin, ['--datadir', dataDir, 'db', 'compact'], { label: 'state: compacting', log, signal });
 }
 
-/** Starts geth --dev on the data directory with an HTTP endpoint; resolves {url, stop}. */
-async function startBuilder(bin, dataDir, engine, logFile) {
+/** Starts geth --dev on the data directory with an HTTP endpoint, a block each `period` seconds (0: as soon as transactions wait); resolves {url, stop}. */
+async function startBuilder(bin, dataDir, engine, logFile, period) {
   const { port, p2p, auth } = await freePorts(['port', 'p2p', 'auth']);
   const out = fs.openSync(logFile, 'a');
   const child = spawn(bin, [
-    '--dev', '--dev.period', '1', '--datadir', dataDir, '--db.engine', engine,
+    '--dev', '--dev.period', String(period), '--datadir', dataDir, '--db.engine', engine,
     '--http', '--http.addr', '127.0.0.1', '--http.port', String(port), '--http.api', 'eth,net,web3',
     '--port', String(p2p), '--authrpc.port', String(auth), '--ipcdisable', '--nodiscover', '--maxpeers', '0',
     '--txpool.accountslots', String(ROUND_PER_SIGNER * 2), '--txpool.globalslots', '20000', '--txpool.globalqueue', '20000',
@@ -194,7 +198,7 @@ async function sendHistory(url, profile, { log, signal }) {
 
 /**
  * Grows the state with StateStore calls: `count` items of a kind ('slots' or 'accounts') from index `from`,
- * a round of one call per signer at a time, the next round sent while the last is mined.
+ * FILL_ROUND calls at a time from different signers, the next round sent while the last is mined.
  * @returns {Promise<{seconds:number, transactions:number}>}
  */
 async function fillState(url, kind, from, count, { log, signal }) {
@@ -209,7 +213,8 @@ async function fillState(url, kind, from, count, { log, signal }) {
   let calls = 0;
   let previous = null; // the nonces a round reached, to wait for while the next one is sent
   while (done < count) {
-    for (let k = 0; k < wallets.length && done < count; k++) {
+    for (let j = 0; j < FILL_ROUND && done < count; j++) {
+      const k = (calls % wallets.length);
       const n = Math.min(per, count - done);
       const data = iface.encodeFunctionData(kind === 'slots' ? 'fillSlots' : 'fillAccounts', [from + done, n]);
       await send(k, { to: P.STORAGE_CONTRACT, data, gasLimit: 16_000_000, value: kind === 'slots' ? 0n : BigInt(n) });
@@ -277,13 +282,17 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
     await runWithProgress(bin, ['init', '--datadir', dataDir, '--db.engine', engine, genesis], { label: 'state geth init', log, signal });
     fs.rmSync(genesis);
     await dropGenesisSpec(bin, dataDir, log, signal);
-    const node = await startBuilder(bin, dataDir, engine, path.join(tmp, 'build.log'));
+    const buildLog = path.join(tmp, 'build.log');
     let history;
     const fill = {};
+    let node = await startBuilder(bin, dataDir, engine, buildLog, 1);
     try {
       history = await sendHistory(node.url, profile, { log, signal });
+      await node.stop();
+      node = await startBuilder(bin, dataDir, engine, buildLog, 0);
       fill.slots = await fillState(node.url, 'slots', profile.slots, profile.fill_slots, { log, signal });
       fill.accounts = await fillState(node.url, 'accounts', profile.accounts + history.transfers, profile.fill_accounts, { log, signal });
+      fill.last_block = Number(await rpcCall(node.url, 'eth_blockNumber', [], { signal }));
     } finally {
       await node.stop();
     }
@@ -292,7 +301,10 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
       format: FORMAT, profile: name, client: 'geth', version, db_engine: engine,
       accounts: profile.accounts + history.transfers + profile.fill_accounts, genesis_accounts: profile.accounts,
       slots: profile.slots + profile.fill_slots, genesis_slots: profile.slots,
-      fill: { accounts: profile.fill_accounts, slots: profile.fill_slots, seconds: fill.slots.seconds + fill.accounts.seconds, transactions: fill.slots.transactions + fill.accounts.transactions },
+      fill: {
+        accounts: profile.fill_accounts, slots: profile.fill_slots, last_block: fill.last_block,
+        seconds: fill.slots.seconds + fill.accounts.seconds, transactions: fill.slots.transactions + fill.accounts.transactions,
+      },
       storage_contract: P.STORAGE_CONTRACT, logger: history.logger, signers: P.signerWallets().map((w) => w.address),
       history: { first_block: history.first_block, last_block: history.last_block, transactions: history.tx_hashes.length, transfers: history.transfers, calls: history.calls },
       build_seconds: Math.round((Date.now() - from) / 100) / 10,
