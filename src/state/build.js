@@ -245,6 +245,40 @@ async function checkFilled(url, kind, last, signal) {
   }
 }
 
+/**
+ * geth keeps its last 128 blocks' trie changes in memory and journals them at a stop; after a fill those are
+ * thousands of new items a block, and a node started on the state loaded them all (killed for memory at
+ * MEMORY_MB=1536 on `large`). A block each for SETTLE_BLOCKS small transfers pushes them onto the disk.
+ */
+const SETTLE_BLOCKS = 130;
+async function settleLayers(url, { log, signal }) {
+  const { send } = await signers(url, signal);
+  for (let i = 0; i < SETTLE_BLOCKS; i++) {
+    const hash = await send(i % P.SIGNERS, { to: P.accountAddress(i), value: 1n, gasLimit: 21000 });
+    for (;;) {
+      if (await rpcCall(url, 'eth_getTransactionReceipt', [hash], { signal })) break;
+      await sleep(20, signal);
+    }
+  }
+  log(`state: ${SETTLE_BLOCKS} blocks after the fill, so geth's in-memory trie changes are small ones`);
+}
+
+/** A state built before settleLayers existed: settled once, in place, before its first use. */
+async function settleCached(dir, { bin, engine, log, signal }) {
+  const manifest = readManifest(dir);
+  if (!manifest || manifest.settled || !manifest.fill || !(manifest.fill.slots + manifest.fill.accounts)) return manifest;
+  log(`STATE=${manifest.profile}: settling the cached state once (${SETTLE_BLOCKS} blocks)`);
+  const node = await startBuilder(bin, path.join(dir, 'data'), engine, path.join(dir, 'settle.log'), 0);
+  try {
+    await settleLayers(node.url, { log, signal });
+  } finally {
+    await node.stop();
+  }
+  const settled = { ...manifest, settled: true, size_bytes: duBytes(path.join(dir, 'data')) };
+  fs.writeFileSync(path.join(dir, 'manifest.json'), `${JSON.stringify(settled, null, 2)}\n`);
+  return settled;
+}
+
 function groupBy(xs, key) {
   const m = new Map();
   for (const x of xs) {
@@ -267,7 +301,7 @@ function duBytes(dir) {
 async function ensureState({ profile: name, bin, version, engine, log, signal }) {
   const dir = stateDir(name, version, engine);
   const existing = readManifest(dir);
-  if (existing) return { dir, dataDir: path.join(dir, 'data'), manifest: existing, built: false };
+  if (existing) return { dir, dataDir: path.join(dir, 'data'), manifest: await settleCached(dir, { bin, engine, log, signal }), built: false };
   const profile = P.PROFILES[name];
   if (!profile) throw new Error(`no STATE profile ${name}`);
   const from = Date.now();
@@ -293,6 +327,7 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
       fill.slots = await fillState(node.url, 'slots', profile.slots, profile.fill_slots, { log, signal });
       fill.accounts = await fillState(node.url, 'accounts', profile.accounts + history.transfers, profile.fill_accounts, { log, signal });
       fill.last_block = Number(await rpcCall(node.url, 'eth_blockNumber', [], { signal }));
+      if (profile.fill_slots + profile.fill_accounts) await settleLayers(node.url, { log, signal });
     } finally {
       await node.stop();
     }
@@ -310,6 +345,7 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
       build_seconds: Math.round((Date.now() - from) / 100) / 10,
       size_bytes: duBytes(dataDir),
       built_at: new Date().toISOString(),
+      settled: true,
     };
     fs.writeFileSync(path.join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     if (readManifest(dir)) {

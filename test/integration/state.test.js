@@ -81,6 +81,7 @@ describe('STATE=small: a built state restored for a run', () => {
     assert.equal(manifest.fill.slots, profile.fill_slots);
     assert.equal(manifest.fill.accounts, profile.fill_accounts);
     assert.ok(manifest.fill.transactions > 0);
+    assert.equal(manifest.settled, true, 'blocks after the fill, so a node on the state does not load its big trie changes');
     assert.equal(manifest.slots, manifest.genesis_slots + profile.fill_slots);
     assert.equal(manifest.accounts, manifest.genesis_accounts + manifest.history.transfers + profile.fill_accounts);
     assert.ok(pool.storage_slots.some((s) => BigInt(s) >= BigInt(manifest.genesis_slots)), 'no draw among the filled slots');
