@@ -3,9 +3,9 @@
 // repository (~/.cache/chainperf/state/<profile>-geth-<version>-<engine>):
 // a genesis with the profile's accounts and storage slots, `geth init`, then
 // geth --dev on it while the history's transactions are sent and StateStore
-// calls grow the state, then a clean stop. The directory is built beside its final place and renamed into it
-// when complete, so a run never finds half a state. Runs restore a copy
-// (state/restore.js) and never write into the cache.
+// calls grow the state, then a clean stop. The directory is built beside its
+// final place and renamed into it when complete, so a run never finds half a
+// state. Runs restore a copy (state/restore.js) and never write into the cache.
 
 const fs = require('node:fs');
 const path = require('node:path');

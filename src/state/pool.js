@@ -2,7 +2,7 @@
 // The parameter pool of a STATE profile, drawn across the whole state and
 // history (not only the last blocks, as the dev chain's harvest does).
 // Accounts and storage slots are drawn for each request by the generator
-// (stateSpace below): an index over all of the state's accounts or slots,
+// (stateSpaceDraw below): an index over all of the state's accounts or slots,
 // turned into the address or slot it names, so every one of them can be
 // asked for and the node's working set is the state, not a list. Blocks and
 // transactions (which cannot be derived from an index) are drawn here, and
