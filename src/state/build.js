@@ -46,6 +46,10 @@ function readManifest(dir) {
   }
 }
 
+function writeManifest(dir, manifest) {
+  fs.writeFileSync(path.join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
 /** Writes the genesis: geth's dev genesis (its forks and system contracts) plus the profile's alloc, streamed. */
 function writeGenesis(bin, file, profile, log) {
   const dev = JSON.parse(execFileSync(bin, ['--dev', 'dumpgenesis'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 }));
@@ -264,9 +268,8 @@ async function settleLayers(url, { log, signal }) {
 }
 
 /** A state built before settleLayers existed: settled once, in place, before its first use. */
-async function settleCached(dir, { bin, engine, log, signal }) {
-  const manifest = readManifest(dir);
-  if (!manifest || manifest.settled || !manifest.fill || !(manifest.fill.slots + manifest.fill.accounts)) return manifest;
+async function settleCached(dir, manifest, { bin, engine, log, signal }) {
+  if (manifest.settled || !(manifest.fill.slots + manifest.fill.accounts)) return manifest;
   log(`STATE=${manifest.profile}: settling the cached state once (${SETTLE_BLOCKS} blocks)`);
   const node = await startBuilder(bin, path.join(dir, 'data'), engine, path.join(dir, 'settle.log'), 0);
   try {
@@ -275,7 +278,7 @@ async function settleCached(dir, { bin, engine, log, signal }) {
     await node.stop();
   }
   const settled = { ...manifest, settled: true, size_bytes: duBytes(path.join(dir, 'data')) };
-  fs.writeFileSync(path.join(dir, 'manifest.json'), `${JSON.stringify(settled, null, 2)}\n`);
+  writeManifest(dir, settled);
   return settled;
 }
 
@@ -301,7 +304,7 @@ function duBytes(dir) {
 async function ensureState({ profile: name, bin, version, engine, log, signal }) {
   const dir = stateDir(name, version, engine);
   const existing = readManifest(dir);
-  if (existing) return { dir, dataDir: path.join(dir, 'data'), manifest: await settleCached(dir, { bin, engine, log, signal }), built: false };
+  if (existing) return { dir, dataDir: path.join(dir, 'data'), manifest: await settleCached(dir, existing, { bin, engine, log, signal }), built: false };
   const profile = P.PROFILES[name];
   if (!profile) throw new Error(`no STATE profile ${name}`);
   const from = Date.now();
@@ -347,7 +350,7 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
       built_at: new Date().toISOString(),
       settled: true,
     };
-    fs.writeFileSync(path.join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeManifest(tmp, manifest);
     if (readManifest(dir)) {
       fs.rmSync(tmp, { recursive: true, force: true }); // another run finished the same build first
     } else {
