@@ -95,6 +95,8 @@ const client = {
   chains: ['ethereum'],
   defaults: { CLIENT_VERSION: '1.16.7' },
   dbEngines: ['pebble', 'leveldb'],
+  /** STATE profiles (src/state/build.js) restore into these runtimes. */
+  stateRuntimes: ['host', 'compose'],
   kind: 'node',
   /** NODE_PROFILE=cpu on the host runtime: geth's own CPU profiler (--pprof), not perf. */
   profiler: 'pprof',

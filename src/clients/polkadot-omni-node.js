@@ -105,6 +105,8 @@ const client = {
   chains: ['polkadot', 'kusama', 'substrate'],
   defaults: { CLIENT_VERSION: '0.24.0', DB_ENGINE: 'rocksdb', DEV_BLOCK_TIME_S: 2 },
   dbEngines: ['rocksdb', 'paritydb'],
+  /** STATE profiles (src/chains/substrate/state.js): the host runtime (no compose service yet). */
+  stateRuntimes: ['host'],
   kind: 'node',
   /** Counters in the node's own metrics: no process CPU (it comes from the cgroup or the PID), requests served by method. */
   metrics: { cpu: null, requests: 'substrate_rpc_calls_finished', requestsByLabel: 'method' },

@@ -99,7 +99,7 @@ function headerLines(run) {
   lines.push(`Run \`${run.run_id}\`, ${run.started_at} to ${run.ended_at || '?'}.`);
   const where = p.runtime === 'attach' ? 'an attached node, generator' : `node pinned to ${s.CORES} core(s)`;
   lines.push(`${c.name || '?'} ${c.version || ''}, ${p.runtime || '?'} runtime, ${where} on a ${m.cores}-core ${m.cpu_model}, workload ${s.WORKLOAD}, ${s.RATE ? `open loop at ${s.RATE} requests/s` : `closed loop of ${s.CONCURRENCY} users`}.`, '');
-  if (run.state) lines.push(`State: STATE=${run.state.profile} (${run.state.accounts} accounts, ${run.state.slots} storage slots, blocks 1..${run.state.history.last_block}, ${num(run.state.size_bytes / 2 ** 20, 1)} MiB), parameters drawn ${run.state.distribution} across it${s.MEMORY_MB ? `; node memory limited to ${s.MEMORY_MB} MB` : ''}${s.COLD === 'yes' ? '; cold start before each window' : ''}.`, '');
+  if (run.state) lines.push(`State: STATE=${run.state.profile} (${run.state.accounts} accounts, ${run.state.slots} storage slots, ${run.state.history ? `blocks 1..${run.state.history.last_block}, ` : ''}${num(run.state.size_bytes / 2 ** 20, 1)} MiB), parameters drawn ${run.state.distribution} across it${s.MEMORY_MB ? `; node memory limited to ${s.MEMORY_MB} MB` : ''}${s.COLD === 'yes' ? '; cold start before each window' : ''}.`, '');
   return lines;
 }
 

@@ -43,7 +43,7 @@ async function prepareHostData(stack, s, group, { bin, version, workDir, log, si
   fs.mkdirSync(dataDir, { recursive: true });
   if (s.STATE !== 'dev') {
     stack.state = await restoreHostState(s, { bin, version, dataDir, log, signal });
-    stack.freshChain = false; // its history is built in
+    stack.freshChain = !stack.state.manifest.history; // a state with its history built in gets none; one without, the run's own
   }
   stack.limits = applyHostLimits(s, group, dataDir, log);
   if (group && group.version === 1) {
@@ -154,7 +154,7 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
     const dataDir = await prepareHostData(stack, s, group, { bin, version, workDir, log, signal });
     // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
     const chain = chains[s.CHAIN];
-    const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
+    const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client, state: stack.state }) : {};
     if (prepared.source) stack.client.chain_spec = prepared.source;
     const cmd = client.command(s, { dataDir, ports, ...prepared });
     const nodeLog = path.join(workDir, 'node.log');

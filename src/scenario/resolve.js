@@ -263,11 +263,14 @@ function reportFolderChecks(v, at, errors) {
   if (dirProblem) errors.push(`${at('REPORTS_DIR')}: REPORTS_DIR: ${dirProblem}`);
 }
 
-/** A STATE profile: geth, a node chainperf starts, no NODE_VOLUME; STATE_DISTRIBUTION only with one. */
+/** A STATE profile: a client that builds one (its stateRuntimes), a node chainperf starts, no NODE_VOLUME; STATE_DISTRIBUTION only with one. */
 function stateChecks(v, given, at, errors) {
   if (v.STATE !== 'dev') {
-    if (v.CLIENT !== 'geth') errors.push(`${at('STATE')}: STATE=${v.STATE} is built for geth (CLIENT is ${v.CLIENT})`);
-    if (!['host', 'compose'].includes(v.RUNTIME)) errors.push(`${at('STATE')}: STATE=${v.STATE} is restored into a node chainperf starts: RUNTIME=host or compose (RUNTIME is ${v.RUNTIME})`);
+    const client = clients[v.CLIENT];
+    const runtimes = (client && client.stateRuntimes) || [];
+    const builders = Object.values(clients).filter((c) => c.stateRuntimes).map((c) => c.name);
+    if (!runtimes.length) errors.push(`${at('STATE')}: STATE=${v.STATE} is built for ${builders.join(' and ')} (CLIENT is ${v.CLIENT})`);
+    else if (!runtimes.includes(v.RUNTIME)) errors.push(`${at('STATE')}: STATE=${v.STATE} is restored into a node chainperf starts: with ${v.CLIENT}, RUNTIME=${runtimes.join(' or ')} (RUNTIME is ${v.RUNTIME})`);
     if (v.NODE_VOLUME) errors.push(`${at('NODE_VOLUME')}: NODE_VOLUME and STATE=${v.STATE} both give the node its data: set one`);
   } else if (given.STATE_DISTRIBUTION) {
     errors.push(`${at('STATE_DISTRIBUTION')}: STATE_DISTRIBUTION draws across a STATE profile's state: set STATE=small, medium or large`);

@@ -57,12 +57,13 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
 
   phase('harvest');
   // A STATE profile's pool is drawn across its whole state and history (state/pool.js); a dev chain is harvested.
-  const pool = stack.state ? await poolOfState(stack.state, s, stack.rpcUrl, signal) : await chain.harvest(stack.rpcUrl, { signal, log });
+  const pool = stack.state ? await poolOfState(stack.state, s, stack.rpcUrl, { signal, log }) : await chain.harvest(stack.rpcUrl, { signal, log });
   if (stack.state) {
-    log(describeStatePool(pool));
+    log((chain.describeStatePool || describeStatePool)(pool));
     const m = stack.state.manifest;
+    // history: the blocks built into the state (a state whose history is the run's own has none)
     run.state = {
-      profile: m.profile, dir: stack.state.dir, accounts: m.accounts, slots: m.slots, history: m.history,
+      profile: m.profile, dir: stack.state.dir, accounts: m.accounts, slots: m.slots, history: m.history || null,
       size_bytes: m.size_bytes, build_seconds: m.build_seconds, built_at: m.built_at, distribution: s.STATE_DISTRIBUTION,
       ...(stack.state.evicted ? { evicted: stack.state.evicted } : {}),
     };

@@ -1,5 +1,6 @@
 'use strict';
-// A STATE profile restored for one run, never the cached original:
+// A STATE profile restored for one run, never the cached original (built by
+// state/build.js for geth, or by the chain's ensureState hook):
 //   host:    a copy of the cached data directory into the run's work folder
 //            (cp --reflink=auto: a reflink where the filesystem offers one)
 //   compose: a Docker volume of the run, filled with a copy of it and removed
@@ -13,6 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { ensureState } = require('./build');
+const chains = require('../chains');
 const { statePool } = require('./pool');
 const { rpcCall } = require('../util/rpc');
 const { evictDir, mib } = require('../measure/cold');
@@ -24,12 +26,19 @@ function evictRestored(s, st, dir, log) {
   return { ...st, evicted };
 }
 
-/** The version part of `geth version` ("1.16.7-stable" -> "1.16.7"). */
+/** The version part of a client's (geth's "1.16.7-stable", polkadot-omni-node's "0.24.0-abc123" -> "1.16.7", "0.24.0"). */
 const plainVersion = (v) => String(v).replace(/-.*$/, '');
+
+/** The profile's cached state for the scenario's client, built when missing: the chain's own builder if it has one, geth's otherwise. */
+async function ensureScenarioState(s, { bin, version, log, signal }) {
+  const chain = chains[s.CHAIN];
+  if (chain.ensureState) return chain.ensureState(s, { bin, version: plainVersion(version), log, signal });
+  return ensureState({ profile: s.STATE, bin, version: plainVersion(version), engine: s.DB_ENGINE, log, signal });
+}
 
 /** Host runtime: the profile's state (built when missing) copied into dataDir. */
 async function restoreHostState(s, { bin, version, dataDir, log, signal }) {
-  const st = await ensureState({ profile: s.STATE, bin, version: plainVersion(version), engine: s.DB_ENGINE, log, signal });
+  const st = await ensureScenarioState(s, { bin, version, log, signal });
   const from = Date.now();
   fs.rmSync(dataDir, { recursive: true, force: true });
   execFileSync('cp', ['-a', '--reflink=auto', st.dataDir, dataDir]);
@@ -66,7 +75,9 @@ async function restoreComposeState(s, { bin, version, volume, docker, baseRef, l
 }
 
 /** The run's parameter pool from a restored state. */
-async function poolOfState(st, s, url, signal) {
+async function poolOfState(st, s, url, { signal, log }) {
+  const chain = chains[s.CHAIN];
+  if (chain.statePool) return chain.statePool(st, s, url, { signal, log });
   const txHashes = JSON.parse(fs.readFileSync(path.join(st.dir, 'tx_hashes.json'), 'utf8'));
   const head = Number(await rpcCall(url, 'eth_blockNumber', [], { signal }));
   const chainId = Number(await rpcCall(url, 'eth_chainId', [], { signal }));

@@ -60,7 +60,8 @@ describe('mix from a capture', () => {
     }
   });
 
-  it('./run.sh mix writes workloads/<name>.yml and prints its path last; a capture without a known method is exit 2', () => {
+  it('./run.sh mix writes workloads/<name>.yml and prints its path last; a capture without a known method is exit 2', function () {
+    this.timeout(20000); // two ./run.sh processes: about 2 s on a quiet machine
     const dir = tmpDir();
     const file = path.join(dir, 'cap.jsonl');
     fs.writeFileSync(file, capture().map((l) => JSON.stringify(l)).join('\n'));

@@ -12,6 +12,9 @@ const createHistory = (...a) => require('./history').createHistory(...a);
 const harvest = (...a) => require('./harvest').harvest(...a);
 const describePool = (...a) => require('./harvest').describePool(...a);
 const fundedSpec = (...a) => require('./accounts').fundedSpec(...a);
+const ensureState = (...a) => require('./state').ensureState(...a);
+const statePool = (...a) => require('./state').statePool(...a);
+const describeStatePool = (...a) => require('./state').describeStatePool(...a);
 const { rpcCall } = require('../../util/rpc');
 const { httpUrl } = require('./url');
 const { checkScenario } = require('./checks');
@@ -24,11 +27,17 @@ const signerCount = (s) => (s.RATE ? 256 : s.CONCURRENCY);
  * Before the node starts (host runtime): the chain spec file it starts from,
  * a copy of CHAIN_SPEC whose genesis funds the dev accounts. A chain name the
  * client knows itself (polkadot, kusama for CLIENT=polkadot) is passed as is.
+ * On a restored STATE profile, the spec the state was built from, without its
+ * state accounts (state.js says why).
  * @returns {Promise<{chainSpec:string, source:string, funded:number|null}>}
  */
-async function prepare(s, { workDir, log, client }) {
+async function prepare(s, { workDir, log, client, state }) {
   if (client.builtinSpecs && client.builtinSpecs.includes(s.CHAIN_SPEC)) return { chainSpec: s.CHAIN_SPEC, source: s.CHAIN_SPEC, funded: null };
   const src = await ensureChainSpec(s.CHAIN_SPEC, log);
+  if (state && state.chainSpec) {
+    log(`chain spec ${state.chainSpec}: the one STATE=${s.STATE} was built from, without its ${state.manifest.accounts} state accounts (the node reads its genesis from the restored database); ${state.manifest.dev_accounts} dev accounts funded`);
+    return { chainSpec: state.chainSpec, source: src, funded: state.manifest.dev_accounts };
+  }
   const out = path.join(workDir, `${path.basename(src, '.json')}.chainperf.json`);
   const f = await fundedSpec(src, out, { accounts: s.HISTORY_ACCOUNTS + signerCount(s) });
   log(`chain spec ${f.id} (${f.name}) from ${src}; ${f.funded} dev accounts funded in its genesis`);
@@ -71,6 +80,10 @@ function substrateChain(name, defaultSpec) {
     harvest,
     describePool,
     missingForMix,
+    // STATE profiles (state.js): built from the chain spec with many accounts in its genesis.
+    ensureState,
+    statePool,
+    describeStatePool,
     // Hooks the generic code calls without knowing the family:
     familyLabel: 'Substrate',
     /** Scenario keys only this family reads: refused for any other chain. */

@@ -9,6 +9,21 @@
 // a virtual user executes.
 
 const pick = (list, r) => list[Math.floor(r() * list.length)];
+// On a STATE profile, an account is drawn over all of the state's accounts for each request (state.js); else from the harvest.
+// (Required when first used: resolving a scenario loads this module, and needs no crypto.)
+const spaces = new WeakMap(); // pool -> its account drawer
+function account(pool, r) {
+  const space = pool.state_space;
+  if (!space) return pick(pool.accounts, r).address;
+  let d = spaces.get(pool);
+  if (!d) {
+    const { stateAccountHex } = require('./state-accounts');
+    const draw = require('../../state/pool').indexDrawer(space.accounts, space.distribution);
+    d = (rand) => stateAccountHex(draw(rand));
+    spaces.set(pool, d);
+  }
+  return d(r);
+}
 
 /** The operations, in the order the docs list them. `needs`: pool entries it draws from. */
 const OPS = {
@@ -31,15 +46,15 @@ const OPS = {
     run: (api, p) => api.rpc.chain.getHeader(p.hash),
   },
   'query.system.account': {
-    doc: 'api.query.system.account(address) at the best block (state_getStorage) for a harvested account',
+    doc: 'api.query.system.account(address) at the best block (state_getStorage) for a harvested account (on a STATE profile: any of its accounts)',
     needs: ['accounts'],
-    params: (pool, r) => ({ address: pick(pool.accounts, r).address }),
+    params: (pool, r) => ({ address: account(pool, r) }),
     run: (api, p) => api.query.system.account(p.address),
   },
   'at.system.account': {
     doc: 'historical: (await api.at(hash)).query.system.account(address) at a harvested block',
     needs: ['state_blocks', 'accounts'],
-    params: (pool, r) => ({ hash: pick(pool.state_blocks, r).hash, address: pick(pool.accounts, r).address }),
+    params: (pool, r) => ({ hash: pick(pool.state_blocks, r).hash, address: account(pool, r) }),
     run: async (api, p) => (await api.at(p.hash)).query.system.account(p.address),
   },
   'at.system.events': {

@@ -1,0 +1,261 @@
+'use strict';
+// STATE profiles for a Substrate node (polkadot-omni-node): the scenario's
+// chain spec with many more accounts in its genesis, built once into a data
+// directory cached outside the repository
+// (~/.cache/chainperf/state/<profile>-polkadot-omni-node-<version>-<engine>-<spec>),
+// then copied for each run, as the geth states are (src/state/restore.js
+// reaches this module through the chain's ensureState and statePool hooks).
+//
+// The build writes the genesis straight into the raw spec (System.Account
+// entries, total issuance raised to match: chains/substrate/state-accounts.js
+// says what account i is), starts the node on it until it has authored two
+// blocks, and stops it. A Substrate node builds the whole genesis storage in
+// memory from the spec each time it starts, even on a database that has it
+// already (sc-chain-spec's GenesisBlockBuilder::new), and only writes it to
+// an empty one. Runs therefore start the node with the spec without the state
+// accounts (the dev accounts funded, as in the build): the database's genesis
+// is the one that counts, and a start does not parse a spec of hundreds of
+// megabytes under the run's memory limit. The built spec is not kept; its
+// sha256 is in the manifest.
+//
+// Only the genesis is large: the history is the run's own (chains/substrate/
+// history.js, on the run's copy), as on a dev chain.
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn, execFileSync } = require('node:child_process');
+const { cacheDir } = require('../../install/cache');
+const { freePorts } = require('../../util/net');
+const { rpcCall } = require('../../util/rpc');
+const { sleep } = require('../../util/time');
+const { ensureChainSpec } = require('./specs');
+
+const FORMAT = 1;
+/** Dev accounts funded in a state's genesis: enough for any scenario (HISTORY_ACCOUNTS up to 1,000, a signer per virtual user up to 256). */
+const DEV_ACCOUNTS = 1256;
+const PROFILES = {
+  small: { accounts: 20000, doc: 'for tests: a spec of about 7 MB, built in well under a minute' },
+  medium: { accounts: 1000000, doc: 'a spec of about 0.3 GB' },
+  large: { accounts: 5000000, doc: 'a spec of about 1.6 GB: larger than the memory its scenarios allow' },
+};
+const BUILD_TIMEOUT_S = 3600;
+const BUILT_BLOCKS = 2; // authored on the new genesis before the builder stops: the database is a working chain
+
+/** The short name of a spec file and the first 12 hex digits of its sha256: a state is keyed by its spec. */
+function specKey(file) {
+  const sha = crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+  return { name: path.basename(file, '.json').replace(/[^A-Za-z0-9_.-]/g, '_'), sha256: sha };
+}
+
+function stateDir(profile, client, version, engine, spec) {
+  return cacheDir('state', `${profile}-${client}-${version}-${engine}-${spec.name}-${spec.sha256.slice(0, 12)}`);
+}
+
+function readManifest(dir) {
+  try {
+    const m = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    return m.format === FORMAT && m.family === 'substrate' ? m : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes the build's spec: runSpec (a raw spec, dev accounts funded) with `accounts` state accounts added to
+ * its genesis and the total issuance raised by theirs. Streamed: a spec of millions of entries is larger than
+ * a string can be. Returns its size and sha256.
+ */
+async function writeStateSpec(runSpec, outFile, accounts, log = () => {}) {
+  const { cryptoWaitReady } = require('@polkadot/util-crypto');
+  const { u8aToHex, bnToU8a, hexToU8a, u8aToBn } = require('@polkadot/util');
+  const { accountKey, accountInfo, TOTAL_ISSUANCE } = require('./accounts');
+  const { stateAccountId, stateIssuance, STATE_FREE } = require('./state-accounts');
+  await cryptoWaitReady();
+  const spec = JSON.parse(fs.readFileSync(runSpec, 'utf8'));
+  const top = spec.genesis.raw.top;
+  const issued = top[TOTAL_ISSUANCE] ? BigInt(u8aToBn(hexToU8a(top[TOTAL_ISSUANCE]), { isLe: true }).toString()) : 0n;
+  top[TOTAL_ISSUANCE] = u8aToHex(bnToU8a(issued + stateIssuance(accounts), { bitLength: 128 }));
+  const MARK = '"0xc4a1c4a1":"chainperf"'; // the last key of top, replaced by the state's entries
+  top['0xc4a1c4a1'] = 'chainperf';
+  const text = JSON.stringify(spec);
+  const at = text.indexOf(MARK);
+  const hash = crypto.createHash('sha256');
+  const fd = fs.openSync(outFile, 'w');
+  const write = (s) => {
+    fs.writeSync(fd, s);
+    hash.update(s);
+  };
+  let bytes = 0;
+  try {
+    write(text.slice(0, at));
+    bytes += at;
+    const step = Math.max(1, Math.floor(accounts / 10));
+    let chunk = [];
+    for (let i = 0; i < accounts; i++) {
+      chunk.push(`"${accountKey(stateAccountId(i))}":"${accountInfo(STATE_FREE + BigInt(i))}"`);
+      if (chunk.length === 2000 || i === accounts - 1) {
+        const s = (bytes > at ? ',' : '') + chunk.join(',');
+        write(s);
+        bytes += s.length;
+        chunk = [];
+      }
+      if ((i + 1) % step === 0) log(`state spec: ${i + 1} of ${accounts} accounts written`);
+    }
+    const rest = text.slice(at + MARK.length);
+    write(rest);
+    bytes += rest.length;
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+/** Resident memory of a process, in bytes (0 when it is gone). */
+function rssOf(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Starts the node on the build's spec, waits until it has authored BUILT_BLOCKS blocks, stops it.
+ * @returns {Promise<{genesis_hash:string, head:number, seconds:number, peak_rss_bytes:number}>}
+ */
+async function runBuilder(bin, { spec, dataDir, engine, logFile, log, signal }) {
+  const ports = await freePorts(['rpc', 'p2p']);
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(bin, [
+    '--chain', spec, '--base-path', dataDir, '--database', engine, '--dev-block-time', '2000',
+    '--rpc-port', String(ports.rpc), '--port', String(ports.p2p), '--no-prometheus',
+    '--name', 'chainperf-state-builder', '--no-telemetry', '--no-mdns', '--no-hardware-benchmarks',
+  ], { stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  const exited = new Promise((resolve) => child.once('exit', (code, sig) => resolve({ code, sig })));
+  const url = `http://127.0.0.1:${ports.rpc}`;
+  const t0 = Date.now();
+  let peak = 0;
+  let said = 0;
+  try {
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the node exited (${child.exitCode !== null ? `status ${child.exitCode}` : child.signalCode}) while building the state`);
+      if (signal && signal.aborted) throw new Error('state: interrupted');
+      peak = Math.max(peak, rssOf(child.pid));
+      const s = (Date.now() - t0) / 1000;
+      if (s > BUILD_TIMEOUT_S) throw new Error(`the node had not authored ${BUILT_BLOCKS} blocks on the new state after ${BUILD_TIMEOUT_S} s`);
+      let head = null;
+      try {
+        head = parseInt((await rpcCall(url, 'chain_getHeader', [], { timeoutMs: 5000 })).number, 16);
+      } catch {
+        // still building the genesis: no RPC yet
+      }
+      if (head !== null && head >= BUILT_BLOCKS) {
+        const genesis = await rpcCall(url, 'chain_getBlockHash', [0], { timeoutMs: 5000 });
+        return { genesis_hash: genesis, head, seconds: Math.round(s * 10) / 10, peak_rss_bytes: peak };
+      }
+      if (s - said >= 30) {
+        said = s;
+        log(`state: the node is ${head === null ? 'building the genesis' : `at block ${head}`} (${Math.round(s)} s, ${(peak / 2 ** 30).toFixed(1)} GiB resident at most)`);
+      }
+      await sleep(1000);
+    }
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGINT'); // a clean stop: the database closed
+      const t = setTimeout(() => child.kill('SIGKILL'), 60000);
+      await exited;
+      clearTimeout(t);
+    }
+  }
+}
+
+function duBytes(dir) {
+  return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
+}
+
+/**
+ * The profile's cached state for this client, version, engine and chain spec, built when missing.
+ * @param {{profile:string, client:string, bin:string, version:string, engine:string, specSource:string, log:Function, signal?:AbortSignal}} o
+ * @returns {Promise<{dir:string, dataDir:string, chainSpec:string, manifest:object, built:boolean}>}
+ */
+async function ensureSubstrateState({ profile: name, client, bin, version, engine, specSource, log, signal }) {
+  const spec = specKey(specSource);
+  const dir = stateDir(name, client, version, engine, spec);
+  const found = (manifest, built) => ({ dir, dataDir: path.join(dir, 'data'), chainSpec: path.join(dir, 'spec.json'), manifest, built });
+  const existing = readManifest(dir);
+  if (existing) return found(existing, false);
+  const profile = PROFILES[name];
+  if (!profile) throw new Error(`no STATE profile ${name}`);
+  const { fundedSpec } = require('./accounts');
+  const from = Date.now();
+  const tmp = `${dir}.building-${process.pid}`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  log(`building STATE=${name} once into ${dir} (${spec.name} with ${profile.accounts} more accounts in its genesis; ${profile.doc})`);
+  const buildLog = path.join(tmp, 'build.log');
+  try {
+    const runSpec = path.join(tmp, 'spec.json');
+    const funded = await fundedSpec(specSource, runSpec, { accounts: DEV_ACCOUNTS });
+    const buildSpec = path.join(tmp, 'build-spec.json');
+    const written = await writeStateSpec(runSpec, buildSpec, profile.accounts, log);
+    log(`state spec: ${(written.bytes / 2 ** 20).toFixed(0)} MiB; starting ${client} on it`);
+    const built = await runBuilder(bin, { spec: buildSpec, dataDir: path.join(tmp, 'data'), engine, logFile: buildLog, log, signal });
+    fs.rmSync(buildSpec);
+    const manifest = {
+      format: FORMAT, family: 'substrate', profile: name, client, version, db_engine: engine,
+      chain_spec: { source: specSource, sha256: spec.sha256, id: funded.id, name: funded.name },
+      build_spec: { bytes: written.bytes, sha256: written.sha256 },
+      accounts: profile.accounts, dev_accounts: funded.funded, slots: 0,
+      genesis_hash: built.genesis_hash, blocks: built.head,
+      build_seconds: Math.round((Date.now() - from) / 100) / 10, builder_seconds: built.seconds, builder_peak_rss_bytes: built.peak_rss_bytes,
+      size_bytes: duBytes(path.join(tmp, 'data')),
+      built_at: new Date().toISOString(),
+    };
+    fs.writeFileSync(path.join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    if (readManifest(dir)) {
+      fs.rmSync(tmp, { recursive: true, force: true }); // another run finished the same build first
+    } else {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.renameSync(tmp, dir);
+    }
+    log(`STATE=${name} built in ${manifest.build_seconds} s: ${(manifest.size_bytes / 2 ** 20).toFixed(1)} MiB of database, ${manifest.accounts} state accounts, the node at ${(built.peak_rss_bytes / 2 ** 30).toFixed(1)} GiB resident at most`);
+    return found(readManifest(dir), true);
+  } catch (err) {
+    if (fs.existsSync(buildLog)) {
+      const kept = `${dir}.failed-build.log`;
+      fs.copyFileSync(buildLog, kept);
+      err.message += ` (the builder's node log: ${kept})`;
+    }
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * The run's pool on a Substrate state: the chain's own harvest (blocks, funded signers, the run's history),
+ * plus the state's accounts, which the generator draws over for each request (ops.js).
+ */
+async function statePool(st, s, url, { signal, log }) {
+  const pool = await require('./harvest').harvest(url, { signal, log });
+  const m = st.manifest;
+  pool.state_space = { accounts: m.accounts, slots: 0, distribution: s.STATE_DISTRIBUTION };
+  pool.state = { profile: m.profile, distribution: s.STATE_DISTRIBUTION, accounts: m.accounts, slots: 0, family: 'substrate' };
+  return pool;
+}
+
+/** One line for the log. */
+function describeStatePool(pool) {
+  const st = pool.state;
+  return `STATE=${st.profile}, ${st.distribution} draws over ${st.accounts} state accounts (for each account request), blocks and signers harvested as on a dev chain`;
+}
+
+/** The chain's ensureState hook: the scenario's profile, client, version, engine and chain spec. */
+async function ensureState(s, { bin, version, log, signal }) {
+  const specSource = await ensureChainSpec(s.CHAIN_SPEC, log);
+  return ensureSubstrateState({ profile: s.STATE, client: s.CLIENT, bin, version, engine: s.DB_ENGINE, specSource, log, signal });
+}
+
+module.exports = { ensureState, ensureSubstrateState, writeStateSpec, statePool, describeStatePool, readManifest, stateDir, specKey, PROFILES, DEV_ACCOUNTS, FORMAT };
