@@ -175,3 +175,67 @@ esac
     }
   });
 });
+
+describe('Substrate STATE profiles', () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const { writeStateSpec } = require('../../src/chains/substrate/state');
+  const { stateAccountId, stateAccountHex, stateIssuance, STATE_FREE } = require('../../src/chains/substrate/state-accounts');
+  const { accountKey, accountInfo, TOTAL_ISSUANCE } = require('../../src/chains/substrate/accounts');
+  const { OPS } = require('../../src/chains/substrate/ops');
+  const { u8aToHex, bnToU8a } = require('@polkadot/util');
+  const V1 = { version: 1, memory: true, memsw: true, blkio: true, writable: true };
+  const resolve = (text) => resolveScenario(writeScenario(tmpDir(), 'st', text), { env: {}, cpuCount: 2, kernel: V1, dockerEngine: null });
+
+  it('state account i: a 32-byte id of its own, the same each time; the issuance is the sum of their balances', () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => stateAccountHex(i));
+    assert.equal(new Set(ids).size, 1000);
+    assert.ok(ids.every((h) => /^0x[0-9a-f]{64}$/.test(h)));
+    assert.equal(stateAccountHex(123456789), u8aToHex(stateAccountId(123456789)));
+    assert.notEqual(stateAccountHex(256), stateAccountHex(1)); // every byte of the index counts
+    let sum = 0n;
+    for (let i = 0; i < 1000; i++) sum += STATE_FREE + BigInt(i);
+    assert.equal(stateIssuance(1000), sum);
+  });
+
+  it('the build spec: the run spec plus one System.Account entry per state account, issuance raised by theirs, valid JSON', async () => {
+    const dir = tmpDir();
+    const run = path.join(dir, 'run.json');
+    const issued = 5n * 10n ** 15n;
+    const top = { '0x3a636f6465': '0x0061736d', [TOTAL_ISSUANCE]: u8aToHex(bnToU8a(issued, { bitLength: 128 })) };
+    fs.writeFileSync(run, JSON.stringify({ name: 'T', id: 't', genesis: { raw: { top, childrenDefault: {} } } }));
+    const out = path.join(dir, 'build.json');
+    const n = 4500; // more than one chunk of entries
+    const w = await writeStateSpec(run, out, n);
+    const text = fs.readFileSync(out, 'utf8');
+    assert.equal(w.bytes, Buffer.byteLength(text));
+    assert.equal(w.sha256, require('node:crypto').createHash('sha256').update(text).digest('hex'));
+    const spec = JSON.parse(text);
+    const got = spec.genesis.raw.top;
+    assert.equal(Object.keys(got).length, 2 + n);
+    assert.equal(got['0x3a636f6465'], '0x0061736d');
+    for (const i of [0, 1, 1999, 2000, n - 1]) assert.equal(got[accountKey(stateAccountId(i))], accountInfo(STATE_FREE + BigInt(i)), `account ${i}`);
+    assert.equal(got[TOTAL_ISSUANCE], u8aToHex(bnToU8a(issued + stateIssuance(n), { bitLength: 128 })));
+    assert.ok(!text.includes('chainperf"'), 'no marker left');
+    assert.deepEqual(spec.genesis.raw.childrenDefault, {});
+  });
+
+  it('account operations draw over all of the state\'s accounts for each request; without a state, from the harvest', () => {
+    const n = 40;
+    const pool = { state_space: { accounts: n, slots: 0, distribution: 'uniform' }, accounts: [{ address: 'harvested' }], state_blocks: [{ hash: '0xb' }] };
+    const r = seededRandom(3);
+    const seen = new Set();
+    for (let k = 0; k < 2000; k++) seen.add(OPS['query.system.account'].params(pool, r).address);
+    assert.deepEqual([...seen].sort(), Array.from({ length: n }, (_, i) => stateAccountHex(i)).sort());
+    assert.equal(OPS['at.system.account'].params(pool, r).hash, '0xb');
+    assert.match(OPS['at.system.account'].params(pool, r).address, /^0x[0-9a-f]{64}$/);
+    assert.equal(OPS['query.system.account'].params({ accounts: [{ address: 'harvested' }] }, r).address, 'harvested');
+  });
+
+  it('keys: polkadot-omni-node takes a profile on the host; compose, and a client that builds none, are refused', () => {
+    const base = 'CHAIN=polkadot\nCLIENT=polkadot-omni-node\nSTATE=large\n';
+    assert.deepEqual(resolve(`${base}RUNTIME=host\n`).errors, []);
+    assert.match(resolve(`${base}RUNTIME=compose\n`).errors.join('\n'), /with polkadot-omni-node, RUNTIME=host \(RUNTIME is compose\)/);
+    assert.match(resolve('CHAIN=polkadot\nCLIENT=chopsticks\nSTATE=small\nRUNTIME=host\n').errors.join('\n'), /STATE=small is built for geth and polkadot-omni-node \(CLIENT is chopsticks\)/);
+  });
+});
