@@ -1,5 +1,5 @@
 'use strict';
-// The accounts of a Substrate STATE profile (src/state/substrate.js): account
+// The accounts of a Substrate STATE profile (state.js beside this file): account
 // i has no key, its 32-byte id is blake2_256 of a fixed tag and the 8-byte
 // little-endian index, and its free balance is STATE_FREE + i. The builder
 // writes them into the genesis; the generator derives account i for each

@@ -66,7 +66,7 @@ function readManifest(dir) {
  * its genesis and the total issuance raised by theirs. Streamed: a spec of millions of entries is larger than
  * a string can be. Returns its size and sha256.
  */
-async function writeStateSpec(runSpec, outFile, accounts, log = () => {}) {
+async function writeStateSpec(runSpec, outFile, accounts, log = () => {}, signal = null) {
   const { cryptoWaitReady } = require('@polkadot/util-crypto');
   const { u8aToHex, bnToU8a, hexToU8a, u8aToBn } = require('@polkadot/util');
   const { accountKey, accountInfo, TOTAL_ISSUANCE } = require('./accounts');
@@ -95,6 +95,7 @@ async function writeStateSpec(runSpec, outFile, accounts, log = () => {}) {
     for (let i = 0; i < accounts; i++) {
       chunk.push(`"${accountKey(stateAccountId(i))}":"${accountInfo(STATE_FREE + BigInt(i))}"`);
       if (chunk.length === 2000 || i === accounts - 1) {
+        if (signal && signal.aborted) throw new Error('state: interrupted');
         const s = (bytes > at ? ',' : '') + chunk.join(',');
         write(s);
         bytes += s.length;
@@ -200,7 +201,7 @@ async function ensureSubstrateState({ profile: name, client, bin, version, engin
     const runSpec = path.join(tmp, 'spec.json');
     const funded = await fundedSpec(specSource, runSpec, { accounts: DEV_ACCOUNTS });
     const buildSpec = path.join(tmp, 'build-spec.json');
-    const written = await writeStateSpec(runSpec, buildSpec, profile.accounts, log);
+    const written = await writeStateSpec(runSpec, buildSpec, profile.accounts, log, signal);
     log(`state spec: ${(written.bytes / 2 ** 20).toFixed(0)} MiB; starting ${client} on it`);
     const built = await runBuilder(bin, { spec: buildSpec, dataDir: path.join(tmp, 'data'), engine, logFile: buildLog, log, signal });
     fs.rmSync(buildSpec);
