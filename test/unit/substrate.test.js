@@ -221,6 +221,10 @@ describe('Substrate operations and their parameters', () => {
       assert.ok(POOL.blocks.some((b) => b.number === n));
       const h = pickParams('at.system.events', POOL, r).hash;
       assert.ok(POOL.state_blocks.some((b) => b.hash === h), 'historical state only from state_blocks');
+      for (const op of ['chain_getHeader', 'chain_getBlock']) {
+        const b = pickParams(op, POOL, r).hash;
+        assert.ok(POOL.state_blocks.some((x) => x.hash === b), `${op}: a block whose runtime version a pruning node still has`);
+      }
       const a = pickParams('at.system.account', POOL, r);
       assert.ok(POOL.state_blocks.some((b) => b.hash === a.hash) && POOL.accounts.some((x) => x.address === a.address));
       const x = pickParams('payment_queryInfo', POOL, r).extrinsic;

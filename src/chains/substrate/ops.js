@@ -34,15 +34,15 @@ const OPS = {
     run: (api, p) => api.rpc.chain.getBlockHash(p.number),
   },
   chain_getBlock: {
-    doc: 'api.rpc.chain.getBlock(hash) of a harvested block',
-    needs: ['blocks'],
-    params: (pool, r) => ({ hash: pick(pool.blocks, r).hash }),
+    doc: 'api.rpc.chain.getBlock(hash) of a harvested recent block (@polkadot/api asks for the block\'s runtime version to decode it, which a pruning node keeps for its last 256 blocks only)',
+    needs: ['state_blocks'],
+    params: (pool, r) => ({ hash: pick(pool.state_blocks, r).hash }),
     run: (api, p) => api.rpc.chain.getBlock(p.hash),
   },
   chain_getHeader: {
-    doc: 'api.rpc.chain.getHeader(hash) of a harvested block',
-    needs: ['blocks'],
-    params: (pool, r) => ({ hash: pick(pool.blocks, r).hash }),
+    doc: 'api.rpc.chain.getHeader(hash) of a harvested recent block (@polkadot/api asks for the block\'s runtime version to decode it, which a pruning node keeps for its last 256 blocks only)',
+    needs: ['state_blocks'],
+    params: (pool, r) => ({ hash: pick(pool.state_blocks, r).hash }),
     run: (api, p) => api.rpc.chain.getHeader(p.hash),
   },
   'query.system.account': {
