@@ -48,6 +48,7 @@ async function prepare(s, { workDir, log, client, state }) {
 function prepareDryRun(s, { client, dir }) {
   if (!s.CHAIN_SPEC) return {};
   if (client.builtinSpecs && client.builtinSpecs.includes(s.CHAIN_SPEC)) return { chainSpec: s.CHAIN_SPEC };
+  if (s.STATE !== 'dev') return { chainSpec: `<STATE=${s.STATE} folder in ~/.cache/chainperf/state>/spec.json` };
   return { chainSpec: path.join(dir, `${path.basename(s.CHAIN_SPEC, '.json')}.chainperf.json`) };
 }
 
