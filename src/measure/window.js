@@ -96,6 +96,19 @@ const cpuSum = (c) => (Number.isFinite(c.total_s) ? c.total_s : c.user_s + c.sys
 /** Number of cpus in a cpuset list such as "1", "2-3" or "0,2-3"; 0 for null. */
 const cpuCount = (list) => (list ? cpusOf(list).length : 0);
 
+/**
+ * The generator's seed for a window: SEED and the window's name, the two sides of an A/B pair alike ("pair3-A",
+ * "pair3-B"). With SEED alone every pass drew the same sequence, so each window asked for the very accounts and
+ * slots the warm-up (seeded with SEED) and the windows before it had asked for, and found them cached: on a
+ * state larger than the node's memory, its disk reads were those of a few thousand items, not of the state.
+ * The same SEED still gives the same sequences, window by window.
+ */
+function windowSeed(seed, name) {
+  let h = 2166136261; // FNV-1a of the name
+  for (const c of name.replace(/-[AB]$/, '')) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
+  return (seed + h) % 2147483647;
+}
+
 /** Plans the window and starts the load generator for it; its samples go to a clean folder. */
 function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS }) {
   const w = planWindow(stack, Date.now() + startupS * 1000 + s.RAMP_S * 1000, s.DURATION_S);
@@ -107,7 +120,7 @@ function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS
   log(`${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${startupS} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
   const artillery = runArtillery({
     scenario: s,
-    spec: spec({ start_at: w.start, end_at: w.end, stop_at: w.end + TAIL_MS, samples_dir: samplesDir, shape, ...(mix ? { mix } : {}) }),
+    spec: spec({ start_at: w.start, end_at: w.end, stop_at: w.end + TAIL_MS, samples_dir: samplesDir, shape, seed: windowSeed(s.SEED, name), ...(mix ? { mix } : {}) }),
     dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
   });
   artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
@@ -357,4 +370,4 @@ async function requestsByLabel(prometheus, query, label, w) {
   return out;
 }
 
-module.exports = { measureWorkload, measureIdle, planWindow, readEdge, cpuCount };
+module.exports = { windowSeed, measureWorkload, measureIdle, planWindow, readEdge, cpuCount };

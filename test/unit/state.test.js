@@ -239,3 +239,29 @@ describe('Substrate STATE profiles', () => {
     assert.match(resolve('CHAIN=polkadot\nCLIENT=chopsticks\nSTATE=small\nRUNTIME=host\n').errors.join('\n'), /STATE=small is built for geth and polkadot-omni-node \(CLIENT is chopsticks\)/);
   });
 });
+
+describe('the generator\'s seed for each window', () => {
+  const { windowSeed } = require('../../src/measure/window');
+
+  it('differs from SEED and between windows, is the same for both sides of an A/B pair, and repeats for the same SEED', () => {
+    const names = ['measure', 'rep1', 'rep2', 'pair1-A', 'pair2-A', 'step1', 'method-eth_call'];
+    const seeds = names.map((n) => windowSeed(1, n));
+    assert.equal(new Set(seeds).size, names.length);
+    assert.ok(seeds.every((x) => Number.isInteger(x) && x >= 0 && x < 2147483647 && x !== 1), 'never the warm-up\'s SEED');
+    assert.equal(windowSeed(1, 'pair3-A'), windowSeed(1, 'pair3-B'));
+    assert.equal(windowSeed(7, 'rep2'), windowSeed(7, 'rep2'));
+    assert.notEqual(windowSeed(7, 'rep2'), windowSeed(8, 'rep2'));
+  });
+
+  it('so two windows of a state run draw different accounts', () => {
+    const pool = { state_space: { accounts: 5000000, slots: 11000000, distribution: 'skewed' }, addresses: [], storage_slots: [] };
+    const drawn = (name) => {
+      const r = seededRandom(windowSeed(1, name));
+      return new Set(Array.from({ length: 2000 }, () => paramsFor('eth_getBalance', pool, r)[0]));
+    };
+    const a = drawn('rep1');
+    const b = drawn('rep2');
+    const shared = [...a].filter((x) => b.has(x)).length;
+    assert.ok(shared < 100, `${shared} of 2000 accounts shared (a hot tenth of 5M accounts is 500,000)`);
+  });
+});
