@@ -9,6 +9,7 @@ const { lineChart } = require('../report/charts');
 const { AB_FIGURES } = require('./figures');
 const { writeScrubbed } = require('../util/scrub');
 const { profileDiffSection } = require('../report/profile-diff');
+const chains = require('../chains');
 
 const fmt = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
 const VERDICT = { lower: 'B lower', higher: 'B higher', same: 'same within the interval' };
@@ -36,7 +37,12 @@ function pairsTable(ab) {
 function sideLine(key, side) {
   const c = side.client || {};
   const sc = side.provenance.scenario;
-  return `- **${key}**: \`${side.scenario_file}\`: ${c.name || sc.CLIENT} ${c.version || ''} (${sc.RUNTIME}), WORKLOAD=${sc.WORKLOAD}, DB_CACHE_MB=${sc.DB_CACHE_MB}, CORES=${sc.CORES}, GENERATOR=${sc.GENERATOR}, TRANSPORT=${sc.TRANSPORT}`;
+  const chain = chains[sc.CHAIN];
+  // A chain with its own generator (Substrate: @polkadot/api) names it; GENERATOR and TRANSPORT are Ethereum's.
+  const generator = chain && chain.generatorLabel ? `generator: ${chain.generatorLabel(sc)}` : `GENERATOR=${sc.GENERATOR}, TRANSPORT=${sc.TRANSPORT}`;
+  const state = sc.STATE && sc.STATE !== 'dev' ? `, STATE=${sc.STATE} (${sc.STATE_DISTRIBUTION})` : '';
+  const memory = sc.MEMORY_MB ? `, MEMORY_MB=${sc.MEMORY_MB}` : '';
+  return `- **${key}**: \`${side.scenario_file}\`: ${c.name || sc.CLIENT} ${c.version || ''} (${sc.RUNTIME}), WORKLOAD=${sc.WORKLOAD}, DB_CACHE_MB=${sc.DB_CACHE_MB}, CORES=${sc.CORES}${state}${memory}, ${generator}`;
 }
 
 function renderSummary(ab) {

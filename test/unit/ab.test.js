@@ -133,5 +133,15 @@ describe('A/B report', () => {
     assert.match(md, /\| CPU ms\/request \(gross\) \| 0\.4030 \| 0\.4430 \| 1\.09\d\d \|/);
     assert.match(md, /B higher/);
     assert.match(md, /\| 5 \| AB \|/);
+    assert.match(md, /CORES=1, GENERATOR=lean, TRANSPORT=http/);
+  });
+
+  it('names each side\'s state and memory limit, and a Substrate side\'s own generator', () => {
+    const figures = summarizePairs(pairs, 5);
+    const sc = { CHAIN: 'polkadot', RUNTIME: 'host', WORKLOAD: 'dot-state', DB_CACHE_MB: 32, CORES: 1, GENERATOR: 'ethers', TRANSPORT: 'http', STATE: 'large', STATE_DISTRIBUTION: 'skewed', MEMORY_MB: 2048 };
+    const side = { scenario_file: 'a.env', client: { name: 'polkadot-omni-node', version: '1.25.1' }, warnings: [], provenance: { scenario: sc } };
+    const md = renderSummary({ run_id: 'x', status: 'ok', stop_reason: 'done', pairs, figures, settings: { order: 'ABBA', interval: 't' }, warnings: [], regression: null, a: side, b: side });
+    assert.match(md, /STATE=large \(skewed\), MEMORY_MB=2048, generator: artillery \+ @polkadot\/api over WebSocket/);
+    assert.doesNotMatch(md, /GENERATOR=ethers/);
   });
 });
