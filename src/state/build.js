@@ -360,16 +360,20 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
     log(`STATE=${name} built in ${manifest.build_seconds} s: ${(manifest.size_bytes / 2 ** 20).toFixed(1)} MiB, ${manifest.accounts} accounts, blocks ${manifest.history.first_block}..${manifest.history.last_block}`);
     return { dir, dataDir: path.join(dir, 'data'), manifest: readManifest(dir), built: true };
   } catch (err) {
-    // The half-built folder goes; the builder's geth log stays beside the cache, named in the error.
-    const buildLog = path.join(tmp, 'build.log');
-    if (fs.existsSync(buildLog)) {
-      const kept = `${dir}.failed-build.log`;
-      fs.copyFileSync(buildLog, kept);
-      err.message += ` (the builder's geth log: ${kept})`;
-    }
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw err;
+    throw abandonBuild(err, { dir, tmp, node: 'geth' });
   }
 }
 
-module.exports = { ensureState, stateDir, readManifest, writeGenesis };
+/** A failed build: the half-built folder goes; the builder node's log (tmp/build.log) stays beside the cache, named in the error. */
+function abandonBuild(err, { dir, tmp, node }) {
+  const buildLog = path.join(tmp, 'build.log');
+  if (fs.existsSync(buildLog)) {
+    const kept = `${dir}.failed-build.log`;
+    fs.copyFileSync(buildLog, kept);
+    err.message += ` (the builder's ${node} log: ${kept})`;
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+  return err;
+}
+
+module.exports = { ensureState, stateDir, readManifest, writeGenesis, abandonBuild };

@@ -117,6 +117,24 @@ function gethOf(tmp) {
   return processesWith(tmp).find((x) => /\bgeth\b.*--dev/.test(x.cmd) && !x.cmd.startsWith('sh '));
 }
 
+/**
+ * A run to its end, with the command line of the node it started (found by nodeOf(tmp) while it ran),
+ * its run.json and its parameter pool; its stderr is shown when it fails.
+ */
+async function runWatchingNode(scenario, env, nodeOf) {
+  const r = startRun(scenario, env);
+  let nodeCmd = null;
+  const timer = setInterval(() => {
+    const p = nodeOf(r.tmp);
+    if (p) nodeCmd = p.cmd;
+  }, 200);
+  const res = await r.done;
+  clearInterval(timer);
+  if (res.code !== 0) process.stderr.write(res.stderr);
+  const pool = JSON.parse(fs.readFileSync(path.join(res.reportDir, 'params.json'), 'utf8'));
+  return { res, run: readRun(res.reportDir), pool, nodeCmd };
+}
+
 /** watchCpu on the geth process of the run whose TMPDIR is tmp. */
 function watchGethCpu(tmp) {
   return watchCpu(() => {
@@ -135,4 +153,4 @@ function artilleryCount(reportDir, prefix) {
   return Object.entries(raw.aggregate.counters).filter(([k]) => k.startsWith(prefix)).reduce((s, [, v]) => s + v, 0);
 }
 
-module.exports = { startRun, watchCpu, watchGethCpu, gethOf, processesWith, readRun, artilleryCount };
+module.exports = { startRun, runWatchingNode, watchCpu, watchGethCpu, gethOf, processesWith, readRun, artilleryCount };

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { startRun, gethOf, readRun } = require('./harness');
+const { runWatchingNode, gethOf } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 const { ensureState, stateDir } = require('../../src/state/build');
 const geth = require('../../src/clients/geth');
@@ -37,16 +37,7 @@ describe('STATE=small: a built state restored for a run', () => {
     dir = st.dir;
     assert.equal(dir, stateDir('small', version, 'pebble'));
     cachedBefore = listing(dir);
-    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), SHORT);
-    const timer = setInterval(() => {
-      const g = gethOf(r.tmp);
-      if (g) gethCmd = g.cmd;
-    }, 200);
-    res = await r.done;
-    clearInterval(timer);
-    if (res.code !== 0) process.stderr.write(res.stderr);
-    run = readRun(res.reportDir);
-    pool = JSON.parse(fs.readFileSync(path.join(res.reportDir, 'params.json'), 'utf8'));
+    ({ res, run, pool, nodeCmd: gethCmd } = await runWatchingNode(path.join(ROOT, 'scenarios', 'geth-dev.env'), SHORT, gethOf));
   });
 
   it('completes without a failed request, run.json valid against the schema', () => {

@@ -10,7 +10,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
-const { startRun, processesWith, readRun } = require('./harness');
+const { runWatchingNode, processesWith } = require('./harness');
 const { schemaErrors, ROOT, tmpDir } = require('../helpers');
 const { cacheDir } = require('../../src/install/cache');
 const { freePorts } = require('../../src/util/net');
@@ -103,19 +103,12 @@ describe('STATE=small on polkadot-omni-node: built once, restored for a run', fu
     st = await ensureSubstrateState({ profile: 'small', client: 'polkadot-omni-node', bin: OMNI, version, engine: 'rocksdb', specSource: src, log });
     assert.equal(st.dir, stateDir('small', 'polkadot-omni-node', version, 'rocksdb', specKey(src)));
     cachedBefore = listing(st.dir);
-    const r = startRun(path.join(ROOT, 'scenarios', 'polkadot-omni-dev.env'), {
+    const env = {
       CLIENT_BIN: OMNI, STATE: 'small', STATE_DISTRIBUTION: 'skewed', MEMORY_MB: '2048', WORKLOAD: 'dot-state',
       DURATION_S: '8', WARMUP_S: '3', IDLE_S: '3', HISTORY_TRANSFERS: '8', HISTORY_ACCOUNTS: '4', CONCURRENCY: '8', MAX_ERROR_RATE: '0', ARCHIVE: 'none',
-    });
-    const timer = setInterval(() => {
-      const p = processesWith(r.tmp).find((x) => /polkadot-omni-node.*--chain/.test(x.cmd) && !x.cmd.startsWith('sh '));
-      if (p) nodeCmd = p.cmd;
-    }, 200);
-    res = await r.done;
-    clearInterval(timer);
-    if (res.code !== 0) process.stderr.write(res.stderr);
-    run = readRun(res.reportDir);
-    pool = JSON.parse(fs.readFileSync(path.join(res.reportDir, 'params.json'), 'utf8'));
+    };
+    const omniOf = (tmp) => processesWith(tmp).find((x) => /polkadot-omni-node.*--chain/.test(x.cmd) && !x.cmd.startsWith('sh '));
+    ({ res, run, pool, nodeCmd } = await runWatchingNode(path.join(ROOT, 'scenarios', 'polkadot-omni-dev.env'), env, omniOf));
   });
 
   it('the state holds the profile\'s accounts, built by the node itself', () => {

@@ -43,6 +43,7 @@ const { freePorts } = require('../../util/net');
 const { rpcCall } = require('../../util/rpc');
 const { sleep } = require('../../util/time');
 const { ensureChainSpec } = require('./specs');
+const { abandonBuild } = require('../../state/build');
 
 const FORMAT = 3; // 2: the write-ahead log moved into table files; 3: the genesis's pruning journal gone
 /** Dev accounts funded in a state's genesis: enough for any scenario (HISTORY_ACCOUNTS up to 1,000, a signer per virtual user up to 256). */
@@ -247,13 +248,7 @@ async function ensureSubstrateState({ profile: name, client, bin, version, engin
     log(`STATE=${name} built in ${manifest.build_seconds} s: ${(manifest.size_bytes / 2 ** 20).toFixed(1)} MiB of database, ${manifest.accounts} state accounts, the node at ${(manifest.builder_peak_rss_bytes / 2 ** 30).toFixed(1)} GiB resident at most`);
     return found(readManifest(dir), true);
   } catch (err) {
-    if (fs.existsSync(buildLog)) {
-      const kept = `${dir}.failed-build.log`;
-      fs.copyFileSync(buildLog, kept);
-      err.message += ` (the builder's node log: ${kept})`;
-    }
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw err;
+    throw abandonBuild(err, { dir, tmp, node: client });
   }
 }
 
