@@ -25,8 +25,11 @@ const fileRuntime = (f) => (parseEnvFile(path.join(ROOT, 'scenarios', f)).settin
 const fileClient = (f) => (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'CLIENT') || {}).value;
 // Scenarios that measure a deployment in place start nothing: there is no compose project to render.
 const attachOnly = scenarioFiles.filter((f) => fileRuntime(f) === 'attach');
-// A client without a compose service (anvil) runs on the host only.
-const hostOnly = scenarioFiles.filter((f) => fileClient(f) && clients[fileClient(f)] && clients[fileClient(f)].chains.includes('ethereum') && !clients[fileClient(f)].compose);
+const fileState = (f) => (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'STATE') || {}).value || 'dev';
+// A client without a compose service (anvil) runs on the host only; so does a STATE profile its client restores
+// on the host only (polkadot-omni-node's: the Substrate cache pair), which the parity/polkadot service cannot take.
+const stateHostOnly = (f) => fileState(f) !== 'dev' && clients[fileClient(f)] && !(clients[fileClient(f)].stateRuntimes || []).includes('compose');
+const hostOnly = scenarioFiles.filter((f) => (fileClient(f) && clients[fileClient(f)] && clients[fileClient(f)].chains.includes('ethereum') && !clients[fileClient(f)].compose) || stateHostOnly(f));
 const rendered = scenarioFiles.filter((f) => !attachOnly.includes(f) && !hostOnly.includes(f));
 
 /** The scenario resolved for the compose runtime; Substrate scenarios with the parity/polkadot node. */
@@ -58,7 +61,7 @@ function assertLoopbackOnly(doc) {
 describe('compose files rendered by Compose v2 and v1', () => {
   it('the scenarios left out measure a running deployment (RUNTIME=attach) or name a host-only client', () => {
     for (const f of attachOnly) assert.equal(fileRuntime(f), 'attach', f);
-    assert.deepEqual(hostOnly, ['anvil-dev.env']);
+    assert.deepEqual([...hostOnly].sort(), ['anvil-dev.env', 'substrate-cache-1024.env', 'substrate-cache-32.env']);
     assert.ok(rendered.length >= 10, rendered.join(' '));
   });
 
