@@ -13,6 +13,7 @@ const { ensureState } = require('../src/state/build');
 const { PROFILES: GETH_PROFILES } = require('../src/state/profiles');
 const substrate = require('../src/chains/substrate/state');
 const { ensureChainSpec } = require('../src/chains/substrate/specs');
+const { plainVersion } = require('../src/state/restore');
 
 const CLIENT = process.env.CLIENT || 'geth';
 const PROFILES = CLIENT === 'geth' ? GETH_PROFILES : substrate.PROFILES;
@@ -49,7 +50,7 @@ async function main() {
   const log = (m) => process.stderr.write(`[bench:state] ${m}\n`);
   const s = { CLIENT_VERSION: client.defaults.CLIENT_VERSION, CLIENT_BIN: process.env.CLIENT_BIN || '' };
   const bin = await client.ensureBinary(s, log);
-  const version = CLIENT === 'geth' ? s.CLIENT_VERSION : client.binaryVersion(bin).replace(/-.*$/, '');
+  const version = CLIENT === 'geth' ? s.CLIENT_VERSION : plainVersion(client.binaryVersion(bin));
   const specSource = CLIENT === 'geth' ? null : await ensureChainSpec(process.env.CHAIN_SPEC || 'bridge-hub-polkadot', log);
   // Ctrl-C or SIGTERM stops the build: geth stopped, the half-built folder removed (a second signal exits at once).
   const stop = new AbortController();
