@@ -92,9 +92,14 @@ describe(`Substrate end to end on ${label}`, () => {
     const failedOps = Object.values(ops).reduce((n, o) => n + o.failed, 0);
     assert.equal(failedOps, 0, JSON.stringify(run.substrate.operation_errors));
     assert.ok(f.requests_ok > run.substrate.operations_ok, `${f.requests_ok} calls for ${run.substrate.operations_ok} operations`);
-    // one call per operation where the operation is one call: nothing shared between users
-    assert.ok(f.methods.chain_getBlock.requests_ok >= ops.chain_getBlock.ok);
-    assert.ok(f.methods.payment_queryInfo.requests_ok >= ops.payment_queryInfo.ok);
+    // One call per operation where the operation is one call: nothing shared
+    // between users. A call answered just before the window opens is not the
+    // window's while its operation, resolved a moment later, is: at most one
+    // such operation per virtual user in flight at the opening edge.
+    const users = Number(SHORT.CONCURRENCY);
+    for (const m of ['chain_getBlock', 'payment_queryInfo']) {
+      assert.ok(f.methods[m].requests_ok >= ops[m].ok - users, `${m}: ${f.methods[m].requests_ok} calls for ${ops[m].ok} operations`);
+    }
     const sum = Object.values(f.methods).reduce((s, m) => s + m.requests_ok, 0);
     assert.equal(sum, f.requests_ok);
     assert.equal(artilleryCount(res.reportDir, 'chainperf.ok.'), f.requests_ok, 'artillery\'s own counters');
