@@ -5,7 +5,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { spawn, execFileSync } = require('node:child_process');
 const { ROOT, tmpDir } = require('../helpers');
 const { readProcStat } = require('../../src/measure/cpu');
 
@@ -153,4 +153,9 @@ function artilleryCount(reportDir, prefix) {
   return Object.entries(raw.aggregate.counters).filter(([k]) => k.startsWith(prefix)).reduce((s, [, v]) => s + v, 0);
 }
 
-module.exports = { startRun, runWatchingNode, watchCpu, watchGethCpu, gethOf, processesWith, readRun, artilleryCount };
+/** Every file under dir with its size and modification time, sorted: equal listings mean nothing was written there. */
+function fileListing(dir) {
+  return execFileSync('find', [dir, '-type', 'f', '-printf', '%P %s %T@\n'], { encoding: 'utf8' }).split('\n').sort().join('\n');
+}
+
+module.exports = { fileListing, startRun, runWatchingNode, watchCpu, watchGethCpu, gethOf, processesWith, readRun, artilleryCount };

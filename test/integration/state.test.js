@@ -6,8 +6,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
-const { runWatchingNode, gethOf } = require('./harness');
+const { runWatchingNode, gethOf, fileListing } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 const { ensureState, stateDir } = require('../../src/state/build');
 const geth = require('../../src/clients/geth');
@@ -18,7 +17,6 @@ const SHORT = {
 };
 
 /** Every file of a directory with its size and modification time: what a run must not change. */
-const listing = (dir) => execFileSync('find', [dir, '-type', 'f', '-printf', '%P %s %T@\n'], { encoding: 'utf8' }).split('\n').sort().join('\n');
 
 describe('STATE=small: a built state restored for a run', () => {
   let res;
@@ -36,7 +34,7 @@ describe('STATE=small: a built state restored for a run', () => {
     const st = await ensureState({ profile: 'small', bin, version, engine: 'pebble', log: (m) => process.stderr.write(`${m}\n`) });
     dir = st.dir;
     assert.equal(dir, stateDir('small', version, 'pebble'));
-    cachedBefore = listing(dir);
+    cachedBefore = fileListing(dir);
     ({ res, run, pool, nodeCmd: gethCmd } = await runWatchingNode(path.join(ROOT, 'scenarios', 'geth-dev.env'), SHORT, gethOf));
   });
 
@@ -50,7 +48,7 @@ describe('STATE=small: a built state restored for a run', () => {
   it('the node ran on a copy in the run\'s folder, and the cached state is unchanged', () => {
     assert.ok(gethCmd, 'the run\'s geth was seen');
     assert.ok(!gethCmd.includes(dir), `geth ran on the cache itself: ${gethCmd}`);
-    assert.equal(listing(dir), cachedBefore);
+    assert.equal(fileListing(dir), cachedBefore);
     assert.equal(run.history, undefined, 'no history created: the state has it');
     assert.match(fs.readFileSync(path.join(res.reportDir, 'run.log'), 'utf8'), /STATE=small: copied .* into the run's data directory/);
   });

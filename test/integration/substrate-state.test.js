@@ -10,7 +10,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
-const { runWatchingNode, processesWith } = require('./harness');
+const { runWatchingNode, processesWith, fileListing } = require('./harness');
 const { schemaErrors, ROOT, tmpDir } = require('../helpers');
 const { cacheDir } = require('../../src/install/cache');
 const { freePorts } = require('../../src/util/net');
@@ -91,7 +91,6 @@ describe('STATE=small on polkadot-omni-node: built once, restored for a run', fu
   let st;
   let cachedBefore;
   let nodeCmd = null;
-  const listing = (dir) => execFileSync('find', [dir, '-type', 'f', '-printf', '%P %s %T@\n'], { encoding: 'utf8' }).split('\n').sort().join('\n');
 
   before(async function () {
     if (!fs.existsSync(OMNI)) {
@@ -102,7 +101,7 @@ describe('STATE=small on polkadot-omni-node: built once, restored for a run', fu
     const src = await ensureChainSpec('bridge-hub-polkadot', log);
     st = await ensureSubstrateState({ profile: 'small', client: 'polkadot-omni-node', bin: OMNI, version, engine: 'rocksdb', specSource: src, log });
     assert.equal(st.dir, stateDir('small', 'polkadot-omni-node', version, 'rocksdb', specKey(src)));
-    cachedBefore = listing(st.dir);
+    cachedBefore = fileListing(st.dir);
     const env = {
       CLIENT_BIN: OMNI, STATE: 'small', STATE_DISTRIBUTION: 'skewed', MEMORY_MB: '2048', WORKLOAD: 'dot-state',
       DURATION_S: '8', WARMUP_S: '3', IDLE_S: '3', HISTORY_TRANSFERS: '8', HISTORY_ACCOUNTS: '4', CONCURRENCY: '8', MAX_ERROR_RATE: '0', ARCHIVE: 'none',
@@ -138,7 +137,7 @@ describe('STATE=small on polkadot-omni-node: built once, restored for a run', fu
     assert.ok(nodeCmd, 'the run\'s node was seen');
     assert.ok(nodeCmd.includes(`--chain ${path.join(st.dir, 'spec.json')}`), nodeCmd);
     assert.ok(!nodeCmd.includes(`--base-path ${st.dir}`), 'not the cached data directory');
-    assert.equal(listing(st.dir), cachedBefore);
+    assert.equal(fileListing(st.dir), cachedBefore);
     assert.equal(run.provenance.client.name, 'polkadot-omni-node');
   });
 });
