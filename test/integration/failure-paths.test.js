@@ -16,7 +16,8 @@ const { runsRoot } = require('../../src/runtime/cgroup');
 const docker = require('../../src/runtime/docker');
 
 const GETH_DEV = path.join(ROOT, 'scenarios', 'geth-dev.env');
-const SHORT = { WARMUP_S: '2', IDLE_S: '2', HISTORY_TRANSFERS: '16', HISTORY_CONTRACT_CALLS: '8' };
+// No warm-up: these tests are about what happens around the window, not about its figures.
+const SHORT = { WARMUP_S: '0', IDLE_S: '2', HISTORY_TRANSFERS: '16', HISTORY_CONTRACT_CALLS: '8' };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The run id a run logged first. */
@@ -109,7 +110,7 @@ describe('failure paths', () => {
   it('attach with NODE_PID: the node killed in the window fails the run at once, the generator with it', async () => {
     const node = await startGeth();
     try {
-      const file = writeScenario(tmpDir(), 'attach-dies', `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nNODE_PID=${node.pid}\nCREATE_HISTORY=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=2\nIDLE_S=2\nDURATION_S=40\n`);
+      const file = writeScenario(tmpDir(), 'attach-dies', `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nNODE_PID=${node.pid}\nCREATE_HISTORY=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=0\nIDLE_S=2\nDURATION_S=40\n`);
       const r = startRun(file);
       await r.waitFor(/measure: measuring for/);
       await sleep(9000); // inside the window
@@ -138,7 +139,7 @@ describe('failure paths', () => {
   it('attach with METRICS_URL: the node killed in the window is noticed before the window ends', async () => {
     const node = await startGeth();
     try {
-      const file = writeScenario(tmpDir(), 'attach-gone', `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nMETRICS_URL=${node.metricsUrl}\nCREATE_HISTORY=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=2\nIDLE_S=3\nDURATION_S=45\n`);
+      const file = writeScenario(tmpDir(), 'attach-gone', `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nMETRICS_URL=${node.metricsUrl}\nCREATE_HISTORY=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=0\nIDLE_S=3\nDURATION_S=45\n`);
       const r = startRun(file);
       await r.waitFor(/measure: measuring for/);
       await sleep(16000); // past the start edge, which waits for a refresh of the node's CPU counter (3 s)
