@@ -42,7 +42,7 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
     let run;
     before(async () => {
       res = await startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-        NODE_PROFILE: 'cpu', CORES: '2', REPEAT: '2', DURATION_S: '6', WARMUP_S: '2', IDLE_S: '0', HISTORY_TRANSFERS: '20', HISTORY_CONTRACT_CALLS: '10', ARCHIVE: 'none',
+        NODE_PROFILE: 'cpu', CORES: '2', REPEAT: '2', DURATION_S: '6', WARMUP_S: '0', IDLE_S: '0', HISTORY_TRANSFERS: '20', HISTORY_CONTRACT_CALLS: '10', ARCHIVE: 'none',
       }).done;
       if (res.code !== 0) process.stderr.write(res.stderr);
       run = readRun(res.reportDir);
@@ -93,7 +93,7 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
     let run;
     before(async () => {
       res = await startRun(path.join(ROOT, 'scenarios', 'polkadot-dev.env'), {
-        NODE_PROFILE: 'cpu', CLIENT: 'chopsticks', DURATION_S: '6', WARMUP_S: '2', IDLE_S: '0', HISTORY_TRANSFERS: '4', HISTORY_ACCOUNTS: '4', CONCURRENCY: '8', ARCHIVE: 'none',
+        NODE_PROFILE: 'cpu', CLIENT: 'chopsticks', DURATION_S: '6', WARMUP_S: '0', IDLE_S: '0', HISTORY_TRANSFERS: '4', HISTORY_ACCOUNTS: '4', CONCURRENCY: '8', ARCHIVE: 'none',
       }).done;
       if (res.code !== 0) process.stderr.write(res.stderr);
       run = readRun(res.reportDir);
@@ -130,7 +130,7 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
     let run;
     before(async () => {
       res = await startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-        RUNTIME: 'compose', GRAFANA: 'no', NODE_PROFILE: 'cpu', DURATION_S: '6', WARMUP_S: '2', IDLE_S: '0', HISTORY_TRANSFERS: '8', HISTORY_CONTRACT_CALLS: '4', ARCHIVE: 'none',
+        RUNTIME: 'compose', GRAFANA: 'no', NODE_PROFILE: 'cpu', DURATION_S: '6', WARMUP_S: '0', IDLE_S: '0', HISTORY_TRANSFERS: '8', HISTORY_CONTRACT_CALLS: '4', ARCHIVE: 'none',
       }).done;
       if (res.code !== 0) process.stderr.write(res.stderr);
       run = readRun(res.reportDir);

@@ -14,7 +14,7 @@ describe('saturation search on geth --dev', () => {
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       SATURATE: 'yes', GENERATOR: 'lean', SATURATE_START_RPS: '500', SATURATE_FACTOR: '2', SATURATE_STEP_S: '3', SATURATE_BISECT: '1',
-      MAX_P99_MS: '50', HOURLY_PRICE: '0.5', WARMUP_S: '2', IDLE_S: '2', HISTORY_TRANSFERS: '16', HISTORY_CONTRACT_CALLS: '8',
+      MAX_P99_MS: '50', HOURLY_PRICE: '0.5', WARMUP_S: '0', IDLE_S: '2', HISTORY_TRANSFERS: '16', HISTORY_CONTRACT_CALLS: '8',
     });
     res = await r.done;
     if (res.code !== 0) process.stderr.write(res.stderr);
