@@ -58,8 +58,8 @@ const FORMAT = 4; // 2: the write-ahead log moved into table files; 3: the genes
 /** Dev accounts funded in a state's genesis: enough for any scenario (HISTORY_ACCOUNTS up to 1,000, a signer per virtual user up to 256). */
 const DEV_ACCOUNTS = 1256;
 const PROFILES = {
-  small: { accounts: 20000, doc: 'for tests: a spec of about 7 MB, built in well under a minute' },
-  medium: { accounts: 1000000, doc: 'a spec of 316 MiB, 300 MiB of database' },
+  small: { accounts: 20000, doc: 'for tests: a spec of about 8 MB, built in about a minute' },
+  medium: { accounts: 1000000, doc: 'a spec of 316 MiB, 170 MiB of database' },
   large: { accounts: 5000000, doc: 'a spec of about 1.6 GB' },
 };
 const BUILD_TIMEOUT_S = 3600;
