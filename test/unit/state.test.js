@@ -179,13 +179,26 @@ esac
 describe('Substrate STATE profiles', () => {
   const fs = require('node:fs');
   const path = require('node:path');
-  const { writeStateSpec } = require('../../src/chains/substrate/state');
+  const { writeStateSpec, compactionsSettled } = require('../../src/chains/substrate/state');
   const { stateAccountId, stateAccountHex, stateIssuance, STATE_FREE } = require('../../src/chains/substrate/state-accounts');
   const { accountKey, accountInfo, TOTAL_ISSUANCE } = require('../../src/chains/substrate/accounts');
   const { OPS } = require('../../src/chains/substrate/ops');
   const { u8aToHex, bnToU8a } = require('@polkadot/util');
   const V1 = { version: 1, memory: true, memsw: true, blkio: true, writable: true };
   const resolve = (text) => resolveScenario(writeScenario(tmpDir(), 'st', text), { env: {}, cpuCount: 2, kernel: V1, dockerEngine: null });
+
+  it('the builder waits for RocksDB: settled once every compaction its LOG started has finished', () => {
+    const dataDir = tmpDir();
+    const db = path.join(dataDir, 'chains', 'x', 'db', 'full');
+    fs.mkdirSync(db, { recursive: true });
+    const event = (e) => `2026/11/24-13:55:44.291271 30392 EVENT_LOG_v1 {"time_micros": 1, "job": 4, "event": "${e}", "cf_name": "col2"}\n`;
+    fs.writeFileSync(path.join(db, 'LOG'), event('compaction_started') + event('compaction_finished') + event('compaction_started'));
+    assert.equal(compactionsSettled(dataDir, 1), false, 'one compaction still running');
+    fs.appendFileSync(path.join(db, 'LOG'), event('compaction_finished'));
+    assert.equal(compactionsSettled(dataDir, 1), true);
+    assert.equal(compactionsSettled(tmpDir(), 1), true, 'no RocksDB LOG: nothing to wait for');
+    assert.throws(() => compactionsSettled(dataDir, 601), /compactions had not finished after 600 s/);
+  });
 
   it('state account i: a 32-byte id of its own, the same each time; the issuance is the sum of their balances', () => {
     const ids = Array.from({ length: 1000 }, (_, i) => stateAccountHex(i));

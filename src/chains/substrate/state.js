@@ -312,4 +312,4 @@ async function ensureState(s, { bin, version, log, signal }) {
   return ensureSubstrateState({ profile: s.STATE, client: s.CLIENT, bin, version, engine: s.DB_ENGINE, specSource, log, signal });
 }
 
-module.exports = { ensureState, ensureSubstrateState, writeStateSpec, statePool, describeStatePool, readManifest, stateDir, specKey, PROFILES, DEV_ACCOUNTS, FORMAT };
+module.exports = { ensureState, ensureSubstrateState, writeStateSpec, compactionsSettled, statePool, describeStatePool, readManifest, stateDir, specKey, PROFILES, DEV_ACCOUNTS, FORMAT };
