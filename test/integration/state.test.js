@@ -16,8 +16,6 @@ const SHORT = {
   DURATION_S: '5', WARMUP_S: '2', IDLE_S: '2', RAMP_S: '4', STATE: 'small', STATE_DISTRIBUTION: 'skewed', WORKLOAD: 'eth-state', MAX_ERROR_RATE: '0',
 };
 
-/** Every file of a directory with its size and modification time: what a run must not change. */
-
 describe('STATE=small: a built state restored for a run', () => {
   let res;
   let run;
