@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { startRun, processesWith } = require('./harness');
-const { schemaErrors, ROOT } = require('../helpers');
+const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
 
 const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
 const SHORT = {
@@ -66,18 +66,14 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
     // eth_getLogs over the harvested ranges costs the node several times what eth_blockNumber does, a
     // difference three pairs resolve on a busy machine (the default mix against a light one, 1.5 times,
     // needed eight).
-    const light = { WORKLOAD: 'method:eth_blockNumber' };
-    const heavy = { WORKLOAD: 'method:eth_getLogs' };
-    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'chainperf-ab-'));
-    const sideFile = (name, side) => {
-      const file = path.join(dir, `${name}.env`);
-      fs.writeFileSync(file, fs.readFileSync(SCENARIO, 'utf8').replace(/^WORKLOAD=.*$/m, `WORKLOAD=${side.WORKLOAD}`));
-      return file;
-    };
+    const light = 'method:eth_blockNumber';
+    const heavy = 'method:eth_getLogs';
+    const dir = tmpDir('chainperf-ab-');
+    const sideFile = (name, workload) => writeScenario(dir, name, fs.readFileSync(SCENARIO, 'utf8').replace(/^WORKLOAD=.*$/m, `WORKLOAD=${workload}`));
     const res = await ab(sideFile('light', light), sideFile('heavy', heavy), { AB_MIN_PAIRS: '3', AB_MAX_PAIRS: '3', AB_TARGET_PCT: '50', MAX_REGRESSION_PCT: '5', NODE_PROFILE: 'cpu' });
     const cpu = res.doc.figures.cpu_ms_per_request;
-    assert.equal(res.doc.a.provenance.scenario.WORKLOAD, light.WORKLOAD);
-    assert.equal(res.doc.b.provenance.scenario.WORKLOAD, heavy.WORKLOAD);
+    assert.equal(res.doc.a.provenance.scenario.WORKLOAD, light);
+    assert.equal(res.doc.b.provenance.scenario.WORKLOAD, heavy);
     assert.ok(cpu.ratio > 2, `eth_getLogs costs more per request than eth_blockNumber: B/A ${cpu.ratio}`);
     assert.equal(cpu.verdict, 'higher');
     assert.equal(res.doc.regression.pass, false);

@@ -34,7 +34,7 @@
 // (large: a 690 MB file). A node whose memory budget sizes the levels small
 // (--db-cache 32) compacts it at its first start, holding the record in
 // memory while it does (large: 1.8 GB for 5 s, a node under MEMORY_MB=1024
-// killed as it started); at 256 MiB and above it never did. So a third start,
+// killed as it started); at 256 and 1024 MiB it did not. So a third start,
 // with --db-cache 32, waits for RocksDB's compactions to finish: the file is
 // dropped (large: 1.5 GB of database down to 0.84 GB). A fourth start,
 // recorded in the manifest (start_peak_rss_bytes), shows what opening the
