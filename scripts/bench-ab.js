@@ -27,47 +27,71 @@ const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
 const SESSIONS = Number(process.env.BENCH_AB_SESSIONS || 10);
 const DEFAULTS = 'RUNTIME=host GENERATOR=lean DURATION_S=15 IDLE_S=5 WARMUP_S=30 AB_MAX_S=480 AB_MAX_PAIRS=20';
 
-const parseKv = (text) => Object.fromEntries(text.split(/\s+/).filter(Boolean).map((kv) => {
-  const i = kv.indexOf('=');
-  if (i < 1) throw new Error(`BENCH_AB_ENV / BENCH_AB_B: expected KEY=value, got "${kv}"`);
-  return [kv.slice(0, i), kv.slice(i + 1)];
-}));
+const parseKv = (text) =>
+  Object.fromEntries(
+    text
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((kv) => {
+        const i = kv.indexOf('=');
+        if (i < 1) throw new Error(`BENCH_AB_ENV / BENCH_AB_B: expected KEY=value, got "${kv}"`);
+        return [kv.slice(0, i), kv.slice(i + 1)];
+      }),
+  );
 
 /** One ./run.sh ab session; resolves with its ab.json and how long it took. */
 function session(a, b, env) {
   return new Promise((resolve, reject) => {
     const t0 = Date.now();
-    const child = spawn(path.join(ROOT, 'run.sh'), ['ab', a, b], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(path.join(ROOT, 'run.sh'), ['ab', a, b], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d) => { out += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
     child.stderr.on('data', (d) => {
       err += d;
-      const progress = String(d).split('\n').filter((l) => /pairs? in [\d.]+ min|asks for/.test(l));
+      const progress = String(d)
+        .split('\n')
+        .filter((l) => /pairs? in [\d.]+ min|asks for/.test(l));
       for (const l of progress) process.stderr.write(`  ${l.trim()}\n`);
     });
     child.on('close', (code) => {
       const dir = out.trim().split('\n').pop();
       const file = path.join(dir || '', 'ab.json');
-      if (!dir || !fs.existsSync(file)) return reject(new Error(`./run.sh ab exited ${code} without a report:\n${err.slice(-3000)}`));
+      if (!dir || !fs.existsSync(file))
+        return reject(new Error(`./run.sh ab exited ${code} without a report:\n${err.slice(-3000)}`));
       resolve({ doc: JSON.parse(fs.readFileSync(file, 'utf8')), minutes: (Date.now() - t0) / 60000, dir });
     });
   });
 }
 
-const fmtR = (r) => `B/A ${r.ratio.toFixed(4)} [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] ±${r.halfwidth_pct.toFixed(2)}% ${r.verdict}`;
+const fmtR = (r) =>
+  `B/A ${r.ratio.toFixed(4)} [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] ±${r.halfwidth_pct.toFixed(2)}% ${r.verdict}`;
 
 async function main() {
   const env = { ...parseKv(DEFAULTS), ...parseKv(process.env.BENCH_AB_ENV || '') };
   const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-ab-'));
   env.REPORTS_DIR = reports;
-  process.stderr.write(`bench:ab: ${SESSIONS} A/A sessions of ${path.relative(ROOT, SCENARIO)} then one A/B (B: ${process.env.BENCH_AB_B || 'WORKLOAD=eth-reads-light'}); ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+  process.stderr.write(
+    `bench:ab: ${SESSIONS} A/A sessions of ${path.relative(ROOT, SCENARIO)} then one A/B (B: ${process.env.BENCH_AB_B || 'WORKLOAD=eth-reads-light'}); ${Object.entries(
+      env,
+    )
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}\n`,
+  );
   const aa = [];
   for (let i = 1; i <= SESSIONS; i++) {
     const s = await session(SCENARIO, SCENARIO, env);
     const r = s.doc.figures.cpu_ms_per_request;
     aa.push({ ...s, r });
-    process.stdout.write(`A/A ${i} of ${SESSIONS}: ${s.doc.status}, ${s.doc.pairs.length} pairs, ${s.minutes.toFixed(1)} min: ${r.ci95 ? fmtR(r) : 'no interval'}\n`);
+    process.stdout.write(
+      `A/A ${i} of ${SESSIONS}: ${s.doc.status}, ${s.doc.pairs.length} pairs, ${s.minutes.toFixed(1)} min: ${r.ci95 ? fmtR(r) : 'no interval'}\n`,
+    );
   }
   // B: a copy of the scenario with BENCH_AB_B's keys set (a key the file has is replaced: a key set twice is an error).
   const bFile = path.join(reports, 'b.env');
@@ -82,12 +106,20 @@ async function main() {
   for (const k of Object.keys(bKeys)) delete envB[k]; // the environment would override B's file
   const ab = await session(SCENARIO, bFile, envB);
   const rab = ab.doc.figures.cpu_ms_per_request;
-  process.stdout.write(`A/B (${Object.entries(bKeys).map(([k, v]) => `${k}=${v}`).join(' ')}): ${ab.doc.pairs.length} pairs, ${ab.minutes.toFixed(1)} min: ${rab.ci95 ? fmtR(rab) : 'no interval'}\n`);
+  process.stdout.write(
+    `A/B (${Object.entries(bKeys)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(
+        ' ',
+      )}): ${ab.doc.pairs.length} pairs, ${ab.minutes.toFixed(1)} min: ${rab.ci95 ? fmtR(rab) : 'no interval'}\n`,
+  );
 
   const judged = aa.filter((x) => x.r.verdict);
   const figures = {
     aa_sessions: judged.length,
-    aa_false_positive_rate: judged.length ? (judged.filter((x) => x.r.verdict !== 'same').length / judged.length).toFixed(3) : 'n/a',
+    aa_false_positive_rate: judged.length
+      ? (judged.filter((x) => x.r.verdict !== 'same').length / judged.length).toFixed(3)
+      : 'n/a',
     ci_halfwidth_pct: judged.length ? median(judged.map((x) => x.r.halfwidth_pct)).toFixed(2) : 'n/a',
     minutes_per_session: median([...aa, ab].map((x) => x.minutes)).toFixed(1),
     pairs_per_session: median([...aa, ab].map((x) => x.doc.pairs.length)),
@@ -98,7 +130,11 @@ async function main() {
     ab_halfwidth_pct: rab.ci95 ? rab.halfwidth_pct.toFixed(2) : 'n/a',
   };
   process.stdout.write(`reports: ${reports}\n`);
-  process.stdout.write(`${Object.entries(figures).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+  process.stdout.write(
+    `${Object.entries(figures)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}\n`,
+  );
 }
 
 main().catch((err) => {

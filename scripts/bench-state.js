@@ -23,13 +23,31 @@ function row(name, engine, st) {
   const m = st.manifest;
   if (CLIENT === 'geth') {
     return {
-      profile: name, engine, accounts: m.accounts, slots: m.slots, transactions: m.history.transactions, blocks: m.history.last_block,
-      size_mib: Number((m.size_bytes / 2 ** 20).toFixed(1)), build_s: m.build_seconds, built_now: st.built, dir: st.dir,
+      profile: name,
+      engine,
+      accounts: m.accounts,
+      slots: m.slots,
+      transactions: m.history.transactions,
+      blocks: m.history.last_block,
+      size_mib: Number((m.size_bytes / 2 ** 20).toFixed(1)),
+      build_s: m.build_seconds,
+      built_now: st.built,
+      dir: st.dir,
     };
   }
   return {
-    profile: name, engine, accounts: m.accounts, slots: 0, transactions: 0, blocks: m.blocks, size_mib: Number((m.size_bytes / 2 ** 20).toFixed(1)),
-    build_s: m.build_seconds, built_now: st.built, dir: st.dir, spec_mib: Number((m.build_spec.bytes / 2 ** 20).toFixed(1)), peak_rss_gib: Number((m.builder_peak_rss_bytes / 2 ** 30).toFixed(2)),
+    profile: name,
+    engine,
+    accounts: m.accounts,
+    slots: 0,
+    transactions: 0,
+    blocks: m.blocks,
+    size_mib: Number((m.size_bytes / 2 ** 20).toFixed(1)),
+    build_s: m.build_seconds,
+    built_now: st.built,
+    dir: st.dir,
+    spec_mib: Number((m.build_spec.bytes / 2 ** 20).toFixed(1)),
+    peak_rss_gib: Number((m.builder_peak_rss_bytes / 2 ** 30).toFixed(2)),
   };
 }
 
@@ -44,14 +62,17 @@ async function main() {
   const names = args.length ? args : Object.keys(PROFILES);
   const unknown = names.filter((n) => !PROFILES[n]);
   if (unknown.length) {
-    process.stderr.write(`bench:state: no profile ${unknown.join(', ')} (profiles: ${Object.keys(PROFILES).join(', ')})\n`);
+    process.stderr.write(
+      `bench:state: no profile ${unknown.join(', ')} (profiles: ${Object.keys(PROFILES).join(', ')})\n`,
+    );
     process.exit(2);
   }
   const log = (m) => process.stderr.write(`[bench:state] ${m}\n`);
   const s = { CLIENT_VERSION: client.defaults.CLIENT_VERSION, CLIENT_BIN: process.env.CLIENT_BIN || '' };
   const bin = await client.ensureBinary(s, log);
   const version = CLIENT === 'geth' ? s.CLIENT_VERSION : plainVersion(client.binaryVersion(bin));
-  const specSource = CLIENT === 'geth' ? null : await ensureChainSpec(process.env.CHAIN_SPEC || 'bridge-hub-polkadot', log);
+  const specSource =
+    CLIENT === 'geth' ? null : await ensureChainSpec(process.env.CHAIN_SPEC || 'bridge-hub-polkadot', log);
   // Ctrl-C or SIGTERM stops the build: geth stopped, the half-built folder removed (a second signal exits at once).
   const stop = new AbortController();
   for (const sig of ['SIGINT', 'SIGTERM']) {
@@ -63,16 +84,30 @@ async function main() {
   }
   const rows = [];
   for (const name of names) {
-    const st = CLIENT === 'geth'
-      ? await ensureState({ profile: name, bin, version, engine, log, signal: stop.signal })
-      : await substrate.ensureSubstrateState({ profile: name, client: CLIENT, bin, version, engine, specSource, log, signal: stop.signal });
+    const st =
+      CLIENT === 'geth'
+        ? await ensureState({ profile: name, bin, version, engine, log, signal: stop.signal })
+        : await substrate.ensureSubstrateState({
+            profile: name,
+            client: CLIENT,
+            bin,
+            version,
+            engine,
+            specSource,
+            log,
+            signal: stop.signal,
+          });
     rows.push(row(name, engine, st));
   }
   const extra = CLIENT === 'geth' ? [] : ['client', 'spec MiB', 'builder peak GiB'];
-  process.stdout.write(`${['profile', 'engine', 'accounts', 'slots', 'transactions', 'blocks', 'size MiB', 'build s', 'built now', ...extra].join('\t')}\n`);
+  process.stdout.write(
+    `${['profile', 'engine', 'accounts', 'slots', 'transactions', 'blocks', 'size MiB', 'build s', 'built now', ...extra].join('\t')}\n`,
+  );
   for (const r of rows) {
     const more = CLIENT === 'geth' ? [] : [CLIENT, r.spec_mib, r.peak_rss_gib];
-    process.stdout.write(`${[r.profile, r.engine, r.accounts, r.slots, r.transactions, r.blocks, r.size_mib, r.build_s, r.built_now ? 'yes' : 'no (cached)', ...more].join('\t')}\n`);
+    process.stdout.write(
+      `${[r.profile, r.engine, r.accounts, r.slots, r.transactions, r.blocks, r.size_mib, r.build_s, r.built_now ? 'yes' : 'no (cached)', ...more].join('\t')}\n`,
+    );
   }
   process.stdout.write(`${JSON.stringify(rows)}\n`);
 }

@@ -57,7 +57,8 @@ const CV_REPEAT = Number(process.env.BENCH_CV_REPEAT ?? 5);
 const CV_WARM_S = Number(process.env.BENCH_CV_WARM_S || 60);
 const CV_WINDOW_S = Number(process.env.BENCH_CV_WINDOW_S || 30);
 const CONNECTIONS = 16;
-const WS_CONNECTIONS = Number(process.env.BENCH_WS_CONNECTIONS || 4); // the lean engine over ws: 16 users on this many WebSockets
+// the lean engine over ws: 16 users on this many WebSockets
+const WS_CONNECTIONS = Number(process.env.BENCH_WS_CONNECTIONS || 4);
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] });
 
 async function rpcRequests(metricsUrl) {
@@ -74,14 +75,25 @@ async function measureEdges(stack, start, end) {
   const [c1, r1] = [stack.generatorGroup.cpu(), await rpcRequests(stack.node.metrics_url)];
   const cpu = c1.total_s - c0.total_s; // cpuacct.usage: exact (the user/system counters are tick-sampled)
   const requests = r1 - r0;
-  return { us_per_request: (cpu * 1e6) / requests, rps: requests / ((end - start) / 1000), cpu_utilization: cpu / ((end - start) / 1000) };
+  return {
+    us_per_request: (cpu * 1e6) / requests,
+    rps: requests / ((end - start) / 1000),
+    cpu_utilization: cpu / ((end - start) / 1000),
+  };
 }
 
 async function benchWrk(stack, wrk, workDir) {
   const lua = path.join(workDir, 'post.lua');
-  fs.writeFileSync(lua, `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`);
+  fs.writeFileSync(
+    lua,
+    `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
   const t0 = Date.now();
-  const child = spawnInGroup(stack.generatorGroup, [wrk, '-t1', `-c${CONNECTIONS}`, `-d${WARM_S + MEASURE_S + 2}s`, '-s', lua, stack.rpcUrl], { stdio: 'ignore' });
+  const child = spawnInGroup(
+    stack.generatorGroup,
+    [wrk, '-t1', `-c${CONNECTIONS}`, `-d${WARM_S + MEASURE_S + 2}s`, '-s', lua, stack.rpcUrl],
+    { stdio: 'ignore' },
+  );
   const exited = new Promise((r) => child.once('exit', r));
   const start = t0 + 500 + WARM_S * 1000;
   try {
@@ -95,14 +107,38 @@ async function benchWrk(stack, wrk, workDir) {
 async function benchArtillery(stack, generator, transport, workDir, poolFile, k) {
   const start = Date.now() + (STARTUP_S + WARM_S) * 1000;
   const end = start + MEASURE_S * 1000;
-  const scenario = { GENERATOR: generator, TRANSPORT: transport, CONCURRENCY: CONNECTIONS, RATE: null, RAMP_S: 0, WORKLOAD: 'method:eth_getBlockByNumber' };
-  const spec = {
-    rpc_url: transport === 'ws' ? stack.wsUrl : stack.rpcUrl, transport, ws_connections: WS_CONNECTIONS, pool_file: poolFile, mix: { eth_getBlockByNumber: 1 }, timeout_ms: 10000, seed: 1, start_at: start, end_at: end, samples_dir: null,
+  const scenario = {
+    GENERATOR: generator,
+    TRANSPORT: transport,
+    CONCURRENCY: CONNECTIONS,
+    RATE: null,
+    RAMP_S: 0,
+    WORKLOAD: 'method:eth_getBlockByNumber',
   };
-  const run = runArtillery({ scenario, spec, dir: workDir, name: `${generator}-${transport}-${k}`, processor: require.resolve('../src/workload/processors/ethereum'), group: stack.generatorGroup });
+  const spec = {
+    rpc_url: transport === 'ws' ? stack.wsUrl : stack.rpcUrl,
+    transport,
+    ws_connections: WS_CONNECTIONS,
+    pool_file: poolFile,
+    mix: { eth_getBlockByNumber: 1 },
+    timeout_ms: 10000,
+    seed: 1,
+    start_at: start,
+    end_at: end,
+    samples_dir: null,
+  };
+  const run = runArtillery({
+    scenario,
+    spec,
+    dir: workDir,
+    name: `${generator}-${transport}-${k}`,
+    processor: require.resolve('../src/workload/processors/ethereum'),
+    group: stack.generatorGroup,
+  });
   const figures = await measureEdges(stack, start, end);
   const r = await run;
-  if (r.code !== 0) throw new Error(`artillery (${generator} over ${transport}) exited with status ${r.code}; see ${r.logFile}`);
+  if (r.code !== 0)
+    throw new Error(`artillery (${generator} over ${transport}) exited with status ${r.code}; see ${r.logFile}`);
   return figures;
 }
 
@@ -115,20 +151,41 @@ async function benchArtillery(stack, generator, transport, workDir, poolFile, k)
 async function repeatability() {
   if (CV_REPEAT < 2) return null;
   const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-cv-'));
-  log(`repeatability: REPEAT=${CV_REPEAT} windows of ${CV_WINDOW_S} s after a ${CV_WARM_S} s warm-up, default mix, GENERATOR=lean`);
+  log(
+    `repeatability: REPEAT=${CV_REPEAT} windows of ${CV_WINDOW_S} s after a ${CV_WARM_S} s warm-up, default mix, GENERATOR=lean`,
+  );
   try {
     const { run } = await runScenario(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-      env: { RUNTIME: 'host', ...process.env, REPEAT: String(CV_REPEAT), WARMUP_S: String(CV_WARM_S), DURATION_S: String(CV_WINDOW_S), IDLE_S: '5', GENERATOR: 'lean', CORES: '1', REPORTS_DIR: reports, ARCHIVE: 'none' },
+      env: {
+        RUNTIME: 'host',
+        ...process.env,
+        REPEAT: String(CV_REPEAT),
+        WARMUP_S: String(CV_WARM_S),
+        DURATION_S: String(CV_WINDOW_S),
+        IDLE_S: '5',
+        GENERATOR: 'lean',
+        CORES: '1',
+        REPORTS_DIR: reports,
+        ARCHIVE: 'none',
+      },
       out: () => {},
       index: false,
     });
     if (!run || run.status !== 'ok') throw new Error(`the repeatability run failed: ${run ? run.error : 'no report'}`);
     const s = run.summary.cpu_ms_per_request;
     const each = run.repetitions.map((r) => r.figures.cpu_ms_per_request.toFixed(4)).join(', ');
-    process.stdout.write(`\nrepeatability: CPU ms per request over ${s.n} windows (${each}): median ${s.median.toFixed(4)}, 95% interval ${s.ci95.map((x) => x.toFixed(4)).join(' .. ')}, CV ${(s.cv * 100).toFixed(2)}%\n`);
+    process.stdout.write(
+      `\nrepeatability: CPU ms per request over ${s.n} windows (${each}): median ${s.median.toFixed(4)}, 95% interval ${s.ci95.map((x) => x.toFixed(4)).join(' .. ')}, CV ${(s.cv * 100).toFixed(2)}%\n`,
+    );
     const g = run.summary.generator_us_per_request;
-    if (g) process.stdout.write(`  the generator's own CPU per request for the same requests, window by window (${run.repetitions.map((r) => r.generator.cpu_us_per_request.toFixed(1)).join(', ')} us): CV ${(g.cv * 100).toFixed(2)}%\n`);
-    for (const o of run.outliers) process.stdout.write(`  repetition ${o.repetition} flagged, ${(o.deviation * 100).toFixed(1)}% from the median: ${o.reasons.join('; ')}\n`);
+    if (g)
+      process.stdout.write(
+        `  the generator's own CPU per request for the same requests, window by window (${run.repetitions.map((r) => r.generator.cpu_us_per_request.toFixed(1)).join(', ')} us): CV ${(g.cv * 100).toFixed(2)}%\n`,
+      );
+    for (const o of run.outliers)
+      process.stdout.write(
+        `  repetition ${o.repetition} flagged, ${(o.deviation * 100).toFixed(1)}% from the median: ${o.reasons.join('; ')}\n`,
+      );
     return { cv: s.cv, generatorCv: g ? g.cv : null };
   } finally {
     fs.rmSync(reports, { recursive: true, force: true });
@@ -143,10 +200,16 @@ async function repeatability() {
 async function cpuFloor(cpus) {
   if (CV_REPEAT < 2) return null;
   log(`machine floor: fixed CPU-bound work in ${CV_REPEAT} windows of ${CV_WINDOW_S} s on cpus ${cpus}`);
-  const out = execFileSync('taskset', ['-c', cpus, process.execPath, path.join(__dirname, 'lib', 'cpu-floor.js'), String(CV_REPEAT), String(CV_WINDOW_S)], { encoding: 'utf8' });
+  const out = execFileSync(
+    'taskset',
+    ['-c', cpus, process.execPath, path.join(__dirname, 'lib', 'cpu-floor.js'), String(CV_REPEAT), String(CV_WINDOW_S)],
+    { encoding: 'utf8' },
+  );
   const xs = JSON.parse(out).window_cpu_s;
   const s = summarize(xs);
-  process.stdout.write(`machine floor: the same work took ${xs.map((x) => x.toFixed(2)).join(', ')} s of CPU in its ${xs.length} windows: CV ${(s.cv * 100).toFixed(2)}% (no CPU-time figure over windows this long on this core can vary less)\n`);
+  process.stdout.write(
+    `machine floor: the same work took ${xs.map((x) => x.toFixed(2)).join(', ')} s of CPU in its ${xs.length} windows: CV ${(s.cv * 100).toFixed(2)}% (no CPU-time figure over windows this long on this core can vary less)\n`,
+  );
   return s.cv;
 }
 
@@ -171,7 +234,9 @@ async function main() {
     const sync = await waitForSync(stack.rpcUrl, { timeoutS: 60, log });
     const poolFile = path.join(workDir, 'pool.json');
     fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 1337, head: sync.head, blocks: [1] }));
-    log(`generator benchmark: eth_getBlockByNumber(0x1), ${CONNECTIONS} connections, node on cpus ${stack.node.cpus}, generator on cpus ${stack.generatorCpus}; ${REPS} x (${WARM_S} s warm-up + ${MEASURE_S} s measured)`);
+    log(
+      `generator benchmark: eth_getBlockByNumber(0x1), ${CONNECTIONS} connections, node on cpus ${stack.node.cpus}, generator on cpus ${stack.generatorCpus}; ${REPS} x (${WARM_S} s warm-up + ${MEASURE_S} s measured)`,
+    );
     const results = { wrk: [], lean: [], lean_ws: [], ethers: [], ethers_ws: [] };
     for (let k = 0; k < REPS; k++) {
       results.wrk.push(await benchWrk(stack, wrk, workDir));
@@ -179,14 +244,28 @@ async function main() {
       results.lean_ws.push(await benchArtillery(stack, 'lean', 'ws', workDir, poolFile, k));
       results.ethers.push(await benchArtillery(stack, 'ethers', 'http', workDir, poolFile, k));
       results.ethers_ws.push(await benchArtillery(stack, 'ethers', 'ws', workDir, poolFile, k));
-      log(`repetition ${k + 1}/${REPS}: ${Object.entries(results).map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`).join(', ')}`);
+      log(
+        `repetition ${k + 1}/${REPS}: ${Object.entries(results)
+          .map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`)
+          .join(', ')}`,
+      );
       await sleep(500);
     }
     const med = (g, key) => median(results[g].map((r) => r[key]));
-    process.stdout.write('\ngenerator                  CPU us/request (median)   requests/s (median)   generator core busy\n');
-    const rows = [['wrk', 'wrk (reference)'], ['lean', 'chainperf lean, HTTP'], ['lean_ws', `chainperf lean, ws (${WS_CONNECTIONS} conn.)`], ['ethers', 'artillery + ethers, HTTP'], ['ethers_ws', 'artillery + ethers, ws']];
+    process.stdout.write(
+      '\ngenerator                  CPU us/request (median)   requests/s (median)   generator core busy\n',
+    );
+    const rows = [
+      ['wrk', 'wrk (reference)'],
+      ['lean', 'chainperf lean, HTTP'],
+      ['lean_ws', `chainperf lean, ws (${WS_CONNECTIONS} conn.)`],
+      ['ethers', 'artillery + ethers, HTTP'],
+      ['ethers_ws', 'artillery + ethers, ws'],
+    ];
     for (const [g, label] of rows) {
-      process.stdout.write(`${label.padEnd(27)}${med(g, 'us_per_request').toFixed(1).padStart(22)}${med(g, 'rps').toFixed(0).padStart(22)}${`${(med(g, 'cpu_utilization') * 100).toFixed(0)}%`.padStart(22)}\n`);
+      process.stdout.write(
+        `${label.padEnd(27)}${med(g, 'us_per_request').toFixed(1).padStart(22)}${med(g, 'rps').toFixed(0).padStart(22)}${`${(med(g, 'cpu_utilization') * 100).toFixed(0)}%`.padStart(22)}\n`,
+      );
     }
     const nodeCpus = String(stack.node.cpus);
     await stop(); // the repeatability run below starts its own node
@@ -214,7 +293,11 @@ async function main() {
       cpu_floor_cv: floor === null ? 'n/a' : floor.toFixed(4),
       cv_generator_us_per_request: rep === null || rep.generatorCv === null ? 'n/a' : rep.generatorCv.toFixed(4),
     };
-    process.stdout.write(`\n${Object.entries(pairs).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+    process.stdout.write(
+      `\n${Object.entries(pairs)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}\n`,
+    );
   } finally {
     await stop();
   }

@@ -57,7 +57,9 @@ const usage = () => {
   return 2;
 };
 
-/** The subcommands: args is how many arguments one takes (checked here), when its function does not check them itself. */
+/**
+ * The subcommands: args is how many arguments one takes (checked here), when its function does not check them itself.
+ */
 const COMMANDS = {
   render: {
     args: 1,
@@ -73,8 +75,13 @@ const COMMANDS = {
   ab: { args: 2, run: async (rest) => (await runAb(rest[0], rest[1])).exitCode },
   config: { args: 1, run: (rest) => require('./config').configCommand(rest) },
   record: { run: (rest) => require('./record/cli').record(rest) },
-  mix: { run: (rest) => require('./record/cli').mix(rest, { workloadsDir: require('./scenario/resolve').WORKLOADS_DIR }) },
-  saturate: { args: 1, run: async (rest) => (await runScenario(rest[0], { env: { ...process.env, SATURATE: 'yes' } })).exitCode },
+  mix: {
+    run: (rest) => require('./record/cli').mix(rest, { workloadsDir: require('./scenario/resolve').WORKLOADS_DIR }),
+  },
+  saturate: {
+    args: 1,
+    run: async (rest) => (await runScenario(rest[0], { env: { ...process.env, SATURATE: 'yes' } })).exitCode,
+  },
 };
 
 async function main(argv) {
@@ -108,7 +115,11 @@ function compareCommand(args) {
     return 2;
   }
   const root = path.resolve(process.env.REPORTS_DIR || 'reports');
-  const out = path.join(root, 'compare', `${path.basename(path.resolve(args[0]))}-vs-${path.basename(path.resolve(args[1]))}`);
+  const out = path.join(
+    root,
+    'compare',
+    `${path.basename(path.resolve(args[0]))}-vs-${path.basename(path.resolve(args[1]))}`,
+  );
   process.stdout.write(writeCompare(c, out));
   process.stdout.write(`${out}\n`);
   return 0;
@@ -128,7 +139,8 @@ async function install(args, { runtime } = {}) {
   if (scenario.NODE_PROFILE === 'cpu') await ensureProfileTools(scenario, clients[scenario.CLIENT], log);
   if (scenario.RUNTIME === 'compose') {
     const images = await ensureImages(scenario, log);
-    for (const [service, img] of Object.entries(images)) log(`${service}: ${img.ref ? `${img.ref} (${img.origin})` : `skipped: ${img.skipped}`}`);
+    for (const [service, img] of Object.entries(images))
+      log(`${service}: ${img.ref ? `${img.ref} (${img.origin})` : `skipped: ${img.skipped}`}`);
     return 0;
   }
   if (scenario.RUNTIME !== 'host') {

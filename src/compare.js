@@ -16,7 +16,8 @@ const { scrub, scrubDeep } = require('./util/scrub');
 const { welch, mean } = require('./stats');
 const { pointResults, FIGURES: ALL_FIGURES } = require('./plan/report');
 
-const FIGURES = ALL_FIGURES.filter((f) => !f.optional); // the plan report's optional columns (saturation, cost, disk) are not compared yet
+// the plan report's optional columns (saturation, cost, disk) are not compared yet
+const FIGURES = ALL_FIGURES.filter((f) => !f.optional);
 const { profileDiff, writeDiffFlamegraph, profileDiffSection } = require('./report/profile-diff');
 
 function readJson(file) {
@@ -35,7 +36,14 @@ function load(dir) {
     const state = readJson(path.join(dir, 'plan.json'));
     const firstRun = state.points.flatMap((p) => p.runs).find((r) => r.status === 'ok' && r.dir);
     const run = firstRun ? readJson(path.join(dir, firstRun.dir, 'run.json')) : null;
-    return { kind: 'plan', dir, label: `plan ${state.plan}/${path.basename(dir)}`, state, results: pointResults(dir, state), run };
+    return {
+      kind: 'plan',
+      dir,
+      label: `plan ${state.plan}/${path.basename(dir)}`,
+      state,
+      results: pointResults(dir, state),
+      run,
+    };
   }
   throw new Error(`${dir}: neither a run folder (run.json) nor a plan folder (plan.json)`);
 }
@@ -73,8 +81,9 @@ function compareRuns(A, B) {
 
 /** Where the noise of a comparison comes from, or null when there is none to judge by. */
 function noiseSource(A, B) {
-  if (A.kind === 'plan') return 'the repetitions of each point (Welch\'s t-test, 95%)';
-  if (perWindow(A) && perWindow(B)) return 'the repetitions of each run (REPEAT): the variation between windows (Welch\'s t-test, 95%)';
+  if (A.kind === 'plan') return "the repetitions of each point (Welch's t-test, 95%)";
+  if (perWindow(A) && perWindow(B))
+    return "the repetitions of each run (REPEAT): the variation between windows (Welch's t-test, 95%)";
   return null;
 }
 
@@ -85,7 +94,9 @@ function comparePlans(A, B) {
   for (const ra of A.results) {
     const rb = mb.get(JSON.stringify(ra.values));
     if (!rb) continue;
-    const at = Object.entries(ra.values).map(([k, v]) => `${k}=${v}`).join(' ');
+    const at = Object.entries(ra.values)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
     for (const f of FIGURES) {
       const xa = ra.figures[f.key].filter((x) => x !== null);
       const xb = rb.figures[f.key].filter((x) => x !== null);
@@ -126,8 +137,13 @@ function compare(dirA, dirB) {
   const rows = A.kind === 'run' ? compareRuns(A, B) : comparePlans(A, B);
   const profile = A.kind === 'run' ? profileDiff(A.dir, A.run, B.dir, B.run) : null;
   return {
-    kind: A.kind, a: { dir: path.resolve(dirA), label: A.label }, b: { dir: path.resolve(dirB), label: B.label },
-    rows, noise: noiseSource(A, B), context: contextRows(A, B), ...(profile ? { profile } : {}),
+    kind: A.kind,
+    a: { dir: path.resolve(dirA), label: A.label },
+    b: { dir: path.resolve(dirB), label: B.label },
+    rows,
+    noise: noiseSource(A, B),
+    context: contextRows(A, B),
+    ...(profile ? { profile } : {}),
   };
 }
 
@@ -137,14 +153,19 @@ function renderCompare(c) {
   const lines = [`# chainperf compare: ${c.a.label} vs ${c.b.label}`, '', `A: \`${c.a.dir}\``, `B: \`${c.b.dir}\``, ''];
   lines.push('| figure | A | B | B/A | beyond noise? |', '|---|---:|---:|---:|---|');
   for (const r of c.rows) {
-    const verdict = r.beyond_noise === null ? (c.noise ? 'unknown (too few values)' : cannotTell) : r.beyond_noise ? 'yes' : 'no';
+    const verdict =
+      r.beyond_noise === null ? (c.noise ? 'unknown (too few values)' : cannotTell) : r.beyond_noise ? 'yes' : 'no';
     lines.push(`| ${r.figure} | ${fmt(r.a, r.digits)} | ${fmt(r.b, r.digits)} | ${fmt(r.ratio, 3)} | ${verdict} |`);
   }
-  lines.push('', c.noise
-    ? `Noise estimated from ${c.noise}.`
-    : 'Whether a difference is beyond the noise cannot be told from two single windows: on a shared machine one window differs from the next by 5-12% with nothing changed, and the seconds inside a window do not show that. Measure both sides with REPEAT=5 (or more) and compare again, or better, measure them alternately with `./run.sh ab A.env B.env`, which gives the ratio with a 95% interval from pairs of windows.');
+  lines.push(
+    '',
+    c.noise
+      ? `Noise estimated from ${c.noise}.`
+      : 'Whether a difference is beyond the noise cannot be told from two single windows: on a shared machine one window differs from the next by 5-12% with nothing changed, and the seconds inside a window do not show that. Measure both sides with REPEAT=5 (or more) and compare again, or better, measure them alternately with `./run.sh ab A.env B.env`, which gives the ratio with a 95% interval from pairs of windows.',
+  );
   lines.push('', '| context | A | B | |', '|---|---|---|---|');
-  for (const x of c.context) lines.push(`| ${x.label} | ${x.a ?? 'n/a'} | ${x.b ?? 'n/a'} | ${x.a !== x.b ? 'differs' : ''} |`);
+  for (const x of c.context)
+    lines.push(`| ${x.label} | ${x.a ?? 'n/a'} | ${x.b ?? 'n/a'} | ${x.a !== x.b ? 'differs' : ''} |`);
   lines.push(...profileDiffSection(c.profile));
   return `${lines.join('\n')}\n`;
 }

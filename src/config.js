@@ -35,13 +35,20 @@ const word = (a) => (/^[A-Za-z0-9_\-.,:/=@+%<>]+$/.test(a) ? a : `'${String(a).r
 function scenarioLines(s, sources) {
   const red = redactScenario(s);
   const width = Math.max(...Object.keys(red).map((k) => k.length));
-  return Object.entries(red).map(([k, v]) => `${k.padEnd(width)} = ${v === null ? '' : v}${sources[k] && sources[k] !== 'default' ? `   # ${sources[k]}` : ''}`);
+  return Object.entries(red).map(
+    ([k, v]) =>
+      `${k.padEnd(width)} = ${v === null ? '' : v}${sources[k] && sources[k] !== 'default' ? `   # ${sources[k]}` : ''}`,
+  );
 }
 
 function hostLines(s) {
   const client = clients[s.CLIENT];
   const bin = client.binaryPath ? client.binaryPath(s) : s.CLIENT_BIN || s.CLIENT;
-  const cmd = client.command(s, { dataDir: path.join(WORK_DIR, 'node-data'), ports: HOST_PORTS, ...preparedStandIn(s, client, WORK_DIR) });
+  const cmd = client.command(s, {
+    dataDir: path.join(WORK_DIR, 'node-data'),
+    ports: HOST_PORTS,
+    ...preparedStandIn(s, client, WORK_DIR),
+  });
   return [
     `# node: ${s.CLIENT} (${client.kind}), host runtime, pinned to cpus ${cpuList(0, s.CORES)}; ports are free ones chosen at start`,
     [bin, ...cmd.args].map(word).join(' '),
@@ -58,8 +65,16 @@ async function plannedImages(s, engine) {
     if (named) out[service] = { ref: named, what: 'named by the scenario' };
     else if (await here(spec.upstream)) out[service] = { ref: spec.upstream, what: 'upstream, here' };
     else if (await here(spec.local)) out[service] = { ref: spec.local, what: 'built locally earlier' };
-    else if (spec.local) out[service] = { ref: spec.upstream, what: `upstream, pulled at start, else ${spec.local} built locally from package sources` };
-    else out[service] = { ref: spec.upstream, what: `upstream, pulled at start; it cannot be built from package sources${spec.optional ? ', skipped when missing' : ''}` };
+    else if (spec.local)
+      out[service] = {
+        ref: spec.upstream,
+        what: `upstream, pulled at start, else ${spec.local} built locally from package sources`,
+      };
+    else
+      out[service] = {
+        ref: spec.upstream,
+        what: `upstream, pulled at start; it cannot be built from package sources${spec.optional ? ', skipped when missing' : ''}`,
+      };
   }
   return out;
 }
@@ -68,18 +83,36 @@ async function composeLines(s) {
   const images = await plannedImages(s, docker.engineVersionSync());
   const lines = ['# images', ...Object.entries(images).map(([service, i]) => `${service}: ${i.ref} (${i.what})`)];
   const c = docker.findCompose();
-  if (!c) throw new Error('rendering the compose configuration needs Docker Compose: neither `docker compose` (v2) nor `docker-compose` (v1) is installed');
+  if (!c)
+    throw new Error(
+      'rendering the compose configuration needs Docker Compose: neither `docker compose` (v2) nor `docker-compose` (v1) is installed',
+    );
   const client = clients[s.CLIENT];
   const dir = path.join(os.tmpdir(), 'chainperf-config');
   const prepared = preparedStandIn(s, client, dir);
   const grafana = Boolean(images.grafana);
   const env = composeEnv(s, {
-    images, ports: { ...COMPOSE_PORTS, grafana: s.GRAFANA_PORT || COMPOSE_PORTS.grafana }, nodeCpus: cpuList(0, s.CORES),
-    promConfig: path.join(dir, 'prometheus.yml'), promRules: path.join(dir, 'prometheus-rules.yml'), grafanaPassword: '<random per run>', prepared,
+    images,
+    ports: { ...COMPOSE_PORTS, grafana: s.GRAFANA_PORT || COMPOSE_PORTS.grafana },
+    nodeCpus: cpuList(0, s.CORES),
+    promConfig: path.join(dir, 'prometheus.yml'),
+    promRules: path.join(dir, 'prometheus-rules.yml'),
+    grafanaPassword: '<random per run>',
+    prepared,
   });
   const files = composeFiles(s, { grafana, chainSpecFile: chainSpecFileOf(s, prepared) });
   const project = projectName('config');
-  const r = await docker.compose(['-p', project, '--project-directory', path.join(__dirname, '..', 'compose'), ...files.flatMap((f) => ['-f', f]), 'config'], { env });
+  const r = await docker.compose(
+    [
+      '-p',
+      project,
+      '--project-directory',
+      path.join(__dirname, '..', 'compose'),
+      ...files.flatMap((f) => ['-f', f]),
+      'config',
+    ],
+    { env },
+  );
   if (r.code !== 0) throw new Error(`${c.argv.join(' ')} config exited with status ${r.code}: ${r.out.trim()}`);
   return [
     ...lines,
@@ -87,7 +120,7 @@ async function composeLines(s) {
     env.NODE_COMMAND,
     `# Prometheus configuration (it scrapes the node's metrics at :${client.compose.metrics.port}${client.compose.metrics.path} and cAdvisor's)`,
     prometheusConfig(s, '<run id>').trimEnd(),
-    '# Prometheus recording rules (the client\'s metrics under the names the Grafana dashboard queries)',
+    "# Prometheus recording rules (the client's metrics under the names the Grafana dashboard queries)",
     rulesFile(client).trimEnd(),
     `# compose configuration, rendered by ${c.argv.join(' ')} ${c.version} (host ports are free ones chosen at start)`,
     r.out.trimEnd(),
@@ -108,7 +141,8 @@ async function configCommand(args, { env = process.env, write = (t) => process.s
   const out = ['# scenario, resolved (secrets redacted)', ...scenarioLines(s, sources), ''];
   if (clients[s.CLIENT].warning) out.push(`# ${clients[s.CLIENT].warning}`);
   if (s.RUNTIME === 'host') out.push(...hostLines(s));
-  else if (s.RUNTIME === 'compose') out.push(...(await composeLines(s))); // the rendered configuration comes last
+  else if (s.RUNTIME === 'compose')
+    out.push(...(await composeLines(s))); // the rendered configuration comes last
   else out.push(`# RUNTIME=attach: nothing is started; the node at ${redactScenario(s).RPC_URL} is measured`);
   write(`${out.join('\n')}\n`);
   return 0;

@@ -77,7 +77,8 @@
  *   stateRuntimes?: string[],
  *   dbSizeLimitFlag?: string,
  *   unsupported?: Object<string, string>,
- *   metrics: {cpu: string|null, requests: string|null, requestsByLabel?: string, gcCycles?: string, failures?: string, latency?: {summary: string, unit: 'ns'|'us'|'ms'|'s'}}|null,
+ *   metrics: {cpu: string|null, requests: string|null, requestsByLabel?: string, gcCycles?: string, failures?: string,
+ * latency?: {summary: string, unit: 'ns'|'us'|'ms'|'s'}}|null,
  *   newBlockMethod?: string,
  *   profiler?: 'pprof'|'perf',
  *   profileEnv?: Object<string, string>,
@@ -109,12 +110,15 @@
  *   createHistory: (rpcUrl: string, opts: object) => Promise<object>,
  *   harvest: (rpcUrl: string, opts: object) => Promise<object>,
  *   missingForMix: (pool: object, methods: string[]) => string[],
- *   prepareWrites?: (url: string, o: {count: number, seed: number, signal?: AbortSignal, log?: Function}) => Promise<object>,
+ *   prepareWrites?: (url: string, o: {count: number, seed: number, signal?: AbortSignal, log?: Function}) =>
+ * Promise<object>,
  *   describePool?: (pool: object) => string,
- *   prepare?: (s: Scenario, ctx: {workDir: string, log: (line: string) => void, client: Client, state?: object}) => Promise<{chainSpec?: string, source?: string}>,
+ *   prepare?: (s: Scenario, ctx: {workDir: string, log: (line: string) => void, client: Client, state?: object}) =>
+ * Promise<{chainSpec?: string, source?: string}>,
  *   ensureState?: (s: Scenario, ctx: {bin: string, version: string, log: (line: string) => void, signal?: AbortSignal})
  *     => Promise<{dir: string, dataDir: string, manifest: object, chainSpec?: string}>,
- *   statePool?: (st: object, s: Scenario, rpcUrl: string, ctx: {signal?: AbortSignal, log: (line: string) => void}) => Promise<object>,
+ *   statePool?: (st: object, s: Scenario, rpcUrl: string, ctx: {signal?: AbortSignal, log: (line: string) => void}) =>
+ * Promise<object>,
  *   describeStatePool?: (pool: object) => string,
  *   install?: (s: Scenario, ctx: {log: (line: string) => void, client: Client}) => Promise<string>,
  *   clientVersion?: (rpcUrl: string, opts: object) => Promise<string>,
@@ -123,7 +127,8 @@
  *   familyLabel?: string,
  *   ownKeys?: string[],
  *   checkScenario?: (v: Scenario, ctx: {client: Client, at: (key: string) => string}, errors: string[]) => void,
- *   windowRecords?: (snapshots: object[], seconds: number) => {fields: Object<string, object>, writes: object|null}|null,
+ *   windowRecords?: (snapshots: object[], seconds: number) => {fields: Object<string, object>, writes:
+ * object|null}|null,
  *   runWarnings?: (run: object) => string[],
  *   reportLines?: (run: object) => string[],
  *   generatorLabel?: (s: Scenario) => string,
@@ -152,7 +157,8 @@
  *   align?: (tMs: number) => number,
  *   readEdge?: (edgeMs: number, signal?: AbortSignal) => Promise<CpuReading>,
  *   sampled?: boolean,
- *   edgesInside?: (startMs: number, endMs: number, signal?: AbortSignal) => Promise<{a: CpuReading, b: CpuReading, samples: CpuReading[]}>,
+ *   edgesInside?: (startMs: number, endMs: number, signal?: AbortSignal) => Promise<{a: CpuReading, b: CpuReading,
+ * samples: CpuReading[]}>,
  *   samplesBetween?: (fromMs: number, toMs: number, signal?: AbortSignal) => Promise<CpuReading[]>,
  *   resources?: (aMs: number, bMs: number, signal?: AbortSignal) => Promise<object>,
  * }} CpuSource
@@ -170,8 +176,10 @@
  *   freshChain?: boolean,
  *   generatorCpus?: string|null,
  *   generatorGroup?: object,
- *   node: {pid?: number, container?: string, container_id?: string, cpus?: string, rpc_url?: string, ws_url?: string|null, metrics_url?: string|null},
- *   client: {name: string, version: string|null, kind?: string, binary?: string, binary_sha256?: string, image?: string, image_id?: string},
+ *   node: {pid?: number, container?: string, container_id?: string, cpus?: string, rpc_url?: string, ws_url?:
+ * string|null, metrics_url?: string|null},
+ *   client: {name: string, version: string|null, kind?: string, binary?: string, binary_sha256?: string, image?:
+ * string, image_id?: string},
  *   prometheus?: object,
  *   requestsMetric?: Client['metrics'],
  *   memoryBytes?: (() => number)|null,
@@ -180,7 +188,8 @@
  *   images?: object,
  *   grafanaUrl?: string,
  *   cleanups?: Array<() => any>,
- *   onNodeExit: (fn: (info: {code: number|null, signal: string|null, restarted?: boolean, status?: string}) => void) => void,
+ *   onNodeExit: (fn: (info: {code: number|null, signal: string|null, restarted?: boolean, status?: string}) => void) =>
+ * void,
  *   teardown: () => Promise<void>,
  * }} Stack
  */

@@ -2,7 +2,8 @@
 // The figures of a run, from counter values read at the edges of the measured
 // window (README, "How the figures are measured"). Pure functions: unit-tested with known counters.
 
-const round = (x, digits = 4) => (x === null || x === undefined || !Number.isFinite(x) ? null : Number(x.toFixed(digits)));
+const round = (x, digits = 4) =>
+  x === null || x === undefined || !Number.isFinite(x) ? null : Number(x.toFixed(digits));
 
 /** CPU seconds between two readings of a source; user and system apart when the source has them. */
 function cpuDelta(start, end) {
@@ -22,7 +23,8 @@ function computeFigures({ window, cpu, idle, samples, cpuWindow = null }) {
   const ok = samples.ok;
   const failed = samples.failed;
   const idleRate = idle && idle.seconds > 0 ? idle.cpu_s / idle.seconds : null;
-  // CPU read at sample instants inside the window (cAdvisor) is divided by the requests completed between those instants.
+  // CPU read at sample instants inside the window (cAdvisor) is divided by the requests completed between those
+  // instants.
   const cpuOk = cpuWindow ? cpuWindow.requests_ok : ok;
   const cpuS = cpuWindow ? (cpuWindow.end_ms - cpuWindow.start_ms) / 1000 : windowS;
   const perRequest = (x) => (cpuOk > 0 && x !== null ? (x * 1000) / cpuOk : null);

@@ -45,7 +45,9 @@ function openRun(file, s) {
   fs.mkdirSync(reportDir, { recursive: true });
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `chainperf-${runId}-`));
   logTo(path.join(reportDir, 'run.log'));
-  log(`run ${runId}: scenario ${file} (${s.CHAIN}/${s.CLIENT}, RUNTIME=${s.RUNTIME}, WORKLOAD=${s.WORKLOAD}, ${s.RATE ? `RATE=${s.RATE}/s` : `CONCURRENCY=${s.CONCURRENCY}`}, DURATION_S=${s.DURATION_S})`);
+  log(
+    `run ${runId}: scenario ${file} (${s.CHAIN}/${s.CLIENT}, RUNTIME=${s.RUNTIME}, WORKLOAD=${s.WORKLOAD}, ${s.RATE ? `RATE=${s.RATE}/s` : `CONCURRENCY=${s.CONCURRENCY}`}, DURATION_S=${s.DURATION_S})`,
+  );
   log(`report folder: ${reportDir}`);
   return { runId, reportsRoot, reportDir, workDir };
 }
@@ -84,7 +86,13 @@ async function measureRun(s, r) {
     },
     onNodeExit: (info) => {
       const how = info.restarted ? 'restarted' : 'exited';
-      controller.abort(new Error(info.message ? `${info.message} during ${run.phase}` : `the node ${how} during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`));
+      controller.abort(
+        new Error(
+          info.message
+            ? `${info.message} during ${run.phase}`
+            : `the node ${how} during ${run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see node.log`,
+        ),
+      );
     },
   });
   if (s.IDLE_S > 0) {
@@ -127,7 +135,8 @@ async function recordFailure(r, err) {
   const { run, series, held } = r;
   const { signal } = r.controller;
   run.status = 'failed';
-  // A node that died (e.g. killed for its MEMORY_MB) is often seen first as a refused request: let its exit be reported as the reason.
+  // A node that died (e.g. killed for its MEMORY_MB) is often seen first as a refused request: let its exit be reported
+  // as the reason.
   if (held.stack && !signal.aborted) await new Promise((res) => setTimeout(res, 500));
   run.error = signal.aborted && signal.reason ? signal.reason.message : err.message;
   if (err.partial) Object.assign(run, err.partial); // windows measured before the failure
@@ -149,14 +158,17 @@ async function tearDownRun(r) {
     for (const e of stack.teardownErrors || []) run.warnings.push(`teardown: ${e}`);
   }
   copyRunLogs(run, stack, workDir, reportDir);
-  fs.rmSync(workDir, { recursive: true, force: true }); // on every path: it holds the generator's spec, with the node's URL
+  // on every path: it holds the generator's spec, with the node's URL
+  fs.rmSync(workDir, { recursive: true, force: true });
   guard.reporting();
 }
 
 function copyRunLogs(run, stack, workDir, reportDir) {
   try {
-    if (stack && stack.nodeLog && fs.existsSync(stack.nodeLog)) copyTailScrubbed(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
-    // artillery's logs and scripts of every pass (scrubbed): artillery.log/.yml for the main window, <pass>.artillery.log for the others
+    if (stack && stack.nodeLog && fs.existsSync(stack.nodeLog))
+      copyTailScrubbed(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
+    // artillery's logs and scripts of every pass (scrubbed): artillery.log/.yml for the main window,
+    // <pass>.artillery.log for the others
     for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {
       copyScrubbed(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
     }
@@ -169,14 +181,24 @@ function copyRunLogs(run, stack, workDir, reportDir) {
 function completeRecord(run, s, sources, stack) {
   run.verdict = verdict(s, run.figures) || undefined;
   if (run.verdict) {
-    log(run.verdict.pass ? `verdict: pass (${run.verdict.checks.map((c) => c.key).join(', ')})` : `verdict: FAIL: ${run.verdict.failed.join('; ')}`);
+    log(
+      run.verdict.pass
+        ? `verdict: pass (${run.verdict.checks.map((c) => c.key).join(', ')})`
+        : `verdict: FAIL: ${run.verdict.failed.join('; ')}`,
+    );
   }
   run.ended_at = new Date().toISOString();
   const clientModule = clients[s.CLIENT];
   run.provenance = provenance({
     scenario: redactScenario(s),
     sources,
-    client: stack ? stack.client : { name: s.CLIENT, version: null, ...(clientModule.kind && clientModule.kind !== 'node' ? { kind: clientModule.kind } : {}) },
+    client: stack
+      ? stack.client
+      : {
+          name: s.CLIENT,
+          version: null,
+          ...(clientModule.kind && clientModule.kind !== 'node' ? { kind: clientModule.kind } : {}),
+        },
     runtime: s.RUNTIME,
     tools: stack && stack.prometheus ? { prometheus: stack.prometheus.version } : {},
   });
@@ -186,7 +208,13 @@ function completeRecord(run, s, sources, stack) {
 function archiveRun(r, s, index) {
   const { run, series, reportDir, reportsRoot } = r;
   try {
-    const archived = archiveGit({ reportsRoot, reportDir, message: scrub(`chainperf: ${s.NAME} ${run.status}: ${run.figures ? fmtHeadline(run.figures) : run.error}`), log, extra: index ? ['INDEX.md'] : [] });
+    const archived = archiveGit({
+      reportsRoot,
+      reportDir,
+      message: scrub(`chainperf: ${s.NAME} ${run.status}: ${run.figures ? fmtHeadline(run.figures) : run.error}`),
+      log,
+      extra: index ? ['INDEX.md'] : [],
+    });
     log(`archived in git: ${archived.repository} ${archived.commit.slice(0, 12)}`);
   } catch (err) {
     log(`ARCHIVE=git failed, the report is only on disk: ${err.message}`);
@@ -202,7 +230,10 @@ function archiveRun(r, s, index) {
  * @param {{env?: object, out?: (line:string)=>void}} opts
  * @returns {Promise<{exitCode:number, reportDir?:string}>}
  */
-async function runScenario(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), index = true } = {}) {
+async function runScenario(
+  file,
+  { env = process.env, out = (l) => process.stdout.write(`${l}\n`), index = true } = {},
+) {
   const { scenario: s, sources, errors, warnings: resolveWarnings = [] } = resolveScenario(file, { env });
   if (errors.length) {
     reportProblems('the scenario is not valid; nothing was started.', errors);
@@ -214,7 +245,11 @@ async function runScenario(file, { env = process.env, out = (l) => process.stdou
   // held.starting is the stack while its runtime is still starting it: a forced exit then names what it left.
   const held = { stack: null, starting: null };
   r.held = held;
-  r.guard = guardRun({ log, abort: (err) => r.controller.abort(err), leftovers: () => leftoversOf(held.stack || held.starting, r.workDir) });
+  r.guard = guardRun({
+    log,
+    abort: (err) => r.controller.abort(err),
+    leftovers: () => leftoversOf(held.stack || held.starting, r.workDir),
+  });
   r.run = newRunRecord(s, r.runId, resolveWarnings);
   r.series = {};
   const { run, guard } = r;
@@ -257,14 +292,23 @@ function addProfile(run, hooks, reportDir) {
 /** Things a reader of the figures must know. */
 function addWarnings(run, s, samples) {
   const w = run.warnings;
-  if (samples.before_window === 0) w.push('the load generator completed no request before the window opened: the window may start with idle time');
+  if (samples.before_window === 0)
+    w.push('the load generator completed no request before the window opened: the window may start with idle time');
   if (samples.ok === 0) w.push('no request succeeded in the window: CPU time per request is not defined');
   if (samples.failed > 0) w.push(`${samples.failed} requests failed in the window (see Errors seen)`);
   const writes = run.figures && run.figures.writes;
-  if (writes && writes.failed > 0) w.push(`${writes.failed} transactions failed in the window (see figures.writes.errors)`);
+  if (writes && writes.failed > 0)
+    w.push(`${writes.failed} transactions failed in the window (see figures.writes.errors)`);
   w.push(...generatorWarnings(run, s, samples));
-  if (run.node.cpu_source && run.node.cpu_source.kind === 'cadvisor' && run.node.disk_read_bytes === 0 && run.node.disk_write_bytes === 0) {
-    w.push('the node container\'s blkio counters did not move: on cgroup v1 some kernels count block I/O only once a blkio throttle rule exists, and writes the kernel flushes later are charged to the root cgroup (see README, compose runtime)');
+  if (
+    run.node.cpu_source &&
+    run.node.cpu_source.kind === 'cadvisor' &&
+    run.node.disk_read_bytes === 0 &&
+    run.node.disk_write_bytes === 0
+  ) {
+    w.push(
+      "the node container's blkio counters did not move: on cgroup v1 some kernels count block I/O only once a blkio throttle rule exists, and writes the kernel flushes later are charged to the root cgroup (see README, compose runtime)",
+    );
   }
   const chain = chains[s.CHAIN];
   if (chain && chain.runWarnings) w.push(...chain.runWarnings(run));
@@ -275,11 +319,23 @@ function addWarnings(run, s, samples) {
 function generatorWarnings(run, s, samples) {
   const w = [];
   const replay = run.generator.replay;
-  if (replay && replay.missing_on_target > 0) w.push(`${replay.missing_on_target} replayed requests asked for blocks, transactions or state this chain does not have (generator.replay.missing_on_target): answered, not counted as errors`);
-  if (samples.skipped > 0) w.push(`the open loop could not start ${samples.skipped} requests in the window (over 8192 unanswered at once): the node was far behind the rate offered`);
-  if (!run.generator.cpus && s.RUNTIME !== 'attach') w.push(`the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`);
+  if (replay && replay.missing_on_target > 0)
+    w.push(
+      `${replay.missing_on_target} replayed requests asked for blocks, transactions or state this chain does not have (generator.replay.missing_on_target): answered, not counted as errors`,
+    );
+  if (samples.skipped > 0)
+    w.push(
+      `the open loop could not start ${samples.skipped} requests in the window (over 8192 unanswered at once): the node was far behind the rate offered`,
+    );
+  if (!run.generator.cpus && s.RUNTIME !== 'attach')
+    w.push(
+      `the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`,
+    );
   const g = run.generator;
-  if (g.cpu_utilization > 0.9) w.push(`the load generator used ${(g.cpu_utilization * 100).toFixed(0)}% of its ${g.cores} core(s): it, not the node, may have been the limit`);
+  if (g.cpu_utilization > 0.9)
+    w.push(
+      `the load generator used ${(g.cpu_utilization * 100).toFixed(0)}% of its ${g.cores} core(s): it, not the node, may have been the limit`,
+    );
   return w;
 }
 
@@ -287,12 +343,21 @@ function generatorWarnings(run, s, samples) {
 function cpuCheckWarnings(node) {
   const check = node.cpu_check;
   if (!check || !(node.cpu_total_s > 0.5)) return [];
-  const name = { pid: '/proc/PID/stat', cgroup: 'the cgroup', docker: 'the Docker engine\'s stats', cadvisor: 'cAdvisor' };
-  const [theirs, ours, unit] = check.cpu_s_per_s !== undefined
-    ? [check.cpu_s_per_s, node.cpu_s_per_s, 'CPU s/s'] // read at other instants: compared as rates
-    : [check.total_s, node.cpu_total_s, 's'];
+  const name = {
+    pid: '/proc/PID/stat',
+    cgroup: 'the cgroup',
+    docker: "the Docker engine's stats",
+    cadvisor: 'cAdvisor',
+  };
+  const [theirs, ours, unit] =
+    check.cpu_s_per_s !== undefined
+      ? [check.cpu_s_per_s, node.cpu_s_per_s, 'CPU s/s'] // read at other instants: compared as rates
+      : [check.total_s, node.cpu_total_s, 's'];
   const diff = Math.abs(theirs - ours) / ours;
-  if (diff > 0.05) return [`the node's CPU from ${name[check.kind] || check.kind} (${theirs.toFixed(3)} ${unit}) differs from ${name[node.cpu_source.kind] || node.cpu_source.kind}'s (${ours.toFixed(3)} ${unit}) by ${(diff * 100).toFixed(1)}%`];
+  if (diff > 0.05)
+    return [
+      `the node's CPU from ${name[check.kind] || check.kind} (${theirs.toFixed(3)} ${unit}) differs from ${name[node.cpu_source.kind] || node.cpu_source.kind}'s (${ours.toFixed(3)} ${unit}) by ${(diff * 100).toFixed(1)}%`,
+    ];
   return [];
 }
 

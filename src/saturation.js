@@ -12,9 +12,16 @@ const DEFAULT_BOUNDS = { max_p99_ms: 100, max_error_rate: 0.01, min_achieved_rat
 function judge(step, bounds) {
   const f = step.figures;
   const reasons = [];
-  if (f.latency_ms.p99 === null || f.latency_ms.p99 > bounds.max_p99_ms) reasons.push(`p99 ${f.latency_ms.p99 === null ? 'not measured' : `${f.latency_ms.p99.toFixed(1)} ms`} > ${bounds.max_p99_ms} ms`);
-  if (f.error_rate === null || f.error_rate > bounds.max_error_rate) reasons.push(`error rate ${f.error_rate === null ? 'not measured' : f.error_rate.toFixed(4)} > ${bounds.max_error_rate}`);
-  if (f.rps < bounds.min_achieved_ratio * step.target_rps) reasons.push(`answered ${f.rps.toFixed(0)}/s of ${step.target_rps}/s offered`);
+  if (f.latency_ms.p99 === null || f.latency_ms.p99 > bounds.max_p99_ms)
+    reasons.push(
+      `p99 ${f.latency_ms.p99 === null ? 'not measured' : `${f.latency_ms.p99.toFixed(1)} ms`} > ${bounds.max_p99_ms} ms`,
+    );
+  if (f.error_rate === null || f.error_rate > bounds.max_error_rate)
+    reasons.push(
+      `error rate ${f.error_rate === null ? 'not measured' : f.error_rate.toFixed(4)} > ${bounds.max_error_rate}`,
+    );
+  if (f.rps < bounds.min_achieved_ratio * step.target_rps)
+    reasons.push(`answered ${f.rps.toFixed(0)}/s of ${step.target_rps}/s offered`);
   return reasons;
 }
 
@@ -47,7 +54,9 @@ async function searchSaturation({ start, factor, maxSteps, bisect, bounds, measu
       generator_limited: util !== undefined && util > 0.9,
     };
     steps.push({ ...row, figures: m.figures, window: m.window });
-    log(`saturation step ${steps.length}: ${rate}/s offered, ${m.figures.rps.toFixed(0)}/s answered, p99 ${row.p99_ms === null ? 'n/a' : row.p99_ms.toFixed(1)} ms: ${row.holds ? 'holds' : reasons.join('; ')}`);
+    log(
+      `saturation step ${steps.length}: ${rate}/s offered, ${m.figures.rps.toFixed(0)}/s answered, p99 ${row.p99_ms === null ? 'n/a' : row.p99_ms.toFixed(1)} ms: ${row.holds ? 'holds' : reasons.join('; ')}`,
+    );
     return row.holds;
   };
   let good = null;

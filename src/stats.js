@@ -4,8 +4,10 @@
 // "is this difference larger than the noise". Pure functions.
 
 // Two-sided 95% critical values of Student's t for 1..30 degrees of freedom.
-const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-  2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042];
+const T95 = [
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,
+  2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+];
 
 /** Two-sided 95% critical value of t for df degrees of freedom (df may be fractional, Welch). */
 function t95(df) {
@@ -67,7 +69,7 @@ function welch(a, b) {
   const diff = mean(xb) - mean(xa);
   if (va + vb === 0) return { t: diff === 0 ? 0 : Infinity, df: xa.length + xb.length - 2, significant: diff !== 0 };
   const t = diff / Math.sqrt(va + vb);
-  const df = (va + vb) ** 2 / ((va ** 2) / (xa.length - 1) + (vb ** 2) / (xb.length - 1));
+  const df = (va + vb) ** 2 / (va ** 2 / (xa.length - 1) + vb ** 2 / (xb.length - 1));
   return { t, df, significant: Math.abs(t) > t95(df) };
 }
 

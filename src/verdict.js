@@ -3,7 +3,13 @@
 // bounds ends with a verdict; the exit status is 1 when any bound fails.
 
 const BOUNDS = [
-  { key: 'MAX_CPU_MS_PER_REQUEST', figure: 'cpu_ms_per_request', get: (f) => f.cpu_ms_per_request, max: true, unit: 'ms' },
+  {
+    key: 'MAX_CPU_MS_PER_REQUEST',
+    figure: 'cpu_ms_per_request',
+    get: (f) => f.cpu_ms_per_request,
+    max: true,
+    unit: 'ms',
+  },
   { key: 'MAX_P99_MS', figure: 'latency_ms.p99', get: (f) => f.latency_ms.p99, max: true, unit: 'ms' },
   { key: 'MAX_ERROR_RATE', figure: 'error_rate', get: (f) => f.error_rate, max: true, unit: '' },
   { key: 'MIN_RPS', figure: 'rps', get: (f) => f.rps, max: false, unit: 'requests/s' },
@@ -24,11 +30,13 @@ function verdict(scenario, figures) {
     const pass = value !== null && value !== undefined && (b.max ? value <= limit : value >= limit);
     return { key: b.key, figure: b.figure, limit, value: value === undefined ? null : value, pass };
   });
-  const failed = checks.filter((c) => !c.pass).map((c) => {
-    const b = BOUNDS.find((x) => x.key === c.key);
-    const v = c.value === null ? 'not measured' : `${c.value}${b.unit ? ` ${b.unit}` : ''}`;
-    return `${c.key}=${c.limit}: ${c.figure} was ${v}`;
-  });
+  const failed = checks
+    .filter((c) => !c.pass)
+    .map((c) => {
+      const b = BOUNDS.find((x) => x.key === c.key);
+      const v = c.value === null ? 'not measured' : `${c.value}${b.unit ? ` ${b.unit}` : ''}`;
+      return `${c.key}=${c.limit}: ${c.figure} was ${v}`;
+    });
   return { pass: failed.length === 0, checks, failed };
 }
 

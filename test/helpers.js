@@ -36,7 +36,9 @@ const validators = {};
 function schemaErrors(doc, name = 'run') {
   if (!validators[name]) {
     const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
-    validators[name] = ajv.compile(JSON.parse(fs.readFileSync(path.join(ROOT, 'schema', `${name}.schema.json`), 'utf8')));
+    validators[name] = ajv.compile(
+      JSON.parse(fs.readFileSync(path.join(ROOT, 'schema', `${name}.schema.json`), 'utf8')),
+    );
   }
   const validate = validators[name];
   return validate(doc) ? [] : validate.errors.map((e) => `${e.instancePath} ${e.message}`);
@@ -51,7 +53,9 @@ async function startFakeNode() {
   const node = { bodies: [], answer: () => null };
   const server = http.createServer((req, res) => {
     let data = '';
-    req.on('data', (c) => { data += c; });
+    req.on('data', (c) => {
+      data += c;
+    });
     req.on('end', () => {
       const body = JSON.parse(data);
       node.bodies.push(body);
@@ -91,10 +95,11 @@ async function startFakeWsNode() {
     });
   });
   node.url = `ws://127.0.0.1:${wss.address().port}`;
-  node.close = () => new Promise((r) => {
-    for (const s of wss.clients) s.terminate();
-    wss.close(r);
-  });
+  node.close = () =>
+    new Promise((r) => {
+      for (const s of wss.clients) s.terminate();
+      wss.close(r);
+    });
   return node;
 }
 
@@ -108,7 +113,14 @@ function writeGeneratorSpec(rpcUrl, pool, over) {
   fs.mkdirSync(path.join(dir, 'samples'));
   const now = Date.now();
   const spec = {
-    rpc_url: rpcUrl, pool_file: path.join(dir, 'pool.json'), timeout_ms: 500, seed: 1, start_at: now, end_at: now + 60000, samples_dir: path.join(dir, 'samples'), ...over,
+    rpc_url: rpcUrl,
+    pool_file: path.join(dir, 'pool.json'),
+    timeout_ms: 500,
+    seed: 1,
+    start_at: now,
+    end_at: now + 60000,
+    samples_dir: path.join(dir, 'samples'),
+    ...over,
   };
   fs.writeFileSync(path.join(dir, 'spec.json'), JSON.stringify(spec));
   process.env.CHAINPERF_GENERATOR_SPEC = path.join(dir, 'spec.json');

@@ -47,4 +47,6 @@ for (let w = 0; w < windows; w++) {
   for (let k = 0; k < units; k++) unit();
   windowCpu.push(Number(cpuS(c).toFixed(4)));
 }
-process.stdout.write(`${JSON.stringify({ unit_us: Number(((seconds / units) * 1e6).toFixed(2)), units, window_cpu_s: windowCpu, sink: sink & 1 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ unit_us: Number(((seconds / units) * 1e6).toFixed(2)), units, window_cpu_s: windowCpu, sink: sink & 1 })}\n`,
+);

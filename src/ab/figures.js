@@ -4,18 +4,39 @@
 
 /** figure key -> {label, unit, get(window), higherIsWorse, digits} */
 const AB_FIGURES = {
-  cpu_ms_per_request: { label: 'CPU ms/request (gross)', get: (w) => w.figures.cpu_ms_per_request, higherIsWorse: true, digits: 4 },
-  cpu_ms_per_request_net: { label: 'CPU ms/request (net of idle)', get: (w) => w.figures.cpu_ms_per_request_net, higherIsWorse: true, digits: 4 },
+  cpu_ms_per_request: {
+    label: 'CPU ms/request (gross)',
+    get: (w) => w.figures.cpu_ms_per_request,
+    higherIsWorse: true,
+    digits: 4,
+  },
+  cpu_ms_per_request_net: {
+    label: 'CPU ms/request (net of idle)',
+    get: (w) => w.figures.cpu_ms_per_request_net,
+    higherIsWorse: true,
+    digits: 4,
+  },
   rps: { label: 'requests/s', get: (w) => w.figures.rps, higherIsWorse: false, digits: 1 },
   p50_ms: { label: 'p50 latency ms', get: (w) => w.figures.latency_ms.p50, higherIsWorse: true, digits: 2 },
   p99_ms: { label: 'p99 latency ms', get: (w) => w.figures.latency_ms.p99, higherIsWorse: true, digits: 2 },
-  memory_peak_bytes: { label: 'node memory peak (bytes)', get: (w) => (w.node && Number.isFinite(w.node.memory_peak_bytes) ? w.node.memory_peak_bytes : null), higherIsWorse: true, digits: 0 },
-  disk_bytes_per_request: { label: 'disk bytes/request (read+write)', get: diskPerRequest, higherIsWorse: true, digits: 1 },
+  memory_peak_bytes: {
+    label: 'node memory peak (bytes)',
+    get: (w) => (w.node && Number.isFinite(w.node.memory_peak_bytes) ? w.node.memory_peak_bytes : null),
+    higherIsWorse: true,
+    digits: 0,
+  },
+  disk_bytes_per_request: {
+    label: 'disk bytes/request (read+write)',
+    get: diskPerRequest,
+    higherIsWorse: true,
+    digits: 1,
+  },
 };
 
 function diskPerRequest(w) {
   const n = w.node || {};
-  if (!Number.isFinite(n.disk_read_bytes) || !Number.isFinite(n.disk_write_bytes) || !(w.figures.requests_ok > 0)) return null;
+  if (!Number.isFinite(n.disk_read_bytes) || !Number.isFinite(n.disk_write_bytes) || !(w.figures.requests_ok > 0))
+    return null;
   return (n.disk_read_bytes + n.disk_write_bytes) / w.figures.requests_ok;
 }
 

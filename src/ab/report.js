@@ -15,21 +15,34 @@ const fmt = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed
 const VERDICT = { lower: 'B lower', higher: 'B higher', same: 'same within the interval' };
 
 function figuresTable(ab) {
-  const lines = ['| figure | A (mean of windows) | B (mean of windows) | B/A | 95% interval | verdict | pairs |', '|---|---:|---:|---:|---|---|---:|'];
+  const lines = [
+    '| figure | A (mean of windows) | B (mean of windows) | B/A | 95% interval | verdict | pairs |',
+    '|---|---:|---:|---:|---|---|---:|',
+  ];
   for (const [key, f] of Object.entries(AB_FIGURES)) {
     const r = ab.figures[key];
     const ci = r.ci95 ? `${fmt(r.ci95[0], 4)} to ${fmt(r.ci95[1], 4)} (±${fmt(r.halfwidth_pct, 1)}%)` : 'n/a';
-    lines.push(`| ${f.label} | ${fmt(r.a_mean, f.digits)} | ${fmt(r.b_mean, f.digits)} | ${fmt(r.ratio, 4)} | ${ci} | ${r.verdict ? VERDICT[r.verdict] : 'n/a (fewer than two pairs)'} | ${r.n} |`);
+    lines.push(
+      `| ${f.label} | ${fmt(r.a_mean, f.digits)} | ${fmt(r.b_mean, f.digits)} | ${fmt(r.ratio, 4)} | ${ci} | ${r.verdict ? VERDICT[r.verdict] : 'n/a (fewer than two pairs)'} | ${r.n} |`,
+    );
   }
   return lines;
 }
 
 function pairsTable(ab) {
-  const lines = ['| pair | order | A CPU ms/req | B CPU ms/req | B/A | A req/s | B req/s | A gen us/req | B gen us/req | idle partner CPU s/s (A, B) |', '|---:|---|---:|---:|---:|---:|---:|---:|---:|---|'];
+  const lines = [
+    '| pair | order | A CPU ms/req | B CPU ms/req | B/A | A req/s | B req/s | A gen us/req | B gen us/req | idle partner CPU s/s (A, B) |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
   for (const p of ab.pairs) {
     const [a, b] = [p.a, p.b];
-    const ratio = a.compared.cpu_ms_per_request && b.compared.cpu_ms_per_request ? b.compared.cpu_ms_per_request / a.compared.cpu_ms_per_request : null;
-    lines.push(`| ${p.pair} | ${p.order} | ${fmt(a.compared.cpu_ms_per_request, 4)} | ${fmt(b.compared.cpu_ms_per_request, 4)} | ${fmt(ratio, 4)} | ${fmt(a.compared.rps, 0)} | ${fmt(b.compared.rps, 0)} | ${fmt(a.generator.cpu_us_per_request, 1)} | ${fmt(b.generator.cpu_us_per_request, 1)} | ${fmt(a.partner_cpu_s_per_s, 4)}, ${fmt(b.partner_cpu_s_per_s, 4)} |`);
+    const ratio =
+      a.compared.cpu_ms_per_request && b.compared.cpu_ms_per_request
+        ? b.compared.cpu_ms_per_request / a.compared.cpu_ms_per_request
+        : null;
+    lines.push(
+      `| ${p.pair} | ${p.order} | ${fmt(a.compared.cpu_ms_per_request, 4)} | ${fmt(b.compared.cpu_ms_per_request, 4)} | ${fmt(ratio, 4)} | ${fmt(a.compared.rps, 0)} | ${fmt(b.compared.rps, 0)} | ${fmt(a.generator.cpu_us_per_request, 1)} | ${fmt(b.generator.cpu_us_per_request, 1)} | ${fmt(a.partner_cpu_s_per_s, 4)}, ${fmt(b.partner_cpu_s_per_s, 4)} |`,
+    );
   }
   return lines;
 }
@@ -39,7 +52,10 @@ function sideLine(key, side) {
   const sc = side.provenance.scenario;
   const chain = chains[sc.CHAIN];
   // A chain with its own generator (Substrate: @polkadot/api) names it; GENERATOR and TRANSPORT are Ethereum's.
-  const generator = chain && chain.generatorLabel ? `generator: ${chain.generatorLabel(sc)}` : `GENERATOR=${sc.GENERATOR}, TRANSPORT=${sc.TRANSPORT}`;
+  const generator =
+    chain && chain.generatorLabel
+      ? `generator: ${chain.generatorLabel(sc)}`
+      : `GENERATOR=${sc.GENERATOR}, TRANSPORT=${sc.TRANSPORT}`;
   const state = sc.STATE && sc.STATE !== 'dev' ? `, STATE=${sc.STATE} (${sc.STATE_DISTRIBUTION})` : '';
   const memory = sc.MEMORY_MB ? `, MEMORY_MB=${sc.MEMORY_MB}` : '';
   return `- **${key}**: \`${side.scenario_file}\`: ${c.name || sc.CLIENT} ${c.version || ''} (${sc.RUNTIME}), WORKLOAD=${sc.WORKLOAD}, DB_CACHE_MB=${sc.DB_CACHE_MB}, CORES=${sc.CORES}${state}${memory}, ${generator}`;
@@ -50,26 +66,51 @@ function renderSummary(ab) {
   const head = cpu.verdict
     ? `B/A of CPU time per request: **${fmt(cpu.ratio, 4)}**, 95% interval ${fmt(cpu.ci95[0], 4)} to ${fmt(cpu.ci95[1], 4)}: **${VERDICT[cpu.verdict]}**`
     : 'No verdict: fewer than two pairs were measured.';
-  const lines = [`# chainperf A/B ${ab.run_id}`, '', `Status: **${ab.status}**${ab.error ? ` (${ab.error})` : ''}. ${ab.pairs.length} pair(s); ${ab.stop_reason || ''}`, '', head, ''];
-  if (ab.regression) lines.push(`Regression gate (MAX_REGRESSION_PCT=${ab.regression.max_regression_pct}): ${ab.regression.pass ? 'pass' : `**FAIL**: ${ab.regression.failed.join('; ')}`}`, '');
+  const lines = [
+    `# chainperf A/B ${ab.run_id}`,
+    '',
+    `Status: **${ab.status}**${ab.error ? ` (${ab.error})` : ''}. ${ab.pairs.length} pair(s); ${ab.stop_reason || ''}`,
+    '',
+    head,
+    '',
+  ];
+  if (ab.regression)
+    lines.push(
+      `Regression gate (MAX_REGRESSION_PCT=${ab.regression.max_regression_pct}): ${ab.regression.pass ? 'pass' : `**FAIL**: ${ab.regression.failed.join('; ')}`}`,
+      '',
+    );
   lines.push(sideLine('A', ab.a), sideLine('B', ab.b), '');
   if (ab.warnings.length || ab.a.warnings.length || ab.b.warnings.length) {
-    lines.push('## Warnings', '', ...ab.warnings.map((w) => `- ${w}`), ...ab.a.warnings.map((w) => `- A: ${w}`), ...ab.b.warnings.map((w) => `- B: ${w}`), '');
+    lines.push(
+      '## Warnings',
+      '',
+      ...ab.warnings.map((w) => `- ${w}`),
+      ...ab.a.warnings.map((w) => `- A: ${w}`),
+      ...ab.b.warnings.map((w) => `- B: ${w}`),
+      '',
+    );
   }
   lines.push('## Figures', '', ...figuresTable(ab), '');
-  lines.push('Memory peak compares the two node processes of this session: each side is one process throughout, and two identical processes can settle at heaps of different sizes, which the pairs do not resample (an A/A session calls memory different more often than 5% of the time: README, A/B). The other figures are per window.', '');
+  lines.push(
+    'Memory peak compares the two node processes of this session: each side is one process throughout, and two identical processes can settle at heaps of different sizes, which the pairs do not resample (an A/A session calls memory different more often than 5% of the time: README, A/B). The other figures are per window.',
+    '',
+  );
   lines.push('![B/A of CPU time per request as pairs accumulate](charts/ratio.svg)', '');
   lines.push('## Pairs', '', ...pairsTable(ab), '');
   if (ab.profile_diff) lines.push(...profileDiffSection(ab.profile_diff), '');
   lines.push('## How this was measured', '');
-  lines.push(`Both nodes ran at once on this machine, each as its scenario says; the load alternated between them in ${ab.settings.order} order (A then B, then B then A, ...), so that a slow drift of the machine falls on both sides alike. Each window was measured as a run's window is: its own idle baseline (IDLE_S), then the workload (DURATION_S), node CPU read at the window's edges. The node not under load stayed up and idle; what it spent meanwhile is in the last column of the pairs table (it is not counted in the other's figure, but it shares the cores). Each pair gives one ratio B/A; the interval is ${ab.settings.interval} over the pairs, never over requests or seconds inside a window. A verdict is "B lower" or "B higher" only when the whole interval lies on one side of 1. The generator's own CPU per request (gen us/req) is the machine's noise during each window: it sends the same requests to both sides.`);
+  lines.push(
+    `Both nodes ran at once on this machine, each as its scenario says; the load alternated between them in ${ab.settings.order} order (A then B, then B then A, ...), so that a slow drift of the machine falls on both sides alike. Each window was measured as a run's window is: its own idle baseline (IDLE_S), then the workload (DURATION_S), node CPU read at the window's edges. The node not under load stayed up and idle; what it spent meanwhile is in the last column of the pairs table (it is not counted in the other's figure, but it shares the cores). Each pair gives one ratio B/A; the interval is ${ab.settings.interval} over the pairs, never over requests or seconds inside a window. A verdict is "B lower" or "B higher" only when the whole interval lies on one side of 1. The generator's own CPU per request (gen us/req) is the machine's noise during each window: it sends the same requests to both sides.`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
 /** The running ratio and its interval after each pair, and each pair's own ratio. */
 function ratioChart(ab) {
   const running = ab.progress.map((p) => (p.ci95 ? [p.pairs, p.ratio, p.ci95[0], p.ci95[1]] : [p.pairs, p.ratio]));
-  const own = ab.pairs.map((p) => [p.pair, p.b.compared.cpu_ms_per_request / p.a.compared.cpu_ms_per_request]).filter(([, y]) => Number.isFinite(y));
+  const own = ab.pairs
+    .map((p) => [p.pair, p.b.compared.cpu_ms_per_request / p.a.compared.cpu_ms_per_request])
+    .filter(([, y]) => Number.isFinite(y));
   const ys = [...running.flatMap(([, y, lo, hi]) => [y, lo, hi]), ...own.map(([, y]) => y), 1].filter(Number.isFinite);
   const span = Math.max(0.02, ...ys.map((y) => Math.abs(y - 1)));
   const pad = Math.ceil(span * 1.1 * 100) / 100;
@@ -80,11 +121,18 @@ function ratioChart(ab) {
     series: [
       { name: 'B/A, 95% CI', points: running, markers: true },
       { name: 'each pair', points: own, markers: true, dashed: true },
-      { name: 'B = A', points: [[1, 1], [Math.max(2, ab.pairs.length), 1]], dashed: true },
+      {
+        name: 'B = A',
+        points: [
+          [1, 1],
+          [Math.max(2, ab.pairs.length), 1],
+        ],
+        dashed: true,
+      },
     ],
     xRange: [1, Math.max(2, ab.pairs.length)],
     yRange: [Math.max(0, 1 - pad), 1 + pad],
-    note: 'interval: Student\'s t on the log of each pair\'s ratio',
+    note: "interval: Student's t on the log of each pair's ratio",
   });
 }
 

@@ -38,7 +38,12 @@ function resolveBoth(fileA, fileB, env) {
   const a = resolveScenario(fileA, { env });
   const b = resolveScenario(fileB, { env });
   const errors = [...a.errors.map((e) => `A: ${e}`), ...b.errors.map((e) => `B: ${e}`)];
-  if (!errors.length && a.scenario.RUNTIME === 'attach' && b.scenario.RUNTIME === 'attach' && a.scenario.RPC_URL === b.scenario.RPC_URL) {
+  if (
+    !errors.length &&
+    a.scenario.RUNTIME === 'attach' &&
+    b.scenario.RUNTIME === 'attach' &&
+    a.scenario.RPC_URL === b.scenario.RPC_URL
+  ) {
     errors.push('A and B attach to the same RPC_URL: an A/B session needs two nodes');
   }
   return { a, b, errors };
@@ -84,7 +89,8 @@ async function measureSide(side, other, name, signal) {
     generator: w.generator,
     figures: w.figures,
     compared: windowFigures(w),
-    // What the idle partner node spent meanwhile on the same machine: not in this window's figure, but it shares the cores.
+    // What the idle partner node spent meanwhile on the same machine: not in this window's figure, but it shares the
+    // cores.
     partner_cpu_s_per_s: p0 && p1 ? Number(((p1.total_s - p0.total_s) / seconds).toFixed(6)) : null,
   };
 }
@@ -94,8 +100,15 @@ function summarizePairs(pairs, stage1) {
   const out = {};
   for (const key of Object.keys(AB_FIGURES)) {
     // CPU per request chose the number of pairs: its interval is the two-stage one. The others' are over all pairs.
-    const r = pairedRatio(pairs.map((p) => ({ a: p.a.compared[key], b: p.b.compared[key] })), key === 'cpu_ms_per_request' ? { stage1 } : {});
-    out[key] = { ...r, a_mean: meanOf(pairs.map((p) => p.a.compared[key])), b_mean: meanOf(pairs.map((p) => p.b.compared[key])) };
+    const r = pairedRatio(
+      pairs.map((p) => ({ a: p.a.compared[key], b: p.b.compared[key] })),
+      key === 'cpu_ms_per_request' ? { stage1 } : {},
+    );
+    out[key] = {
+      ...r,
+      a_mean: meanOf(pairs.map((p) => p.a.compared[key])),
+      b_mean: meanOf(pairs.map((p) => p.b.compared[key])),
+    };
   }
   return out;
 }
@@ -105,9 +118,13 @@ function meanOf(xs) {
   return v.length ? mean(v) : null;
 }
 
-const fmtRatio = (r) => (r.ratio === null ? 'n/a' : `${r.ratio.toFixed(4)}${r.ci95 ? ` [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] (±${r.halfwidth_pct.toFixed(1)}%)` : ''}`);
+const fmtRatio = (r) =>
+  r.ratio === null
+    ? 'n/a'
+    : `${r.ratio.toFixed(4)}${r.ci95 ? ` [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] (±${r.halfwidth_pct.toFixed(1)}%)` : ''}`;
 
-const cpuPairs = (pairs) => pairs.map((p) => ({ a: p.a.compared.cpu_ms_per_request, b: p.b.compared.cpu_ms_per_request }));
+const cpuPairs = (pairs) =>
+  pairs.map((p) => ({ a: p.a.compared.cpu_ms_per_request, b: p.b.compared.cpu_ms_per_request }));
 
 /**
  * Pairs of windows, ABBA, until as many as the first AB_MIN_PAIRS pairs' spread says the target needs
@@ -128,24 +145,35 @@ async function measurePairs(ab, A, B, signal) {
     if (k === set.min_pairs) {
       need = pairsNeeded(cpuPairs(ab.pairs), set.min_pairs, set.target_pct);
       ab.pairs_needed = need;
-      if (need !== null) log(`the spread of the first ${k} pairs asks for ${need} pairs in all for ±${set.target_pct}%${need > set.max_pairs ? ` (more than AB_MAX_PAIRS=${set.max_pairs}: the interval will be wider)` : ''}`);
+      if (need !== null)
+        log(
+          `the spread of the first ${k} pairs asks for ${need} pairs in all for ±${set.target_pct}%${need > set.max_pairs ? ` (more than AB_MAX_PAIRS=${set.max_pairs}: the interval will be wider)` : ''}`,
+        );
     }
     const cpu = pairedRatio(cpuPairs(ab.pairs), { stage1: set.min_pairs });
     const elapsed = (Date.now() - t0) / 1000;
     ab.progress.push({ pairs: k, ratio: cpu.ratio, ci95: cpu.ci95, elapsed_s: Math.round(elapsed) });
-    log(`${k}${need ? ` of ${Math.min(need, set.max_pairs)}` : ''} pairs in ${(elapsed / 60).toFixed(1)} min: B/A CPU per request ${fmtRatio(cpu)}, target ±${set.target_pct}%`);
-    if (need !== null && k >= need) return `the ${need} pairs the first ${set.min_pairs} asked for to reach ±${set.target_pct}% are measured`;
+    log(
+      `${k}${need ? ` of ${Math.min(need, set.max_pairs)}` : ''} pairs in ${(elapsed / 60).toFixed(1)} min: B/A CPU per request ${fmtRatio(cpu)}, target ±${set.target_pct}%`,
+    );
+    if (need !== null && k >= need)
+      return `the ${need} pairs the first ${set.min_pairs} asked for to reach ±${set.target_pct}% are measured`;
     if (elapsed + elapsed / k > set.max_s) return `AB_MAX_S=${set.max_s}: another pair would end after it`;
   }
   return `AB_MAX_PAIRS=${set.max_pairs} reached`;
 }
 
-/** The regression gate: figures where B is worse than A by more than MAX_REGRESSION_PCT with the whole interval beyond. */
+/**
+ * The regression gate: figures where B is worse than A by more than MAX_REGRESSION_PCT with the whole interval beyond.
+ */
 function regressionGate(figures, maxPct) {
   if (maxPct === null || maxPct === undefined) return null;
   const failed = Object.entries(figures)
     .filter(([key, r]) => regressed(r, maxPct, AB_FIGURES[key].higherIsWorse))
-    .map(([key, r]) => `${key}: B/A ${r.ratio.toFixed(4)}, 95% [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] beyond ${maxPct}% worse`);
+    .map(
+      ([key, r]) =>
+        `${key}: B/A ${r.ratio.toFixed(4)}, 95% [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] beyond ${maxPct}% worse`,
+    );
   return { max_regression_pct: maxPct, pass: failed.length === 0, failed };
 }
 
@@ -158,7 +186,12 @@ function sideRecord(side) {
     sync: side.run.sync || null,
     warnings: side.run.warnings,
     ...(side.profile ? { profile: side.profile } : {}),
-    provenance: provenance({ scenario: redactScenario(side.s), sources: side.sources, client: side.stack ? side.stack.client : { name: side.s.CLIENT }, runtime: side.s.RUNTIME }),
+    provenance: provenance({
+      scenario: redactScenario(side.s),
+      sources: side.sources,
+      client: side.stack ? side.stack.client : { name: side.s.CLIENT },
+      runtime: side.s.RUNTIME,
+    }),
   };
 }
 
@@ -194,18 +227,27 @@ function shareParameterPool(A, B, warnings) {
   const [a, b] = files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')));
   const pool = commonPool(a, b);
   if (!pool) {
-    warnings.push('the two chains\' parameter pools differ beyond their heads: each side draws from its own pool (a/params.json, b/params.json), with the same seed');
+    warnings.push(
+      "the two chains' parameter pools differ beyond their heads: each side draws from its own pool (a/params.json, b/params.json), with the same seed",
+    );
     return false;
   }
   for (const f of files) fs.writeFileSync(f, `${JSON.stringify(pool)}\n`);
-  log(`one parameter pool for both sides: the items both chains hold${pool.blocks ? ` (${pool.blocks.length} blocks)` : ''}`);
+  log(
+    `one parameter pool for both sides: the items both chains hold${pool.blocks ? ` (${pool.blocks.length} blocks)` : ''}`,
+  );
   return true;
 }
 
-/** Starts both nodes (each synced and harvested), then warms both up back to back, so neither cools while the other starts. */
+/**
+ * Starts both nodes (each synced and harvested), then warms both up back to back, so neither cools while the other
+ * starts.
+ */
 async function startBoth(sides, { runId, signal, controller }) {
   for (const side of sides) {
-    log(`${side.key}: ${side.file} (${side.s.CHAIN}/${side.s.CLIENT}, RUNTIME=${side.s.RUNTIME}, WORKLOAD=${side.s.WORKLOAD})`);
+    log(
+      `${side.key}: ${side.file} (${side.s.CHAIN}/${side.s.CLIENT}, RUNTIME=${side.s.RUNTIME}, WORKLOAD=${side.s.WORKLOAD})`,
+    );
     side.ctx = await prepareNode(side.s, {
       run: side.run,
       runId: `${runId}-${side.key.toLowerCase()}`,
@@ -219,7 +261,12 @@ async function startBoth(sides, { runId, signal, controller }) {
       onStack: (x) => {
         side.stack = x;
       },
-      onNodeExit: (info) => controller.abort(new Error(`node ${side.key} ${info.restarted ? 'restarted' : 'exited'} during ${side.run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see ${side.key.toLowerCase()}/node.log`)),
+      onNodeExit: (info) =>
+        controller.abort(
+          new Error(
+            `node ${side.key} ${info.restarted ? 'restarted' : 'exited'} during ${side.run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see ${side.key.toLowerCase()}/node.log`,
+          ),
+        ),
     });
   }
   return sides;
@@ -229,7 +276,13 @@ async function startBoth(sides, { runId, signal, controller }) {
 async function warmBoth(sides, signal) {
   for (const side of sides) {
     side.run.phase = 'warmup';
-    await warmUp(side.s, side.stack, { spec: side.ctx.spec, workDir: side.workDir, signal, log, name: `warmup-${side.key}` });
+    await warmUp(side.s, side.stack, {
+      spec: side.ctx.spec,
+      workDir: side.workDir,
+      signal,
+      log,
+      name: `warmup-${side.key}`,
+    });
   }
 }
 
@@ -260,7 +313,8 @@ async function teardownBoth(sides) {
       log(`${side.key}: tearing down`);
       await side.stack.teardown();
       for (const e of side.stack.teardownErrors || []) side.run.warnings.push(`teardown: ${e}`);
-      if (side.stack.nodeLog && fs.existsSync(side.stack.nodeLog)) copyTailScrubbed(side.stack.nodeLog, path.join(side.reportDir, 'node.log'), 400);
+      if (side.stack.nodeLog && fs.existsSync(side.stack.nodeLog))
+        copyTailScrubbed(side.stack.nodeLog, path.join(side.reportDir, 'node.log'), 400);
     }
     try {
       for (const f of fs.readdirSync(side.workDir).filter((x) => /\.artillery\.log$/.test(x))) {
@@ -298,12 +352,23 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
     status: 'running',
     started_at: new Date().toISOString(),
     ended_at: null,
-    settings: { target_pct: sa.AB_TARGET_PCT, min_pairs: sa.AB_MIN_PAIRS, max_pairs: sa.AB_MAX_PAIRS, max_s: sa.AB_MAX_S, max_regression_pct: sa.MAX_REGRESSION_PCT, order: 'ABBA', interval: "Student's t on the log of each pair's ratio B/A, 95%; for CPU per request with the spread of the first AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)" },
+    settings: {
+      target_pct: sa.AB_TARGET_PCT,
+      min_pairs: sa.AB_MIN_PAIRS,
+      max_pairs: sa.AB_MAX_PAIRS,
+      max_s: sa.AB_MAX_S,
+      max_regression_pct: sa.MAX_REGRESSION_PCT,
+      order: 'ABBA',
+      interval:
+        "Student's t on the log of each pair's ratio B/A, 95%; for CPU per request with the spread of the first AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)",
+    },
     pairs: [],
     progress: [],
     warnings: [],
   };
-  log(`A/B session ${runId}: A=${fileA}, B=${fileB}; until B/A of CPU per request is within ±${sa.AB_TARGET_PCT}% (at least ${sa.AB_MIN_PAIRS} pairs, at most ${sa.AB_MAX_PAIRS} pairs or ${sa.AB_MAX_S} s)`);
+  log(
+    `A/B session ${runId}: A=${fileA}, B=${fileB}; until B/A of CPU per request is within ±${sa.AB_TARGET_PCT}% (at least ${sa.AB_MIN_PAIRS} pairs, at most ${sa.AB_MAX_PAIRS} pairs or ${sa.AB_MAX_S} s)`,
+  );
   log(`report folder: ${dir}`);
   const controller = new AbortController();
   const { signal } = controller;
@@ -345,19 +410,28 @@ function finish(ab, { A, B, dir, reportsRoot, out }) {
   ab.figures = summarizePairs(ab.pairs, ab.settings.min_pairs);
   const cpu = ab.figures.cpu_ms_per_request;
   if (ab.pairs.length && cpu.halfwidth_pct !== null && cpu.halfwidth_pct > ab.settings.target_pct) {
-    ab.warnings.push(`the interval of B/A for CPU per request is ±${cpu.halfwidth_pct.toFixed(1)}%, wider than the target ±${ab.settings.target_pct}% (${ab.stop_reason || ab.error}): a verdict of "same" means no difference beyond that was found, not that there is none`);
+    ab.warnings.push(
+      `the interval of B/A for CPU per request is ±${cpu.halfwidth_pct.toFixed(1)}%, wider than the target ±${ab.settings.target_pct}% (${ab.stop_reason || ab.error}): a verdict of "same" means no difference beyond that was found, not that there is none`,
+    );
   }
   ab.regression = regressionGate(ab.figures, ab.settings.max_regression_pct);
   const profile = profileDifference(A, B, dir);
   if (profile) ab.profile_diff = profile;
   writeAbReport(dir, ab);
   logTo(null);
-  const verdictLine = cpu.verdict ? `B/A CPU per request ${fmtRatio(cpu)}: ${cpu.verdict}` : 'no verdict (fewer than two pairs)';
+  const verdictLine = cpu.verdict
+    ? `B/A CPU per request ${fmtRatio(cpu)}: ${cpu.verdict}`
+    : 'no verdict (fewer than two pairs)';
   log(`A/B ${ab.status}: ${ab.pairs.length} pair(s); ${verdictLine}`);
   if (ab.regression && !ab.regression.pass) log(`regression gate FAILED: ${ab.regression.failed.join('; ')}`);
   if (A.s.ARCHIVE === 'git') {
     try {
-      const archived = archiveGit({ reportsRoot, reportDir: dir, message: scrub(`chainperf ab: ${A.s.NAME} vs ${B.s.NAME} ${ab.status}: ${verdictLine}`), log });
+      const archived = archiveGit({
+        reportsRoot,
+        reportDir: dir,
+        message: scrub(`chainperf ab: ${A.s.NAME} vs ${B.s.NAME} ${ab.status}: ${verdictLine}`),
+        log,
+      });
       log(`archived in git: ${archived.repository} ${archived.commit.slice(0, 12)}`);
     } catch (err) {
       log(`ARCHIVE=git failed, the report is only on disk: ${err.message}`);

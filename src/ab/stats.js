@@ -28,7 +28,8 @@ function logRatios(pairs) {
 /**
  * The ratio B/A over pairs, its 95% interval and a verdict.
  * @param {{a:number|null, b:number|null}[]} pairs
- * @returns {{n:number, ratio:number|null, ci95:[number,number]|null, halfwidth_pct:number|null, verdict:'lower'|'higher'|'same'|null, left_out:number}}
+ * @returns {{n:number, ratio:number|null, ci95:[number,number]|null, halfwidth_pct:number|null,
+ * verdict:'lower'|'higher'|'same'|null, left_out:number}}
  *   verdict: B lower than A (the whole interval below 1), higher (above 1), or the same within the interval;
  *   null with fewer than two usable pairs.
  */

@@ -37,8 +37,19 @@ async function ensureBinary(s, log) {
   const bin = binaryPath(s);
   if (fs.existsSync(bin)) return bin;
   if (s.CLIENT_BIN) throw new Error(`CLIENT_BIN: no such file: ${bin}`);
-  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`${PACKAGE} ships a Linux x86-64 binary; on ${process.platform}-${process.arch} set CLIENT_BIN to an anvil binary`);
-  return installNpmPackage({ dir: installDir(s), pkg: PACKAGE, version: s.CLIENT_VERSION, bin, name: 'anvil', expected: 'from npm; a 44 MB binary, seconds, once', log });
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    throw new Error(
+      `${PACKAGE} ships a Linux x86-64 binary; on ${process.platform}-${process.arch} set CLIENT_BIN to an anvil binary`,
+    );
+  return installNpmPackage({
+    dir: installDir(s),
+    pkg: PACKAGE,
+    version: s.CLIENT_VERSION,
+    bin,
+    name: 'anvil',
+    expected: 'from npm; a 44 MB binary, seconds, once',
+    log,
+  });
 }
 
 /**
@@ -61,11 +72,16 @@ function binaryVersion(bin) {
 function command(s, { ports, external = false }) {
   return {
     args: [
-      '--host', external ? '0.0.0.0' : '127.0.0.1',
-      '--port', String(ports.rpc),
-      '--block-time', String(s.DEV_BLOCK_TIME_S),
-      '--threads', String(s.CORES),
-      '--accounts', '10',
+      '--host',
+      external ? '0.0.0.0' : '127.0.0.1',
+      '--port',
+      String(ports.rpc),
+      '--block-time',
+      String(s.DEV_BLOCK_TIME_S),
+      '--threads',
+      String(s.CORES),
+      '--accounts',
+      '10',
       '--silent',
     ],
     rpcUrl: `http://127.0.0.1:${ports.rpc}`,
@@ -77,12 +93,13 @@ function command(s, { ports, external = false }) {
 /** @type {import('../contracts').Client} */
 const client = {
   name: 'anvil',
-  summary: 'Foundry\'s in-memory EVM node (npm @foundry-rs/anvil-linux-amd64, installed into the cache), host runtime',
+  summary: "Foundry's in-memory EVM node (npm @foundry-rs/anvil-linux-amd64, installed into the cache), host runtime",
   chains: ['ethereum'],
   defaults: { CLIENT_VERSION: '1.7.1', DB_ENGINE: 'memory' },
   dbEngines: ['memory'],
   kind: 'development node',
-  warning: 'anvil is a development node, not a production client: an in-memory EVM without networking, database or database cache, so its figures are not geth\'s or any production node\'s',
+  warning:
+    "anvil is a development node, not a production client: an in-memory EVM without networking, database or database cache, so its figures are not geth's or any production node's",
   unsupported: {
     DB_CACHE_MB: 'anvil keeps the chain in memory and has no database cache',
     PEERS: 'anvil has no peer-to-peer networking',

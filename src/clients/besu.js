@@ -29,16 +29,27 @@ function command(s, { dataDir, ports, external = false }) {
   const addr = external ? '0.0.0.0' : '127.0.0.1';
   return {
     args: [
-      '--network=dev', '--miner-enabled', `--miner-coinbase=${COINBASE}`,
+      '--network=dev',
+      '--miner-enabled',
+      `--miner-coinbase=${COINBASE}`,
       `--data-path=${dataDir}`,
       `--data-storage-format=${s.DB_ENGINE.toUpperCase()}`,
       `--Xplugin-rocksdb-cache-capacity=${s.DB_CACHE_MB * 1024 * 1024}`,
       `--max-peers=${s.PEERS}`,
-      '--rpc-http-enabled', `--rpc-http-host=${addr}`, `--rpc-http-port=${ports.rpc}`, '--rpc-http-api=ETH,NET,WEB3',
-      '--rpc-ws-enabled', `--rpc-ws-host=${addr}`, `--rpc-ws-port=${ports.ws}`, '--rpc-ws-api=ETH,NET,WEB3',
+      '--rpc-http-enabled',
+      `--rpc-http-host=${addr}`,
+      `--rpc-http-port=${ports.rpc}`,
+      '--rpc-http-api=ETH,NET,WEB3',
+      '--rpc-ws-enabled',
+      `--rpc-ws-host=${addr}`,
+      `--rpc-ws-port=${ports.ws}`,
+      '--rpc-ws-api=ETH,NET,WEB3',
       '--host-allowlist=*',
-      '--metrics-enabled', `--metrics-host=${addr}`, `--metrics-port=${ports.metrics}`,
-      `--p2p-port=${ports.p2p}`, '--discovery-enabled=false',
+      '--metrics-enabled',
+      `--metrics-host=${addr}`,
+      `--metrics-port=${ports.metrics}`,
+      `--p2p-port=${ports.p2p}`,
+      '--discovery-enabled=false',
       `--engine-rpc-port=${ports.auth}`,
     ],
     rpcUrl: `http://127.0.0.1:${ports.rpc}`,
@@ -50,7 +61,8 @@ function command(s, { dataDir, ports, external = false }) {
 /** @type {import('../contracts').Client} */
 const client = {
   name: 'besu',
-  summary: 'Hyperledger Besu (RocksDB; DB_ENGINE is its storage format), compose runtime with the pinned hyperledger/besu image (--network=dev), or CLIENT_BIN; it needs that image pulled or loaded (docker load)',
+  summary:
+    'Hyperledger Besu (RocksDB; DB_ENGINE is its storage format), compose runtime with the pinned hyperledger/besu image (--network=dev), or CLIENT_BIN; it needs that image pulled or loaded (docker load)',
   chains: ['ethereum'],
   defaults: { CLIENT_VERSION: '24.12.2', DB_ENGINE: 'bonsai' },
   dbEngines: ['bonsai', 'forest'],
@@ -61,7 +73,7 @@ const client = {
    */
   devKey: '0x8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63',
   unsupported: {
-    DEV_BLOCK_TIME_S: 'Besu\'s dev network mines proof of work at a fixed low difficulty; it has no block-period option',
+    DEV_BLOCK_TIME_S: "Besu's dev network mines proof of work at a fixed low difficulty; it has no block-period option",
   },
   metrics: { cpu: 'process_cpu_seconds_total', requests: null },
   compose: {

@@ -28,7 +28,15 @@ async function ensureBinary(scenario, log) {
   const bin = binaryPath(scenario);
   if (fs.existsSync(bin)) return bin;
   if (scenario.CLIENT_BIN) throw new Error(`CLIENT_BIN: no such file: ${bin}`);
-  return installNpmPackage({ dir: installDir(scenario), pkg: PACKAGE, version: scenario.CLIENT_VERSION, bin, name: 'chopsticks', expected: 'from npm; about 2 minutes, once', log });
+  return installNpmPackage({
+    dir: installDir(scenario),
+    pkg: PACKAGE,
+    version: scenario.CLIENT_VERSION,
+    bin,
+    name: 'chopsticks',
+    expected: 'from npm; about 2 minutes, once',
+    log,
+  });
 }
 
 /** The version in the installed package.json (running the CLI to ask costs seconds). */
@@ -48,11 +56,16 @@ function binaryVersion(bin) {
 function command(s, { ports, chainSpec, external = false }) {
   return {
     args: [
-      '--genesis', chainSpec,
-      '--host', external ? '0.0.0.0' : '127.0.0.1',
-      '--port', String(ports.rpc),
-      '--build-block-mode', 'Batch',
-      '--runtime-log-level', '0',
+      '--genesis',
+      chainSpec,
+      '--host',
+      external ? '0.0.0.0' : '127.0.0.1',
+      '--port',
+      String(ports.rpc),
+      '--build-block-mode',
+      'Batch',
+      '--runtime-log-level',
+      '0',
     ],
     rpcUrl: `ws://127.0.0.1:${ports.rpc}`,
     metrics: null, // chopsticks exports no metrics
@@ -62,12 +75,14 @@ function command(s, { ports, chainSpec, external = false }) {
 /** @type {import('../contracts').Client} */
 const client = {
   name: 'chopsticks',
-  summary: 'a Substrate development server (npm @acala-network/chopsticks, installed into the cache), not a node; its figures are labelled so',
+  summary:
+    'a Substrate development server (npm @acala-network/chopsticks, installed into the cache), not a node; its figures are labelled so',
   chains: ['polkadot', 'kusama', 'substrate'],
   defaults: { CLIENT_VERSION: '1.5.1', DB_ENGINE: 'rocksdb', DEV_BLOCK_TIME_S: 2 },
   dbEngines: ['rocksdb', 'paritydb'], // accepted so scenarios stay comparable; chopsticks keeps state in memory
   kind: 'development server',
-  warning: 'chopsticks is a development server, not a node: its figures are not a node\'s (no networking, no database or trie cache, blocks built on demand by chainperf)',
+  warning:
+    "chopsticks is a development server, not a node: its figures are not a node's (no networking, no database or trie cache, blocks built on demand by chainperf)",
   /** Blocks come when someone asks: chainperf asks every DEV_BLOCK_TIME_S. */
   newBlockMethod: 'dev_newBlock',
   /** NODE_PROFILE=cpu: V8 writes /tmp/perf-PID.map, so that perf names the JavaScript functions it samples. */

@@ -26,14 +26,24 @@ function command(s, { dataDir, ports, external = false }) {
   const addr = external ? '0.0.0.0' : '127.0.0.1';
   return {
     args: [
-      '--chain=dev', '--mine', `--dev.period=${s.DEV_BLOCK_TIME_S}`,
+      '--chain=dev',
+      '--mine',
+      `--dev.period=${s.DEV_BLOCK_TIME_S}`,
       `--datadir=${dataDir}`,
       `--maxpeers=${s.PEERS}`,
       ...(s.DB_SIZE_LIMIT_GB ? [`--db.size.limit=${s.DB_SIZE_LIMIT_GB}GB`] : []),
-      '--http', `--http.addr=${addr}`, `--http.port=${ports.rpc}`, '--http.api=eth,net,web3', '--http.vhosts=*',
+      '--http',
+      `--http.addr=${addr}`,
+      `--http.port=${ports.rpc}`,
+      '--http.api=eth,net,web3',
+      '--http.vhosts=*',
       '--ws',
-      '--metrics', `--metrics.addr=${addr}`, `--metrics.port=${ports.metrics}`,
-      `--port=${ports.p2p}`, '--authrpc.addr=127.0.0.1', `--authrpc.port=${ports.auth}`,
+      '--metrics',
+      `--metrics.addr=${addr}`,
+      `--metrics.port=${ports.metrics}`,
+      `--port=${ports.p2p}`,
+      '--authrpc.addr=127.0.0.1',
+      `--authrpc.port=${ports.auth}`,
       `--private.api.addr=127.0.0.1:${ports.private || CONTAINER_PORTS.private}`,
       '--nodiscover',
     ],
@@ -46,16 +56,20 @@ function command(s, { dataDir, ports, external = false }) {
 /** @type {import('../contracts').Client} */
 const client = {
   name: 'erigon',
-  summary: 'Erigon (MDBX), compose runtime with the pinned erigontech/erigon image (--chain=dev), or CLIENT_BIN; it needs that image pulled or loaded (docker load)',
+  summary:
+    'Erigon (MDBX), compose runtime with the pinned erigontech/erigon image (--chain=dev), or CLIENT_BIN; it needs that image pulled or loaded (docker load)',
   chains: ['ethereum'],
   defaults: { CLIENT_VERSION: '2.60.10', DB_ENGINE: 'mdbx' },
   dbEngines: ['mdbx'],
   kind: 'node',
-  /** Erigon serves no eth_sendTransaction: history is signed by chainperf with the dev chain's developer account, whose key is public (0x67b1d87101671b127f5f8714789C7192f7ad340e). */
+  /**
+   * Erigon serves no eth_sendTransaction: history is signed by chainperf with the dev chain's developer account, whose
+   * key is public (0x67b1d87101671b127f5f8714789C7192f7ad340e).
+   */
   devKey: '0x26e86e45f6fc45ec6e2ecd128cec80fa1d1505e5507dcd2ae58c3130a7a97b48',
   /** DB_SIZE_LIMIT_GB becomes this flag. */
   dbSizeLimitFlag: '--db.size.limit',
-  unsupported: { DB_CACHE_MB: 'erigon has no database cache flag (MDBX reads through the kernel\'s page cache)' },
+  unsupported: { DB_CACHE_MB: "erigon has no database cache flag (MDBX reads through the kernel's page cache)" },
   metrics: { cpu: null, requests: null }, // names not checked against an Erigon 2.60 binary: attach reads NODE_PID
   compose: {
     file: path.join(__dirname, '..', '..', 'compose', 'node-erigon.yml'),

@@ -21,7 +21,9 @@ async function ensureBinary(scenario, log) {
   try {
     execFileSync('go', ['version'], { stdio: 'ignore' });
   } catch {
-    throw new Error(`geth ${scenario.CLIENT_VERSION} is not built yet and Go is not installed: install Go, or set CLIENT_BIN to a geth binary`);
+    throw new Error(
+      `geth ${scenario.CLIENT_VERSION} is not built yet and Go is not installed: install Go, or set CLIENT_BIN to a geth binary`,
+    );
   }
   const gobin = path.dirname(bin);
   fs.mkdirSync(gobin, { recursive: true });
@@ -53,25 +55,57 @@ function command(s, { dataDir, ports, external = false }) {
   const addr = external ? '0.0.0.0' : '127.0.0.1';
   return {
     args: [
-      '--dev', '--dev.period', String(s.DEV_BLOCK_TIME_S),
-      '--datadir', dataDir,
-      '--cache', String(s.DB_CACHE_MB),
-      '--maxpeers', String(s.PEERS),
-      '--db.engine', s.DB_ENGINE,
-      '--http', '--http.addr', addr, '--http.port', String(ports.rpc), '--http.api', 'eth,net,web3',
+      '--dev',
+      '--dev.period',
+      String(s.DEV_BLOCK_TIME_S),
+      '--datadir',
+      dataDir,
+      '--cache',
+      String(s.DB_CACHE_MB),
+      '--maxpeers',
+      String(s.PEERS),
+      '--db.engine',
+      s.DB_ENGINE,
+      '--http',
+      '--http.addr',
+      addr,
+      '--http.port',
+      String(ports.rpc),
+      '--http.api',
+      'eth,net,web3',
       ...(external ? ['--http.vhosts', '*'] : []),
-      '--ws', '--ws.addr', addr, '--ws.port', String(ports.ws), '--ws.api', 'eth,net,web3',
+      '--ws',
+      '--ws.addr',
+      addr,
+      '--ws.port',
+      String(ports.ws),
+      '--ws.api',
+      'eth,net,web3',
       ...(external ? ['--ws.origins', '*'] : []),
-      '--metrics', '--metrics.addr', addr, '--metrics.port', String(ports.metrics),
-      '--port', String(ports.p2p), '--authrpc.port', String(ports.auth), '--authrpc.addr', '127.0.0.1',
-      '--ipcdisable', '--nodiscover',
+      '--metrics',
+      '--metrics.addr',
+      addr,
+      '--metrics.port',
+      String(ports.metrics),
+      '--port',
+      String(ports.p2p),
+      '--authrpc.port',
+      String(ports.auth),
+      '--authrpc.addr',
+      '127.0.0.1',
+      '--ipcdisable',
+      '--nodiscover',
       // NODE_PROFILE=cpu: geth's own profiler, read over each measured window.
-      ...(s.NODE_PROFILE === 'cpu' && ports.pprof ? ['--pprof', '--pprof.addr', '127.0.0.1', '--pprof.port', String(ports.pprof)] : []),
+      ...(s.NODE_PROFILE === 'cpu' && ports.pprof
+        ? ['--pprof', '--pprof.addr', '127.0.0.1', '--pprof.port', String(ports.pprof)]
+        : []),
     ],
     rpcUrl: `http://127.0.0.1:${ports.rpc}`,
     wsUrl: `ws://127.0.0.1:${ports.ws}`,
     metrics: { target: `127.0.0.1:${ports.metrics}`, path: '/debug/metrics/prometheus' },
-    ...(s.NODE_PROFILE === 'cpu' && ports.pprof ? { pprofUrl: `http://127.0.0.1:${ports.pprof}/debug/pprof/profile` } : {}),
+    ...(s.NODE_PROFILE === 'cpu' && ports.pprof
+      ? { pprofUrl: `http://127.0.0.1:${ports.pprof}/debug/pprof/profile` }
+      : {}),
   };
 }
 
@@ -101,12 +135,17 @@ const client = {
   /** NODE_PROFILE=cpu on the host runtime: geth's own CPU profiler (--pprof), not perf. */
   profiler: 'pprof',
   /**
-   * The node's own metrics: CPU for attach, requests served as a cross-check, Go GC cycles (for what differed in a repetition);
-   * failures and the latency summary (nanoseconds) for the Grafana dashboard's panels (src/runtime/prometheus-rules.js).
+   * The node's own metrics: CPU for attach, requests served as a cross-check, Go GC cycles (for what differed in a
+   * repetition);
+   * failures and the latency summary (nanoseconds) for the Grafana dashboard's panels
+   * (src/runtime/prometheus-rules.js).
    */
   metrics: {
-    cpu: 'system_cpu_procload_total', requests: 'rpc_requests', gcCycles: 'system_memory_pauses_count',
-    failures: 'rpc_failure', latency: { summary: 'rpc_duration_all', unit: 'ns' },
+    cpu: 'system_cpu_procload_total',
+    requests: 'rpc_requests',
+    gcCycles: 'system_memory_pauses_count',
+    failures: 'rpc_failure',
+    latency: { summary: 'rpc_duration_all', unit: 'ns' },
   },
   compose: {
     file: path.join(__dirname, '..', '..', 'compose', 'node-geth.yml'),

@@ -23,10 +23,15 @@ const registry = {
   polkadot: require('./polkadot'),
 };
 
-for (const file of (process.env.CHAINPERF_CLIENTS || '').split(',').map((f) => f.trim()).filter(Boolean)) {
+for (const file of (process.env.CHAINPERF_CLIENTS || '')
+  .split(',')
+  .map((f) => f.trim())
+  .filter(Boolean)) {
   const mod = require(path.resolve(file));
   if (!mod || typeof mod.name !== 'string' || typeof mod.command !== 'function' || !Array.isArray(mod.chains)) {
-    throw new Error(`CHAINPERF_CLIENTS: ${file} is not a client module (it needs name, chains and command; see "Adding a client" in README.md)`);
+    throw new Error(
+      `CHAINPERF_CLIENTS: ${file} is not a client module (it needs name, chains and command; see "Adding a client" in README.md)`,
+    );
   }
   registry[mod.name] = mod;
 }

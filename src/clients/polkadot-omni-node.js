@@ -30,7 +30,8 @@ function binaryPath(scenario) {
 /** libclang for bindgen (Debian libclang-dev); true when a libclang.so is found. */
 function hasLibclang() {
   if (process.env.LIBCLANG_PATH) return true;
-  // clang-sys loads an unversioned libclang.so or libclang-N.so (Debian's libclang-dev), not the runtime's libclang-N.so.1.
+  // clang-sys loads an unversioned libclang.so or libclang-N.so (Debian's libclang-dev), not the runtime's
+  // libclang-N.so.1.
   const dirs = ['/usr/lib', '/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/local/lib'];
   try {
     for (const d of fs.readdirSync('/usr/lib')) if (/^llvm-\d+$/.test(d)) dirs.push(path.join('/usr/lib', d, 'lib'));
@@ -48,16 +49,28 @@ function hasLibclang() {
 
 /** What building needs: cargo (no Debian package is new enough), protoc, clang and libclang. */
 async function buildPrerequisites(scenario, log) {
-  const cargo = onPath('cargo') || (process.env.HOME && fs.existsSync(path.join(process.env.HOME, '.cargo', 'bin', 'cargo')) ? path.join(process.env.HOME, '.cargo', 'bin', 'cargo') : null);
+  const cargo =
+    onPath('cargo') ||
+    (process.env.HOME && fs.existsSync(path.join(process.env.HOME, '.cargo', 'bin', 'cargo'))
+      ? path.join(process.env.HOME, '.cargo', 'bin', 'cargo')
+      : null);
   if (!cargo) {
-    throw new Error(`${CRATE} ${scenario.CLIENT_VERSION} is not built yet and cargo is not installed: install Rust (https://rustup.rs, then cargo on PATH), or set CLIENT_BIN to a ${CRATE} binary`);
+    throw new Error(
+      `${CRATE} ${scenario.CLIENT_VERSION} is not built yet and cargo is not installed: install Rust (https://rustup.rs, then cargo on PATH), or set CLIENT_BIN to a ${CRATE} binary`,
+    );
   }
   await ensureDebianTool('protoc', 'protobuf-compiler', log);
   await ensureDebianTool('clang', 'clang', log);
   if (!hasLibclang()) {
-    if (!(onPath('apt-get') && process.getuid && process.getuid() === 0)) throw new Error('libclang is not installed: install it (Debian: apt-get install libclang-dev), or set LIBCLANG_PATH');
+    if (!(onPath('apt-get') && process.getuid && process.getuid() === 0))
+      throw new Error(
+        'libclang is not installed: install it (Debian: apt-get install libclang-dev), or set LIBCLANG_PATH',
+      );
     await runWithProgress('apt-get', ['install', '-y', '--no-install-recommends', 'libclang-dev'], {
-      label: 'installing libclang-dev from Debian', expected: 'once', env: { DEBIAN_FRONTEND: 'noninteractive' }, log,
+      label: 'installing libclang-dev from Debian',
+      expected: 'once',
+      env: { DEBIAN_FRONTEND: 'noninteractive' },
+      log,
     });
   }
   return cargo;
@@ -70,12 +83,26 @@ async function ensureBinary(scenario, log) {
   const cargo = await buildPrerequisites(scenario, log);
   const root = installRoot(scenario);
   fs.mkdirSync(root, { recursive: true });
-  await runWithProgress(cargo, ['install', CRATE, '--version', scenario.CLIENT_VERSION, '--locked', '--root', root, '--target-dir', path.join(root, 'target')], {
-    label: `building ${CRATE} ${scenario.CLIENT_VERSION} into ${root}`,
-    expected: 'from crates.io; about 44 minutes and 5.5 GB of build output on 2 cores, once',
-    env: { SKIP_WASM_BUILD: '1' },
-    log,
-  });
+  await runWithProgress(
+    cargo,
+    [
+      'install',
+      CRATE,
+      '--version',
+      scenario.CLIENT_VERSION,
+      '--locked',
+      '--root',
+      root,
+      '--target-dir',
+      path.join(root, 'target'),
+    ],
+    {
+      label: `building ${CRATE} ${scenario.CLIENT_VERSION} into ${root}`,
+      expected: 'from crates.io; about 44 minutes and 5.5 GB of build output on 2 cores, once',
+      env: { SKIP_WASM_BUILD: '1' },
+      log,
+    },
+  );
   if (!fs.existsSync(bin)) throw new Error(`cargo install finished but ${bin} is missing`);
   fs.rmSync(path.join(root, 'target'), { recursive: true, force: true }); // 5.5 GB the binary no longer needs
   return bin;
@@ -108,7 +135,10 @@ const client = {
   /** STATE profiles (src/chains/substrate/state.js): the host runtime (no compose service yet). */
   stateRuntimes: ['host'],
   kind: 'node',
-  /** Counters in the node's own metrics: no process CPU (it comes from the cgroup or the PID), requests served by method. */
+  /**
+   * Counters in the node's own metrics: no process CPU (it comes from the cgroup or the PID), requests served by
+   * method.
+   */
   metrics: { cpu: null, requests: 'substrate_rpc_calls_finished', requestsByLabel: 'method' },
   binaryPath,
   ensureBinary,

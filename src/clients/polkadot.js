@@ -12,7 +12,10 @@ const { substrateArgs, versionOf } = require('./substrate-cli');
 const { isPath } = require('../chains/substrate/specs');
 
 async function ensureBinary(scenario) {
-  if (!scenario.CLIENT_BIN) throw new Error('CLIENT=polkadot is not built by chainperf: set CLIENT_BIN to a polkadot binary, or measure a running node with RUNTIME=attach');
+  if (!scenario.CLIENT_BIN)
+    throw new Error(
+      'CLIENT=polkadot is not built by chainperf: set CLIENT_BIN to a polkadot binary, or measure a running node with RUNTIME=attach',
+    );
   if (!fs.existsSync(scenario.CLIENT_BIN)) throw new Error(`CLIENT_BIN: no such file: ${scenario.CLIENT_BIN}`);
   return scenario.CLIENT_BIN;
 }
@@ -36,7 +39,10 @@ function command(s, where) {
 /** The container's ports: the ones compose/node-polkadot.yml publishes and Prometheus scrapes. */
 const CONTAINER_PORTS = { rpc: 9944, metrics: 9615, p2p: 30333 };
 
-/** The container's command: the same flags, RPC and Prometheus on the container's network, the spec file where compose mounts it. */
+/**
+ * The container's command: the same flags, RPC and Prometheus on the container's network, the spec file where compose
+ * mounts it.
+ */
 function containerArgs(s, { chainSpec = s.CHAIN_SPEC || 'polkadot' } = {}) {
   const spec = isPath(chainSpec) ? '/chainperf/chain-spec.json' : chainSpec;
   return command(s, { dataDir: '/data', ports: CONTAINER_PORTS, chainSpec: spec, external: true }).args;

@@ -20,7 +20,10 @@ function prebuilt(name, versionArgs = ['--version']) {
     binaryPath: (s) => s.CLIENT_BIN || name,
     /** @param {import('../contracts').Scenario} s */
     ensureBinary: async (s) => {
-      if (!s.CLIENT_BIN) throw new Error(`CLIENT=${name} is not built or downloaded by chainperf: set CLIENT_BIN to a ${name} binary, use RUNTIME=compose with its image, or measure a running node with RUNTIME=attach`);
+      if (!s.CLIENT_BIN)
+        throw new Error(
+          `CLIENT=${name} is not built or downloaded by chainperf: set CLIENT_BIN to a ${name} binary, use RUNTIME=compose with its image, or measure a running node with RUNTIME=attach`,
+        );
       if (!fs.existsSync(s.CLIENT_BIN)) throw new Error(`CLIENT_BIN: no such file: ${s.CLIENT_BIN}`);
       return s.CLIENT_BIN;
     },

@@ -5,8 +5,9 @@ const os = require('node:os');
 const path = require('node:path');
 
 function cacheDir(...parts) {
-  const base = process.env.CHAINPERF_CACHE
-    || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'chainperf');
+  const base =
+    process.env.CHAINPERF_CACHE ||
+    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'chainperf');
   return path.join(base, ...parts);
 }
 

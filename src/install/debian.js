@@ -30,7 +30,10 @@ async function ensureDebianTool(program, pkg, log, override) {
   }
   await runWithProgress('apt-get', ['update'], { label: `installing ${pkg} (apt-get update)`, log });
   await runWithProgress('apt-get', ['install', '-y', '--no-install-recommends', pkg], {
-    label: `installing ${pkg} from Debian`, expected: 'once', env: { DEBIAN_FRONTEND: 'noninteractive' }, log,
+    label: `installing ${pkg} from Debian`,
+    expected: 'once',
+    env: { DEBIAN_FRONTEND: 'noninteractive' },
+    log,
   });
   const installed = onPath(program);
   if (!installed) throw new Error(`apt-get installed ${pkg} but no ${program} was found on PATH`);

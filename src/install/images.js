@@ -36,10 +36,20 @@ const GRAFANA_VERSION = '11.3.0';
 function imageSpecs(s) {
   const specs = {
     node: clients[s.CLIENT].image(s),
-    prometheus: { upstream: `prom/prometheus:v${PROMETHEUS_VERSION}`, local: `chainperf/prometheus:${PROMETHEUS_VERSION}`, dir: 'prometheus' },
-    cadvisor: { upstream: `gcr.io/cadvisor/cadvisor:v${CADVISOR_VERSION}`, local: `chainperf/cadvisor:${CADVISOR_LIB_VERSION}-${cadvisorSourceHash()}`, dir: 'cadvisor', files: async (log) => ({ cadvisor: await ensureCadvisorBinary(log) }) },
+    prometheus: {
+      upstream: `prom/prometheus:v${PROMETHEUS_VERSION}`,
+      local: `chainperf/prometheus:${PROMETHEUS_VERSION}`,
+      dir: 'prometheus',
+    },
+    cadvisor: {
+      upstream: `gcr.io/cadvisor/cadvisor:v${CADVISOR_VERSION}`,
+      local: `chainperf/cadvisor:${CADVISOR_LIB_VERSION}-${cadvisorSourceHash()}`,
+      dir: 'cadvisor',
+      files: async (log) => ({ cadvisor: await ensureCadvisorBinary(log) }),
+    },
   };
-  if (s.GRAFANA !== 'no') specs.grafana = { upstream: `grafana/grafana:${GRAFANA_VERSION}`, local: null, optional: true };
+  if (s.GRAFANA !== 'no')
+    specs.grafana = { upstream: `grafana/grafana:${GRAFANA_VERSION}`, local: null, optional: true };
   return specs;
 }
 
@@ -99,12 +109,23 @@ async function ensureBase(log) {
   const debootstrap = await ensureDebianTool('debootstrap', 'debootstrap', log);
   const rootfs = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-rootfs-'));
   try {
-    await runWithProgress(debootstrap, ['--variant=minbase', 'bookworm', rootfs, process.env.DEBIAN_MIRROR || 'http://deb.debian.org/debian'], {
-      label: `building ${BASE_REF}`, expected: 'a minimal Debian root file system; 1 to 2 minutes, once', log,
-    });
-    await runWithProgress('sh', ['-c', `tar -C "${rootfs}" -c . | docker import --change 'CMD ["/bin/bash"]' - ${BASE_REF}`], {
-      label: `importing ${BASE_REF}`, log,
-    });
+    await runWithProgress(
+      debootstrap,
+      ['--variant=minbase', 'bookworm', rootfs, process.env.DEBIAN_MIRROR || 'http://deb.debian.org/debian'],
+      {
+        label: `building ${BASE_REF}`,
+        expected: 'a minimal Debian root file system; 1 to 2 minutes, once',
+        log,
+      },
+    );
+    await runWithProgress(
+      'sh',
+      ['-c', `tar -C "${rootfs}" -c . | docker import --change 'CMD ["/bin/bash"]' - ${BASE_REF}`],
+      {
+        label: `importing ${BASE_REF}`,
+        log,
+      },
+    );
   } finally {
     fs.rmSync(rootfs, { recursive: true, force: true });
   }
@@ -118,7 +139,14 @@ async function dockerBuild(dir, tag, log, { files = {}, buildArgs = {} } = {}) {
   try {
     fs.cpSync(path.join(IMAGES_DIR, dir), ctx, { recursive: true });
     for (const [name, src] of Object.entries(files)) fs.copyFileSync(src, path.join(ctx, name));
-    const args = ['build', '--pull=false', '-t', tag, ...Object.entries(buildArgs).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]), ctx];
+    const args = [
+      'build',
+      '--pull=false',
+      '-t',
+      tag,
+      ...Object.entries(buildArgs).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]),
+      ctx,
+    ];
     await runWithProgress('docker', args, { label: `building ${tag}`, log, env: { DOCKER_BUILDKIT: '0' } });
   } finally {
     fs.rmSync(ctx, { recursive: true, force: true });
@@ -138,8 +166,11 @@ async function ensureCadvisorBinary(log) {
   if (fs.existsSync(bin)) return bin;
   fs.mkdirSync(path.dirname(bin), { recursive: true });
   await runWithProgress('go', ['build', '-trimpath', '-o', bin, '.'], {
-    label: 'building cAdvisor from its Go module', expected: 'from the Go module proxy; a few minutes, once', log,
-    env: { CGO_ENABLED: '0' }, cwd: path.join(IMAGES_DIR, 'cadvisor'),
+    label: 'building cAdvisor from its Go module',
+    expected: 'from the Go module proxy; a few minutes, once',
+    log,
+    env: { CGO_ENABLED: '0' },
+    cwd: path.join(IMAGES_DIR, 'cadvisor'),
   });
   return bin;
 }

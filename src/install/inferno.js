@@ -33,7 +33,10 @@ async function ensureInferno(log) {
   const found = infernoPrograms();
   if (found) return found;
   if (process.env.INFERNO_DIR) throw new Error(`INFERNO_DIR: ${process.env.INFERNO_DIR} lacks ${PROGRAMS.join(', ')}`);
-  if (!onPath('cargo')) throw new Error(`inferno ${INFERNO_VERSION} (flame graphs) is not built yet and cargo is not installed: install Rust (cargo), or set INFERNO_DIR to a folder with ${PROGRAMS.join(', ')}`);
+  if (!onPath('cargo'))
+    throw new Error(
+      `inferno ${INFERNO_VERSION} (flame graphs) is not built yet and cargo is not installed: install Rust (cargo), or set INFERNO_DIR to a folder with ${PROGRAMS.join(', ')}`,
+    );
   const root = path.dirname(infernoDir());
   fs.mkdirSync(root, { recursive: true });
   await runWithProgress('cargo', ['install', `inferno@${INFERNO_VERSION}`, '--locked', '--root', root], {
@@ -48,7 +51,12 @@ async function ensureInferno(log) {
 
 /** Runs one program with input on stdin; returns its stdout. */
 function runInferno(programs, name, args, input) {
-  return execFileSync(programs[name], args, { input, encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['pipe', 'pipe', 'pipe'] });
+  return execFileSync(programs[name], args, {
+    input,
+    encoding: 'utf8',
+    maxBuffer: 256 * 2 ** 20,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
 }
 
 module.exports = { ensureInferno, infernoPrograms, runInferno, INFERNO_VERSION };

@@ -12,12 +12,17 @@ const { runWithProgress } = require('./progress');
  */
 async function installNpmPackage({ dir, pkg, version, bin, name, expected, log }) {
   fs.mkdirSync(dir, { recursive: true });
-  if (!fs.existsSync(path.join(dir, 'package.json'))) fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}\n');
-  await runWithProgress('npm', ['install', '--no-audit', '--no-fund', '--loglevel=http', '--prefix', dir, `${pkg}@${version}`], {
-    label: `installing ${name} ${version} into ${dir}`,
-    expected,
-    log,
-  });
+  if (!fs.existsSync(path.join(dir, 'package.json')))
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}\n');
+  await runWithProgress(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--loglevel=http', '--prefix', dir, `${pkg}@${version}`],
+    {
+      label: `installing ${name} ${version} into ${dir}`,
+      expected,
+      log,
+    },
+  );
   if (!fs.existsSync(bin)) throw new Error(`npm install finished but ${bin} is missing`);
   return bin;
 }

@@ -7,7 +7,8 @@ const { spawn } = require('node:child_process');
 /**
  * @param {string} cmd
  * @param {string[]} args
- * @param {{label: string, log: (line: string) => void, env?: object, cwd?: string, expected?: string, signal?: AbortSignal}} opts
+ * @param {{label: string, log: (line: string) => void, env?: object, cwd?: string, expected?: string, signal?:
+ * AbortSignal}} opts
  * An aborted signal stops the command (SIGTERM) and rejects.
  */
 function runWithProgress(cmd, args, { label, log, env = {}, cwd = undefined, expected = '', signal = undefined }) {
@@ -30,7 +31,10 @@ function runWithProgress(cmd, args, { label, log, env = {}, cwd = undefined, exp
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    const beat = setInterval(() => log(`${label}: still working, ${Math.round((Date.now() - started) / 1000)} s so far`), 15000);
+    const beat = setInterval(
+      () => log(`${label}: still working, ${Math.round((Date.now() - started) / 1000)} s so far`),
+      15000,
+    );
     const onAbort = () => child.kill('SIGTERM');
     if (signal) signal.addEventListener('abort', onAbort, { once: true });
     child.on('error', (err) => {

@@ -13,13 +13,19 @@
 
 const { sleep } = require('../util/time');
 
-/** Every series a selector matches, as Prometheus returns a range query over [fromMs - 5 s, toMs]: [{metric, values: [[t_s, v]]}]. */
+/**
+ * Every series a selector matches, as Prometheus returns a range query over [fromMs - 5 s, toMs]: [{metric, values:
+ * [[t_s, v]]}].
+ */
 async function rangeQuery(promUrl, selector, fromMs, toMs, signal) {
   const spanS = Math.ceil((toMs - fromMs) / 1000) + 5;
   const q = new URLSearchParams({ query: `${selector}[${spanS}s]`, time: (toMs / 1000).toFixed(3) });
-  const res = await fetch(`${promUrl}/api/v1/query?${q}`, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(10000)]) : AbortSignal.timeout(10000) });
+  const res = await fetch(`${promUrl}/api/v1/query?${q}`, {
+    signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(10000)]) : AbortSignal.timeout(10000),
+  });
   const body = await res.json();
-  if (body.status !== 'success') throw Object.assign(new Error(`Prometheus: ${selector}: ${body.error || res.status}`), { prometheusRefused: true });
+  if (body.status !== 'success')
+    throw Object.assign(new Error(`Prometheus: ${selector}: ${body.error || res.status}`), { prometheusRefused: true });
   return body.data.result;
 }
 
@@ -46,7 +52,10 @@ function cadvisorSource(promUrl, container, { lagMs = 2500, waitMs = 15000 } = {
     for (;;) {
       total = await rawSamples(promUrl, sel('container_cpu_usage_seconds_total'), fromMs, toMs + 15000, signal);
       if (total.some((x) => x.t_ms > toMs)) break;
-      if (Date.now() > deadline) throw new Error(`cAdvisor has no sample of container ${container} after the window's end in Prometheus; is cAdvisor running?`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `cAdvisor has no sample of container ${container} after the window's end in Prometheus; is cAdvisor running?`,
+        );
       await sleep(500, signal);
     }
     const [user, system] = await Promise.all([
@@ -57,9 +66,14 @@ function cadvisorSource(promUrl, container, { lagMs = 2500, waitMs = 15000 } = {
       const hit = xs.find((x) => x.t_ms === t);
       return hit ? hit.v : null;
     };
-    return total.filter((x) => x.t_ms >= fromMs && x.t_ms <= toMs).map((x) => ({
-      at_ms: x.t_ms, total_s: x.v, user_s: at(user, x.t_ms), system_s: at(system, x.t_ms),
-    }));
+    return total
+      .filter((x) => x.t_ms >= fromMs && x.t_ms <= toMs)
+      .map((x) => ({
+        at_ms: x.t_ms,
+        total_s: x.v,
+        user_s: at(user, x.t_ms),
+        system_s: at(system, x.t_ms),
+      }));
   };
   return {
     kind: 'cadvisor',
@@ -70,10 +84,13 @@ function cadvisorSource(promUrl, container, { lagMs = 2500, waitMs = 15000 } = {
     /** The samples that open and close the window, inside [startMs, endMs], and all between. */
     async edgesInside(startMs, endMs, signal) {
       const xs = await samplesBetween(startMs, endMs, signal);
-      if (xs.length < 2) throw new Error(`cAdvisor has fewer than two samples of container ${container} inside the window`);
+      if (xs.length < 2)
+        throw new Error(`cAdvisor has fewer than two samples of container ${container} inside the window`);
       return { a: xs[0], b: xs[xs.length - 1], samples: xs };
     },
-    /** Memory, disk and network of the container between two sample instants: totals, and the samples behind the charts. */
+    /**
+     * Memory, disk and network of the container between two sample instants: totals, and the samples behind the charts.
+     */
     async resources(aMs, bMs, signal) {
       // A counter per device or interface: the series are summed at each of cAdvisor's sample instants.
       const summed = async (metric, extra = '') => {

@@ -28,8 +28,14 @@ function filesUnder(dir) {
 function residentBytes(files) {
   if (!files.length) return 0;
   try {
-    const out = execFileSync('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES', ...files], { encoding: 'utf8', maxBuffer: 64 << 20 });
-    return out.split('\n').filter(Boolean).reduce((s, x) => s + Number(x), 0);
+    const out = execFileSync('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES', ...files], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .reduce((s, x) => s + Number(x), 0);
   } catch {
     return null;
   }
@@ -38,12 +44,16 @@ function residentBytes(files) {
 /** Bytes as MiB for the log; n/a where fincore could not tell. */
 const mib = (x) => (x === null ? 'n/a' : `${(x / 2 ** 20).toFixed(1)} MiB`);
 
-/** Writes out and evicts every file under dir from the page cache; returns {files, bytes, resident_before, resident_after}. */
+/**
+ * Writes out and evicts every file under dir from the page cache; returns {files, bytes, resident_before,
+ * resident_after}.
+ */
 function evictDir(dir) {
   const files = filesUnder(dir);
   const bytes = files.reduce((s, f) => s + fs.statSync(f).size, 0);
   const before = residentBytes(files);
-  for (let i = 0; i < files.length; i += 200) execFileSync('sync', files.slice(i, i + 200)); // dirty pages cannot be evicted
+  // dirty pages cannot be evicted
+  for (let i = 0; i < files.length; i += 200) execFileSync('sync', files.slice(i, i + 200));
   for (const f of files) execFileSync('dd', [`if=${f}`, 'iflag=nocache', 'count=0', 'status=none']);
   return { files: files.length, bytes, resident_before: before, resident_after: residentBytes(files) };
 }
@@ -54,7 +64,8 @@ function evictDir(dir) {
  * @returns {Promise<{seconds:number, evicted:object}>} how long the restart took, until synced; what was evicted
  */
 async function coldRestart({ s, stack, chain, signal }, evict = evictDir) {
-  if (!stack.restartNode || !stack.nodeDataDir) throw new Error(`COLD=yes: the ${stack.runtime} runtime cannot restart the node cold`);
+  if (!stack.restartNode || !stack.nodeDataDir)
+    throw new Error(`COLD=yes: the ${stack.runtime} runtime cannot restart the node cold`);
   const from = Date.now();
   log('COLD=yes: stopping the node, evicting its data from the page cache, starting it again');
   let evicted = null;
@@ -62,12 +73,16 @@ async function coldRestart({ s, stack, chain, signal }, evict = evictDir) {
     try {
       evicted = evict(stack.nodeDataDir);
     } catch (err) {
-      throw new Error(`COLD=yes: the node's data could not be evicted from the page cache (${err.code || err.message})`);
+      throw new Error(
+        `COLD=yes: the node's data could not be evicted from the page cache (${err.code || err.message})`,
+      );
     }
   });
   await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
   const seconds = (Date.now() - from) / 1000;
-  log(`COLD=yes: evicted ${evicted.files} files of node data (${mib(evicted.bytes)}; in the page cache before ${mib(evicted.resident_before)}, after ${mib(evicted.resident_after)}); the node is back and synced after ${seconds.toFixed(1)} s`);
+  log(
+    `COLD=yes: evicted ${evicted.files} files of node data (${mib(evicted.bytes)}; in the page cache before ${mib(evicted.resident_before)}, after ${mib(evicted.resident_after)}); the node is back and synced after ${seconds.toFixed(1)} s`,
+  );
   return { seconds, evicted };
 }
 

@@ -30,7 +30,13 @@ function readProcStat(pid) {
 /** Bytes read from and written to storage by a process (/proc/PID/io), or null when not readable. */
 function readProcIo(pid) {
   try {
-    const kv = Object.fromEntries(fs.readFileSync(`/proc/${pid}/io`, 'utf8').trim().split('\n').map((l) => l.split(': ')));
+    const kv = Object.fromEntries(
+      fs
+        .readFileSync(`/proc/${pid}/io`, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(': ')),
+    );
     return { read_bytes: Number(kv.read_bytes), write_bytes: Number(kv.write_bytes) };
   } catch {
     return null;
@@ -94,10 +100,15 @@ function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 25 
   const fetchValue = async (signal) => {
     let res;
     try {
-      res = await fetch(target.url, { headers: target.headers, signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000) });
+      res = await fetch(target.url, {
+        headers: target.headers,
+        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000),
+      });
     } catch (err) {
       if (signal && signal.aborted) throw err;
-      throw new Error(`the node's metrics endpoint (METRICS_URL) did not answer: ${err.name === 'TimeoutError' ? 'no answer in 5 s' : (err.cause && err.cause.code) || err.message}`);
+      throw new Error(
+        `the node's metrics endpoint (METRICS_URL) did not answer: ${err.name === 'TimeoutError' ? 'no answer in 5 s' : (err.cause && err.cause.code) || err.message}`,
+      );
     }
     if (!res.ok) throw new Error(`metrics endpoint (METRICS_URL): HTTP ${res.status}`);
     const v = metricValue(await res.text(), metric);
@@ -110,7 +121,8 @@ function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 25 
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       await sleep(pollMs, signal);
-      const sent = Date.now(); // the refresh happened before this request was answered; its send time is the closer bound
+      // the refresh happened before this request was answered; its send time is the closer bound
+      const sent = Date.now();
       const v = await fetchValue(signal);
       if (v !== first) return { value: v, seen_ms: sent };
     }
@@ -121,7 +133,8 @@ function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 25 
     describe: `${metric} from the node's metrics endpoint (user+system, seconds; windows aligned to its refreshes)`,
     split: false,
     async calibrate(signal) {
-      // Three periods, so the detection jitter (a poll interval plus a fetch) is divided by three before rounding to 0.1 s.
+      // Three periods, so the detection jitter (a poll interval plus a fetch) is divided by three before rounding to
+      // 0.1 s.
       const a = await nextChange(signal);
       await nextChange(signal);
       await nextChange(signal);

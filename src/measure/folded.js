@@ -12,7 +12,10 @@ const { Profile } = require('pprof-format');
 const num = (x) => Number(x);
 
 /** A frame name folded-safe: no ';' (the separator) and no line breaks. */
-const cleanFrame = (name) => String(name || '[unknown]').replace(/;/g, ':').replace(/[\r\n]+/g, ' ');
+const cleanFrame = (name) =>
+  String(name || '[unknown]')
+    .replace(/;/g, ':')
+    .replace(/[\r\n]+/g, ' ');
 
 /**
  * Folds a pprof profile (gzipped or not) into stacks, root first, counted in
@@ -28,7 +31,12 @@ function pprofToFolded(buf) {
   const vi = Math.max(0, types.indexOf('samples'));
   const fn = new Map(p.function.map((f) => [num(f.id), cleanFrame(str(f.name))]));
   // Frames of one location, outermost first (pprof lists an inlined callee before its caller).
-  const loc = new Map(p.location.map((l) => [num(l.id), l.line.length ? l.line.map((x) => fn.get(num(x.functionId))).reverse() : [`0x${num(l.address).toString(16)}`]]));
+  const loc = new Map(
+    p.location.map((l) => [
+      num(l.id),
+      l.line.length ? l.line.map((x) => fn.get(num(x.functionId))).reverse() : [`0x${num(l.address).toString(16)}`],
+    ]),
+  );
   const counts = new Map();
   let samples = 0;
   for (const s of p.sample) {
@@ -61,7 +69,10 @@ function parseFolded(text) {
   return out;
 }
 
-/** Self and total samples of every function: self where it is the leaf, total where it is anywhere on the stack (once per stack). */
+/**
+ * Self and total samples of every function: self where it is the leaf, total where it is anywhere on the stack (once
+ * per stack).
+ */
 function functionCounts(stacks) {
   const fns = new Map();
   let total = 0;
@@ -81,11 +92,18 @@ const share = (x, total) => (total ? Number((x / total).toFixed(4)) : 0);
 
 /**
  * The top functions by share of samples.
- * @returns {{samples:number, by_self:object[], by_total:object[]}} rows {function, self, self_share, total, total_share}
+ * @returns {{samples:number, by_self:object[], by_total:object[]}} rows {function, self, self_share, total,
+ * total_share}
  */
 function topFunctions(stacks, n = 15) {
   const { fns, total } = functionCounts(stacks);
-  const rows = [...fns].map(([name, c]) => ({ function: name, self: c.self, self_share: share(c.self, total), total: c.total, total_share: share(c.total, total) }));
+  const rows = [...fns].map(([name, c]) => ({
+    function: name,
+    self: c.self,
+    self_share: share(c.self, total),
+    total: c.total,
+    total_share: share(c.total, total),
+  }));
   const by = (k) => [...rows].sort((a, b) => b[k] - a[k] || a.function.localeCompare(b.function)).slice(0, n);
   return { samples: total, by_self: by('self').filter((r) => r.self > 0), by_total: by('total') };
 }
@@ -114,8 +132,17 @@ function diffFunctions(stacksA, stacksB, n = 20) {
     r.delta_total = Number((r.b_total_share - r.a_total_share).toFixed(4));
     return r;
   });
-  rows.sort((x, y) => Math.abs(y.delta_total) - Math.abs(x.delta_total) || Math.abs(y.delta_self) - Math.abs(x.delta_self) || x.function.localeCompare(y.function));
-  return { a_samples: A.total, b_samples: B.total, rows: rows.filter((r) => r.delta_total !== 0 || r.delta_self !== 0).slice(0, n) };
+  rows.sort(
+    (x, y) =>
+      Math.abs(y.delta_total) - Math.abs(x.delta_total) ||
+      Math.abs(y.delta_self) - Math.abs(x.delta_self) ||
+      x.function.localeCompare(y.function),
+  );
+  return {
+    a_samples: A.total,
+    b_samples: B.total,
+    rows: rows.filter((r) => r.delta_total !== 0 || r.delta_self !== 0).slice(0, n),
+  };
 }
 
 /** Folded text of several profiles added together. */

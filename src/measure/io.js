@@ -30,7 +30,12 @@ function parseBlkio(text) {
 
 /** A value of memory.stat, hierarchical (total_<name>) when present. */
 function memoryStat(text, name) {
-  const kv = Object.fromEntries(text.trim().split('\n').map((l) => l.split(' ')));
+  const kv = Object.fromEntries(
+    text
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')),
+  );
   const v = kv[`total_${name}`] ?? kv[name];
   return v === undefined ? null : Number(v);
 }
@@ -92,7 +97,10 @@ function enableIoCounting(blkioDir, device) {
   }
 }
 
-/** A source of these counters, read at the window's edges; dirs() is asked at each read (a restarted container has a new group). */
+/**
+ * A source of these counters, read at the window's edges; dirs() is asked at each read (a restarted container has a new
+ * group).
+ */
 function cgroupIoSource(dirs, describe) {
   return { describe, read: () => readCgroupIo(typeof dirs === 'function' ? dirs() || {} : dirs) };
 }
@@ -135,4 +143,13 @@ function ioFigures(node, rps) {
   };
 }
 
-module.exports = { parseBlkio, memoryStat, readCgroupIo, cgroupDirsOfPid, enableIoCounting, cgroupIoSource, ioBetween, ioFigures };
+module.exports = {
+  parseBlkio,
+  memoryStat,
+  readCgroupIo,
+  cgroupDirsOfPid,
+  enableIoCounting,
+  cgroupIoSource,
+  ioBetween,
+  ioFigures,
+};

@@ -16,13 +16,22 @@ const { cpuPerRequestSeries, computeFigures, round } = require('../figures');
 function readPartials(samplesDir) {
   const dir = `${samplesDir}.partial`;
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.startsWith('partial-')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n').flatMap((l) => {
-    try {
-      return l ? [JSON.parse(l)] : [];
-    } catch {
-      return [];
-    }
-  })).filter((lines) => lines.length);
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.startsWith('partial-'))
+    .map((f) =>
+      fs
+        .readFileSync(path.join(dir, f), 'utf8')
+        .split('\n')
+        .flatMap((l) => {
+          try {
+            return l ? [JSON.parse(l)] : [];
+          } catch {
+            return [];
+          }
+        }),
+    )
+    .filter((lines) => lines.length);
 }
 
 /**
@@ -49,7 +58,9 @@ function partialWindow({ stack, w, samplesDir, startEdge, sampler, failedAtMs })
   }
   if (cut <= w.start) return null;
   const samples = mergeSamples(records.map((lines) => partialSnapshot(lines, { start_at: w.start }, cut)));
-  const cpuWindow = readable ? { start_ms: startEdge.at_ms, end_ms: cut, requests_ok: samples.okBetween(startEdge.at_ms, cut) } : null;
+  const cpuWindow = readable
+    ? { start_ms: startEdge.at_ms, end_ms: cut, requests_ok: samples.okBetween(startEdge.at_ms, cut) }
+    : null;
   const node = {
     cpu_source: { kind: stack.cpu.kind, describe: stack.cpu.describe },
     cpu_user_s: null,
@@ -68,7 +79,13 @@ function partialWindow({ stack, w, samplesDir, startEdge, sampler, failedAtMs })
     cpuWindow,
     node,
     samples,
-    generator: { cpus: stack.generatorCpus || null, workers: samples.workers, before_window: samples.before_window, in_flight_at_end: samples.in_flight_at_end, skipped: samples.skipped },
+    generator: {
+      cpus: stack.generatorCpus || null,
+      workers: samples.workers,
+      before_window: samples.before_window,
+      in_flight_at_end: samples.in_flight_at_end,
+      skipped: samples.skipped,
+    },
     series: { requests: samples.series, cpu_per_request: cpuPerRequestSeries(ticks, samples.series), memory },
   };
 }
@@ -76,7 +93,8 @@ function partialWindow({ stack, w, samplesDir, startEdge, sampler, failedAtMs })
 /** Adds the figures of a partial window (with the idle baseline) to err.partialWindow. */
 function partialFigures(err, idle) {
   const p = err && err.partialWindow;
-  if (p && !p.figures) p.figures = computeFigures({ window: p.window, cpu: p.cpu, idle, samples: p.samples, cpuWindow: p.cpuWindow });
+  if (p && !p.figures)
+    p.figures = computeFigures({ window: p.window, cpu: p.cpu, idle, samples: p.samples, cpuWindow: p.cpuWindow });
 }
 
 /** A failed run's report gets the partial window's figures and series (run.js). */

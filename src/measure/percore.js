@@ -47,7 +47,8 @@ function readPerCpu(file) {
  * The node's CPU on each core between two reads.
  * @param {{ns:number[], at_ms:number}} a
  * @param {{ns:number[], at_ms:number}} b
- * @param {{cpus?:string|null, source:string}} o cpus: the node's cpuset ("0-1"); its cores are the ones the mean is over
+ * @param {{cpus?:string|null, source:string}} o cpus: the node's cpuset ("0-1"); its cores are the ones the mean is
+ * over
  */
 function perCoreBetween(a, b, { cpus = null, source }) {
   const seconds = (b.at_ms - a.at_ms) / 1000;
@@ -64,7 +65,9 @@ function perCoreBetween(a, b, { cpus = null, source }) {
     seconds: round(seconds, 3),
     total_s: round(total),
     // The cgroup's own total over the same reads: the per-core figures must add up to it.
-    ...(a.usage_ns !== undefined && b.usage_ns !== undefined ? { usage_s: round((b.usage_ns - a.usage_ns) / 1e9) } : {}),
+    ...(a.usage_ns !== undefined && b.usage_ns !== undefined
+      ? { usage_s: round((b.usage_ns - a.usage_ns) / 1e9) }
+      : {}),
     cores: all.map((c) => ({
       cpu: c.cpu,
       cpu_s: round(c.cpu_s),
@@ -83,7 +86,11 @@ function perSecond(reads) {
   return reads.slice(1).map((b, i) => {
     const a = reads[i];
     const span = (b.at_ms - a.at_ms) / 1000;
-    return { t_ms: a.at_ms, span_s: Number(span.toFixed(3)), cpu_s: b.ns.map((x, k) => Number((Math.max(0, x - (a.ns[k] || 0)) / 1e9).toFixed(6))) };
+    return {
+      t_ms: a.at_ms,
+      span_s: Number(span.toFixed(3)),
+      cpu_s: b.ns.map((x, k) => Number((Math.max(0, x - (a.ns[k] || 0)) / 1e9).toFixed(6))),
+    };
   });
 }
 

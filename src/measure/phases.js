@@ -22,7 +22,9 @@ function fmtHeadline(f) {
   return `${f.cpu_ms_per_request === null ? 'n/a' : f.cpu_ms_per_request.toFixed(3)} ms CPU/request${net}, ${f.rps.toFixed(0)} requests/s, p99 ${f.latency_ms.p99 === null ? 'n/a' : f.latency_ms.p99.toFixed(2)} ms`;
 }
 
-/** A measured window with its figures: CPU and requests, disk I/O, writes and subscriptions where the workload has them. */
+/**
+ * A measured window with its figures: CPU and requests, disk I/O, writes and subscriptions where the workload has them.
+ */
 function withFigures(m, idle, cold) {
   if (cold) {
     m.node.cold_restart_s = Number(cold.seconds.toFixed(3));
@@ -101,7 +103,10 @@ async function measureRepeated(ctx) {
   }
   if (s.REPEAT === 1) return { chosen: reps[0], extra: {} };
   const outliers = flagOutliers(reps);
-  for (const o of outliers) ctx.warnings.push(`repetition ${o.repetition} is an outlier (${(o.deviation * 100).toFixed(1)}% from the median CPU time per request): ${o.reasons.join('; ')}`);
+  for (const o of outliers)
+    ctx.warnings.push(
+      `repetition ${o.repetition} is an outlier (${(o.deviation * 100).toFixed(1)}% from the median CPU time per request): ${o.reasons.join('; ')}`,
+    );
   return {
     chosen: reps[medianIndex(reps)],
     extra: {
@@ -112,7 +117,9 @@ async function measureRepeated(ctx) {
   };
 }
 
-/** The saturation search; the report's figures are those of the highest rate that held (the last step when none did). */
+/**
+ * The saturation search; the report's figures are those of the highest rate that held (the last step when none did).
+ */
 async function measureSaturation(ctx) {
   const { s } = ctx;
   const steps = [];
@@ -128,19 +135,39 @@ async function measureSaturation(ctx) {
     },
     measure: async (rate, k) => {
       try {
-        steps.push({ ...(await windowWithFigures(ctx, `step${k}`, ctx.idle, { RATE: rate, RAMP_S: 0, DURATION_S: s.SATURATE_STEP_S })), target_rps: rate });
+        steps.push({
+          ...(await windowWithFigures(ctx, `step${k}`, ctx.idle, {
+            RATE: rate,
+            RAMP_S: 0,
+            DURATION_S: s.SATURATE_STEP_S,
+          })),
+          target_rps: rate,
+        });
       } catch (err) {
         // The steps measured before the failure go into the failed report.
-        if (steps.length) err.partial = { saturation_steps: steps.map((x) => ({ target_rps: x.target_rps, window: x.window, figures: x.figures })) };
+        if (steps.length)
+          err.partial = {
+            saturation_steps: steps.map((x) => ({ target_rps: x.target_rps, window: x.window, figures: x.figures })),
+          };
         throw err;
       }
       return steps[steps.length - 1];
     },
     log,
   });
-  if (!result.reached_limit) ctx.warnings.push(`the saturation search stopped after ${s.SATURATE_MAX_STEPS} steps without crossing a bound: the node's limit is above ${result.max_sustainable_target_rps}/s`);
-  if (result.steps.some((x) => !x.holds && x.generator_limited)) ctx.warnings.push('a failing saturation step had the load generator over 90% busy: the limit found may be the generator\'s (try GENERATOR=lean)');
-  log(result.max_sustainable_rps === null ? `saturation: even ${s.SATURATE_START_RPS}/s did not hold` : `saturation: ${result.max_sustainable_rps.toFixed(0)} requests/s sustainable at ${result.cpu_ms_per_request_at_max.toFixed(3)} ms CPU/request`);
+  if (!result.reached_limit)
+    ctx.warnings.push(
+      `the saturation search stopped after ${s.SATURATE_MAX_STEPS} steps without crossing a bound: the node's limit is above ${result.max_sustainable_target_rps}/s`,
+    );
+  if (result.steps.some((x) => !x.holds && x.generator_limited))
+    ctx.warnings.push(
+      "a failing saturation step had the load generator over 90% busy: the limit found may be the generator's (try GENERATOR=lean)",
+    );
+  log(
+    result.max_sustainable_rps === null
+      ? `saturation: even ${s.SATURATE_START_RPS}/s did not hold`
+      : `saturation: ${result.max_sustainable_rps.toFixed(0)} requests/s sustainable at ${result.cpu_ms_per_request_at_max.toFixed(3)} ms CPU/request`,
+  );
   return {
     chosen: steps[result.best ? result.steps.indexOf(result.best) : steps.length - 1],
     extra: {
@@ -162,7 +189,13 @@ async function profileMethods(ctx) {
   const methods = Object.keys(ctx.mix).sort((a, b) => ctx.mix[b] - ctx.mix[a]);
   for (const [i, method] of methods.entries()) {
     log(`profile: ${method} (${i + 1} of ${methods.length})`);
-    const w = await windowWithFigures(ctx, `method-${method}`, ctx.idle, { DURATION_S: ctx.s.PROFILE_DURATION_S, SHAPE: 'steady' }, { [method]: 1 });
+    const w = await windowWithFigures(
+      ctx,
+      `method-${method}`,
+      ctx.idle,
+      { DURATION_S: ctx.s.PROFILE_DURATION_S, SHAPE: 'steady' },
+      { [method]: 1 },
+    );
     const f = w.figures;
     out[method] = {
       window: w.window,

@@ -38,7 +38,9 @@ async function ensureProfileTools(s, clientModule, log) {
   return tools;
 }
 
-/** The node's process id on this host: the host runtime's child, the compose node container's main process, or NODE_PID. */
+/**
+ * The node's process id on this host: the host runtime's child, the compose node container's main process, or NODE_PID.
+ */
 async function nodeHostPid(s, stack) {
   if (stack.runtime === 'host') return stack.node.pid;
   if (stack.runtime === 'compose') {
@@ -60,19 +62,33 @@ async function prepareWindowHooks(s, stack, { tools, log }) {
   let file = null;
   if (stack.nodeCgroup && stack.nodeCgroup.cpuacct) file = path.join(stack.nodeCgroup.cpuacct, 'cpuacct.usage_percpu');
   else if (stack.runtime === 'compose' && pid) file = perCpuFile(pid);
-  if (file) hooks.perCore = { file, cpus: stack.node.cpus || null, source: `${stack.runtime === 'compose' ? 'the node container\'s cgroup' : 'the node\'s cgroup'} (cgroup v1 cpuacct.usage_percpu, ns)` };
+  if (file)
+    hooks.perCore = {
+      file,
+      cpus: stack.node.cpus || null,
+      source: `${stack.runtime === 'compose' ? "the node container's cgroup" : "the node's cgroup"} (cgroup v1 cpuacct.usage_percpu, ns)`,
+    };
   if (s.NODE_PROFILE === 'cpu') {
     if (stack.node.pprof_url) {
-      hooks.profiler = { kind: 'pprof', url: stack.node.pprof_url, tools, describe: `geth's own profiler (${stack.node.pprof_url}?seconds=N, Go runtime CPU profile at 100 Hz)` };
+      hooks.profiler = {
+        kind: 'pprof',
+        url: stack.node.pprof_url,
+        tools,
+        describe: `geth's own profiler (${stack.node.pprof_url}?seconds=N, Go runtime CPU profile at 100 Hz)`,
+      };
     } else {
-      if (!pid) throw new Error('NODE_PROFILE=cpu: the node\'s process on this host is unknown, so perf cannot profile it');
+      if (!pid)
+        throw new Error("NODE_PROFILE=cpu: the node's process on this host is unknown, so perf cannot profile it");
       hooks.profiler = { kind: 'perf', pid, tools, describe: `perf record -e cpu-clock -F ${PERF_HZ} -g -p ${pid}` };
     }
-    log(`NODE_PROFILE=cpu: every measured window is profiled with ${hooks.profiler.describe}; flame graphs by inferno ${INFERNO_VERSION}`);
+    log(
+      `NODE_PROFILE=cpu: every measured window is profiled with ${hooks.profiler.describe}; flame graphs by inferno ${INFERNO_VERSION}`,
+    );
   }
   const kill = () => {
     for (const child of hooks.active) child.kill('SIGKILL');
-    // The JIT map a Node.js node started here wrote for perf (profileEnv): it grows with the run and is of no use after it.
+    // The JIT map a Node.js node started here wrote for perf (profileEnv): it grows with the run and is of no use after
+    // it.
     if (stack.runtime === 'host' && pid) fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
   };
   if (stack.cleanups) {
@@ -99,10 +115,12 @@ const tryRead = (file) => {
 /** Starts geth's profiler for the window: one request that answers when the window ends. */
 function startPprof(p, { seconds }) {
   const started = Date.now();
-  const body = fetch(`${p.url}?seconds=${seconds}`, { signal: AbortSignal.timeout((seconds + 60) * 1000) }).then(async (res) => {
-    if (!res.ok) throw new Error(`${p.url}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
-    return Buffer.from(await res.arrayBuffer());
-  });
+  const body = fetch(`${p.url}?seconds=${seconds}`, { signal: AbortSignal.timeout((seconds + 60) * 1000) }).then(
+    async (res) => {
+      if (!res.ok) throw new Error(`${p.url}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+      return Buffer.from(await res.arrayBuffer());
+    },
+  );
   body.catch(() => {}); // awaited in stop()
   return {
     cancel() {},
@@ -121,7 +139,11 @@ function startPerf(p, { dir, name, active }) {
   const native = `${name}.perf.data`;
   const file = path.join(dir, native);
   const started = Date.now();
-  const child = spawn(p.tools.perf, ['record', '-e', 'cpu-clock', '-F', String(PERF_HZ), '-g', '-p', String(p.pid), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    p.tools.perf,
+    ['record', '-e', 'cpu-clock', '-F', String(PERF_HZ), '-g', '-p', String(p.pid), '-o', file],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   active.add(child);
   let stderr = '';
   child.stderr.on('data', (d) => {
@@ -143,7 +165,10 @@ function startPerf(p, { dir, name, active }) {
       if (ex.err) throw new Error(`perf could not start: ${ex.err.message}`);
       if (!fs.existsSync(file)) throw new Error(`perf record wrote nothing (status ${ex.code}): ${stderr.trim()}`);
       // Without the period field, so that inferno counts samples (with it, it adds up periods in ns).
-      const script = await execFileP(p.tools.perf, ['script', '-F', 'comm,pid,tid,time,event,ip,sym,dso', '-i', file], { maxBuffer: 1024 * 2 ** 20, encoding: 'utf8' });
+      const script = await execFileP(p.tools.perf, ['script', '-F', 'comm,pid,tid,time,event,ip,sym,dso', '-i', file], {
+        maxBuffer: 1024 * 2 ** 20,
+        encoding: 'utf8',
+      });
       const folded = runInferno(p.tools.inferno, 'inferno-collapse-perf', [], script.stdout);
       return { native, folded, start_ms: started, seconds: (stopped - started) / 1000 };
     },
@@ -153,7 +178,21 @@ function startPerf(p, { dir, name, active }) {
 /** Renders folded stacks as a flame graph SVG; returns the file name, or null when there is nothing to draw. */
 function renderFlamegraph(tools, folded, file, { title, kind }) {
   if (!folded.trim()) return null;
-  const svg = runInferno(tools.inferno, 'inferno-flamegraph', ['--title', title, '--countname', 'samples', '--colors', 'hot', '--subtitle', kind === 'pprof' ? 'geth pprof CPU profile' : `perf cpu-clock at ${PERF_HZ} Hz`], folded);
+  const svg = runInferno(
+    tools.inferno,
+    'inferno-flamegraph',
+    [
+      '--title',
+      title,
+      '--countname',
+      'samples',
+      '--colors',
+      'hot',
+      '--subtitle',
+      kind === 'pprof' ? 'geth pprof CPU profile' : `perf cpu-clock at ${PERF_HZ} Hz`,
+    ],
+    folded,
+  );
   fs.writeFileSync(file, svg);
   return path.basename(file);
 }
@@ -177,7 +216,10 @@ async function finishProfile(hooks, prof, { name, reportDir }) {
       flamegraph: null,
       top,
     });
-    const svg = renderFlamegraph(p.tools, r.folded, path.join(dir, `${name}.svg`), { title: `Node CPU, window ${name} (${p.kind})`, kind: p.kind });
+    const svg = renderFlamegraph(p.tools, r.folded, path.join(dir, `${name}.svg`), {
+      title: `Node CPU, window ${name} (${p.kind})`,
+      kind: p.kind,
+    });
     if (svg) entry.flamegraph = `profile/${svg}`;
     else entry.error = 'the profile holds no samples';
   } catch (err) {
@@ -208,7 +250,10 @@ function startWindowHooks({ stack, name, window, reportDir }) {
   if (hooks.profiler) {
     fs.mkdirSync(path.join(reportDir, 'profile'), { recursive: true });
     const seconds = Math.max(1, Math.round((window.end - window.start) / 1000));
-    prof = hooks.profiler.kind === 'pprof' ? startPprof(hooks.profiler, { seconds }) : startPerf(hooks.profiler, { dir: path.join(reportDir, 'profile'), name, active: hooks.active });
+    prof =
+      hooks.profiler.kind === 'pprof'
+        ? startPprof(hooks.profiler, { seconds })
+        : startPerf(hooks.profiler, { dir: path.join(reportDir, 'profile'), name, active: hooks.active });
   }
   return {
     cancel() {
@@ -250,13 +295,20 @@ function summarizeProfiles(hooks, reportDir) {
   };
   if (!used.length) return out;
   if (used.length === 1) {
-    Object.assign(out, { folded: used[0].folded, flamegraph: used[0].flamegraph, top: used[0].top && topFunctions(parseFolded(fs.readFileSync(path.join(reportDir, used[0].folded), 'utf8')), 15) });
+    Object.assign(out, {
+      folded: used[0].folded,
+      flamegraph: used[0].flamegraph,
+      top: used[0].top && topFunctions(parseFolded(fs.readFileSync(path.join(reportDir, used[0].folded), 'utf8')), 15),
+    });
     return out;
   }
   const merged = mergeFolded(used.map((w) => fs.readFileSync(path.join(reportDir, w.folded), 'utf8')));
   fs.writeFileSync(path.join(reportDir, 'profile', 'all.folded'), merged);
   out.folded = 'profile/all.folded';
-  const svg = renderFlamegraph(p.tools, merged, path.join(reportDir, 'profile', 'all.svg'), { title: `Node CPU, ${used.length} windows (${p.kind})`, kind: p.kind });
+  const svg = renderFlamegraph(p.tools, merged, path.join(reportDir, 'profile', 'all.svg'), {
+    title: `Node CPU, ${used.length} windows (${p.kind})`,
+    kind: p.kind,
+  });
   out.flamegraph = svg ? `profile/${svg}` : null;
   out.top = topFunctions(parseFolded(merged), 15);
   return out;
@@ -273,9 +325,21 @@ function profileOutcome(hooks, reportDir) {
   } catch (err) {
     profile = { mode: 'cpu', profiler: hooks.profiler.kind, error: err.message };
   }
-  const warnings = [`NODE_PROFILE=cpu: the node was profiled (${hooks.profiler.kind}) during every measured window; the profiler's own cost is in these figures`];
-  for (const w of hooks.windows.filter((x) => x.error)) warnings.push(`NODE_PROFILE=cpu: no profile for window ${w.name}: ${w.error}`);
+  const warnings = [
+    `NODE_PROFILE=cpu: the node was profiled (${hooks.profiler.kind}) during every measured window; the profiler's own cost is in these figures`,
+  ];
+  for (const w of hooks.windows.filter((x) => x.error))
+    warnings.push(`NODE_PROFILE=cpu: no profile for window ${w.name}: ${w.error}`);
   return { profile, warnings };
 }
 
-module.exports = { profileOutcome, ensureProfileTools, ensurePerf, prepareWindowHooks, startWindowHooks, summarizeProfiles, renderFlamegraph, PERF_HZ };
+module.exports = {
+  profileOutcome,
+  ensureProfileTools,
+  ensurePerf,
+  prepareWindowHooks,
+  startWindowHooks,
+  summarizeProfiles,
+  renderFlamegraph,
+  PERF_HZ,
+};

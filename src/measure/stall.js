@@ -35,11 +35,17 @@ function findStall(samples, w, stallS) {
   const held = gaps
     .map((g) => ({ from_ms: Math.max(g.from_ms, first), to_ms: g.to_ms }))
     .filter((g) => g.to_ms > g.from_ms && (g.to_ms < w.end || samples.in_flight_at_end > 0));
-  const best = held.sort((a, b) => (b.to_ms - b.from_ms) - (a.to_ms - a.from_ms))[0];
+  const best = held.sort((a, b) => b.to_ms - b.from_ms - (a.to_ms - a.from_ms))[0];
   if (!best) return null;
   const seconds = (best.to_ms - best.from_ms) / 1000;
   if (seconds < stallS) return null;
-  return { seconds, from_ms: best.from_ms, to_ms: best.to_ms, at_end: best.to_ms === w.end, requests_waiting: samples.in_flight_at_end };
+  return {
+    seconds,
+    from_ms: best.from_ms,
+    to_ms: best.to_ms,
+    at_end: best.to_ms === w.end,
+    requests_waiting: samples.in_flight_at_end,
+  };
 }
 
 /** The stall's description for a reader, with the window's start as its time origin. */

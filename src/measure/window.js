@@ -33,7 +33,8 @@ async function readEdge(stack, edgeMs, signal) {
   const cpu = stack.cpu.sampled ? null : await stack.cpu.read();
   const check = stack.cpuCheck ? await stack.cpuCheck.read() : null;
   const io = stack.node.pid && stack.runtime === 'host' ? readProcIo(stack.node.pid) : null;
-  const cg = stack.ioCounters ? stack.ioCounters.read() : null; // the node cgroup's disk and memory counters (measure/io.js)
+  // the node cgroup's disk and memory counters (measure/io.js)
+  const cg = stack.ioCounters ? stack.ioCounters.read() : null;
   return { cpu, check, io, cg, at_ms: atMs };
 }
 
@@ -59,7 +60,10 @@ async function measureIdle(stack, seconds, signal) {
   return { cpu_s: cpuDelta(a.cpu, b.cpu).total_s, seconds: (end - start) / 1000, start_ms: start, end_ms: end };
 }
 
-/** Samples node CPU and memory on every whole second of the window, for the charts (sources readable at any instant only). */
+/**
+ * Samples node CPU and memory on every whole second of the window, for the charts (sources readable at any instant
+ * only).
+ */
 function startSampler(stack, window, signal) {
   const ticks = [];
   const memory = [];
@@ -85,10 +89,16 @@ function startSampler(stack, window, signal) {
 
 function readSamples(dir) {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.startsWith('worker-')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.startsWith('worker-'))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
 }
 
-/** A generator whose first request left this long after the window opened started late (a replay's first call is due at the opening). */
+/**
+ * A generator whose first request left this long after the window opened started late (a replay's first call is due at
+ * the opening).
+ */
 const LATE_START_MS = 500;
 
 const cpuSum = (c) => (Number.isFinite(c.total_s) ? c.total_s : c.user_s + c.system_s);
@@ -117,11 +127,25 @@ function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS
   const samplesDir = path.join(workDir, `samples-${name}`);
   fs.rmSync(samplesDir, { recursive: true, force: true }); // a window measured again starts clean
   fs.mkdirSync(samplesDir);
-  log(`${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${startupS} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`);
+  log(
+    `${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${startupS} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`,
+  );
   const artillery = runArtillery({
     scenario: s,
-    spec: spec({ start_at: w.start, end_at: w.end, stop_at: w.end + TAIL_MS, samples_dir: samplesDir, shape, seed: windowSeed(s.SEED, name), ...(mix ? { mix } : {}) }),
-    dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal,
+    spec: spec({
+      start_at: w.start,
+      end_at: w.end,
+      stop_at: w.end + TAIL_MS,
+      samples_dir: samplesDir,
+      shape,
+      seed: windowSeed(s.SEED, name),
+      ...(mix ? { mix } : {}),
+    }),
+    dir: workDir,
+    name,
+    processor: chain.processor,
+    group: stack.generatorGroup,
+    signal,
   });
   artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
   return { w, shape, samplesDir, artillery };
@@ -146,7 +170,9 @@ async function readEdges(m, { stack, name, reportDir, signal }) {
   m.sampler = startSampler(stack, w, signal);
   const hooks = startWindowHooks({ stack, name, window: w, reportDir }); // per-core load, NODE_PROFILE
   const progress = setInterval(() => {
-    log(`${name}: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`);
+    log(
+      `${name}: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`,
+    );
   }, 10000);
   try {
     m.endEdge = await readEdge(stack, w.end, signal);
@@ -168,14 +194,21 @@ async function collectSamples(m, { reportDir, name, startupS }) {
   const { w } = m;
   const result = await m.artillery.catch(m.keepPartial);
   copyScrubbed(result.rawFile, path.join(reportDir, name === 'measure' ? 'artillery.json' : `artillery-${name}.json`));
-  if (result.code !== 0) throw new Error(`the load generator exited with status ${result.code}; see ${path.basename(result.logFile)}`);
+  if (result.code !== 0)
+    throw new Error(`the load generator exited with status ${result.code}; see ${path.basename(result.logFile)}`);
   const snapshots = readSamples(m.samplesDir);
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);
   if (samples.first_request_at === null || samples.first_request_at > w.start + LATE_START_MS) {
-    // artillery took longer than STARTUP_S to start its workers: the window's start had no load, its figures would mean nothing.
-    const late = samples.first_request_at === null ? 'never sent a request' : `sent its first request ${((samples.first_request_at - w.start) / 1000).toFixed(1)} s after the window opened`;
-    const err = new Error(`the load generator ${late} (it had ${startupS} s to start: is the machine overloaded?); the window did not measure the load`);
+    // artillery took longer than STARTUP_S to start its workers: the window's start had no load, its figures would mean
+    // nothing.
+    const late =
+      samples.first_request_at === null
+        ? 'never sent a request'
+        : `sent its first request ${((samples.first_request_at - w.start) / 1000).toFixed(1)} s after the window opened`;
+    const err = new Error(
+      `the load generator ${late} (it had ${startupS} s to start: is the machine overloaded?); the window did not measure the load`,
+    );
     err.lateStart = true;
     throw err;
   }
@@ -186,7 +219,8 @@ async function collectSamples(m, { reportDir, name, startupS }) {
 async function nodeCpuOver(m, stack, samples, signal) {
   const { w, startEdge, endEdge } = m;
   if (stack.cpu.sampled) {
-    // The CPU window runs between the first and last cAdvisor samples inside the planned one; its requests are counted between the same instants.
+    // The CPU window runs between the first and last cAdvisor samples inside the planned one; its requests are counted
+    // between the same instants.
     const { a, b, samples: cpuSamples } = await stack.cpu.edgesInside(w.start, w.end, signal);
     m.sampler.ticks.push(...cpuSamples.map((x) => ({ t_ms: x.at_ms, total_s: x.total_s })));
     return {
@@ -197,7 +231,14 @@ async function nodeCpuOver(m, stack, samples, signal) {
   }
   // Read at the edges: the requests are counted between the instants of the two reads (a late read must not
   // leave the CPU and the requests over different spans). Attach reads refreshes at the planned edges.
-  const cpuWindow = startEdge.at_ms !== undefined ? { start_ms: startEdge.at_ms, end_ms: endEdge.at_ms, requests_ok: samples.okBetween(startEdge.at_ms, endEdge.at_ms) } : null;
+  const cpuWindow =
+    startEdge.at_ms !== undefined
+      ? {
+          start_ms: startEdge.at_ms,
+          end_ms: endEdge.at_ms,
+          requests_ok: samples.okBetween(startEdge.at_ms, endEdge.at_ms),
+        }
+      : null;
   return { cpu: cpuDelta(startEdge.cpu, endEdge.cpu), cpuWindow, resources: null };
 }
 
@@ -205,7 +246,11 @@ async function nodeCpuOver(m, stack, samples, signal) {
 function addCpuCheck(node, m, stack, cpu, cpuWindow) {
   const { startEdge, endEdge } = m;
   if (!startEdge.check || !endEdge.check) return;
-  node.cpu_check = { kind: stack.cpuCheck.kind, describe: stack.cpuCheck.describe, ...cpuDelta(startEdge.check, endEdge.check) };
+  node.cpu_check = {
+    kind: stack.cpuCheck.kind,
+    describe: stack.cpuCheck.describe,
+    ...cpuDelta(startEdge.check, endEdge.check),
+  };
   if (stack.cpu.sampled) {
     // Read at other instants than the cAdvisor samples: compared as CPU seconds per second.
     node.cpu_check.seconds = (endEdge.check.at_ms - startEdge.check.at_ms) / 1000;
@@ -218,14 +263,21 @@ function addCpuCheck(node, m, stack, cpu, cpuWindow) {
 function addNodeResources(node, m, stack, samples, resources) {
   const { startEdge, endEdge, sampler } = m;
   if (resources) {
-    for (const k of ['disk_read_bytes', 'disk_write_bytes', 'network_rx_bytes', 'network_tx_bytes']) node[k] = resources[k];
+    for (const k of ['disk_read_bytes', 'disk_write_bytes', 'network_rx_bytes', 'network_tx_bytes'])
+      node[k] = resources[k];
     sampler.memory.push(...resources.memory);
   }
   if (startEdge.io && endEdge.io) {
     node.disk_read_bytes = endEdge.io.read_bytes - startEdge.io.read_bytes;
     node.disk_write_bytes = endEdge.io.write_bytes - startEdge.io.write_bytes;
   }
-  if (startEdge.cg && endEdge.cg) node.io = ioBetween(startEdge.cg, endEdge.cg, samples.okBetween(startEdge.cg.at_ms, endEdge.cg.at_ms), stack.ioCounters.describe);
+  if (startEdge.cg && endEdge.cg)
+    node.io = ioBetween(
+      startEdge.cg,
+      endEdge.cg,
+      samples.okBetween(startEdge.cg.at_ms, endEdge.cg.at_ms),
+      stack.ioCounters.describe,
+    );
   if (sampler.memory.length) {
     const b = sampler.memory.map((x) => x.bytes);
     node.memory_peak_bytes = Math.max(...b);
@@ -250,7 +302,11 @@ async function addPrometheusCheck(node, { stack, runId, w, signal, name, warning
 
 function nodeRecord(m, stack, { cpu, cpuWindow, resources }, samples) {
   const node = {
-    cpu_source: { kind: stack.cpu.kind, describe: stack.cpu.describe, ...(stack.cpu.periodMs ? { refresh_ms: stack.cpu.periodMs } : {}) },
+    cpu_source: {
+      kind: stack.cpu.kind,
+      describe: stack.cpu.describe,
+      ...(stack.cpu.periodMs ? { refresh_ms: stack.cpu.periodMs } : {}),
+    },
     cpu_user_s: cpu.user_s,
     cpu_system_s: cpu.system_s,
     cpu_total_s: cpu.total_s,
@@ -283,7 +339,8 @@ function generatorRecord(m, { stack, s }, samples, snapshots) {
   if (replay) generator.replay = replay;
   const stall = findStall(samples, w, s.STALL_S);
   if (stall) generator.stall = stall;
-  if (genCpu !== null) generator.cpu_utilization = Number((genCpu / ((w.end - w.start) / 1000) / generator.cores).toFixed(3));
+  if (genCpu !== null)
+    generator.cpu_utilization = Number((genCpu / ((w.end - w.start) / 1000) / generator.cores).toFixed(3));
   return generator;
 }
 
@@ -297,7 +354,11 @@ function generatorRecord(m, { stack, s }, samples, snapshots) {
  * @returns {Promise<{window, cpu, node, samples, generator, series}>}
  */
 async function measureWorkload(o) {
-  const opts = { ...o, name: o.name === undefined ? 'measure' : o.name, startupS: o.startupS === undefined ? STARTUP_S : o.startupS };
+  const opts = {
+    ...o,
+    name: o.name === undefined ? 'measure' : o.name,
+    startupS: o.startupS === undefined ? STARTUP_S : o.startupS,
+  };
   const { stack, signal, runId, name, warnings } = opts;
   const m = startLoad(opts);
   const { w, shape } = m;
@@ -306,7 +367,15 @@ async function measureWorkload(o) {
   m.sampler = { ticks: [], memory: [], done: Promise.resolve() };
   // A window that fails before its end keeps what was measured until then (measure/partial.js).
   m.keepPartial = (err) => {
-    if (!err.partialWindow) err.partialWindow = partialWindow({ stack, w, samplesDir: m.samplesDir, startEdge: m.startEdge, sampler: m.sampler, failedAtMs: Date.now() });
+    if (!err.partialWindow)
+      err.partialWindow = partialWindow({
+        stack,
+        w,
+        samplesDir: m.samplesDir,
+        startEdge: m.startEdge,
+        sampler: m.sampler,
+        failedAtMs: Date.now(),
+      });
     throw err;
   };
   await readEdges(m, opts);
@@ -320,7 +389,9 @@ async function measureWorkload(o) {
   const generator = generatorRecord(m, opts, samples, snapshots);
   const series = {
     requests: samples.series,
-    cpu_per_request: stack.cpu.sampled ? cpuPerRequestBetween(m.sampler.ticks, samples) : cpuPerRequestSeries(m.sampler.ticks, samples.series),
+    cpu_per_request: stack.cpu.sampled
+      ? cpuPerRequestBetween(m.sampler.ticks, samples)
+      : cpuPerRequestSeries(m.sampler.ticks, samples.series),
     memory: m.sampler.memory,
     ...(resources ? { io: resources.io } : {}),
     ...(m.explained.per_core_series ? { per_core: m.explained.per_core_series } : {}),
@@ -330,8 +401,16 @@ async function measureWorkload(o) {
   const writes = mergeWrites(snapshots);
   const subscriptions = subscriptionFigures(snapshots, window);
   return {
-    window, cpu, cpuWindow, node, samples, generator, series,
-    ...(own ? { chainRecords: own.fields, chainWrites: own.writes } : {}), ...(writes ? { writes } : {}), ...(subscriptions ? { subscriptions } : {}),
+    window,
+    cpu,
+    cpuWindow,
+    node,
+    samples,
+    generator,
+    series,
+    ...(own ? { chainRecords: own.fields, chainWrites: own.writes } : {}),
+    ...(writes ? { writes } : {}),
+    ...(subscriptions ? { subscriptions } : {}),
   };
 }
 
@@ -353,7 +432,13 @@ async function prometheusCrossCheck(stack, runId, w, signal) {
     if (cycles !== null) out.gc_cycles = cycles;
   }
   const label = stack.requestsMetric && stack.requestsMetric.requestsByLabel;
-  if (label) out.rpc_requests_by_method = await requestsByLabel(stack.prometheus, `sum by (${label}) (${metric}{run_id="${runId}"})`, label, w);
+  if (label)
+    out.rpc_requests_by_method = await requestsByLabel(
+      stack.prometheus,
+      `sum by (${label}) (${metric}{run_id="${runId}"})`,
+      label,
+      w,
+    );
   return out;
 }
 

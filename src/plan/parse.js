@@ -35,7 +35,8 @@ function expandValues(spec) {
   }
   const [from, to, op, step] = [Number(range[1]), Number(range[2]), range[3], Number(range[4])];
   if (to < from) return { error: `range ${spec} ends below its start` };
-  if (op === '*' && !(step > 1 && from > 0)) return { error: `range ${spec}: a factor must be above 1 and the start above 0` };
+  if (op === '*' && !(step > 1 && from > 0))
+    return { error: `range ${spec}: a factor must be above 1 and the start above 0` };
   if (op === '+' && !(step > 0)) return { error: `range ${spec}: the step must be above 0` };
   const values = [];
   for (let v = from; v <= to * (1 + 1e-12) && values.length <= MAX_POINTS; v = op === '*' ? v * step : v + step) {
@@ -44,7 +45,9 @@ function expandValues(spec) {
   return { values };
 }
 
-/** The environment a point's run resolves with: plan's fixed keys, then the user's environment, then the point's values. */
+/**
+ * The environment a point's run resolves with: plan's fixed keys, then the user's environment, then the point's values.
+ */
 function pointEnv(env, fixed, point) {
   return { ...fixed, ...env, ...point.values, NAME: point.name };
 }
@@ -73,7 +76,9 @@ function planRepetitions(byKey, errors) {
   if (!byKey.REPETITIONS) return 1;
   const repetitions = Number(byKey.REPETITIONS.value);
   if (!/^\d+$/.test(byKey.REPETITIONS.value) || repetitions < 1 || repetitions > 100) {
-    errors.push(`${byKey.REPETITIONS.where}: REPETITIONS: expected an integer from 1 to 100, got "${byKey.REPETITIONS.value}"`);
+    errors.push(
+      `${byKey.REPETITIONS.where}: REPETITIONS: expected an integer from 1 to 100, got "${byKey.REPETITIONS.value}"`,
+    );
   }
   return repetitions;
 }
@@ -118,23 +123,40 @@ function parsePlan(file, { env = process.env } = {}) {
   if (!byKey.BASE) errors.push(`${file}: BASE is missing: the scenario file the plan starts from`);
   if (!byKey.SWEEP) errors.push(`${file}: SWEEP is missing: the key(s) the plan varies`);
   const repetitions = planRepetitions(byKey, errors);
-  const sweep = byKey.SWEEP ? byKey.SWEEP.value.split(',').map((k) => k.trim()).filter(Boolean) : [];
+  const sweep = byKey.SWEEP
+    ? byKey.SWEEP.value
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean)
+    : [];
   const lists = sweepLists(sweep, byKey, errors);
   if (errors.length) return { plan: null, errors };
 
   const fixed = {};
   for (const [key, s] of Object.entries(byKey)) if (KEYS[key] && !sweep.includes(key)) fixed[key] = s.value;
   const base = path.resolve(path.dirname(file), byKey.BASE.value);
-  const name = byKey.PLAN_NAME ? byKey.PLAN_NAME.value : path.basename(file).replace(/\.env$/, '').replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\./, '_');
+  const name = byKey.PLAN_NAME
+    ? byKey.PLAN_NAME.value
+    : path
+        .basename(file)
+        .replace(/\.env$/, '')
+        .replace(/[^A-Za-z0-9_.-]/g, '_')
+        .replace(/^\./, '_');
   const nameProblem = folderNameProblem(name); // PLAN_NAME names a folder under REPORTS_DIR/plans: never ".." or a path
   if (nameProblem) return { plan: null, errors: [`${byKey.PLAN_NAME.where}: PLAN_NAME: ${nameProblem}`] };
   const combos = cartesian(lists);
-  if (combos.length > MAX_POINTS) return { plan: null, errors: [`${file}: ${combos.length} points; at most ${MAX_POINTS}`] };
+  if (combos.length > MAX_POINTS)
+    return { plan: null, errors: [`${file}: ${combos.length} points; at most ${MAX_POINTS}`] };
   const points = planPoints(combos, name);
   // Resolve every point now: a bad value is found before the first run, not after an hour.
   for (const p of points) {
     const r = resolveScenario(base, { env: pointEnv(env, fixed, p) });
-    for (const e of r.errors) errors.push(`point ${Object.entries(p.values).map(([k, v]) => `${k}=${v}`).join(' ')}: ${e}`);
+    for (const e of r.errors)
+      errors.push(
+        `point ${Object.entries(p.values)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}: ${e}`,
+      );
   }
   if (errors.length) return { plan: null, errors };
   return { plan: { file, name, base, sweep, repetitions, fixed, points }, errors: [] };

@@ -15,9 +15,27 @@ const FIGURES = [
   { key: 'rps', label: 'requests per second', get: (f) => f.rps, digits: 0 },
   { key: 'p99_ms', label: 'p99 latency, ms', get: (f) => f.latency_ms.p99, digits: 1 },
   // Shown when some run has them: a sweep of instances (INSTANCE) with SATURATE=yes and HOURLY_PRICE.
-  { key: 'saturation_rps', label: 'saturation, requests/s', get: (f, run) => (run.saturation ? run.saturation.max_sustainable_rps : null), digits: 0, optional: true },
-  { key: 'cost_per_million', label: 'cost per million requests (at saturation when searched)', get: (f, run) => (run.saturation ? run.saturation.cost_per_million_at_max : f.cost_per_million_requests), digits: 4, optional: true },
-  { key: 'disk_read_bytes_per_request', label: 'disk bytes read per request', get: (f) => f.disk_read_bytes_per_request, digits: 0, optional: true },
+  {
+    key: 'saturation_rps',
+    label: 'saturation, requests/s',
+    get: (f, run) => (run.saturation ? run.saturation.max_sustainable_rps : null),
+    digits: 0,
+    optional: true,
+  },
+  {
+    key: 'cost_per_million',
+    label: 'cost per million requests (at saturation when searched)',
+    get: (f, run) => (run.saturation ? run.saturation.cost_per_million_at_max : f.cost_per_million_requests),
+    digits: 4,
+    optional: true,
+  },
+  {
+    key: 'disk_read_bytes_per_request',
+    label: 'disk bytes read per request',
+    get: (f) => f.disk_read_bytes_per_request,
+    digits: 0,
+    optional: true,
+  },
 ];
 const isSet = (v) => v !== null && v !== undefined;
 
@@ -32,7 +50,10 @@ function readRun(dir, rel) {
 /** Per point: the figures of each ok run and their summary. Also stored in plan.json as `results`. */
 function pointResults(dir, state) {
   return state.points.map((p) => {
-    const runs = p.runs.filter((r) => r.status === 'ok' && r.dir).map((r) => readRun(dir, r.dir)).filter((r) => r && r.figures);
+    const runs = p.runs
+      .filter((r) => r.status === 'ok' && r.dir)
+      .map((r) => readRun(dir, r.dir))
+      .filter((r) => r && r.figures);
     const summary = {};
     const values = {};
     for (const f of FIGURES) {
@@ -40,12 +61,20 @@ function pointResults(dir, state) {
       if (f.optional) values[f.key] = values[f.key].filter(isSet);
       summary[f.key] = summarize(values[f.key]);
     }
-    return { name: p.name, values: p.values, runs_ok: runs.length, runs_failed: p.runs.length - runs.length, figures: values, summary };
+    return {
+      name: p.name,
+      values: p.values,
+      runs_ok: runs.length,
+      runs_failed: p.runs.length - runs.length,
+      figures: values,
+      summary,
+    };
   });
 }
 
 const fmt = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
-const fmtSummary = (s, d) => (s.n === 0 ? 'n/a' : s.ci95 ? `${fmt(s.mean, d)} [${fmt(s.ci95[0], d)}, ${fmt(s.ci95[1], d)}]` : fmt(s.mean, d));
+const fmtSummary = (s, d) =>
+  s.n === 0 ? 'n/a' : s.ci95 ? `${fmt(s.mean, d)} [${fmt(s.ci95[0], d)}, ${fmt(s.ci95[1], d)}]` : fmt(s.mean, d);
 
 function renderPlanReport(dir) {
   const state = JSON.parse(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'));
@@ -60,28 +89,59 @@ function renderPlanReport(dir) {
   const charts = [];
   const shown = FIGURES.filter((f) => !f.optional || results.some((r) => r.figures[f.key].length > 0));
   for (const f of shown.filter((x) => x.key !== 'cpu_ms_per_request_net')) {
-    const points = results.map((r, i) => [xOf(r, i), r.summary[f.key].mean, ...(r.summary[f.key].ci95 || [])]).filter(([, y]) => y !== null);
+    const points = results
+      .map((r, i) => [xOf(r, i), r.summary[f.key].mean, ...(r.summary[f.key].ci95 || [])])
+      .filter(([, y]) => y !== null);
     const file = `${f.key}.svg`;
-    fs.writeFileSync(path.join(dir, 'charts', file), scrub(lineChart({
-      title: `${f.label} against ${state.sweep.join(' x ')}`, xLabel, yLabel: f.label, logX,
-      series: [{ name: `mean of ${state.repetitions} run(s)`, points, markers: true }],
-      note: state.repetitions > 1 ? 'bars: 95% confidence interval of the mean (Student t)' : 'one run per point: no interval',
-    })));
+    fs.writeFileSync(
+      path.join(dir, 'charts', file),
+      scrub(
+        lineChart({
+          title: `${f.label} against ${state.sweep.join(' x ')}`,
+          xLabel,
+          yLabel: f.label,
+          logX,
+          series: [{ name: `mean of ${state.repetitions} run(s)`, points, markers: true }],
+          note:
+            state.repetitions > 1
+              ? 'bars: 95% confidence interval of the mean (Student t)'
+              : 'one run per point: no interval',
+        }),
+      ),
+    );
     charts.push(file);
   }
   const lines = [`# chainperf plan: ${state.plan} — ${state.status}`, ''];
-  lines.push(`Base scenario \`${path.basename(state.base)}\`, sweeping ${state.sweep.join(', ')}, ${state.repetitions} repetition(s) per point; started ${state.started_at}${state.ended_at ? `, ended ${state.ended_at}` : ''}.`);
-  if (Object.keys(state.fixed).length) lines.push(`Fixed for every point: ${Object.entries(state.fixed).map(([k, v]) => `${k}=${v}`).join(', ')}.`);
-  lines.push('', 'Each cell: mean over the point\'s successful runs, with its 95% confidence interval in brackets when there are two or more.', '');
+  lines.push(
+    `Base scenario \`${path.basename(state.base)}\`, sweeping ${state.sweep.join(', ')}, ${state.repetitions} repetition(s) per point; started ${state.started_at}${state.ended_at ? `, ended ${state.ended_at}` : ''}.`,
+  );
+  if (Object.keys(state.fixed).length)
+    lines.push(
+      `Fixed for every point: ${Object.entries(state.fixed)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}.`,
+    );
+  lines.push(
+    '',
+    "Each cell: mean over the point's successful runs, with its 95% confidence interval in brackets when there are two or more.",
+    '',
+  );
   lines.push(`| ${state.sweep.join(' | ')} | runs ok | failed | ${shown.map((f) => f.label).join(' | ')} |`);
   lines.push(`|${state.sweep.map(() => '---').join('|')}|---:|---:|${shown.map(() => '---:').join('|')}|`);
   for (const r of results) {
-    lines.push(`| ${state.sweep.map((k) => r.values[k]).join(' | ')} | ${r.runs_ok} | ${r.runs_failed} | ${shown.map((f) => fmtSummary(r.summary[f.key], f.digits)).join(' | ')} |`);
+    lines.push(
+      `| ${state.sweep.map((k) => r.values[k]).join(' | ')} | ${r.runs_ok} | ${r.runs_failed} | ${shown.map((f) => fmtSummary(r.summary[f.key], f.digits)).join(' | ')} |`,
+    );
   }
-  const failures = state.points.flatMap((p) => p.runs.filter((r) => r.status !== 'ok').map((r) => `${p.name}: ${r.error}${r.dir ? ` ([report](${r.dir}/summary.md))` : ''}`));
+  const failures = state.points.flatMap((p) =>
+    p.runs
+      .filter((r) => r.status !== 'ok')
+      .map((r) => `${p.name}: ${r.error}${r.dir ? ` ([report](${r.dir}/summary.md))` : ''}`),
+  );
   if (failures.length) lines.push('', '## Failed runs', '', ...failures.map((f) => `- ${f}`));
   lines.push('', '## Runs', '');
-  for (const p of state.points) for (const r of p.runs) if (r.dir) lines.push(`- ${p.name}: [${r.status}](${r.dir}/summary.md)`);
+  for (const p of state.points)
+    for (const r of p.runs) if (r.dir) lines.push(`- ${p.name}: [${r.status}](${r.dir}/summary.md)`);
   lines.push('', '## Charts', '', ...charts.map((c) => `![${c}](charts/${c})\n`));
   fs.writeFileSync(path.join(dir, 'plan.md'), scrub(`${lines.join('\n')}\n`));
   return results;

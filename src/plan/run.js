@@ -40,7 +40,11 @@ function roundOrder(n, fp, round) {
 function fingerprint(plan) {
   const { base, sweep, repetitions, points } = plan;
   const fixed = redactScenario(plan.fixed);
-  return crypto.createHash('sha256').update(JSON.stringify({ base, sweep, repetitions, fixed, points: points.map((p) => redactScenario(p.values)) })).digest('hex').slice(0, 16);
+  return crypto
+    .createHash('sha256')
+    .update(JSON.stringify({ base, sweep, repetitions, fixed, points: points.map((p) => redactScenario(p.values)) }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function readState(dir) {
@@ -76,7 +80,9 @@ function openPlan(file, plan, planRoot, fp) {
   if (dir) {
     const state = readState(dir);
     const done = state.points.reduce((n, p) => n + okRuns(p), 0);
-    log(`resuming plan ${plan.name} in ${dir}: ${done} of ${plan.points.length * plan.repetitions} runs already measured`);
+    log(
+      `resuming plan ${plan.name} in ${dir}: ${done} of ${plan.points.length * plan.repetitions} runs already measured`,
+    );
     return { dir, state };
   }
   const fresh = path.join(planRoot, newRunId());
@@ -115,21 +121,30 @@ async function runRounds({ plan, state, dir, fp, env, runner }) {
   // Each pass tries every missing repetition once; a failed run is kept in the record, not retried in a loop.
   const missing = state.points.map((p) => plan.repetitions - okRuns(p));
   const rounds = Math.max(0, ...missing);
-  outer:
-  for (let round = 0; round < rounds; round++) {
+  outer: for (let round = 0; round < rounds; round++) {
     for (const i of roundOrder(state.points.length, fp, round)) {
       if (missing[i] <= round) continue;
       if (interrupted) break outer;
       const point = state.points[i];
       const done = state.points.reduce((n, p) => n + okRuns(p), 0);
-      log(`plan ${plan.name}: round ${round + 1} of ${rounds}, point ${i + 1}/${state.points.length} (${Object.entries(point.values).map(([a, b]) => `${a}=${b}`).join(' ')}), run ${done + 1} of ${total}`);
+      log(
+        `plan ${plan.name}: round ${round + 1} of ${rounds}, point ${i + 1}/${state.points.length} (${Object.entries(
+          point.values,
+        )
+          .map(([a, b]) => `${a}=${b}`)
+          .join(' ')}), run ${done + 1} of ${total}`,
+      );
       const res = await runner(plan.base, {
         env: { ...pointEnv(env, plan.fixed, plan.points[i]), REPORTS_DIR: path.join(dir, 'runs'), ARCHIVE: 'none' },
         out: () => {},
         index: false,
       });
       const rel = res.reportDir ? path.relative(dir, res.reportDir) : null;
-      point.runs.push({ dir: rel, status: res.run ? res.run.status : 'failed', error: res.run ? res.run.error : 'the run did not start' });
+      point.runs.push({
+        dir: rel,
+        status: res.run ? res.run.status : 'failed',
+        error: res.run ? res.run.error : 'the run did not start',
+      });
       saveState(dir, state);
       if (res.run && res.run.status !== 'ok' && /^interrupted/.test(res.run.error || '')) {
         interrupted = true;
@@ -155,7 +170,10 @@ function archivePlan(reportsRoot, dir, message) {
  * @param {string} file plan file
  * @param {{env?: object, out?: Function, runner?: Function}} opts runner is runScenario (tests inject their own)
  */
-async function runPlan(file, { env = process.env, out = (l) => process.stdout.write(`${l}\n`), runner = runScenario } = {}) {
+async function runPlan(
+  file,
+  { env = process.env, out = (l) => process.stdout.write(`${l}\n`), runner = runScenario } = {},
+) {
   const { plan, errors } = parsePlan(file, { env });
   if (errors.length) {
     reportProblems('the plan is not valid; nothing was started.', errors);
@@ -173,10 +191,13 @@ async function runPlan(file, { env = process.env, out = (l) => process.stdout.wr
   state.ended_at = new Date().toISOString();
   saveState(dir, state);
   renderPlanReport(dir);
-  log(`plan ${plan.name} ${state.status}: ${measured} of ${total} runs measured${state.status === 'complete' ? '' : '; run the same command again to resume'}`);
+  log(
+    `plan ${plan.name} ${state.status}: ${measured} of ${total} runs measured${state.status === 'complete' ? '' : '; run the same command again to resume'}`,
+  );
   const reportsRoot = path.resolve(base.REPORTS_DIR);
   writeIndex(reportsRoot);
-  if (base.ARCHIVE === 'git' && !interrupted) archivePlan(reportsRoot, dir, scrub(`chainperf: plan ${plan.name} ${state.status}: ${measured}/${total} runs`));
+  if (base.ARCHIVE === 'git' && !interrupted)
+    archivePlan(reportsRoot, dir, scrub(`chainperf: plan ${plan.name} ${state.status}: ${measured}/${total} runs`));
   out(dir);
   return { exitCode: state.status === 'complete' ? 0 : 1, planDir: dir, state };
 }

@@ -40,14 +40,19 @@ function scrubber(secrets) {
 /** scheme://host:port of a URL: all the proxy ever prints about the node. */
 function publicOrigin(raw) {
   const u = new URL(raw);
-  const hidden = u.username || u.password || u.search || u.pathname.length > 1 ? ' (credentials, path and query hidden)' : '';
+  const hidden =
+    u.username || u.password || u.search || u.pathname.length > 1 ? ' (credentials, path and query hidden)' : '';
   return `${u.protocol}//${u.host}${hidden}`;
 }
 
 /** A block number the proxy can learn the head from, in the answer to method. */
 function headFrom(method, result) {
   if (method === 'eth_blockNumber' && typeof result === 'string') return Number.parseInt(result, 16);
-  if ((method === 'eth_getBlockByNumber' || method === 'eth_getBlockByHash') && result && typeof result.number === 'string') {
+  if (
+    (method === 'eth_getBlockByNumber' || method === 'eth_getBlockByHash') &&
+    result &&
+    typeof result.number === 'string'
+  ) {
     return Number.parseInt(result.number, 16);
   }
   return null;
@@ -61,10 +66,14 @@ function rpcError(answer) {
   return null;
 }
 
-/** How one call of an exchange failed, or null: the proxy's failure, an HTTP status without an answer, the answer's error. */
+/**
+ * How one call of an exchange failed, or null: the proxy's failure, an HTTP status without an answer, the answer's
+ * error.
+ */
 function callError(meta, a) {
   if (meta.failure) return meta.failure;
-  if (meta.status && (meta.status < 200 || meta.status >= 300) && !a) return { kind: 'http', message: `HTTP ${meta.status}` };
+  if (meta.status && (meta.status < 200 || meta.status >= 300) && !a)
+    return { kind: 'http', message: `HTTP ${meta.status}` };
   return a ? rpcError(a) : { kind: 'parse', message: 'no answer for this call' };
 }
 
@@ -86,7 +95,8 @@ function noteHead(state, call, a) {
  * @param {object|object[]} o.request parsed request body (one call or a batch)
  * @param {object|object[]|null} o.answer parsed answer (null when the node gave none or it was not JSON)
  * @param {Buffer|string|null} o.raw the answer as received (its size for a single call)
- * @param {{t:number, latency_ms:number, transport:string, conn?:number, status?:number, seq:number, failure?:object}} o.meta
+ * @param {{t:number, latency_ms:number, transport:string, conn?:number, status?:number, seq:number, failure?:object}}
+ * o.meta
  * @param {{head:number|null}} state where the latest head seen is kept
  */
 function linesFor({ request, answer, raw, meta }, state) {
@@ -143,9 +153,13 @@ function newTally() {
 
 /** The summary as lines of text. */
 function formatTally(t) {
-  const rows = Object.entries(t.methods).sort((a, b) => b[1].requests - a[1].requests)
+  const rows = Object.entries(t.methods)
+    .sort((a, b) => b[1].requests - a[1].requests)
     .map(([m, c]) => `  ${m}: ${c.requests}${c.errors ? ` (${c.errors} errors)` : ''}`);
-  return [`captured ${t.requests} requests (${t.errors} errors, ${t.batches} batches, ${t.notifications} subscription notifications)`, ...rows];
+  return [
+    `captured ${t.requests} requests (${t.errors} errors, ${t.batches} batches, ${t.notifications} subscription notifications)`,
+    ...rows,
+  ];
 }
 
 module.exports = { urlSecrets, scrubber, publicOrigin, linesFor, newTally, formatTally, headFrom };

@@ -9,8 +9,10 @@ const { startProxy } = require('./proxy');
 const { publicOrigin, formatTally } = require('./capture');
 const { deriveMix, readCapture, mixYaml } = require('./mix');
 
-const RECORD_USAGE = 'usage: ./run.sh record [--listen [HOST:]PORT] --to URL --out FILE [--to-ws URL]\n  default --listen 127.0.0.1:8645';
-const MIX_USAGE = 'usage: ./run.sh mix FILE [--name NAME] [--replace yes]   writes workloads/<NAME>.yml (NAME: the file name without its extension; an existing one only with --replace yes)';
+const RECORD_USAGE =
+  'usage: ./run.sh record [--listen [HOST:]PORT] --to URL --out FILE [--to-ws URL]\n  default --listen 127.0.0.1:8645';
+const MIX_USAGE =
+  'usage: ./run.sh mix FILE [--name NAME] [--replace yes]   writes workloads/<NAME>.yml (NAME: the file name without its extension; an existing one only with --replace yes)';
 
 /** --flag value pairs; returns {opts} or {error}. */
 function parseFlags(args, allowed) {
@@ -42,7 +44,8 @@ function parseListen(raw) {
 function checkUrl(raw, flag) {
   try {
     const u = new URL(raw);
-    if (!['http:', 'https:', 'ws:', 'wss:'].includes(u.protocol)) return `${flag}: expected an http(s):// or ws(s):// URL`;
+    if (!['http:', 'https:', 'ws:', 'wss:'].includes(u.protocol))
+      return `${flag}: expected an http(s):// or ws(s):// URL`;
     return null;
   } catch {
     return `${flag}: expected an http(s):// or ws(s):// URL`; // the value itself may hold a secret: not echoed
@@ -54,7 +57,9 @@ function usageError(usage, message) {
   return 2;
 }
 
-/** ./run.sh record: runs until SIGINT or SIGTERM, then prints the counts per method; the capture's path last on stdout. */
+/**
+ * ./run.sh record: runs until SIGINT or SIGTERM, then prints the counts per method; the capture's path last on stdout.
+ */
 async function record(args) {
   const { opts, positional, error } = parseFlags(args, ['listen', 'to', 'to-ws', 'out']);
   if (error) return usageError(RECORD_USAGE, error);
@@ -65,7 +70,8 @@ async function record(args) {
   if (!listen) return usageError(RECORD_USAGE, `--listen: expected [HOST:]PORT, got "${opts.listen}"`);
   const bad = checkUrl(opts.to, '--to') || (opts['to-ws'] && checkUrl(opts['to-ws'], '--to-ws'));
   if (bad) return usageError(RECORD_USAGE, bad);
-  if (!fs.existsSync(path.dirname(path.resolve(opts.out)))) return usageError(RECORD_USAGE, `--out: no such folder: ${path.dirname(opts.out)}`);
+  if (!fs.existsSync(path.dirname(path.resolve(opts.out))))
+    return usageError(RECORD_USAGE, `--out: no such folder: ${path.dirname(opts.out)}`);
 
   let proxy;
   try {
@@ -74,7 +80,9 @@ async function record(args) {
     return usageError(RECORD_USAGE, `cannot listen on ${listen.host}:${listen.port}: ${err.code || err.message}`);
   }
   const { host, port } = proxy.address;
-  process.stderr.write(`chainperf record: http://${host}:${port} and ws://${host}:${port} -> ${publicOrigin(opts.to)}; appending to ${opts.out}; Ctrl-C to stop\n`);
+  process.stderr.write(
+    `chainperf record: http://${host}:${port} and ws://${host}:${port} -> ${publicOrigin(opts.to)}; appending to ${opts.out}; Ctrl-C to stop\n`,
+  );
   const summary = await new Promise((resolve) => {
     const stop = (sig) => {
       process.stderr.write(`chainperf record: ${sig}: stopping\n`);
@@ -96,7 +104,8 @@ function mix(args, { workloadsDir }) {
   const file = positional[0];
   if (!fs.existsSync(file)) return usageError(MIX_USAGE, `no such file: ${file}`);
   const name = opts.name || path.basename(file).replace(/\.[^.]*$/, '');
-  if (!/^[A-Za-z0-9_.-]+$/.test(name)) return usageError(MIX_USAGE, `--name: expected letters, digits, _ . or -, got "${name}"`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(name))
+    return usageError(MIX_USAGE, `--name: expected letters, digits, _ . or -, got "${name}"`);
   let derived;
   try {
     derived = deriveMix(readCapture(file));
@@ -104,9 +113,12 @@ function mix(args, { workloadsDir }) {
     return usageError(MIX_USAGE, `${file}: ${err.message}`);
   }
   const out = path.join(workloadsDir, `${name}.yml`);
-  if (fs.existsSync(out) && !opts.replace) return usageError(MIX_USAGE, `workloads/${name}.yml exists: choose another --name, or add --replace yes`);
+  if (fs.existsSync(out) && !opts.replace)
+    return usageError(MIX_USAGE, `workloads/${name}.yml exists: choose another --name, or add --replace yes`);
   fs.writeFileSync(out, mixYaml(derived, { source: path.basename(file) }));
-  process.stderr.write(`chainperf mix: ${derived.requests} requests, ${Object.keys(derived.mix).length} methods in the mix${derived.not_in_mix.length ? ` (left out: ${derived.not_in_mix.join(', ')})` : ''}\n`);
+  process.stderr.write(
+    `chainperf mix: ${derived.requests} requests, ${Object.keys(derived.mix).length} methods in the mix${derived.not_in_mix.length ? ` (left out: ${derived.not_in_mix.join(', ')})` : ''}\n`,
+  );
   process.stdout.write(`${out}\n`);
   return 0;
 }

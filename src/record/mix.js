@@ -49,7 +49,13 @@ function distribution(values) {
   if (!values.length) return null;
   const s = Float64Array.from(values).sort();
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  return { samples: values.length, mean: Number(mean.toFixed(3)), p50: percentile(s, 50), p90: percentile(s, 90), max: s[s.length - 1] };
+  return {
+    samples: values.length,
+    mean: Number(mean.toFixed(3)),
+    p50: percentile(s, 50),
+    p90: percentile(s, 90),
+    max: s[s.length - 1],
+  };
 }
 
 /** Blocks asked for: depth behind the head the proxy had seen, and named tags. */
@@ -66,7 +72,8 @@ function blockParams(lines) {
     const p = Array.isArray(l.params) ? l.params : [];
     if (l.method === 'eth_getLogs' && p[0] && typeof p[0] === 'object') {
       const { fromBlock, toBlock } = p[0];
-      if (isHexNumber(fromBlock) && isHexNumber(toBlock)) ranges.push(Number.parseInt(toBlock, 16) - Number.parseInt(fromBlock, 16) + 1);
+      if (isHexNumber(fromBlock) && isHexNumber(toBlock))
+        ranges.push(Number.parseInt(toBlock, 16) - Number.parseInt(fromBlock, 16) + 1);
       note(fromBlock === undefined ? 'latest' : fromBlock, l.head);
     } else if (BLOCK_PARAM[l.method]) {
       const x = BLOCK_PARAM[l.method](p);
@@ -85,7 +92,10 @@ function deriveMix(lines) {
   const counts = {};
   for (const l of lines) if (l.method) counts[l.method] = (counts[l.method] || 0) + 1;
   const known = Object.keys(counts).filter((m) => METHODS.includes(m));
-  if (!known.length) throw new Error(`none of the methods seen (${Object.keys(counts).join(', ') || 'none'}) is one chainperf can parameterize (${METHODS.join(', ')})`);
+  if (!known.length)
+    throw new Error(
+      `none of the methods seen (${Object.keys(counts).join(', ') || 'none'}) is one chainperf can parameterize (${METHODS.join(', ')})`,
+    );
   const inMix = known.reduce((n, m) => n + counts[m], 0);
   const mix = {};
   for (const m of known.sort((a, b) => counts[b] - counts[a] || a.localeCompare(b))) {
@@ -100,14 +110,20 @@ function deriveMix(lines) {
   return {
     requests: lines.length,
     mix,
-    not_in_mix: Object.keys(counts).filter((m) => !METHODS.includes(m)).sort(),
+    not_in_mix: Object.keys(counts)
+      .filter((m) => !METHODS.includes(m))
+      .sort(),
     traffic: {
       requests: lines.length,
       seconds: Number(span.toFixed(3)),
       rps: span > 0 ? Number((lines.length / span).toFixed(3)) : null,
       methods: sorted(counts),
       errors: lines.filter((l) => l.error).length,
-      batches: { count: batches.size, requests_in_batches: lines.filter((l) => l.batch).length, size: distribution([...batches.values()]) },
+      batches: {
+        count: batches.size,
+        requests_in_batches: lines.filter((l) => l.batch).length,
+        size: distribution([...batches.values()]),
+      },
       get_logs_block_range: distribution(ranges),
       block_depth: distribution(depth),
       block_tags: sorted(tags),

@@ -76,15 +76,16 @@ async function startProxy({ listen, to, toWs, out }) {
   return {
     address: { host: addr.address, port: addr.port },
     tally,
-    close: () => new Promise((resolve) => {
-      for (const c of wss.clients) c.terminate();
-      wss.close();
-      server.closeAllConnections();
-      server.close(() => {
-        agent.destroy();
-        file.end(() => resolve(tally.summary()));
-      });
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => {
+          agent.destroy();
+          file.end(() => resolve(tally.summary()));
+        });
+      }),
   };
 }
 
@@ -99,38 +100,60 @@ function forwardHttp({ body, t, req, res, httpUrl, agent, state, write }) {
   const seq = ++state.seq;
   const headers = { 'content-type': 'application/json', 'content-length': body.length };
   if (req.headers.authorization) headers.authorization = req.headers.authorization;
-  const up = (httpUrl.protocol === 'https:' ? https : http).request({
-    agent,
-    method: 'POST',
-    hostname: httpUrl.hostname,
-    port: httpUrl.port,
-    path: `${httpUrl.pathname}${httpUrl.search}`,
-    auth: httpUrl.username ? `${decodeURIComponent(httpUrl.username)}:${decodeURIComponent(httpUrl.password)}` : undefined,
-    headers,
-  }, (answer) => {
-    const parts = [];
-    answer.on('data', (c) => parts.push(c));
-    answer.on('end', () => {
-      const raw = Buffer.concat(parts);
-      const latency = now() - t;
-      res.writeHead(answer.statusCode, { 'content-type': answer.headers['content-type'] || 'application/json' }).end(raw);
-      let parsed = null;
-      try {
-        parsed = JSON.parse(raw.toString('utf8'));
-      } catch {
-        // recorded as an error of each call below
-      }
-      const meta = { t, latency_ms: latency, transport: 'http', status: answer.statusCode, seq };
-      write(linesFor({ request: request || {}, answer: parsed, raw, meta }, state));
-    });
-  });
+  const up = (httpUrl.protocol === 'https:' ? https : http).request(
+    {
+      agent,
+      method: 'POST',
+      hostname: httpUrl.hostname,
+      port: httpUrl.port,
+      path: `${httpUrl.pathname}${httpUrl.search}`,
+      auth: httpUrl.username
+        ? `${decodeURIComponent(httpUrl.username)}:${decodeURIComponent(httpUrl.password)}`
+        : undefined,
+      headers,
+    },
+    (answer) => {
+      const parts = [];
+      answer.on('data', (c) => parts.push(c));
+      answer.on('end', () => {
+        const raw = Buffer.concat(parts);
+        const latency = now() - t;
+        res
+          .writeHead(answer.statusCode, { 'content-type': answer.headers['content-type'] || 'application/json' })
+          .end(raw);
+        let parsed = null;
+        try {
+          parsed = JSON.parse(raw.toString('utf8'));
+        } catch {
+          // recorded as an error of each call below
+        }
+        const meta = { t, latency_ms: latency, transport: 'http', status: answer.statusCode, seq };
+        write(linesFor({ request: request || {}, answer: parsed, raw, meta }, state));
+      });
+    },
+  );
   up.on('error', (err) => {
     const latency = now() - t;
     const id = request && !Array.isArray(request) ? request.id : null;
-    res.writeHead(502, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code: -32603, message: 'chainperf record: the node did not answer' } }));
+    res.writeHead(502, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: id ?? null,
+        error: { code: -32603, message: 'chainperf record: the node did not answer' },
+      }),
+    );
     const failure = { kind: 'upstream', message: String(err.code || err.message) };
-    write(linesFor({ request: request || {}, answer: null, raw: null, meta: { t, latency_ms: latency, transport: 'http', seq, failure } }, state));
+    write(
+      linesFor(
+        {
+          request: request || {},
+          answer: null,
+          raw: null,
+          meta: { t, latency_ms: latency, transport: 'http', seq, failure },
+        },
+        state,
+      ),
+    );
   });
   up.end(body);
 }
@@ -173,11 +196,38 @@ function proxyWs({ client, url, state, write, tally, scrub }) {
     const p = key === null ? null : pending.get(key);
     if (!p) return;
     pending.delete(key);
-    write(linesFor({ request: p.request, answer, raw: text, meta: { t: p.t, latency_ms: now() - p.t, transport: 'ws', conn, seq: p.seq } }, state));
+    write(
+      linesFor(
+        {
+          request: p.request,
+          answer,
+          raw: text,
+          meta: { t: p.t, latency_ms: now() - p.t, transport: 'ws', conn, seq: p.seq },
+        },
+        state,
+      ),
+    );
   });
   const fail = (why) => {
     for (const p of pending.values()) {
-      write(linesFor({ request: p.request, answer: null, raw: null, meta: { t: p.t, latency_ms: now() - p.t, transport: 'ws', conn, seq: p.seq, failure: { kind: 'upstream', message: scrub(why) } } }, state));
+      write(
+        linesFor(
+          {
+            request: p.request,
+            answer: null,
+            raw: null,
+            meta: {
+              t: p.t,
+              latency_ms: now() - p.t,
+              transport: 'ws',
+              conn,
+              seq: p.seq,
+              failure: { kind: 'upstream', message: scrub(why) },
+            },
+          },
+          state,
+        ),
+      );
     }
     pending.clear();
   };
@@ -196,7 +246,10 @@ function proxyWs({ client, url, state, write, tally, scrub }) {
 /** The id that ties an answer to its request: the call's id, or for a batch, its ids sorted. */
 function keyOf(msg) {
   if (Array.isArray(msg)) {
-    const ids = msg.filter((m) => m && m.id !== undefined && m.id !== null).map((m) => JSON.stringify(m.id)).sort();
+    const ids = msg
+      .filter((m) => m && m.id !== undefined && m.id !== null)
+      .map((m) => JSON.stringify(m.id))
+      .sort();
     return ids.length ? `batch:${ids.join(',')}` : null;
   }
   if (!msg || msg.id === undefined || msg.id === null) return null;

@@ -29,7 +29,10 @@ function repoFor(dir, log) {
 function archiveGit({ reportsRoot, reportDir, message, log, extra = [] }) {
   const top = repoFor(reportsRoot, log);
   const rootRel = path.relative(top, fs.realpathSync(reportsRoot));
-  const rel = [path.relative(top, fs.realpathSync(reportDir)), ...extra.filter((f) => fs.existsSync(path.join(reportsRoot, f))).map((f) => path.join(rootRel, f))];
+  const rel = [
+    path.relative(top, fs.realpathSync(reportDir)),
+    ...extra.filter((f) => fs.existsSync(path.join(reportsRoot, f))).map((f) => path.join(rootRel, f)),
+  ];
   let who = [];
   try {
     git(top, ['config', 'user.email']);

@@ -21,7 +21,8 @@ const fmt = (v) => (Number.isInteger(v) || Math.abs(v) >= 100 ? v.toFixed(0) : S
 
 /**
  * Points are [x, y] or [x, y, low, high]: the last two draw an error bar.
- * @param {{title:string, xLabel:string, yLabel:string, series:{name:string, points:number[][]}[], note?:string, xRange?:[number,number], yRange?:[number,number], logX?:boolean}} c
+ * @param {{title:string, xLabel:string, yLabel:string, series:{name:string, points:number[][]}[], note?:string,
+ * xRange?:[number,number], yRange?:[number,number], logX?:boolean}} c
  * @returns {string} SVG document
  */
 function lineChart({ title, xLabel, yLabel, series: input, note, xRange, yRange, logX = false }) {
@@ -33,29 +34,39 @@ function lineChart({ title, xLabel, yLabel, series: input, note, xRange, yRange,
   const xMin = xRange ? xRange[0] : xs.length ? Math.min(...xs) : 0;
   const xMax = xRange ? xRange[1] : xs.length ? Math.max(...xs, xMin + 1) : 1;
   const yMin = yRange ? yRange[0] : 0;
-  const yMax = yRange ? yRange[1] : niceMax(pts.length ? Math.max(...pts.map(([, y, , hi]) => (Number.isFinite(hi) ? Math.max(y, hi) : y))) : 1);
+  const yMax = yRange
+    ? yRange[1]
+    : niceMax(pts.length ? Math.max(...pts.map(([, y, , hi]) => (Number.isFinite(hi) ? Math.max(y, hi) : y))) : 1);
   const pw = W - PAD.left - PAD.right;
   const ph = H - PAD.top - PAD.bottom;
   const sx = (x) => PAD.left + ((x - xMin) / (xMax - xMin)) * pw;
   const sy = (y) => PAD.top + ph - ((y - yMin) / (yMax - yMin)) * ph;
   const out = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
   out.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="15">${esc(title)}</text>`);
   for (let i = 0; i <= 5; i++) {
     const y = yMin + ((yMax - yMin) * i) / 5;
-    out.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${sy(y).toFixed(1)}" y2="${sy(y).toFixed(1)}" stroke="#ddd"/>`);
+    out.push(
+      `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${sy(y).toFixed(1)}" y2="${sy(y).toFixed(1)}" stroke="#ddd"/>`,
+    );
     out.push(`<text x="${PAD.left - 6}" y="${(sy(y) + 4).toFixed(1)}" text-anchor="end">${fmt(y)}</text>`);
   }
   for (let i = 0; i <= 5; i++) {
     const x = xMin + ((xMax - xMin) * i) / 5;
     const label = logX ? 10 ** x : x;
-    out.push(`<text x="${sx(x).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${fmt(Number(label.toPrecision(3)))}</text>`);
+    out.push(
+      `<text x="${sx(x).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${fmt(Number(label.toPrecision(3)))}</text>`,
+    );
   }
   out.push(`<line x1="${PAD.left}" x2="${PAD.left}" y1="${PAD.top}" y2="${PAD.top + ph}" stroke="#333"/>`);
   out.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${PAD.top + ph}" y2="${PAD.top + ph}" stroke="#333"/>`);
   out.push(`<text x="${W / 2}" y="${H - 26}" text-anchor="middle">${esc(xLabel)}</text>`);
-  out.push(`<text transform="translate(16 ${PAD.top + ph / 2}) rotate(-90)" text-anchor="middle">${esc(yLabel)}</text>`);
+  out.push(
+    `<text transform="translate(16 ${PAD.top + ph / 2}) rotate(-90)" text-anchor="middle">${esc(yLabel)}</text>`,
+  );
   series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length];
     const good = s.points.filter(([, y]) => Number.isFinite(y));
@@ -63,19 +74,29 @@ function lineChart({ title, xLabel, yLabel, series: input, note, xRange, yRange,
       out.push(`<circle cx="${sx(good[0][0]).toFixed(1)}" cy="${sy(good[0][1]).toFixed(1)}" r="3" fill="${color}"/>`);
     } else if (good.length > 1) {
       const d = good.map(([x, y], k) => `${k ? 'L' : 'M'}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ');
-      out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
+      out.push(
+        `<path d="${d}" fill="none" stroke="${color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+      );
     }
     for (const [x, , lo, hi] of good) {
       if (!Number.isFinite(lo) || !Number.isFinite(hi)) continue;
       const X = sx(x).toFixed(1);
-      out.push(`<path d="M${X},${sy(lo).toFixed(1)} L${X},${sy(hi).toFixed(1)} M${(sx(x) - 4).toFixed(1)},${sy(lo).toFixed(1)} L${(sx(x) + 4).toFixed(1)},${sy(lo).toFixed(1)} M${(sx(x) - 4).toFixed(1)},${sy(hi).toFixed(1)} L${(sx(x) + 4).toFixed(1)},${sy(hi).toFixed(1)}" stroke="${color}" stroke-width="1.2"/>`);
+      out.push(
+        `<path d="M${X},${sy(lo).toFixed(1)} L${X},${sy(hi).toFixed(1)} M${(sx(x) - 4).toFixed(1)},${sy(lo).toFixed(1)} L${(sx(x) + 4).toFixed(1)},${sy(lo).toFixed(1)} M${(sx(x) - 4).toFixed(1)},${sy(hi).toFixed(1)} L${(sx(x) + 4).toFixed(1)},${sy(hi).toFixed(1)}" stroke="${color}" stroke-width="1.2"/>`,
+      );
     }
-    if (s.markers) for (const [x, y] of good) out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="2.5" fill="${color}"/>`);
+    if (s.markers)
+      for (const [x, y] of good)
+        out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="2.5" fill="${color}"/>`);
     out.push(`<rect x="${PAD.left + 10 + i * 140}" y="${PAD.top - 14}" width="10" height="10" fill="${color}"/>`);
     out.push(`<text x="${PAD.left + 24 + i * 140}" y="${PAD.top - 5}">${esc(s.name)}</text>`);
   });
-  if (!pts.length) out.push(`<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no data in the measured window</text>`);
-  if (note) out.push(`<text x="${W - PAD.right}" y="${H - 6}" text-anchor="end" fill="#666" font-size="10">${esc(note)}</text>`);
+  if (!pts.length)
+    out.push(`<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no data in the measured window</text>`);
+  if (note)
+    out.push(
+      `<text x="${W - PAD.right}" y="${H - 6}" text-anchor="end" fill="#666" font-size="10">${esc(note)}</text>`,
+    );
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }
@@ -90,7 +111,9 @@ function barChart({ title, xLabel, bars, note }) {
   const h = PAD.top + bars.length * rowH + 60;
   const max = niceMax(Math.max(0, ...bars.map((b) => b.value).filter(Number.isFinite)));
   const pw = W - left - PAD.right - 60;
-  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${h}" viewBox="0 0 ${W} ${h}" font-family="sans-serif" font-size="12">`];
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${h}" viewBox="0 0 ${W} ${h}" font-family="sans-serif" font-size="12">`,
+  ];
   out.push(`<rect width="${W}" height="${h}" fill="white"/>`);
   out.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="15">${esc(title)}</text>`);
   bars.forEach((b, i) => {
@@ -98,10 +121,15 @@ function barChart({ title, xLabel, bars, note }) {
     const w = Number.isFinite(b.value) ? (b.value / max) * pw : 0;
     out.push(`<text x="${left - 8}" y="${y + 15}" text-anchor="end">${esc(b.label)}</text>`);
     out.push(`<rect x="${left}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 8}" fill="${COLORS[0]}"/>`);
-    out.push(`<text x="${(left + w + 6).toFixed(1)}" y="${y + 15}">${Number.isFinite(b.value) ? fmt(Number(b.value.toPrecision(3))) : 'n/a'}</text>`);
+    out.push(
+      `<text x="${(left + w + 6).toFixed(1)}" y="${y + 15}">${Number.isFinite(b.value) ? fmt(Number(b.value.toPrecision(3))) : 'n/a'}</text>`,
+    );
   });
   out.push(`<text x="${left + pw / 2}" y="${h - 26}" text-anchor="middle">${esc(xLabel)}</text>`);
-  if (note) out.push(`<text x="${W - PAD.right}" y="${h - 6}" text-anchor="end" fill="#666" font-size="10">${esc(note)}</text>`);
+  if (note)
+    out.push(
+      `<text x="${W - PAD.right}" y="${h - 6}" text-anchor="end" fill="#666" font-size="10">${esc(note)}</text>`,
+    );
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }

@@ -15,7 +15,13 @@ function readJson(file) {
   }
 }
 
-const subdirs = (dir) => (fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : []);
+const subdirs = (dir) =>
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+    : [];
 const fix = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
 
 /** Rows for every run.json at <root>/<scenario>/<run-id>/ and plan.json at <root>/plans/<plan>/<id>/. */
@@ -44,20 +50,29 @@ function renderIndex(root) {
   lines.push('## Runs', '');
   if (!runs.length) lines.push('None yet.');
   else {
-    lines.push('| date (UTC) | scenario | status | client | runtime | CPU ms/request | net | requests/s | p99 ms | report |', '|---|---|---|---|---|---:|---:|---:|---:|---|');
+    lines.push(
+      '| date (UTC) | scenario | status | client | runtime | CPU ms/request | net | requests/s | p99 ms | report |',
+      '|---|---|---|---|---|---:|---:|---:|---:|---|',
+    );
     for (const { rel, run } of runs.sort((a, b) => (b.run.started_at || '').localeCompare(a.run.started_at || ''))) {
       const f = run.figures || {};
       const p = run.provenance || {};
       const verdict = run.verdict ? (run.verdict.pass ? ', pass' : ', FAIL') : '';
-      lines.push(`| ${(run.started_at || '').slice(0, 16).replace('T', ' ')} | ${run.scenario_name} | ${run.status}${verdict} | ${p.client ? `${p.client.name} ${p.client.version || ''}` : ''} | ${p.runtime || ''} | ${fix(f.cpu_ms_per_request, 3)} | ${fix(f.cpu_ms_per_request_net, 3)} | ${fix(f.rps, 0)} | ${fix(f.latency_ms && f.latency_ms.p99, 1)} | [summary](${rel}/summary.md) |`);
+      lines.push(
+        `| ${(run.started_at || '').slice(0, 16).replace('T', ' ')} | ${run.scenario_name} | ${run.status}${verdict} | ${p.client ? `${p.client.name} ${p.client.version || ''}` : ''} | ${p.runtime || ''} | ${fix(f.cpu_ms_per_request, 3)} | ${fix(f.cpu_ms_per_request_net, 3)} | ${fix(f.rps, 0)} | ${fix(f.latency_ms && f.latency_ms.p99, 1)} | [summary](${rel}/summary.md) |`,
+      );
     }
   }
   lines.push('', '## Plans', '');
   if (!plans.length) lines.push('None yet.');
   else {
     lines.push('| started (UTC) | plan | swept | points | status | report |', '|---|---|---|---:|---|---|');
-    for (const { rel, plan } of plans.sort((a, b) => (b.plan.started_at || '').localeCompare(a.plan.started_at || ''))) {
-      lines.push(`| ${(plan.started_at || '').slice(0, 16).replace('T', ' ')} | ${plan.plan} | ${plan.sweep.join(', ')} | ${plan.points.length} | ${plan.status} | [plan](${rel}/plan.md) |`);
+    for (const { rel, plan } of plans.sort((a, b) =>
+      (b.plan.started_at || '').localeCompare(a.plan.started_at || ''),
+    )) {
+      lines.push(
+        `| ${(plan.started_at || '').slice(0, 16).replace('T', ' ')} | ${plan.plan} | ${plan.sweep.join(', ')} | ${plan.points.length} | ${plan.status} | [plan](${rel}/plan.md) |`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

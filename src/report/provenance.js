@@ -24,7 +24,16 @@ function packageVersion(name) {
 function toolkitCommit() {
   const commit = git(['rev-parse', 'HEAD']);
   if (!commit) return { commit: null, dirty: null };
-  const status = git(['status', '--porcelain', '--untracked-files=no', '--', 'src', 'workloads', 'run.sh', 'package.json']);
+  const status = git([
+    'status',
+    '--porcelain',
+    '--untracked-files=no',
+    '--',
+    'src',
+    'workloads',
+    'run.sh',
+    'package.json',
+  ]);
   return { commit, dirty: Boolean(status) };
 }
 
@@ -45,7 +54,12 @@ function provenance({ scenario, sources, client, runtime, tools = {} }) {
     client,
     runtime,
     machine: machine(),
-    tools: { node: process.version, artillery: packageVersion('artillery'), ethers: packageVersion('ethers'), ...tools },
+    tools: {
+      node: process.version,
+      artillery: packageVersion('artillery'),
+      ethers: packageVersion('ethers'),
+      ...tools,
+    },
     scenario,
     scenario_sources: sources,
   };

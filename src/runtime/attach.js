@@ -24,7 +24,9 @@ async function startAttach(s, { signal }) {
       ? await chain.clientVersion(s.RPC_URL, { signal })
       : await rpcCall(s.RPC_URL, 'web3_clientVersion', [], { signal, timeoutMs: 10000 });
   } catch (err) {
-    throw new Error(`RPC_URL does not answer ${chain.clientVersion ? 'system_name/system_version' : 'web3_clientVersion'}: ${err.message}`);
+    throw new Error(
+      `RPC_URL does not answer ${chain.clientVersion ? 'system_name/system_version' : 'web3_clientVersion'}: ${err.message}`,
+    );
   }
   const usePid = s.CPU_SOURCE === 'pid' || (s.CPU_SOURCE === 'auto' && s.NODE_PID);
   const cpu = usePid ? pidSource(s.NODE_PID) : metricsSource(s.METRICS_URL, clients[s.CLIENT].metrics.cpu);
@@ -32,10 +34,17 @@ async function startAttach(s, { signal }) {
   const listeners = [];
   let goneInfo = null;
   // The run must stop (and its load with it) as soon as the node is gone, not at the window's end.
-  const stopWatching = watchAttachedNode({ pid: usePid ? s.NODE_PID : null, metricsUrl: s.METRICS_URL || null, rpcUrl: s.RPC_URL.replace(/^ws(s?):/, 'http$1:') }, (info) => {
-    goneInfo = info;
-    for (const fn of listeners) fn(info);
-  });
+  const stopWatching = watchAttachedNode(
+    {
+      pid: usePid ? s.NODE_PID : null,
+      metricsUrl: s.METRICS_URL || null,
+      rpcUrl: s.RPC_URL.replace(/^ws(s?):/, 'http$1:'),
+    },
+    (info) => {
+      goneInfo = info;
+      for (const fn of listeners) fn(info);
+    },
+  );
   return {
     runtime: 'attach',
     rpcUrl: s.RPC_URL,

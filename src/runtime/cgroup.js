@@ -112,8 +112,16 @@ class Cgroup {
         total_s: Number(read(path.join(this.cpuacct, 'cpuacct.usage'))) / 1e9,
       };
     }
-    const stat = Object.fromEntries(read(path.join(this.unified, 'cpu.stat')).split('\n').map((l) => l.split(' ')));
-    return { user_s: Number(stat.user_usec) / 1e6, system_s: Number(stat.system_usec) / 1e6, total_s: Number(stat.usage_usec) / 1e6 };
+    const stat = Object.fromEntries(
+      read(path.join(this.unified, 'cpu.stat'))
+        .split('\n')
+        .map((l) => l.split(' ')),
+    );
+    return {
+      user_s: Number(stat.user_usec) / 1e6,
+      system_s: Number(stat.system_usec) / 1e6,
+      total_s: Number(stat.usage_usec) / 1e6,
+    };
   }
 
   /** Memory in bytes now, or null where the memory controller is not available. */

@@ -96,14 +96,17 @@ function chainSpecFileOf(s, prepared) {
  * the same list.
  */
 function shellJoin(args) {
-  return args.map((a) => (/^[A-Za-z0-9_\-.,:/=@+%]+$/.test(a) ? a : `'${String(a).replaceAll("'", "'\\''")}'`)).join(' ');
+  return args
+    .map((a) => (/^[A-Za-z0-9_\-.,:/=@+%]+$/.test(a) ? a : `'${String(a).replaceAll("'", "'\\''")}'`))
+    .join(' ');
 }
 
 /** prometheus/compose.yml with the run's values. */
 function prometheusConfig(s, runId) {
   const client = clients[s.CLIENT];
   const m = client.compose.metrics;
-  return fs.readFileSync(path.join(ROOT, 'prometheus', 'compose.yml'), 'utf8')
+  return fs
+    .readFileSync(path.join(ROOT, 'prometheus', 'compose.yml'), 'utf8')
     .replaceAll('__NODE_METRICS_PATH__', m.path)
     .replaceAll('__NODE_METRICS_PORT__', String(m.port))
     .replaceAll('__RUN_ID__', runId);
@@ -131,7 +134,10 @@ const httpOk = async (url) => (await fetch(url, { signal: AbortSignal.timeout(30
 /** Everything decided before anything starts: compose command, images, ports, files, environment. */
 async function planCompose(s, { runId, workDir, log }) {
   const c = docker.findCompose();
-  if (!c) throw new Error('RUNTIME=compose needs Docker Compose: neither `docker compose` (v2) nor `docker-compose` (v1) is installed');
+  if (!c)
+    throw new Error(
+      'RUNTIME=compose needs Docker Compose: neither `docker compose` (v2) nor `docker-compose` (v1) is installed',
+    );
   const engineVersion = docker.engineVersionSync();
   if (!engineVersion) throw new Error(`RUNTIME=compose needs a Docker engine, and none answers on ${docker.SOCKET}`);
   const client = clients[s.CLIENT];
@@ -155,12 +161,43 @@ async function planCompose(s, { runId, workDir, log }) {
   // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
   const chain = chains[s.CHAIN];
   const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
-  const env = composeEnv(s, { images, ports, nodeCpus, promConfig, promRules, grafanaPassword: crypto.randomBytes(18).toString('base64url'), prepared });
+  const env = composeEnv(s, {
+    images,
+    ports,
+    nodeCpus,
+    promConfig,
+    promRules,
+    grafanaPassword: crypto.randomBytes(18).toString('base64url'),
+    prepared,
+  });
   const limits = await composeLimits(s, workDir, log);
-  const files = composeFiles(s, { grafana, chainSpecFile: env.CHAIN_SPEC_FILE || null, limitsFile: limits && limits.file });
+  const files = composeFiles(s, {
+    grafana,
+    chainSpecFile: env.CHAIN_SPEC_FILE || null,
+    limitsFile: limits && limits.file,
+  });
   const fileArgs = ['-p', project, '--project-directory', COMPOSE_DIR, ...files.flatMap((f) => ['-f', f])];
   const run = (args, opts = {}) => docker.compose([...fileArgs, ...args], { env, ...opts });
-  return { s, c, engineVersion, client, images, grafana, project, stateVolume, ncpu, nodeCpus, generatorCpus, ports, chain, env, limits, files, fileArgs, run };
+  return {
+    s,
+    c,
+    engineVersion,
+    client,
+    images,
+    grafana,
+    project,
+    stateVolume,
+    ncpu,
+    nodeCpus,
+    generatorCpus,
+    ports,
+    chain,
+    env,
+    limits,
+    files,
+    fileArgs,
+    run,
+  };
 }
 
 /** The generator's cgroup, and a STATE profile restored into the run's volume. */
@@ -175,20 +212,36 @@ async function prepareComposeNode(stack, p, { runId, log, signal }) {
   if (stateVolume) {
     const { ensureBase } = require('../install/images');
     const bin = await client.ensureBinary(s, log); // the state is built with the same geth version on this host
-    const restored = await restoreComposeState(s, { bin, version: s.CLIENT_VERSION || client.binaryVersion(bin), volume: stateVolume, docker, baseRef: await ensureBase(log), log, signal });
+    const restored = await restoreComposeState(s, {
+      bin,
+      version: s.CLIENT_VERSION || client.binaryVersion(bin),
+      volume: stateVolume,
+      docker,
+      baseRef: await ensureBase(log),
+      log,
+      signal,
+    });
     stack.state = restored.state;
-    stack.cleanups.push(() => (s.KEEP === 'none' ? restored.remove() : log(`KEEP=${s.KEEP}: volume ${stateVolume} kept`)));
+    stack.cleanups.push(() =>
+      s.KEEP === 'none' ? restored.remove() : log(`KEEP=${s.KEEP}: volume ${stateVolume} kept`),
+    );
   }
   stack.freshChain = s.NODE_VOLUME ? !(await ensureVolume(s, log)) : true;
 }
 
-/** `compose down` (after saving the node's logs) as a cleanup, registered before up so that a failed up is cleaned too. */
+/**
+ * `compose down` (after saving the node's logs) as a cleanup, registered before up so that a failed up is cleaned too.
+ */
 function registerDown(stack, p, { workDir, log }) {
   const { s, c, project, fileArgs, env, run } = p;
   const nodeLog = path.join(workDir, 'node.log');
   stack.nodeLog = nodeLog;
   let down = false;
-  stack.leftovers.unshift(() => (down ? null : { what: `compose project ${project} (containers, volumes, network)`, command: stopCommand(c, fileArgs, env) }));
+  stack.leftovers.unshift(() =>
+    down
+      ? null
+      : { what: `compose project ${project} (containers, volumes, network)`, command: stopCommand(c, fileArgs, env) },
+  );
   stack.cleanups.push(async () => {
     if (!(await engineAnswers())) throw engineLostError(project, stopCommand(c, fileArgs, env));
     const logs = await run(['logs', '--no-color', '--tail', '2000', 'node']);
@@ -201,16 +254,21 @@ function registerDown(stack, p, { workDir, log }) {
     const r = await run(args, { onLine: (l) => /^(Traceback|\s|\[\d+\] Failed)/.test(l) || log(`compose down: ${l}`) });
     if (r.code !== 0) throw await downFailedError(project, r, stopCommand(c, fileArgs, env));
     down = true;
-    log(`compose project ${project} is down${s.KEEP === 'volume' ? ' (volumes kept: KEEP=volume)' : ' with its volumes'}`);
+    log(
+      `compose project ${project} is down${s.KEEP === 'volume' ? ' (volumes kept: KEEP=volume)' : ' with its volumes'}`,
+    );
   });
 }
 
 /** `compose up`, then the id and name of each service's container. */
 async function composeUp(p, log) {
   const { c, project, engineVersion, files, nodeCpus, run } = p;
-  log(`starting compose project ${project} (${c.argv.join(' ')} ${c.version}, engine ${engineVersion}): ${files.map((f) => path.basename(f)).join(', ')}; node on cpus ${nodeCpus}`);
+  log(
+    `starting compose project ${project} (${c.argv.join(' ')} ${c.version}, engine ${engineVersion}): ${files.map((f) => path.basename(f)).join(', ')}; node on cpus ${nodeCpus}`,
+  );
   const up = await run(['up', '-d', '--no-build'], { onLine: (l) => log(`compose up: ${l}`) });
-  if (up.code !== 0) throw new Error(`compose up exited with status ${up.code}: ${up.out.trim().split('\n').slice(-3).join(' / ')}`);
+  if (up.code !== 0)
+    throw new Error(`compose up exited with status ${up.code}: ${up.out.trim().split('\n').slice(-3).join(' / ')}`);
 
   const containers = {};
   for (const svc of ['node', 'cadvisor', 'prometheus', ...(p.grafana ? ['grafana'] : [])]) {
@@ -267,7 +325,8 @@ async function watchNodeContainer(stack, containers) {
     } catch {
       // the engine is busy; try again, unless it stopped answering altogether
       engineMisses++;
-      if (engineMisses >= ENGINE_MISSES && !exitInfo && !(await engineAnswers())) report({ message: `the Docker engine stopped answering (${docker.SOCKET})` });
+      if (engineMisses >= ENGINE_MISSES && !exitInfo && !(await engineAnswers()))
+        report({ message: `the Docker engine stopped answering (${docker.SOCKET})` });
     } finally {
       polling = false;
     }
@@ -283,7 +342,8 @@ async function watchNodeContainer(stack, containers) {
       if (![204, 304].includes(stop.status)) throw new Error(`cannot stop the node container: HTTP ${stop.status}`);
       await between();
       const start = await docker.engine('POST', `/containers/${id}/start`, { timeoutMs: 60000 });
-      if (![204, 304].includes(start.status)) throw new Error(`cannot start the node container again: HTTP ${start.status}`);
+      if (![204, 304].includes(start.status))
+        throw new Error(`cannot start the node container again: HTTP ${start.status}`);
       startedAt = (await docker.inspectContainer(id)).State.StartedAt;
       await nodeIoCounters(stack, id); // a new process in a new cgroup
     } finally {
@@ -297,19 +357,26 @@ async function waitForServices(stack, p, containers, { host, promUrl, log, signa
   const { s, ports, chain } = p;
   const nodeGone = async () => {
     const info = await docker.inspectContainer(containers.node.id);
-    if (!info || info.State.Status !== 'running') return `the node container exited while the stack was starting (status ${info ? info.State.ExitCode : 'removed'}); see node.log`;
+    if (!info || info.State.Status !== 'running')
+      return `the node container exited while the stack was starting (status ${info ? info.State.ExitCode : 'removed'}); see node.log`;
     return null;
   };
   const timeoutS = s.STACK_TIMEOUT_S;
   const opts = (what) => ({ timeoutS, what, signal, onExit: nodeGone });
   log(`waiting for the services to be ready (STACK_TIMEOUT_S=${timeoutS})`);
   await waitUntil(() => httpOk(`${promUrl}/-/ready`), opts('service prometheus did not become ready'));
-  await waitUntil(() => httpOk(`http://${host}:${ports.cadvisor}/healthz`), opts('service cadvisor did not become ready'));
-  await waitUntil(async () => {
-    const q = new URLSearchParams({ query: `container_cpu_usage_seconds_total{name="${containers.node.name}"}` });
-    const body = await (await fetch(`${promUrl}/api/v1/query?${q}`, { signal: AbortSignal.timeout(3000) })).json();
-    return body.data && body.data.result.length > 0;
-  }, opts(`Prometheus has no cAdvisor series for the node container ${containers.node.name}`));
+  await waitUntil(
+    () => httpOk(`http://${host}:${ports.cadvisor}/healthz`),
+    opts('service cadvisor did not become ready'),
+  );
+  await waitUntil(
+    async () => {
+      const q = new URLSearchParams({ query: `container_cpu_usage_seconds_total{name="${containers.node.name}"}` });
+      const body = await (await fetch(`${promUrl}/api/v1/query?${q}`, { signal: AbortSignal.timeout(3000) })).json();
+      return body.data && body.data.result.length > 0;
+    },
+    opts(`Prometheus has no cAdvisor series for the node container ${containers.node.name}`),
+  );
   await waitUntil(async () => {
     stack.client.version = chain.clientVersion
       ? await chain.clientVersion(stack.rpcUrl, { signal })
@@ -318,7 +385,10 @@ async function waitForServices(stack, p, containers, { host, promUrl, log, signa
   }, opts('the node did not answer JSON-RPC'));
   if (p.client.metrics && p.client.metrics.requests) stack.requestsMetric = p.client.metrics;
   if (p.grafana) {
-    await waitUntil(() => httpOk(`http://${host}:${ports.grafana}/api/health`), opts('service grafana did not become ready'));
+    await waitUntil(
+      () => httpOk(`http://${host}:${ports.grafana}/api/health`),
+      opts('service grafana did not become ready'),
+    );
     stack.grafanaUrl = `http://${host}:${ports.grafana}`;
     log(`Grafana (live dashboards, anonymous view) at ${stack.grafanaUrl}/dashboards`);
   }
@@ -327,11 +397,17 @@ async function waitForServices(stack, p, containers, { host, promUrl, log, signa
 /** The node's record, its I/O counters, its data folder and the CPU sources of the ready stack. */
 async function describeNode(stack, p, containers, promUrl) {
   if (p.limits) stack.limits = p.limits.record;
-  stack.node = { container: containers.node.name, container_id: containers.node.id, cpus: p.nodeCpus, rpc_url: stack.rpcUrl };
+  stack.node = {
+    container: containers.node.name,
+    container_id: containers.node.id,
+    cpus: p.nodeCpus,
+    rpc_url: stack.rpcUrl,
+  };
   await nodeIoCounters(stack, containers.node.id);
   const nodeInfo = await docker.inspectContainer(containers.node.id);
   const dataMount = (nodeInfo.Mounts || []).find((x) => x.Destination === '/data');
-  if (dataMount) stack.nodeDataDir = dataMount.Source; // the node's volume on this host: COLD=yes evicts it from the page cache
+  // the node's volume on this host: COLD=yes evicts it from the page cache
+  if (dataMount) stack.nodeDataDir = dataMount.Source;
   stack.cpu = cadvisorSource(promUrl, containers.node.name);
   stack.cpuCheck = dockerStatsSource(containers.node.id);
   stack.prometheus = {
@@ -349,8 +425,18 @@ async function startCompose(scenario, { runId, workDir, log, signal, onStack }) 
   const p = await planCompose(scenario, { runId, workDir, log });
   const { s, c, client, images, project, ports } = p;
   const stack = {
-    cleanups: [], leftovers: [], runtime: 'compose', generatorCpus: p.generatorCpus, project,
-    compose: { command: c.argv.join(' '), version: c.version, engine: p.engineVersion, project, files: p.files.map((f) => path.relative(ROOT, f)) },
+    cleanups: [],
+    leftovers: [],
+    runtime: 'compose',
+    generatorCpus: p.generatorCpus,
+    project,
+    compose: {
+      command: c.argv.join(' '),
+      version: c.version,
+      engine: p.engineVersion,
+      project,
+      files: p.files.map((f) => path.relative(ROOT, f)),
+    },
     images,
     client: { name: s.CLIENT, version: null, image: images.node.ref, image_id: images.node.id },
   };
@@ -369,7 +455,8 @@ async function startCompose(scenario, { runId, workDir, log, signal, onStack }) 
     stack.rpcUrl = `${client.compose.rpc.scheme}://${host}:${ports.rpc}`;
     stack.wsUrl = stack.rpcUrl.startsWith('ws') ? stack.rpcUrl : `ws://${host}:${ports.ws}`;
     // A client that builds blocks only when asked (nethermind's spaceneth) is asked every DEV_BLOCK_TIME_S.
-    if (client.newBlockMethod) stack.cleanups.push(blockTicker(stack.rpcUrl, client.newBlockMethod, s.DEV_BLOCK_TIME_S, log));
+    if (client.newBlockMethod)
+      stack.cleanups.push(blockTicker(stack.rpcUrl, client.newBlockMethod, s.DEV_BLOCK_TIME_S, log));
     const promUrl = `http://${host}:${ports.prometheus}`;
     await waitForServices(stack, p, containers, { host, promUrl, log, signal });
     await describeNode(stack, p, containers, promUrl);
@@ -398,7 +485,14 @@ async function composeLimits(s, workDir, log) {
   const text = composeOverride(limits, device);
   fs.writeFileSync(file, text);
   log(`node limits: ${describeLimits(s, device)}`);
-  return { file, record: { memory_bytes: limits.memoryBytes, device: device ? device.dev : null, compose: JSON.parse(text).services.node } };
+  return {
+    file,
+    record: {
+      memory_bytes: limits.memoryBytes,
+      device: device ? device.dev : null,
+      compose: JSON.parse(text).services.node,
+    },
+  };
 }
 
 /** The Docker engine's data root and the disk it is on (its volumes hold the node's data). */
@@ -408,14 +502,20 @@ async function dockerDataDevice() {
   return { root, device: blockDeviceOf(root) };
 }
 
-/** The node container's cgroup counters of disk I/O and major faults (measure/io.js), read on this host; left unset when its cgroup is not found. */
+/**
+ * The node container's cgroup counters of disk I/O and major faults (measure/io.js), read on this host; left unset when
+ * its cgroup is not found.
+ */
 async function nodeIoCounters(stack, id) {
   const info = await docker.inspectContainer(id);
   const dirs = info && info.State.Pid ? cgroupDirsOfPid(info.State.Pid) : null;
   if (!dirs) return;
   if (!stack.dataDevice) stack.dataDevice = (await dockerDataDevice()).device;
   const counting = enableIoCounting(dirs.blkio, stack.dataDevice);
-  stack.ioCounters = cgroupIoSource({ memory: dirs.memory, blkio: counting ? dirs.blkio : null }, `cgroup of the node container (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault)`);
+  stack.ioCounters = cgroupIoSource(
+    { memory: dirs.memory, blkio: counting ? dirs.blkio : null },
+    `cgroup of the node container (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault)`,
+  );
 }
 
 /**
@@ -440,14 +540,21 @@ function dockerStatsSource(id) {
   };
 }
 
-/** NODE_VOLUME: created when missing, restored from SNAPSHOT when that is given and the volume is new. Resolves whether it holds a chain already. */
+/**
+ * NODE_VOLUME: created when missing, restored from SNAPSHOT when that is given and the volume is new. Resolves whether
+ * it holds a chain already.
+ */
 async function ensureVolume(s, log) {
   const existing = await docker.engine('GET', `/volumes/${encodeURIComponent(s.NODE_VOLUME)}`);
   if (existing.status === 200) {
-    log(`node data: volume ${s.NODE_VOLUME} (kept from an earlier run)${s.SNAPSHOT ? '; SNAPSHOT not restored over it' : ''}`);
+    log(
+      `node data: volume ${s.NODE_VOLUME} (kept from an earlier run)${s.SNAPSHOT ? '; SNAPSHOT not restored over it' : ''}`,
+    );
     return true;
   }
-  const made = await docker.engine('POST', '/volumes/create', { body: { Name: s.NODE_VOLUME, Labels: { 'io.chainperf.volume': 'node-data' } } });
+  const made = await docker.engine('POST', '/volumes/create', {
+    body: { Name: s.NODE_VOLUME, Labels: { 'io.chainperf.volume': 'node-data' } },
+  });
   if (made.status !== 201) throw new Error(`cannot create volume ${s.NODE_VOLUME}: HTTP ${made.status}`);
   if (!s.SNAPSHOT) {
     log(`node data: new volume ${s.NODE_VOLUME}`);
@@ -458,8 +565,24 @@ async function ensureVolume(s, log) {
   const { BASE_REF, ensureBase } = require('../install/images');
   await ensureBase(log);
   const { runWithProgress } = require('../install/progress');
-  await runWithProgress('docker', ['run', '--rm', '-v', `${s.NODE_VOLUME}:/data`, '-v', `${path.dirname(snap)}:/snapshot:ro`, BASE_REF,
-    'tar', '-xf', `/snapshot/${path.basename(snap)}`, '-C', '/data'], { label: `restoring ${path.basename(snap)}`, log });
+  await runWithProgress(
+    'docker',
+    [
+      'run',
+      '--rm',
+      '-v',
+      `${s.NODE_VOLUME}:/data`,
+      '-v',
+      `${path.dirname(snap)}:/snapshot:ro`,
+      BASE_REF,
+      'tar',
+      '-xf',
+      `/snapshot/${path.basename(snap)}`,
+      '-C',
+      '/data',
+    ],
+    { label: `restoring ${path.basename(snap)}`, log },
+  );
   return true;
 }
 

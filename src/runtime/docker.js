@@ -11,22 +11,31 @@ const SOCKET = process.env.DOCKER_SOCKET || '/var/run/docker.sock';
 /** One request to the engine's API; resolves {status, body} (body parsed when JSON). */
 function engine(method, path, { timeoutMs = 10000, body } = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath: SOCKET, method, path, timeout: timeoutMs, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        let parsed = text;
-        if ((res.headers['content-type'] || '').includes('json')) {
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            // keep the text
+    const req = http.request(
+      {
+        socketPath: SOCKET,
+        method,
+        path,
+        timeout: timeoutMs,
+        headers: body ? { 'content-type': 'application/json' } : {},
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let parsed = text;
+          if ((res.headers['content-type'] || '').includes('json')) {
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              // keep the text
+            }
           }
-        }
-        resolve({ status: res.statusCode, body: parsed });
-      });
-    });
+          resolve({ status: res.statusCode, body: parsed });
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`Docker engine: ${method} ${path} timed out after ${timeoutMs} ms`)));
     req.on('error', reject);
     if (body) req.write(JSON.stringify(body));
@@ -42,13 +51,20 @@ let engineVersion;
  */
 function engineVersionSync() {
   if (engineVersion !== undefined) return engineVersion;
-  const r = spawnSync(process.execPath, ['-e', `
+  const r = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `
     const http = require('node:http');
     const req = http.get({ socketPath: ${JSON.stringify(SOCKET)}, path: '/version', timeout: 3000 }, (res) => {
       let t = ''; res.on('data', (c) => { t += c; }); res.on('end', () => { try { process.stdout.write(JSON.parse(t).Version || ''); } catch {} });
     });
     req.on('timeout', () => req.destroy()); req.on('error', () => {});
-  `], { encoding: 'utf8', timeout: 5000 });
+  `,
+    ],
+    { encoding: 'utf8', timeout: 5000 },
+  );
   engineVersion = r.status === 0 && r.stdout ? r.stdout.trim() : null;
   return engineVersion;
 }
@@ -57,7 +73,8 @@ function engineVersionSync() {
 async function inspectContainer(nameOrId) {
   const r = await engine('GET', `/containers/${encodeURIComponent(nameOrId)}/json`);
   if (r.status === 404) return null;
-  if (r.status !== 200) throw new Error(`Docker engine: inspect ${nameOrId}: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+  if (r.status !== 200)
+    throw new Error(`Docker engine: inspect ${nameOrId}: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
   return r.body;
 }
 
@@ -106,7 +123,9 @@ let composeCmd;
  */
 function findCompose() {
   if (composeCmd !== undefined) return composeCmd;
-  const candidates = process.env.COMPOSE_COMMAND ? [process.env.COMPOSE_COMMAND.split(/\s+/)] : [['docker', 'compose'], ['docker-compose']];
+  const candidates = process.env.COMPOSE_COMMAND
+    ? [process.env.COMPOSE_COMMAND.split(/\s+/)]
+    : [['docker', 'compose'], ['docker-compose']];
   composeCmd = null;
   for (const argv of candidates) {
     const r = spawnSync(argv[0], [...argv.slice(1), 'version', '--short'], { encoding: 'utf8', timeout: 15000 });
@@ -128,7 +147,11 @@ function compose(args, { env, cwd, onLine = () => {}, timeoutMs = 0, argv } = {}
   const c = argv ? { argv } : findCompose();
   if (!c) return Promise.reject(new Error('neither `docker compose` (v2) nor `docker-compose` (v1) is installed'));
   return new Promise((resolve, reject) => {
-    const child = spawn(c.argv[0], [...c.argv.slice(1), ...args], { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(c.argv[0], [...c.argv.slice(1), ...args], {
+      env: { ...process.env, ...env },
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let partial = '';
     const onData = (buf) => {
@@ -148,4 +171,14 @@ function compose(args, { env, cwd, onLine = () => {}, timeoutMs = 0, argv } = {}
   });
 }
 
-module.exports = { engine, engineVersionSync, inspectContainer, containerCpu, inspectImage, projectLeftovers, findCompose, compose, SOCKET };
+module.exports = {
+  engine,
+  engineVersionSync,
+  inspectContainer,
+  containerCpu,
+  inspectImage,
+  projectLeftovers,
+  findCompose,
+  compose,
+  SOCKET,
+};

@@ -34,14 +34,18 @@ function withoutTraceback(out) {
 
 /** The error for an engine that stopped answering, naming the project left and the command that removes it. */
 function engineLostError(project, removeCommand) {
-  return new Error(`the Docker engine stopped answering (${docker.SOCKET}); compose project ${project} is left behind: once the engine is back, run: ${removeCommand}`);
+  return new Error(
+    `the Docker engine stopped answering (${docker.SOCKET}); compose project ${project} is left behind: once the engine is back, run: ${removeCommand}`,
+  );
 }
 
 /** The error for a failed `compose down`: the engine lost, or Compose's own words without a traceback. */
 async function downFailedError(project, result, removeCommand) {
   if (!(await engineAnswers())) return engineLostError(project, removeCommand);
   const why = withoutTraceback(result.out).slice(-2).join(' / ');
-  return new Error(`compose down exited with status ${result.code}${why ? `: ${why}` : ''}; to remove the project, run: ${removeCommand}`);
+  return new Error(
+    `compose down exited with status ${result.code}${why ? `: ${why}` : ''}; to remove the project, run: ${removeCommand}`,
+  );
 }
 
 module.exports = { engineAnswers, withoutTraceback, engineLostError, downFailedError };

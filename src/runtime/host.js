@@ -23,7 +23,10 @@ const { restoreHostState } = require('../state/restore');
 /** "0-2" style list of cpus [from, to). */
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
 
-/** The node's and the generator's cgroups, when cgroups are writable here; null otherwise (taskset and /proc/PID/stat then). */
+/**
+ * The node's and the generator's cgroups, when cgroups are writable here; null otherwise (taskset and /proc/PID/stat
+ * then).
+ */
 function hostGroups(stack, { runId, nodeCpus, generatorCpus, ncpu, log }) {
   if (!cgroupsUsable()) {
     log('cgroups are not writable here: pinning with taskset and reading CPU from /proc/PID/stat instead');
@@ -43,12 +46,16 @@ async function prepareHostData(stack, s, group, { bin, version, workDir, log, si
   fs.mkdirSync(dataDir, { recursive: true });
   if (s.STATE !== 'dev') {
     stack.state = await restoreHostState(s, { bin, version, dataDir, log, signal });
-    stack.freshChain = !stack.state.manifest.history; // a state with its history built in gets none; one without, the run's own
+    // a state with its history built in gets none; one without, the run's own
+    stack.freshChain = !stack.state.manifest.history;
   }
   stack.limits = applyHostLimits(s, group, dataDir, log);
   if (group && group.version === 1) {
     const counting = enableIoCounting(group.blkio, blockDeviceOf(dataDir));
-    stack.ioCounters = cgroupIoSource({ memory: group.memory, blkio: counting ? group.blkio : null }, `cgroup ${group.name} (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault)`);
+    stack.ioCounters = cgroupIoSource(
+      { memory: group.memory, blkio: counting ? group.blkio : null },
+      `cgroup ${group.name} (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault)`,
+    );
   }
   return dataDir;
 }
@@ -69,7 +76,10 @@ function runNodeProcess(stack, { group, argv, spawnOpts, nodeLog }) {
     c.on('exit', (code, sig) => {
       if (c !== child || restarting) return;
       // Killed by the kernel for the group's memory limit (MEMORY_MB): said as such, as compose says OOM.
-      exitInfo = { code, signal: sig === 'SIGKILL' && group && group.memory && oomKills(group.memory) > 0 ? 'OOM' : sig };
+      exitInfo = {
+        code,
+        signal: sig === 'SIGKILL' && group && group.memory && oomKills(group.memory) > 0 ? 'OOM' : sig,
+      };
       for (const fn of exitListeners) fn(exitInfo);
     });
     return c;
@@ -99,19 +109,27 @@ function runNodeProcess(stack, { group, argv, spawnOpts, nodeLog }) {
     if (!group) stack.cpu = pidSource(child.pid);
     else stack.cpuCheck = pidSource(child.pid);
   };
-  if (!group) stack.leftovers.push(() => (exitInfo ? null : { what: `node process ${child.pid}`, command: `kill ${child.pid}` }));
+  if (!group)
+    stack.leftovers.push(() => (exitInfo ? null : { what: `node process ${child.pid}`, command: `kill ${child.pid}` }));
   stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
   return () => child;
 }
 
 /** The node's record, its URLs and its CPU sources. */
 function describeHostNode(stack, { s, client, cmd, group, child, nodeCpus, log }) {
-  stack.node = { pid: child.pid, cpus: nodeCpus, rpc_url: cmd.rpcUrl, ws_url: cmd.wsUrl || null, metrics_url: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null };
+  stack.node = {
+    pid: child.pid,
+    cpus: nodeCpus,
+    rpc_url: cmd.rpcUrl,
+    ws_url: cmd.wsUrl || null,
+    metrics_url: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null,
+  };
   if (cmd.pprofUrl) stack.node.pprof_url = cmd.pprofUrl;
   stack.rpcUrl = cmd.rpcUrl;
   stack.wsUrl = cmd.wsUrl || (/^wss?:/.test(cmd.rpcUrl) ? cmd.rpcUrl : undefined);
   if (client.metrics && client.metrics.requests) stack.requestsMetric = client.metrics;
-  if (client.newBlockMethod) stack.cleanups.push(blockTicker(cmd.rpcUrl, client.newBlockMethod, s.DEV_BLOCK_TIME_S, log));
+  if (client.newBlockMethod)
+    stack.cleanups.push(blockTicker(cmd.rpcUrl, client.newBlockMethod, s.DEV_BLOCK_TIME_S, log));
 
   // The cgroup counts the whole process tree; /proc/PID/stat of the node process is the independent cross-check.
   stack.cpu = group ? cgroupSource(group) : pidSource(child.pid);
@@ -123,16 +141,27 @@ function describeHostNode(stack, { s, client, cmd, group, child, nodeCpus, log }
 /** Prometheus beside the node, scraping its metrics. */
 async function startHostPrometheus(stack, { promBin, workDir, runId, cmd, signal, log }) {
   const prom = await startPrometheus({
-    bin: promBin, workDir, port: await freePort(), runId, target: cmd.metrics.target, metricsPath: cmd.metrics.path, signal,
+    bin: promBin,
+    workDir,
+    port: await freePort(),
+    runId,
+    target: cmd.metrics.target,
+    metricsPath: cmd.metrics.path,
+    signal,
   });
   stack.cleanups.push(() => prom.stop());
-  stack.leftovers.push(() => (prom.child.exitCode === null && prom.child.signalCode === null ? { what: `Prometheus process ${prom.child.pid}`, command: `kill -9 ${prom.child.pid}` } : null));
+  stack.leftovers.push(() =>
+    prom.child.exitCode === null && prom.child.signalCode === null
+      ? { what: `Prometheus process ${prom.child.pid}`, command: `kill -9 ${prom.child.pid}` }
+      : null,
+  );
   stack.prometheus = { ...prom, version: prometheusVersion(promBin) };
   log(`Prometheus ${stack.prometheus.version} at ${prom.url} scraping ${cmd.metrics.target}`);
 }
 
 /**
- * @returns {Promise<object>} the stack: rpcUrl (HTTP, for the toolkit's own calls), wsUrl, cpu sources, node info, onNodeExit, teardown
+ * @returns {Promise<object>} the stack: rpcUrl (HTTP, for the toolkit's own calls), wsUrl, cpu sources, node info,
+ * onNodeExit, teardown
  */
 async function startHost(s, { runId, workDir, log, signal, onStack }) {
   const client = clients[s.CLIENT];
@@ -144,7 +173,20 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
   const generatorCpus = s.CORES < ncpu ? cpuList(s.CORES, ncpu) : null;
 
   const binarySha256 = crypto.createHash('sha256').update(fs.readFileSync(bin)).digest('hex');
-  const stack = { cleanups: [], leftovers: [], runtime: 'host', freshChain: true, generatorCpus, client: { name: s.CLIENT, version, binary: bin, binary_sha256: binarySha256, ...(client.kind && client.kind !== 'node' ? { kind: client.kind } : {}) } };
+  const stack = {
+    cleanups: [],
+    leftovers: [],
+    runtime: 'host',
+    freshChain: true,
+    generatorCpus,
+    client: {
+      name: s.CLIENT,
+      version,
+      binary: bin,
+      binary_sha256: binarySha256,
+      ...(client.kind && client.kind !== 'node' ? { kind: client.kind } : {}),
+    },
+  };
   attachTeardown(stack, log);
   if (onStack) onStack(stack); // what it has started so far, should the run be forced to exit
 
@@ -161,7 +203,8 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
     const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', nodeCpus, bin, ...cmd.args];
     log(`starting ${s.CLIENT} ${version} on cpus ${nodeCpus}: ${path.basename(bin)} ${cmd.args.join(' ')}`);
     // NODE_PROFILE=cpu: what the client needs for perf to name its frames (a Node.js process: its JIT map).
-    const spawnOpts = s.NODE_PROFILE === 'cpu' && client.profileEnv ? { env: { ...process.env, ...client.profileEnv } } : {};
+    const spawnOpts =
+      s.NODE_PROFILE === 'cpu' && client.profileEnv ? { env: { ...process.env, ...client.profileEnv } } : {};
     const child = runNodeProcess(stack, { group, argv, spawnOpts, nodeLog })();
     stack.nodeLog = nodeLog;
     stack.nodeDataDir = dataDir; // COLD=yes evicts it from the page cache

@@ -68,10 +68,12 @@ function blockDeviceOf(dir, sysRoot = '/sys') {
     }
   }
   const major = Math.floor(st.dev / 256) & 0xfff;
-  const minor = (st.dev & 0xff) | ((Math.floor(st.dev / 4096) & 0xfff00));
+  const minor = (st.dev & 0xff) | (Math.floor(st.dev / 4096) & 0xfff00);
   const sys = path.join(sysRoot, 'dev', 'block', `${major}:${minor}`);
   if (major === 0 || !fs.existsSync(sys)) {
-    return { error: `${at} is on no block device (device ${major}:${minor}, e.g. tmpfs or overlay): disk limits cannot be enforced there` };
+    return {
+      error: `${at} is on no block device (device ${major}:${minor}, e.g. tmpfs or overlay): disk limits cannot be enforced there`,
+    };
   }
   let disk = fs.realpathSync(sys);
   if (fs.existsSync(path.join(disk, 'partition'))) disk = path.dirname(disk);
@@ -90,22 +92,38 @@ function limitProblems(s, kernel, at) {
   const errors = [];
   const limits = limitsOf(s);
   if (s.RUNTIME === 'attach') {
-    for (const key of LIMIT_KEYS) if (s[key]) errors.push(`${at(key)}: ${key}: RUNTIME=attach measures a node chainperf did not start; it cannot limit it (use RUNTIME=host or compose)`);
-    if (s.COLD === 'yes') errors.push(`${at('COLD')}: COLD=yes restarts the node before each window, which RUNTIME=attach cannot do`);
+    for (const key of LIMIT_KEYS)
+      if (s[key])
+        errors.push(
+          `${at(key)}: ${key}: RUNTIME=attach measures a node chainperf did not start; it cannot limit it (use RUNTIME=host or compose)`,
+        );
+    if (s.COLD === 'yes')
+      errors.push(`${at('COLD')}: COLD=yes restarts the node before each window, which RUNTIME=attach cannot do`);
     return errors;
   }
   if (limits) {
-    const why = kernel.version === 2
-      ? 'this machine has cgroup v2, and chainperf applies limits through cgroup v1 files'
-      : kernel.version === 0 ? 'no cgroup filesystem is mounted at /sys/fs/cgroup' : null;
+    const why =
+      kernel.version === 2
+        ? 'this machine has cgroup v2, and chainperf applies limits through cgroup v1 files'
+        : kernel.version === 0
+          ? 'no cgroup filesystem is mounted at /sys/fs/cgroup'
+          : null;
     if (s.MEMORY_MB) {
-      if (why || !kernel.memory) errors.push(`${at('MEMORY_MB')}: MEMORY_MB: the kernel cannot enforce a memory limit here (${why || 'no cgroup v1 memory controller: see /proc/cgroups'})`);
+      if (why || !kernel.memory)
+        errors.push(
+          `${at('MEMORY_MB')}: MEMORY_MB: the kernel cannot enforce a memory limit here (${why || 'no cgroup v1 memory controller: see /proc/cgroups'})`,
+        );
     }
     for (const key of Object.keys(DISK_KEYS)) {
-      if (s[key] && (why || !kernel.blkio)) errors.push(`${at(key)}: ${key}: the kernel cannot throttle block I/O here (${why || 'no cgroup v1 blkio controller with throttle files: see /proc/cgroups'})`);
+      if (s[key] && (why || !kernel.blkio))
+        errors.push(
+          `${at(key)}: ${key}: the kernel cannot throttle block I/O here (${why || 'no cgroup v1 blkio controller with throttle files: see /proc/cgroups'})`,
+        );
     }
     if (s.RUNTIME === 'host' && !kernel.writable && !errors.length) {
-      errors.push(`${at(LIMIT_KEYS.find((k) => s[k]))}: resource limits need a writable cgroup filesystem (run as root) for RUNTIME=host`);
+      errors.push(
+        `${at(LIMIT_KEYS.find((k) => s[k]))}: resource limits need a writable cgroup filesystem (run as root) for RUNTIME=host`,
+      );
     }
   }
   return errors;
@@ -117,7 +135,12 @@ function cgroupSettings(limits, device) {
   if (limits.memoryBytes) {
     out.push({ controller: 'memory', file: 'memory.limit_in_bytes', value: String(limits.memoryBytes) });
     // Where swap is accounted, the same bound on memory+swap: the limit is not escaped by swapping.
-    out.push({ controller: 'memory', file: 'memory.memsw.limit_in_bytes', value: String(limits.memoryBytes), optional: true });
+    out.push({
+      controller: 'memory',
+      file: 'memory.memsw.limit_in_bytes',
+      value: String(limits.memoryBytes),
+      optional: true,
+    });
   }
   for (const [key, value] of Object.entries(limits.disk)) {
     out.push({ controller: 'blkio', file: DISK_KEYS[key].file, value: `${device.majmin} ${value}` });
@@ -149,7 +172,8 @@ function composeOverride(limits, device) {
     node.memswap_limit = limits.memoryBytes; // no swap beyond the limit
   }
   const blkio = {};
-  for (const [key, value] of Object.entries(limits.disk)) blkio[DISK_KEYS[key].compose] = [{ path: device.dev, rate: value }];
+  for (const [key, value] of Object.entries(limits.disk))
+    blkio[DISK_KEYS[key].compose] = [{ path: device.dev, rate: value }];
   if (Object.keys(blkio).length) node.blkio_config = blkio;
   return `${JSON.stringify({ services: { node } }, null, 2)}\n`;
 }
@@ -161,7 +185,8 @@ function composeOverride(limits, device) {
 function applyHostLimits(s, group, dataDir, log) {
   const limits = limitsOf(s);
   if (!limits) return null;
-  if (!group || group.version !== 1) throw new Error('resource limits need cgroup v1 groups, which this run could not create');
+  if (!group || group.version !== 1)
+    throw new Error('resource limits need cgroup v1 groups, which this run could not create');
   const device = Object.keys(limits.disk).length ? blockDeviceOf(dataDir) : null;
   if (device && device.error) throw new Error(device.error);
   const applied = applyCgroupSettings({ memory: group.memory, blkio: group.blkio }, cgroupSettings(limits, device));
@@ -189,10 +214,23 @@ function memoryWarning(s) {
 function describeLimits(s, device) {
   const parts = [];
   if (s.MEMORY_MB) parts.push(`memory ${s.MEMORY_MB} MB (page cache included)`);
-  for (const key of Object.keys(DISK_KEYS)) if (s[key]) parts.push(`${key.toLowerCase().replace('disk_', '').replace('_', ' ')} ${s[key]}`);
+  for (const key of Object.keys(DISK_KEYS))
+    if (s[key]) parts.push(`${key.toLowerCase().replace('disk_', '').replace('_', ' ')} ${s[key]}`);
   return `${parts.join(', ')}${device && Object.keys(DISK_KEYS).some((k) => s[k]) ? ` on ${device.dev} (${device.majmin})` : ''}`;
 }
 
 module.exports = {
-  DISK_KEYS, LIMIT_KEYS, limitsOf, probeKernel, blockDeviceOf, limitProblems, cgroupSettings, applyCgroupSettings, composeOverride, describeLimits, applyHostLimits, oomKills, memoryWarning,
+  DISK_KEYS,
+  LIMIT_KEYS,
+  limitsOf,
+  probeKernel,
+  blockDeviceOf,
+  limitProblems,
+  cgroupSettings,
+  applyCgroupSettings,
+  composeOverride,
+  describeLimits,
+  applyHostLimits,
+  oomKills,
+  memoryWarning,
 };

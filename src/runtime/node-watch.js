@@ -45,9 +45,17 @@ function watchAttachedNode({ pid, metricsUrl, rpcUrl, periodMs = 1000, timeoutMs
     try {
       const metricsUp = metricsUrl ? await answers(metricsUrl, timeoutMs) : false;
       // Any JSON-RPC answer, an error too (a Substrate node has no web3_clientVersion), means the node is there.
-      const rpcUp = metricsUp || (await rpcCall(rpcUrl, 'web3_clientVersion', [], { timeoutMs }).then(() => true, (err) => typeof err.code === 'number'));
+      const rpcUp =
+        metricsUp ||
+        (await rpcCall(rpcUrl, 'web3_clientVersion', [], { timeoutMs }).then(
+          () => true,
+          (err) => typeof err.code === 'number',
+        ));
       misses = metricsUp || rpcUp ? 0 : misses + 1;
-      if (misses >= MISSES) gone(`the node stopped answering: neither its metrics endpoint (METRICS_URL) nor RPC_URL answered ${MISSES} checks in a row`);
+      if (misses >= MISSES)
+        gone(
+          `the node stopped answering: neither its metrics endpoint (METRICS_URL) nor RPC_URL answered ${MISSES} checks in a row`,
+        );
     } finally {
       busy = false;
     }

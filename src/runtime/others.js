@@ -12,7 +12,9 @@ const { runsRoot } = require('./cgroup');
 function hasProcesses(dir) {
   try {
     if (fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').trim()) return true;
-    return fs.readdirSync(dir, { withFileTypes: true }).some((e) => e.isDirectory() && hasProcesses(path.join(dir, e.name)));
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .some((e) => e.isDirectory() && hasProcesses(path.join(dir, e.name)));
   } catch {
     return false; // gone meanwhile, or not readable
   }
@@ -21,7 +23,8 @@ function hasProcesses(dir) {
 /** Run ids of the other chainperf runs with a process in their cgroups now. */
 function otherRuns(runId, root = runsRoot()) {
   if (!root || !fs.existsSync(root)) return [];
-  return fs.readdirSync(root, { withFileTypes: true })
+  return fs
+    .readdirSync(root, { withFileTypes: true })
     .filter((e) => e.isDirectory() && e.name !== runId && hasProcesses(path.join(root, e.name)))
     .map((e) => e.name);
 }

@@ -20,7 +20,8 @@ const UNIT_S = { ns: 1e-9, us: 1e-6, ms: 1e-3, s: 1 };
 
 /**
  * The rules for one client, as [{record, expr}].
- * @param {{metrics: {requests?: string|null, failures?: string, latency?: {summary: string, unit: string}}|null}} client
+ * @param {{metrics: {requests?: string|null, failures?: string, latency?: {summary: string, unit: string}}|null}}
+ * client
  */
 function recordingRules(client) {
   const m = client.metrics || {};
@@ -28,8 +29,12 @@ function recordingRules(client) {
   if (m.requests) rules.push({ record: RULES.requests, expr: `sum(rate(${m.requests}{job="node"}[${RATE_WINDOW}]))` });
   if (m.failures) rules.push({ record: RULES.failures, expr: `sum(rate(${m.failures}{job="node"}[${RATE_WINDOW}]))` });
   if (m.latency) {
-    if (!UNIT_S[m.latency.unit]) throw new Error(`latency unit ${m.latency.unit}: expected one of ${Object.keys(UNIT_S).join(', ')}`);
-    rules.push({ record: RULES.latency, expr: `max by (quantile) (${m.latency.summary}{job="node", quantile=~"0.5|0.95|0.99"}) * ${UNIT_S[m.latency.unit]}` });
+    if (!UNIT_S[m.latency.unit])
+      throw new Error(`latency unit ${m.latency.unit}: expected one of ${Object.keys(UNIT_S).join(', ')}`);
+    rules.push({
+      record: RULES.latency,
+      expr: `max by (quantile) (${m.latency.summary}{job="node", quantile=~"0.5|0.95|0.99"}) * ${UNIT_S[m.latency.unit]}`,
+    });
   }
   return rules;
 }
@@ -37,7 +42,9 @@ function recordingRules(client) {
 /** The rule file Prometheus loads (rule_files in prometheus/compose.yml), as YAML text. */
 function rulesFile(client) {
   const rules = recordingRules(client);
-  const body = rules.map((r) => `      - record: ${r.record}\n        expr: '${r.expr.replaceAll("'", "''")}'\n`).join('');
+  const body = rules
+    .map((r) => `      - record: ${r.record}\n        expr: '${r.expr.replaceAll("'", "''")}'\n`)
+    .join('');
   return `# written per run by chainperf (src/runtime/prometheus-rules.js)\ngroups:\n  - name: chainperf-node\n    interval: 1s\n    rules:${rules.length ? `\n${body}` : ' []\n'}`;
 }
 

@@ -30,19 +30,26 @@ async function startPrometheus({ bin, workDir, port, runId, target, metricsPath,
   const config = path.join(dir, 'prometheus.yml');
   fs.writeFileSync(config, scrapeConfig({ runId, target, metricsPath }));
   const logFd = fs.openSync(path.join(dir, 'prometheus.log'), 'a');
-  const child = spawn(bin, [
-    `--config.file=${config}`,
-    `--storage.tsdb.path=${path.join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--storage.tsdb.retention.time=1d',
-  ], { stdio: ['ignore', logFd, logFd] });
+  const child = spawn(
+    bin,
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--storage.tsdb.retention.time=1d',
+    ],
+    { stdio: ['ignore', logFd, logFd] },
+  );
   fs.closeSync(logFd);
   const url = `http://127.0.0.1:${port}`;
   let exited = null;
-  child.on('exit', (code) => { exited = code; });
+  child.on('exit', (code) => {
+    exited = code;
+  });
   const deadline = Date.now() + 30000;
   for (;;) {
-    if (exited !== null) throw new Error(`Prometheus exited with status ${exited}; see ${path.join(dir, 'prometheus.log')}`);
+    if (exited !== null)
+      throw new Error(`Prometheus exited with status ${exited}; see ${path.join(dir, 'prometheus.log')}`);
     try {
       if ((await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(2000) })).ok) break;
     } catch {
@@ -80,7 +87,9 @@ function queryClient(url, { timeoutMs = QUERY_TIMEOUT_MS } = {}) {
     try {
       res = await fetch(`${url}/api/v1/query?${q}`, { signal: AbortSignal.timeout(timeoutMs) });
     } catch (err) {
-      throw new Error(`Prometheus at ${url} did not answer${err.name === 'TimeoutError' ? ` within ${timeoutMs} ms` : `: ${(err.cause && err.cause.code) || err.message}`}`);
+      throw new Error(
+        `Prometheus at ${url} did not answer${err.name === 'TimeoutError' ? ` within ${timeoutMs} ms` : `: ${(err.cause && err.cause.code) || err.message}`}`,
+      );
     }
     if (!res.ok) throw new Error(`Prometheus at ${url}: HTTP ${res.status}`);
     const body = await res.json();

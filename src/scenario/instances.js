@@ -13,10 +13,24 @@ const { parseEnvFile } = require('./parse');
 const { closest } = require('../util/strings');
 
 const INSTANCES_DIR = path.resolve(__dirname, '..', '..', 'instances');
-const INSTANCE_KEYS = ['CORES', 'MEMORY_MB', 'DISK_READ_IOPS', 'DISK_WRITE_IOPS', 'DISK_READ_MBPS', 'DISK_WRITE_MBPS', 'HOURLY_PRICE'];
+const INSTANCE_KEYS = [
+  'CORES',
+  'MEMORY_MB',
+  'DISK_READ_IOPS',
+  'DISK_WRITE_IOPS',
+  'DISK_READ_MBPS',
+  'DISK_WRITE_MBPS',
+  'HOURLY_PRICE',
+];
 
 function listInstances(dir = INSTANCES_DIR) {
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.env')).map((f) => f.slice(0, -4)).sort() : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.env'))
+        .map((f) => f.slice(0, -4))
+        .sort()
+    : [];
 }
 
 /**
@@ -28,7 +42,12 @@ function readInstance(name, dir = INSTANCES_DIR) {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name) || !fs.existsSync(file)) {
     const names = listInstances(dir);
     const near = closest(name, names);
-    return { settings: [], errors: [`no instance profile "${name}" in instances/ (shipped: ${names.join(', ')})${near ? `; did you mean ${near}?` : ''}`] };
+    return {
+      settings: [],
+      errors: [
+        `no instance profile "${name}" in instances/ (shipped: ${names.join(', ')})${near ? `; did you mean ${near}?` : ''}`,
+      ],
+    };
   }
   const rel = path.relative(process.cwd(), file);
   const parsed = parseEnvFile(file);
@@ -36,14 +55,16 @@ function readInstance(name, dir = INSTANCES_DIR) {
   const settings = [];
   for (const x of parsed.settings) {
     const where = `${rel}:${x.line}`;
-    if (!INSTANCE_KEYS.includes(x.key)) errors.push(`${where}: ${x.key}: an instance profile sets only ${INSTANCE_KEYS.join(', ')}`);
+    if (!INSTANCE_KEYS.includes(x.key))
+      errors.push(`${where}: ${x.key}: an instance profile sets only ${INSTANCE_KEYS.join(', ')}`);
     else settings.push({ key: x.key, value: x.value, where });
   }
   return { settings, errors };
 }
 
 /** Whether key's value came from the INSTANCE fragment (not overridden by the file or the environment). */
-const fromInstance = (values, sources, key) => Boolean(values.INSTANCE) && String(sources[key]).includes(path.join('instances', `${values.INSTANCE}.env:`));
+const fromInstance = (values, sources, key) =>
+  Boolean(values.INSTANCE) && String(sources[key]).includes(path.join('instances', `${values.INSTANCE}.env:`));
 
 /**
  * Caps CORES from an instance profile to this machine's cores less one (the load generator's), and says so.

@@ -30,17 +30,24 @@ function fromRegistry(spec, values, doc) {
 const clientList = () => Object.values(registry.clients());
 
 function clientDoc() {
-  const lines = clientList().map((c) => `${c.name} (${c.chains.join(', ')}${c.kind !== 'node' ? `; a ${c.kind}, labelled so` : ''}): ${c.summary || c.kind}`);
+  const lines = clientList().map(
+    (c) =>
+      `${c.name} (${c.chains.join(', ')}${c.kind !== 'node' ? `; a ${c.kind}, labelled so` : ''}): ${c.summary || c.kind}`,
+  );
   return `Node client, one of the modules in src/clients/. ${lines.join('. ')}. A client not given is the chain's default.`;
 }
 
 function versionDoc() {
-  const pinned = clientList().filter((c) => c.defaults.CLIENT_VERSION).map((c) => `${c.name}: ${c.defaults.CLIENT_VERSION}`);
+  const pinned = clientList()
+    .filter((c) => c.defaults.CLIENT_VERSION)
+    .map((c) => `${c.name}: ${c.defaults.CLIENT_VERSION}`);
   return `Client version to build, install or pull (the image tag in the compose runtime); chosen by the client when empty (${pinned.join(', ')}).`;
 }
 
 function dbEngineDoc() {
-  const per = clientList().filter((c) => c.dbEngines).map((c) => `${c.name}: ${c.dbEngines.join(' or ')}`);
+  const per = clientList()
+    .filter((c) => c.dbEngines)
+    .map((c) => `${c.name}: ${c.dbEngines.join(' or ')}`);
   return `Database engine, checked against the client (${per.join('; ')}); the first is each client's default. A client with one engine takes no other.`;
 }
 
@@ -51,113 +58,557 @@ function defaultCores() {
 
 const KEYS = {
   // What is measured
-  NAME: { type: 'string', default: '', doc: 'Scenario name used in the report path; defaults to the file name without .env. Letters, digits, _ . -, not starting with a dot (it never leads out of REPORTS_DIR).' },
-  CHAIN: fromRegistry({ type: 'enum', default: 'ethereum' }, () => Object.keys(registry.chains()), () => 'Chain family, one of the modules in src/chains/. ethereum: EVM chains through ethers. polkadot, kusama: Substrate chains of those networks (relay or parachain) through @polkadot/api; substrate: any other Substrate chain spec (dev, test network or parachain).'),
+  NAME: {
+    type: 'string',
+    default: '',
+    doc: 'Scenario name used in the report path; defaults to the file name without .env. Letters, digits, _ . -, not starting with a dot (it never leads out of REPORTS_DIR).',
+  },
+  CHAIN: fromRegistry(
+    { type: 'enum', default: 'ethereum' },
+    () => Object.keys(registry.chains()),
+    () =>
+      'Chain family, one of the modules in src/chains/. ethereum: EVM chains through ethers. polkadot, kusama: Substrate chains of those networks (relay or parachain) through @polkadot/api; substrate: any other Substrate chain spec (dev, test network or parachain).',
+  ),
   CLIENT: fromRegistry({ type: 'enum', default: 'geth' }, () => Object.keys(registry.clients()), clientDoc),
   CLIENT_VERSION: fromRegistry({ type: 'version', default: null }, () => undefined, versionDoc),
-  CLIENT_BIN: { type: 'path', default: '', doc: 'Path to a client binary to use instead of the one chainperf builds into its cache.' },
-  RUNTIME: { type: 'enum', values: ['auto', 'compose', 'host', 'attach'], default: 'auto', doc: 'compose: the node, cAdvisor, Prometheus (and Grafana) as one Docker Compose project. host: the node runs here as a child process in its own cgroup. attach: measure a node that is already running. auto: compose where a Docker engine answers, else host.' },
+  CLIENT_BIN: {
+    type: 'path',
+    default: '',
+    doc: 'Path to a client binary to use instead of the one chainperf builds into its cache.',
+  },
+  RUNTIME: {
+    type: 'enum',
+    values: ['auto', 'compose', 'host', 'attach'],
+    default: 'auto',
+    doc: 'compose: the node, cAdvisor, Prometheus (and Grafana) as one Docker Compose project. host: the node runs here as a child process in its own cgroup. attach: measure a node that is already running. auto: compose where a Docker engine answers, else host.',
+  },
 
   // Node configuration
-  DB_CACHE_MB: { type: 'int', min: 16, max: 1048576, default: 1024, doc: 'Database cache in MB (geth --cache, reth --engine.cross-block-cache-size, nethermind --Db.SharedBlockCacheSize, besu --Xplugin-rocksdb-cache-capacity, Substrate --db-cache). chopsticks has no database cache: the key is recorded, not applied. anvil and erigon have no such setting and refuse it when set.' },
-  PEERS: { type: 'int', min: 0, max: 1000, default: 50, doc: 'Maximum peers (geth, erigon --maxpeers; besu --max-peers; nethermind --Network.MaxActivePeers; reth --max-outbound-peers and --max-inbound-peers, Substrate --out-peers and --in-peers: PEERS split in two, the larger half inbound). A dev chain has no peers to connect to. anvil has no networking and refuses it when set.' },
-  CORES: { type: 'int', min: 1, max: 4096, default: defaultCores, doc: 'CPU cores the node is pinned to (cpuset; every client sizes its thread pools from the cores it may use; anvil also gets --threads). Default: all but one. Above this machine\'s count is an error.' },
-  DB_ENGINE: fromRegistry({ type: 'enum', default: 'pebble' }, () => [...new Set(clientList().flatMap((c) => c.dbEngines || []))], dbEngineDoc),
-  DB_SIZE_LIMIT_GB: { type: 'int', min: 1, max: 1048576, default: null, doc: 'Largest database size in GB, for clients on MDBX (erigon --db.size.limit, reth --db.max-size). Unset: the client\'s default. Refused by clients without such a limit.' },
-  TRIE_CACHE_MB: { type: 'int', min: 0, max: 1048576, default: 1024, doc: 'Substrate: state trie cache in MB (--trie-cache-size; 0 disables it). Not used by geth.' },
-  CHAIN_SPEC: { type: 'string', default: '', doc: 'Substrate: the chain spec the node starts from: a path to a raw chain spec .json, or the name of one shipped in the crates.io crate polkadot-parachain-bin 5.0.0 (chain-specs/), downloaded into the cache on first use: asset-hub-kusama, asset-hub-polkadot, bridge-hub-kusama, bridge-hub-polkadot, collectives-polkadot, and the test networks\' (*-rococo, *-westend, *-wococo, tick, track, trick). Default: bridge-hub-polkadot (CHAIN=polkadot, substrate), bridge-hub-kusama (kusama). The dev accounts are funded in a copy of its genesis.' },
-  DEV_BLOCK_TIME_S: { type: 'int', min: 1, max: 60, default: 1, doc: 'Block period of the dev chain (geth --dev.period; polkadot-omni-node --dev-block-time; chopsticks: chainperf calls dev_newBlock this often), so the head advances. Substrate clients default to 2.' },
+  DB_CACHE_MB: {
+    type: 'int',
+    min: 16,
+    max: 1048576,
+    default: 1024,
+    doc: 'Database cache in MB (geth --cache, reth --engine.cross-block-cache-size, nethermind --Db.SharedBlockCacheSize, besu --Xplugin-rocksdb-cache-capacity, Substrate --db-cache). chopsticks has no database cache: the key is recorded, not applied. anvil and erigon have no such setting and refuse it when set.',
+  },
+  PEERS: {
+    type: 'int',
+    min: 0,
+    max: 1000,
+    default: 50,
+    doc: 'Maximum peers (geth, erigon --maxpeers; besu --max-peers; nethermind --Network.MaxActivePeers; reth --max-outbound-peers and --max-inbound-peers, Substrate --out-peers and --in-peers: PEERS split in two, the larger half inbound). A dev chain has no peers to connect to. anvil has no networking and refuses it when set.',
+  },
+  CORES: {
+    type: 'int',
+    min: 1,
+    max: 4096,
+    default: defaultCores,
+    doc: "CPU cores the node is pinned to (cpuset; every client sizes its thread pools from the cores it may use; anvil also gets --threads). Default: all but one. Above this machine's count is an error.",
+  },
+  DB_ENGINE: fromRegistry(
+    { type: 'enum', default: 'pebble' },
+    () => [...new Set(clientList().flatMap((c) => c.dbEngines || []))],
+    dbEngineDoc,
+  ),
+  DB_SIZE_LIMIT_GB: {
+    type: 'int',
+    min: 1,
+    max: 1048576,
+    default: null,
+    doc: "Largest database size in GB, for clients on MDBX (erigon --db.size.limit, reth --db.max-size). Unset: the client's default. Refused by clients without such a limit.",
+  },
+  TRIE_CACHE_MB: {
+    type: 'int',
+    min: 0,
+    max: 1048576,
+    default: 1024,
+    doc: 'Substrate: state trie cache in MB (--trie-cache-size; 0 disables it). Not used by geth.',
+  },
+  CHAIN_SPEC: {
+    type: 'string',
+    default: '',
+    doc: "Substrate: the chain spec the node starts from: a path to a raw chain spec .json, or the name of one shipped in the crates.io crate polkadot-parachain-bin 5.0.0 (chain-specs/), downloaded into the cache on first use: asset-hub-kusama, asset-hub-polkadot, bridge-hub-kusama, bridge-hub-polkadot, collectives-polkadot, and the test networks' (*-rococo, *-westend, *-wococo, tick, track, trick). Default: bridge-hub-polkadot (CHAIN=polkadot, substrate), bridge-hub-kusama (kusama). The dev accounts are funded in a copy of its genesis.",
+  },
+  DEV_BLOCK_TIME_S: {
+    type: 'int',
+    min: 1,
+    max: 60,
+    default: 1,
+    doc: 'Block period of the dev chain (geth --dev.period; polkadot-omni-node --dev-block-time; chopsticks: chainperf calls dev_newBlock this often), so the head advances. Substrate clients default to 2.',
+  },
 
-  INSTANCE: { type: 'string', default: '', doc: 'An instance profile, instances/<name>.env (shipped: m5.xlarge, m5.xlarge-gp3-16k, i3.xlarge): sets CORES (capped to this machine\'s cores less the load generator\'s, with a warning), MEMORY_MB, the DISK_* limits and HOURLY_PRICE, which the file and the environment can still override.' },
+  INSTANCE: {
+    type: 'string',
+    default: '',
+    doc: "An instance profile, instances/<name>.env (shipped: m5.xlarge, m5.xlarge-gp3-16k, i3.xlarge): sets CORES (capped to this machine's cores less the load generator's, with a warning), MEMORY_MB, the DISK_* limits and HOURLY_PRICE, which the file and the environment can still override.",
+  },
   // Resource limits of the node (host and compose runtimes; refused where the kernel cannot enforce them)
-  MEMORY_MB: { type: 'int', min: 64, max: 16777216, default: null, doc: 'Memory limit of the node in MB, page cache included (cgroup v1 memory.limit_in_bytes and memsw; compose mem_limit and memswap_limit), so a database larger than it is read from disk.' },
-  DISK_READ_IOPS: { type: 'int', min: 1, max: 10000000, default: null, doc: 'Read operations per second allowed to the node on the disk that holds its data (cgroup v1 blkio.throttle.read_iops_device; compose blkio_config device_read_iops).' },
-  DISK_WRITE_IOPS: { type: 'int', min: 1, max: 10000000, default: null, doc: 'Write operations per second, as DISK_READ_IOPS (blkio.throttle.write_iops_device; device_write_iops).' },
-  DISK_READ_MBPS: { type: 'int', min: 1, max: 1000000, default: null, doc: 'Read bandwidth in MB/s (1 MB = 1,000,000 bytes, as cloud providers publish it) on the node\'s data disk (blkio.throttle.read_bps_device; device_read_bps).' },
-  DISK_WRITE_MBPS: { type: 'int', min: 1, max: 1000000, default: null, doc: 'Write bandwidth in MB/s, as DISK_READ_MBPS (blkio.throttle.write_bps_device; device_write_bps). Buffered writes the kernel flushes later are charged to the root cgroup on cgroup v1: the limit bites on direct and synchronous writes.' },
-  COLD: { type: 'enum', values: ['no', 'yes'], default: 'no', doc: 'yes: before each measured window, stop the node, evict its data files from the kernel page cache (the rest of the machine\'s cache stays) and start it again (host and compose), so the window starts with the node\'s caches cold; the idle baseline is the one measured before.' },
+  MEMORY_MB: {
+    type: 'int',
+    min: 64,
+    max: 16777216,
+    default: null,
+    doc: 'Memory limit of the node in MB, page cache included (cgroup v1 memory.limit_in_bytes and memsw; compose mem_limit and memswap_limit), so a database larger than it is read from disk.',
+  },
+  DISK_READ_IOPS: {
+    type: 'int',
+    min: 1,
+    max: 10000000,
+    default: null,
+    doc: 'Read operations per second allowed to the node on the disk that holds its data (cgroup v1 blkio.throttle.read_iops_device; compose blkio_config device_read_iops).',
+  },
+  DISK_WRITE_IOPS: {
+    type: 'int',
+    min: 1,
+    max: 10000000,
+    default: null,
+    doc: 'Write operations per second, as DISK_READ_IOPS (blkio.throttle.write_iops_device; device_write_iops).',
+  },
+  DISK_READ_MBPS: {
+    type: 'int',
+    min: 1,
+    max: 1000000,
+    default: null,
+    doc: "Read bandwidth in MB/s (1 MB = 1,000,000 bytes, as cloud providers publish it) on the node's data disk (blkio.throttle.read_bps_device; device_read_bps).",
+  },
+  DISK_WRITE_MBPS: {
+    type: 'int',
+    min: 1,
+    max: 1000000,
+    default: null,
+    doc: 'Write bandwidth in MB/s, as DISK_READ_MBPS (blkio.throttle.write_bps_device; device_write_bps). Buffered writes the kernel flushes later are charged to the root cgroup on cgroup v1: the limit bites on direct and synchronous writes.',
+  },
+  COLD: {
+    type: 'enum',
+    values: ['no', 'yes'],
+    default: 'no',
+    doc: "yes: before each measured window, stop the node, evict its data files from the kernel page cache (the rest of the machine's cache stays) and start it again (host and compose), so the window starts with the node's caches cold; the idle baseline is the one measured before.",
+  },
 
   // Compose runtime
-  KEEP: { type: 'enum', values: ['none', 'volume', 'stack'], default: 'none', doc: 'What survives the run. none: the compose project is brought down with its volumes. volume: its volumes are kept. stack: nothing is stopped (the command to stop it is logged).' },
-  NODE_VOLUME: { type: 'name', default: '', doc: 'Docker volume holding the node\'s data, outside the run\'s project: created when missing, never removed, so the next run measures the same synced chain without syncing again.' },
-  SNAPSHOT: { type: 'path', default: '', doc: 'A tar archive of the node\'s data directory, unpacked into NODE_VOLUME when that volume is created.' },
-  BIND_ADDR: { type: 'ip', default: '127.0.0.1', doc: 'IPv4 address the compose services\' published ports bind to (anything else is refused before the run starts). Anything but 127.0.0.1 exposes the node and Prometheus beyond this host.' },
-  STACK_TIMEOUT_S: { type: 'int', min: 5, max: 3600, default: 120, doc: 'Give up when a compose service (node, cAdvisor, Prometheus, Grafana) is not ready after this long.' },
-  GRAFANA: { type: 'enum', values: ['auto', 'yes', 'no'], default: 'auto', doc: 'Grafana for live supervision (compose). auto: started when its image is here or can be pulled, else skipped with a notice (it cannot be built from package sources); yes: a run without it fails; no: never.' },
-  GRAFANA_PORT: { type: 'int', min: 1, max: 65535, default: null, doc: 'Port Grafana is published on (BIND_ADDR); a free port when unset. The URL is logged.' },
-  COMPOSE_FILES: { type: 'string', default: '', doc: 'More compose files (comma-separated paths) combined after chainperf\'s own, e.g. to add a service or change one.' },
-  NODE_IMAGE: { type: 'string', default: '', doc: 'Image of the node service. Default: the client\'s pinned upstream image when it is here or can be pulled, else one built locally (./run.sh images).' },
-  PROMETHEUS_IMAGE: { type: 'string', default: '', doc: 'Image of the Prometheus service. Default: prom/prometheus:v2.42.0 when here or pullable, else chainperf/prometheus:2.42.0 built from Debian\'s package.' },
-  CADVISOR_IMAGE: { type: 'string', default: '', doc: 'Image of the cAdvisor service. Default: gcr.io/cadvisor/cadvisor:v0.49.1 when here or pullable, else chainperf/cadvisor built from the cAdvisor Go module (images/cadvisor).' },
-  GRAFANA_IMAGE: { type: 'string', default: '', doc: 'Image of the Grafana service. Default: grafana/grafana:11.3.0 when here or pullable.' },
+  KEEP: {
+    type: 'enum',
+    values: ['none', 'volume', 'stack'],
+    default: 'none',
+    doc: 'What survives the run. none: the compose project is brought down with its volumes. volume: its volumes are kept. stack: nothing is stopped (the command to stop it is logged).',
+  },
+  NODE_VOLUME: {
+    type: 'name',
+    default: '',
+    doc: "Docker volume holding the node's data, outside the run's project: created when missing, never removed, so the next run measures the same synced chain without syncing again.",
+  },
+  SNAPSHOT: {
+    type: 'path',
+    default: '',
+    doc: "A tar archive of the node's data directory, unpacked into NODE_VOLUME when that volume is created.",
+  },
+  BIND_ADDR: {
+    type: 'ip',
+    default: '127.0.0.1',
+    doc: "IPv4 address the compose services' published ports bind to (anything else is refused before the run starts). Anything but 127.0.0.1 exposes the node and Prometheus beyond this host.",
+  },
+  STACK_TIMEOUT_S: {
+    type: 'int',
+    min: 5,
+    max: 3600,
+    default: 120,
+    doc: 'Give up when a compose service (node, cAdvisor, Prometheus, Grafana) is not ready after this long.',
+  },
+  GRAFANA: {
+    type: 'enum',
+    values: ['auto', 'yes', 'no'],
+    default: 'auto',
+    doc: 'Grafana for live supervision (compose). auto: started when its image is here or can be pulled, else skipped with a notice (it cannot be built from package sources); yes: a run without it fails; no: never.',
+  },
+  GRAFANA_PORT: {
+    type: 'int',
+    min: 1,
+    max: 65535,
+    default: null,
+    doc: 'Port Grafana is published on (BIND_ADDR); a free port when unset. The URL is logged.',
+  },
+  COMPOSE_FILES: {
+    type: 'string',
+    default: '',
+    doc: "More compose files (comma-separated paths) combined after chainperf's own, e.g. to add a service or change one.",
+  },
+  NODE_IMAGE: {
+    type: 'string',
+    default: '',
+    doc: "Image of the node service. Default: the client's pinned upstream image when it is here or can be pulled, else one built locally (./run.sh images).",
+  },
+  PROMETHEUS_IMAGE: {
+    type: 'string',
+    default: '',
+    doc: "Image of the Prometheus service. Default: prom/prometheus:v2.42.0 when here or pullable, else chainperf/prometheus:2.42.0 built from Debian's package.",
+  },
+  CADVISOR_IMAGE: {
+    type: 'string',
+    default: '',
+    doc: 'Image of the cAdvisor service. Default: gcr.io/cadvisor/cadvisor:v0.49.1 when here or pullable, else chainperf/cadvisor built from the cAdvisor Go module (images/cadvisor).',
+  },
+  GRAFANA_IMAGE: {
+    type: 'string',
+    default: '',
+    doc: 'Image of the Grafana service. Default: grafana/grafana:11.3.0 when here or pullable.',
+  },
 
   // Attach runtime
-  RPC_URL: { type: 'url', schemes: ['http', 'https', 'ws', 'wss'], default: '', secret: true, doc: 'JSON-RPC endpoint of the node (attach): http(s):// or ws(s)://. ethereum: a ws:// or wss:// URL means TRANSPORT=ws, and the sync check, history and harvest then go over WebSocket too. Substrate chains: ws(s):// or http(s):// (the same port serves both). Basic auth in it (http://user:pass@host/...) is sent as an Authorization header; keys in its path and query stay on the wire.' },
-  METRICS_URL: { type: 'url', default: '', secret: true, doc: 'Prometheus-format metrics endpoint of the node (attach), e.g. http://127.0.0.1:6060/debug/metrics/prometheus, read for its CPU counter. Basic auth in it is sent as an Authorization header.' },
-  NODE_PID: { type: 'int', min: 1, max: 4194304, default: null, doc: 'PID of the node process on this host (attach); its CPU is read from /proc.' },
-  CPU_SOURCE: { type: 'enum', values: ['auto', 'cgroup', 'pid', 'metrics'], default: 'auto', doc: 'Where node CPU time comes from. auto: cgroup (host), pid when NODE_PID is set, else metrics (attach).' },
+  RPC_URL: {
+    type: 'url',
+    schemes: ['http', 'https', 'ws', 'wss'],
+    default: '',
+    secret: true,
+    doc: 'JSON-RPC endpoint of the node (attach): http(s):// or ws(s)://. ethereum: a ws:// or wss:// URL means TRANSPORT=ws, and the sync check, history and harvest then go over WebSocket too. Substrate chains: ws(s):// or http(s):// (the same port serves both). Basic auth in it (http://user:pass@host/...) is sent as an Authorization header; keys in its path and query stay on the wire.',
+  },
+  METRICS_URL: {
+    type: 'url',
+    default: '',
+    secret: true,
+    doc: 'Prometheus-format metrics endpoint of the node (attach), e.g. http://127.0.0.1:6060/debug/metrics/prometheus, read for its CPU counter. Basic auth in it is sent as an Authorization header.',
+  },
+  NODE_PID: {
+    type: 'int',
+    min: 1,
+    max: 4194304,
+    default: null,
+    doc: 'PID of the node process on this host (attach); its CPU is read from /proc.',
+  },
+  CPU_SOURCE: {
+    type: 'enum',
+    values: ['auto', 'cgroup', 'pid', 'metrics'],
+    default: 'auto',
+    doc: 'Where node CPU time comes from. auto: cgroup (host), pid when NODE_PID is set, else metrics (attach).',
+  },
 
   // Workload
-  WORKLOAD: { type: 'workload', default: 'eth-default', doc: 'A weighted mix in workloads/<name>.yml, or method:<rpc method> for one method with harvested parameters, or replay:<capture file> (ethereum): the requests a ./run.sh record capture holds, sent again with their own parameters and timing (REPLAY_SPEED; see docs/workloads.md).' },
-  REPLAY_SPEED: { type: 'number', min: 0, max: 1000, default: 1, doc: 'WORKLOAD=replay: how much faster than captured the requests are sent (2: twice as fast); 0: as fast as a closed loop of CONCURRENCY users allows, in the capture\'s order. The capture\'s first request is sent when the window opens, and it repeats end to end before and after.' },
-  GENERATOR: { type: 'enum', values: ['ethers', 'lean'], default: 'ethers', doc: 'How requests are sent. ethers: through the chain\'s client library (ethers JsonRpcProvider; @polkadot/api over WebSocket for Substrate chains, whatever this key says). lean (ethereum only for now): chainperf\'s artillery engine, keep-alive HTTP/1.1 sockets (or WebSocket connections) with requests prepared ahead, for figures at full speed (see docs/generator.md).' },
-  TRANSPORT: { type: 'enum', values: ['http', 'ws'], default: 'http', doc: 'How the workload reaches the node. http: JSON-RPC over HTTP POST, keep-alive. ws: JSON-RPC over WebSocket (host and compose runtimes: geth serves --ws; attach: RPC_URL\'s scheme decides, and a TRANSPORT that contradicts it is an error). Both generators speak both; with ethers over ws each artillery worker keeps one WebSocketProvider. Substrate workloads always use WebSocket.' },
-  WS_CONNECTIONS: { type: 'int', min: 1, max: 1024, default: 4, doc: 'TRANSPORT=ws with GENERATOR=lean: WebSocket connections each artillery worker keeps open (at most CONCURRENCY); requests are spread over them, several in flight on each, matched to their answers by JSON-RPC id.' },
-  CONCURRENCY: { type: 'int', min: 1, max: 10000, default: 32, doc: 'Closed loop: this many virtual users send requests back to back.' },
-  RATE: { type: 'int', min: 1, max: 1000000, default: null, doc: 'Open loop: requests per second, each from a new virtual user. Set this or CONCURRENCY, not both; set from the environment, either replaces the file\'s.' },
-  RAMP_S: { type: 'int', min: 0, max: 3600, default: 0, doc: 'Seconds over which load rises to its target before the measured window opens (not measured).' },
-  SHAPE: { type: 'enum', values: ['steady', 'step', 'spike'], default: 'steady', doc: 'Open loop (RATE): how the offered rate moves inside the measured window. steady: RATE throughout. step: SHAPE_STEPS equal steps across the window, RATE/n, 2*RATE/n, ... up to RATE. spike: RATE with SPIKE_FACTOR*RATE for SPIKE_S seconds in the middle of the window. The window is the same as for a steady load (figures over all of it; run.json window.shape has each segment\'s requests); before it the load runs at the first rate. Not with SATURATE=yes.' },
-  SHAPE_STEPS: { type: 'int', min: 2, max: 100, default: 4, doc: 'SHAPE=step: number of steps across the measured window.' },
-  SPIKE_FACTOR: { type: 'number', min: 1, max: 100, default: 3, doc: 'SHAPE=spike: the spike\'s rate as a multiple of RATE.' },
-  SPIKE_S: { type: 'int', min: 1, max: 86400, default: 5, doc: 'SHAPE=spike: length of the spike in seconds, centred in the window (shorter than DURATION_S).' },
+  WORKLOAD: {
+    type: 'workload',
+    default: 'eth-default',
+    doc: 'A weighted mix in workloads/<name>.yml, or method:<rpc method> for one method with harvested parameters, or replay:<capture file> (ethereum): the requests a ./run.sh record capture holds, sent again with their own parameters and timing (REPLAY_SPEED; see docs/workloads.md).',
+  },
+  REPLAY_SPEED: {
+    type: 'number',
+    min: 0,
+    max: 1000,
+    default: 1,
+    doc: "WORKLOAD=replay: how much faster than captured the requests are sent (2: twice as fast); 0: as fast as a closed loop of CONCURRENCY users allows, in the capture's order. The capture's first request is sent when the window opens, and it repeats end to end before and after.",
+  },
+  GENERATOR: {
+    type: 'enum',
+    values: ['ethers', 'lean'],
+    default: 'ethers',
+    doc: "How requests are sent. ethers: through the chain's client library (ethers JsonRpcProvider; @polkadot/api over WebSocket for Substrate chains, whatever this key says). lean (ethereum only for now): chainperf's artillery engine, keep-alive HTTP/1.1 sockets (or WebSocket connections) with requests prepared ahead, for figures at full speed (see docs/generator.md).",
+  },
+  TRANSPORT: {
+    type: 'enum',
+    values: ['http', 'ws'],
+    default: 'http',
+    doc: "How the workload reaches the node. http: JSON-RPC over HTTP POST, keep-alive. ws: JSON-RPC over WebSocket (host and compose runtimes: geth serves --ws; attach: RPC_URL's scheme decides, and a TRANSPORT that contradicts it is an error). Both generators speak both; with ethers over ws each artillery worker keeps one WebSocketProvider. Substrate workloads always use WebSocket.",
+  },
+  WS_CONNECTIONS: {
+    type: 'int',
+    min: 1,
+    max: 1024,
+    default: 4,
+    doc: 'TRANSPORT=ws with GENERATOR=lean: WebSocket connections each artillery worker keeps open (at most CONCURRENCY); requests are spread over them, several in flight on each, matched to their answers by JSON-RPC id.',
+  },
+  CONCURRENCY: {
+    type: 'int',
+    min: 1,
+    max: 10000,
+    default: 32,
+    doc: 'Closed loop: this many virtual users send requests back to back.',
+  },
+  RATE: {
+    type: 'int',
+    min: 1,
+    max: 1000000,
+    default: null,
+    doc: "Open loop: requests per second, each from a new virtual user. Set this or CONCURRENCY, not both; set from the environment, either replaces the file's.",
+  },
+  RAMP_S: {
+    type: 'int',
+    min: 0,
+    max: 3600,
+    default: 0,
+    doc: 'Seconds over which load rises to its target before the measured window opens (not measured).',
+  },
+  SHAPE: {
+    type: 'enum',
+    values: ['steady', 'step', 'spike'],
+    default: 'steady',
+    doc: "Open loop (RATE): how the offered rate moves inside the measured window. steady: RATE throughout. step: SHAPE_STEPS equal steps across the window, RATE/n, 2*RATE/n, ... up to RATE. spike: RATE with SPIKE_FACTOR*RATE for SPIKE_S seconds in the middle of the window. The window is the same as for a steady load (figures over all of it; run.json window.shape has each segment's requests); before it the load runs at the first rate. Not with SATURATE=yes.",
+  },
+  SHAPE_STEPS: {
+    type: 'int',
+    min: 2,
+    max: 100,
+    default: 4,
+    doc: 'SHAPE=step: number of steps across the measured window.',
+  },
+  SPIKE_FACTOR: {
+    type: 'number',
+    min: 1,
+    max: 100,
+    default: 3,
+    doc: "SHAPE=spike: the spike's rate as a multiple of RATE.",
+  },
+  SPIKE_S: {
+    type: 'int',
+    min: 1,
+    max: 86400,
+    default: 5,
+    doc: 'SHAPE=spike: length of the spike in seconds, centred in the window (shorter than DURATION_S).',
+  },
   DURATION_S: { type: 'int', min: 1, max: 86400, default: 60, doc: 'Length of the measured window in seconds.' },
-  WARMUP_S: { type: 'int', min: 0, max: 3600, default: 10, doc: 'Warm-up with the same workload before the idle baseline; not measured.' },
-  IDLE_S: { type: 'int', min: 0, max: 3600, default: 10, doc: 'Quiet window that measures the node\'s idle CPU rate (0: no net figure).' },
-  REPEAT: { type: 'int', min: 1, max: 100, default: 1, doc: 'Measure the window this many times on the warm stack, each after its own idle baseline; run.json gets every repetition and the median, 95% interval and CV of each headline figure.' },
-  DROP_CACHES: { type: 'enum', values: ['no', 'yes'], default: 'no', doc: 'yes: drop the kernel page cache before each measured window, for cold-cache figures (root; affects the whole machine).' },
-  PROFILE: { type: 'enum', values: ['none', 'methods'], default: 'none', doc: 'methods: after the main window, measure each method of the mix alone in its own window, back to back on the warm node: the CPU time per request of every method.' },
-  NODE_PROFILE: { type: 'enum', values: ['none', 'cpu'], default: 'none', doc: 'cpu: a CPU profile of the node over each measured window, kept in the report folder (profile/) in its native format, drawn as a flame graph SVG (inferno, built with cargo on first use) and summarized as the top functions in summary.md and run.json. geth on the host runtime: its own profiler (--pprof, /debug/pprof/profile); any other node on this host (host runtime, a compose node container\'s main process, NODE_PID in attach): perf record -e cpu-clock -F 99 -g (Debian linux-perf, installed on first use). The profiler\'s cost is in the figures: the report says profiling was on.' },
-  PROFILE_DURATION_S: { type: 'int', min: 1, max: 3600, default: 10, doc: 'Length of each method\'s window with PROFILE=methods.' },
-  SATURATE: { type: 'enum', values: ['no', 'yes'], default: 'no', doc: 'yes (or ./run.sh saturate <scenario>): instead of one window, raise an open-loop rate step by step until MAX_P99_MS or MAX_ERROR_RATE is crossed (100 ms and 0.01 when unset) or the node no longer answers the rate offered, then bisect; reports the highest sustainable rate.' },
-  SATURATE_START_RPS: { type: 'int', min: 1, max: 10000000, default: 500, doc: 'First rate of the saturation search, requests/s.' },
-  SATURATE_FACTOR: { type: 'number', min: 1.05, max: 10, default: 1.5, doc: 'Each step of the saturation search offers this many times the previous rate.' },
-  SATURATE_STEP_S: { type: 'int', min: 1, max: 3600, default: 10, doc: 'Length of each saturation step\'s measured window.' },
-  SATURATE_MAX_STEPS: { type: 'int', min: 1, max: 50, default: 12, doc: 'Most growing steps before the search stops without a limit.' },
-  SATURATE_BISECT: { type: 'int', min: 0, max: 10, default: 2, doc: 'Bisection steps between the last rate that held and the first that failed.' },
-  HOURLY_PRICE: { type: 'number', min: 0, max: 1000000, default: null, doc: 'Price of the machine per hour (any currency): reports the cost of a million requests at the measured rate and at saturation.' },
-  REQUEST_TIMEOUT_MS: { type: 'int', min: 100, max: 600000, default: 10000, doc: 'A request without an answer after this long counts as a timeout (a failure).' },
-  STALL_S: { type: 'int', min: 0, max: 3600, default: 5, doc: 'Seconds of the measured window without any request completing that make a stall (0: never). A stall lasting to the window\'s end (the node stopped answering, requests waiting) fails the run with its figures kept; one that ends inside the window is a warning.' },
-  SEED: { type: 'int', min: 0, max: 2147483647, default: 1, doc: 'Seed of the random choice of parameters, so runs draw the same sequences: the warm-up draws from SEED, each measured window from SEED and its name (both sides of an A/B pair alike), so a window does not ask for what the warm-up or an earlier window asked for.' },
+  WARMUP_S: {
+    type: 'int',
+    min: 0,
+    max: 3600,
+    default: 10,
+    doc: 'Warm-up with the same workload before the idle baseline; not measured.',
+  },
+  IDLE_S: {
+    type: 'int',
+    min: 0,
+    max: 3600,
+    default: 10,
+    doc: "Quiet window that measures the node's idle CPU rate (0: no net figure).",
+  },
+  REPEAT: {
+    type: 'int',
+    min: 1,
+    max: 100,
+    default: 1,
+    doc: 'Measure the window this many times on the warm stack, each after its own idle baseline; run.json gets every repetition and the median, 95% interval and CV of each headline figure.',
+  },
+  DROP_CACHES: {
+    type: 'enum',
+    values: ['no', 'yes'],
+    default: 'no',
+    doc: 'yes: drop the kernel page cache before each measured window, for cold-cache figures (root; affects the whole machine).',
+  },
+  PROFILE: {
+    type: 'enum',
+    values: ['none', 'methods'],
+    default: 'none',
+    doc: 'methods: after the main window, measure each method of the mix alone in its own window, back to back on the warm node: the CPU time per request of every method.',
+  },
+  NODE_PROFILE: {
+    type: 'enum',
+    values: ['none', 'cpu'],
+    default: 'none',
+    doc: "cpu: a CPU profile of the node over each measured window, kept in the report folder (profile/) in its native format, drawn as a flame graph SVG (inferno, built with cargo on first use) and summarized as the top functions in summary.md and run.json. geth on the host runtime: its own profiler (--pprof, /debug/pprof/profile); any other node on this host (host runtime, a compose node container's main process, NODE_PID in attach): perf record -e cpu-clock -F 99 -g (Debian linux-perf, installed on first use). The profiler's cost is in the figures: the report says profiling was on.",
+  },
+  PROFILE_DURATION_S: {
+    type: 'int',
+    min: 1,
+    max: 3600,
+    default: 10,
+    doc: "Length of each method's window with PROFILE=methods.",
+  },
+  SATURATE: {
+    type: 'enum',
+    values: ['no', 'yes'],
+    default: 'no',
+    doc: 'yes (or ./run.sh saturate <scenario>): instead of one window, raise an open-loop rate step by step until MAX_P99_MS or MAX_ERROR_RATE is crossed (100 ms and 0.01 when unset) or the node no longer answers the rate offered, then bisect; reports the highest sustainable rate.',
+  },
+  SATURATE_START_RPS: {
+    type: 'int',
+    min: 1,
+    max: 10000000,
+    default: 500,
+    doc: 'First rate of the saturation search, requests/s.',
+  },
+  SATURATE_FACTOR: {
+    type: 'number',
+    min: 1.05,
+    max: 10,
+    default: 1.5,
+    doc: 'Each step of the saturation search offers this many times the previous rate.',
+  },
+  SATURATE_STEP_S: {
+    type: 'int',
+    min: 1,
+    max: 3600,
+    default: 10,
+    doc: "Length of each saturation step's measured window.",
+  },
+  SATURATE_MAX_STEPS: {
+    type: 'int',
+    min: 1,
+    max: 50,
+    default: 12,
+    doc: 'Most growing steps before the search stops without a limit.',
+  },
+  SATURATE_BISECT: {
+    type: 'int',
+    min: 0,
+    max: 10,
+    default: 2,
+    doc: 'Bisection steps between the last rate that held and the first that failed.',
+  },
+  HOURLY_PRICE: {
+    type: 'number',
+    min: 0,
+    max: 1000000,
+    default: null,
+    doc: 'Price of the machine per hour (any currency): reports the cost of a million requests at the measured rate and at saturation.',
+  },
+  REQUEST_TIMEOUT_MS: {
+    type: 'int',
+    min: 100,
+    max: 600000,
+    default: 10000,
+    doc: 'A request without an answer after this long counts as a timeout (a failure).',
+  },
+  STALL_S: {
+    type: 'int',
+    min: 0,
+    max: 3600,
+    default: 5,
+    doc: "Seconds of the measured window without any request completing that make a stall (0: never). A stall lasting to the window's end (the node stopped answering, requests waiting) fails the run with its figures kept; one that ends inside the window is a warning.",
+  },
+  SEED: {
+    type: 'int',
+    min: 0,
+    max: 2147483647,
+    default: 1,
+    doc: 'Seed of the random choice of parameters, so runs draw the same sequences: the warm-up draws from SEED, each measured window from SEED and its name (both sides of an A/B pair alike), so a window does not ask for what the warm-up or an earlier window asked for.',
+  },
 
   // Chain state the node starts from
-  STATE: { type: 'enum', values: ['dev', 'small', 'medium', 'large'], default: 'dev', doc: 'dev: a fresh --dev chain with the history below. small | medium | large (geth; host and compose): a chain with many accounts, a contract with many storage slots and blocks of history (transfers, contract calls with logs), built once with progress shown and cached in ~/.cache/chainperf/state/<profile>-geth-<version>-<DB_ENGINE>, then copied for each run (never written). small: 20,000 accounts and slots in the genesis, 2,500 transactions, then 10,000 slots and 5,000 accounts more (StateStore calls), about 20 s to build; medium: 1,000,000 accounts and slots, 25,000 transactions, about 0.4 GB of database built in about 4 minutes, 11.4 GB of memory at geth init; large: medium grown by 10,000,000 slots and 5,000,000 accounts (StateStore calls, hundreds of items per transaction), 3.2 GiB of database built in about 45 minutes. With polkadot-omni-node (host): the CHAIN_SPEC genesis with 20,000 (small), 1,000,000 (medium) or 5,000,000 (large) more accounts (keyless, System.Account entries), built once into ~/.cache/chainperf/state/<profile>-polkadot-omni-node-<version>-<DB_ENGINE>-<spec>; the history is the run\'s own, as on a dev chain.' },
-  STATE_DISTRIBUTION: { type: 'enum', values: ['uniform', 'skewed'], default: 'uniform', doc: 'With a STATE profile: how parameters are drawn across the whole state and history (accounts and slots by the generator for each request, over all of them; blocks and transactions from 4,096 draws kept in params.json; on a Substrate state, accounts only, blocks harvested as on a dev chain). uniform: every account, slot, block and transaction alike. skewed: 90% of draws from a hot 10% (accounts and slots spread over the state; the most recent tenth of blocks and transactions), 10% from the cold rest.' },
+  STATE: {
+    type: 'enum',
+    values: ['dev', 'small', 'medium', 'large'],
+    default: 'dev',
+    doc: "dev: a fresh --dev chain with the history below. small | medium | large (geth; host and compose): a chain with many accounts, a contract with many storage slots and blocks of history (transfers, contract calls with logs), built once with progress shown and cached in ~/.cache/chainperf/state/<profile>-geth-<version>-<DB_ENGINE>, then copied for each run (never written). small: 20,000 accounts and slots in the genesis, 2,500 transactions, then 10,000 slots and 5,000 accounts more (StateStore calls), about 20 s to build; medium: 1,000,000 accounts and slots, 25,000 transactions, about 0.4 GB of database built in about 4 minutes, 11.4 GB of memory at geth init; large: medium grown by 10,000,000 slots and 5,000,000 accounts (StateStore calls, hundreds of items per transaction), 3.2 GiB of database built in about 45 minutes. With polkadot-omni-node (host): the CHAIN_SPEC genesis with 20,000 (small), 1,000,000 (medium) or 5,000,000 (large) more accounts (keyless, System.Account entries), built once into ~/.cache/chainperf/state/<profile>-polkadot-omni-node-<version>-<DB_ENGINE>-<spec>; the history is the run's own, as on a dev chain.",
+  },
+  STATE_DISTRIBUTION: {
+    type: 'enum',
+    values: ['uniform', 'skewed'],
+    default: 'uniform',
+    doc: 'With a STATE profile: how parameters are drawn across the whole state and history (accounts and slots by the generator for each request, over all of them; blocks and transactions from 4,096 draws kept in params.json; on a Substrate state, accounts only, blocks harvested as on a dev chain). uniform: every account, slot, block and transaction alike. skewed: 90% of draws from a hot 10% (accounts and slots spread over the state; the most recent tenth of blocks and transactions), 10% from the cold rest.',
+  },
 
   // Dev chain history created before the run
-  CREATE_HISTORY: { type: 'enum', values: ['auto', 'yes', 'no'], default: 'auto', doc: 'Create the history below before harvesting. auto: on the fresh dev chain the host runtime starts; yes: also on an attached dev chain (it needs an unlocked, funded account); no: never.' },
-  HISTORY_ACCOUNTS: { type: 'int', min: 1, max: 1000, default: 20, doc: 'Dev chain: accounts funded before the run (Substrate: in the genesis, besides the well-known dev accounts and one signer per virtual user for the transfer workload).' },
-  HISTORY_TRANSFERS: { type: 'int', min: 0, max: 100000, default: 200, doc: 'Dev chain: value transfers between those accounts.' },
-  HISTORY_CONTRACT_CALLS: { type: 'int', min: 0, max: 100000, default: 100, doc: 'Dev chain: contract calls that emit logs.' },
+  CREATE_HISTORY: {
+    type: 'enum',
+    values: ['auto', 'yes', 'no'],
+    default: 'auto',
+    doc: 'Create the history below before harvesting. auto: on the fresh dev chain the host runtime starts; yes: also on an attached dev chain (it needs an unlocked, funded account); no: never.',
+  },
+  HISTORY_ACCOUNTS: {
+    type: 'int',
+    min: 1,
+    max: 1000,
+    default: 20,
+    doc: 'Dev chain: accounts funded before the run (Substrate: in the genesis, besides the well-known dev accounts and one signer per virtual user for the transfer workload).',
+  },
+  HISTORY_TRANSFERS: {
+    type: 'int',
+    min: 0,
+    max: 100000,
+    default: 200,
+    doc: 'Dev chain: value transfers between those accounts.',
+  },
+  HISTORY_CONTRACT_CALLS: {
+    type: 'int',
+    min: 0,
+    max: 100000,
+    default: 100,
+    doc: 'Dev chain: contract calls that emit logs.',
+  },
 
   // Waiting
-  SYNC_TIMEOUT_S: { type: 'int', min: 1, max: 604800, default: 120, doc: 'Give up when the node is not synced with its head advancing after this long.' },
+  SYNC_TIMEOUT_S: {
+    type: 'int',
+    min: 1,
+    max: 604800,
+    default: 120,
+    doc: 'Give up when the node is not synced with its head advancing after this long.',
+  },
 
   // Validation: bounds that make a run end with a verdict (exit status 1 when one fails)
-  MAX_CPU_MS_PER_REQUEST: { type: 'number', min: 0, max: 1000000, default: null, doc: 'Bound on figures.cpu_ms_per_request (gross node CPU ms per successful request).' },
-  MAX_P99_MS: { type: 'number', min: 0, max: 10000000, default: null, doc: 'Bound on the p99 latency of successful requests, in ms.' },
-  MAX_ERROR_RATE: { type: 'number', min: 0, max: 1, default: null, doc: 'Bound on the share of failed requests (0.01 = 1%).' },
-  MIN_RPS: { type: 'number', min: 0, max: 100000000, default: null, doc: 'Bound on throughput: successful requests per second.' },
+  MAX_CPU_MS_PER_REQUEST: {
+    type: 'number',
+    min: 0,
+    max: 1000000,
+    default: null,
+    doc: 'Bound on figures.cpu_ms_per_request (gross node CPU ms per successful request).',
+  },
+  MAX_P99_MS: {
+    type: 'number',
+    min: 0,
+    max: 10000000,
+    default: null,
+    doc: 'Bound on the p99 latency of successful requests, in ms.',
+  },
+  MAX_ERROR_RATE: {
+    type: 'number',
+    min: 0,
+    max: 1,
+    default: null,
+    doc: 'Bound on the share of failed requests (0.01 = 1%).',
+  },
+  MIN_RPS: {
+    type: 'number',
+    min: 0,
+    max: 100000000,
+    default: null,
+    doc: 'Bound on throughput: successful requests per second.',
+  },
 
   // A/B sessions (./run.sh ab A.env B.env): read from A's scenario and the environment
-  AB_TARGET_PCT: { type: 'number', min: 0.1, max: 100, default: 2, doc: './run.sh ab: stop once the 95% interval of the ratio B/A of CPU time per request is within plus or minus this many percent.' },
-  AB_MIN_PAIRS: { type: 'int', min: 2, max: 1000, default: 5, doc: './run.sh ab: the first stage: from the spread of this many pairs of windows, the session computes how many pairs in all the target width needs (Stein\'s two-stage procedure), and measures that many (up to AB_MAX_PAIRS and AB_MAX_S).' },
-  AB_MAX_PAIRS: { type: 'int', min: 2, max: 1000, default: 20, doc: './run.sh ab: stop after this many pairs whatever the interval (the report says it is wider than the target).' },
-  AB_MAX_S: { type: 'int', min: 10, max: 604800, default: 900, doc: './run.sh ab: do not start a pair that would end the measuring later than this many seconds after the first pair began (setup and warm-up not counted).' },
-  MAX_REGRESSION_PCT: { type: 'number', min: 0, max: 1000, default: null, doc: './run.sh ab: exit status 1 when B is worse than A by more than this many percent in a compared figure (CPU per request, requests/s, latency, memory, disk per request) with the whole 95% interval beyond it: a regression gate for CI.' },
+  AB_TARGET_PCT: {
+    type: 'number',
+    min: 0.1,
+    max: 100,
+    default: 2,
+    doc: './run.sh ab: stop once the 95% interval of the ratio B/A of CPU time per request is within plus or minus this many percent.',
+  },
+  AB_MIN_PAIRS: {
+    type: 'int',
+    min: 2,
+    max: 1000,
+    default: 5,
+    doc: "./run.sh ab: the first stage: from the spread of this many pairs of windows, the session computes how many pairs in all the target width needs (Stein's two-stage procedure), and measures that many (up to AB_MAX_PAIRS and AB_MAX_S).",
+  },
+  AB_MAX_PAIRS: {
+    type: 'int',
+    min: 2,
+    max: 1000,
+    default: 20,
+    doc: './run.sh ab: stop after this many pairs whatever the interval (the report says it is wider than the target).',
+  },
+  AB_MAX_S: {
+    type: 'int',
+    min: 10,
+    max: 604800,
+    default: 900,
+    doc: './run.sh ab: do not start a pair that would end the measuring later than this many seconds after the first pair began (setup and warm-up not counted).',
+  },
+  MAX_REGRESSION_PCT: {
+    type: 'number',
+    min: 0,
+    max: 1000,
+    default: null,
+    doc: './run.sh ab: exit status 1 when B is worse than A by more than this many percent in a compared figure (CPU per request, requests/s, latency, memory, disk per request) with the whole 95% interval beyond it: a regression gate for CI.',
+  },
 
   // Report
-  REPORTS_DIR: { type: 'path', default: 'reports', doc: 'Root of the report folders (reports/<scenario>/<run-id>/), relative to the working directory. Checked before anything starts: a folder (or one that can be created) that is writable with at least 64 MB free.' },
-  ARCHIVE: { type: 'enum', values: ['none', 'git'], default: 'none', doc: 'git: commit the report folder to the git repository REPORTS_DIR is in (one is created there if none).' },
+  REPORTS_DIR: {
+    type: 'path',
+    default: 'reports',
+    doc: 'Root of the report folders (reports/<scenario>/<run-id>/), relative to the working directory. Checked before anything starts: a folder (or one that can be created) that is writable with at least 64 MB free.',
+  },
+  ARCHIVE: {
+    type: 'enum',
+    values: ['none', 'git'],
+    default: 'none',
+    doc: 'git: commit the report folder to the git repository REPORTS_DIR is in (one is created there if none).',
+  },
 };
 
 module.exports = { KEYS, defaultCores };

@@ -12,7 +12,14 @@ function unquote(raw) {
   const q = v[0];
   if ((q === '"' || q === "'") && v.length >= 2) {
     const end = v.indexOf(q, 1);
-    if (end > 0 && v.slice(end + 1).trim().replace(/^#.*$/, '') === '') return { value: v.slice(1, end) };
+    if (
+      end > 0 &&
+      v
+        .slice(end + 1)
+        .trim()
+        .replace(/^#.*$/, '') === ''
+    )
+      return { value: v.slice(1, end) };
     return { error: `unbalanced ${q} quote` };
   }
   return { value: v.replace(/\s+#.*$/, '').trim() };

@@ -13,7 +13,8 @@ const MIN_FREE_BYTES = 64 * 2 ** 20;
 /** Why `name` cannot be one folder name inside the reports (null when it can). */
 function folderNameProblem(name) {
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) return `expected letters, digits, _ . or -, got "${name}"`;
-  if (name.startsWith('.')) return `must not start with a dot (".", ".." and hidden folders would leave or hide in REPORTS_DIR), got "${name}"`;
+  if (name.startsWith('.'))
+    return `must not start with a dot (".", ".." and hidden folders would leave or hide in REPORTS_DIR), got "${name}"`;
   return null;
 }
 
@@ -40,7 +41,8 @@ function reportsDirProblem(dir) {
   } catch (err) {
     return `cannot read ${at}: ${err.code || err.message}`;
   }
-  if (!st.isDirectory()) return at === abs ? `${dir} is not a folder` : `${dir} cannot be created: ${at} is not a folder`;
+  if (!st.isDirectory())
+    return at === abs ? `${dir} is not a folder` : `${dir} cannot be created: ${at} is not a folder`;
   try {
     fs.accessSync(at, fs.constants.W_OK | fs.constants.X_OK);
   } catch (err) {
@@ -49,7 +51,8 @@ function reportsDirProblem(dir) {
   try {
     const s = fs.statfsSync(at);
     const free = s.bavail * s.bsize;
-    if (free < MIN_FREE_BYTES) return `the filesystem of ${at} has ${(free / 2 ** 20).toFixed(1)} MB free; a run needs at least ${MIN_FREE_BYTES / 2 ** 20} MB`;
+    if (free < MIN_FREE_BYTES)
+      return `the filesystem of ${at} has ${(free / 2 ** 20).toFixed(1)} MB free; a run needs at least ${MIN_FREE_BYTES / 2 ** 20} MB`;
   } catch {
     // statfs unsupported: the write itself will say
   }

@@ -27,14 +27,19 @@ const WORKLOADS_DIR = path.join(ROOT, 'workloads');
 function convertNumber(spec, raw) {
   const ok = spec.type === 'int' ? /^-?\d+$/.test(raw) : /^-?(\d+\.?\d*|\.\d+)$/.test(raw);
   const n = Number(raw);
-  if (!ok || n < spec.min || n > spec.max) return { error: `expected ${spec.type === 'int' ? 'an integer' : 'a number'} from ${spec.min} to ${spec.max}, got "${raw}"` };
+  if (!ok || n < spec.min || n > spec.max)
+    return {
+      error: `expected ${spec.type === 'int' ? 'an integer' : 'a number'} from ${spec.min} to ${spec.max}, got "${raw}"`,
+    };
   return { value: n };
 }
 
 function convertEnum(spec, raw) {
   if (!spec.values.includes(raw)) {
     const near = closest(raw, spec.values);
-    return { error: `expected one of ${spec.values.join(' | ')}, got "${raw}"${near ? ` (did you mean ${near}?)` : ''}` };
+    return {
+      error: `expected one of ${spec.values.join(' | ')}, got "${raw}"${near ? ` (did you mean ${near}?)` : ''}`,
+    };
   }
   return { value: raw };
 }
@@ -45,7 +50,12 @@ function convertUrl(spec, raw) {
     const u = new URL(raw);
     if (!schemes.includes(u.protocol.slice(0, -1))) throw new Error('scheme');
   } catch {
-    return { error: `expected ${schemes.map((x) => `${x}://`).join(', ').replace(/, ([^,]*)$/, ' or $1')} URL, got "${raw}"` };
+    return {
+      error: `expected ${schemes
+        .map((x) => `${x}://`)
+        .join(', ')
+        .replace(/, ([^,]*)$/, ' or $1')} URL, got "${raw}"`,
+    };
   }
   return { value: raw };
 }
@@ -55,13 +65,21 @@ const CONVERTERS = {
   int: convertNumber,
   number: convertNumber,
   enum: convertEnum,
-  bool: (_spec, raw) => (['true', 'false', '1', '0'].includes(raw) ? { value: raw === 'true' || raw === '1' } : { error: `expected true or false, got "${raw}"` }),
-  version: (_spec, raw) => (/^\d+\.\d+\.\d+$/.test(raw) ? { value: raw } : { error: `expected a version like 1.16.7, got "${raw}"` }),
+  bool: (_spec, raw) =>
+    ['true', 'false', '1', '0'].includes(raw)
+      ? { value: raw === 'true' || raw === '1' }
+      : { error: `expected true or false, got "${raw}"` },
+  version: (_spec, raw) =>
+    /^\d+\.\d+\.\d+$/.test(raw) ? { value: raw } : { error: `expected a version like 1.16.7, got "${raw}"` },
   url: convertUrl,
   workload: (_spec, raw) => checkWorkload(raw),
   // IPv4 only: compose's short port syntax and the URLs built from it take no bare IPv6 address.
-  ip: (_spec, raw) => (net.isIPv4(raw) ? { value: raw } : { error: `expected an IPv4 address such as 127.0.0.1 or 0.0.0.0, got "${raw}"` }),
-  name: (_spec, raw) => (/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(raw) ? { value: raw } : { error: `expected a Docker volume name (letters, digits, _ . -), got "${raw}"` }),
+  ip: (_spec, raw) =>
+    net.isIPv4(raw) ? { value: raw } : { error: `expected an IPv4 address such as 127.0.0.1 or 0.0.0.0, got "${raw}"` },
+  name: (_spec, raw) =>
+    /^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(raw)
+      ? { value: raw }
+      : { error: `expected a Docker volume name (letters, digits, _ . -), got "${raw}"` },
 };
 
 /** Converts a raw string to the key's type; returns {value} or {error: what is allowed}. */
@@ -92,13 +110,19 @@ function checkWorkload(raw) {
   if (!fs.existsSync(path.join(WORKLOADS_DIR, `${raw}.yml`))) {
     const names = listWorkloads();
     const near = closest(raw, names);
-    return { error: `no workload "${raw}" in workloads/ (shipped: ${names.join(', ')})${near ? `; did you mean ${near}?` : ''}` };
+    return {
+      error: `no workload "${raw}" in workloads/ (shipped: ${names.join(', ')})${near ? `; did you mean ${near}?` : ''}`,
+    };
   }
   return { value: raw };
 }
 
 function listWorkloads() {
-  return fs.readdirSync(WORKLOADS_DIR).filter((f) => f.endsWith('.yml')).map((f) => f.slice(0, -4)).sort();
+  return fs
+    .readdirSync(WORKLOADS_DIR)
+    .filter((f) => f.endsWith('.yml'))
+    .map((f) => f.slice(0, -4))
+    .sort();
 }
 
 /** The file's settings and the environment's keys, raw: key -> {value, where}; unknown and doubled keys are errors. */
@@ -147,10 +171,16 @@ function builtInDefaults() {
   return { values, sources };
 }
 
-/** The layers between the built-in defaults and the file: the chain's and the client's defaults, then an instance profile. */
+/**
+ * The layers between the built-in defaults and the file: the chain's and the client's defaults, then an instance
+ * profile.
+ */
 function defaultLayers(values, sources, given, { chain, client }, errors) {
   // Chain and client defaults sit between built-ins and the file.
-  for (const [layer, defaults] of [['chain', chain.defaults], ['client', client.defaults]]) {
+  for (const [layer, defaults] of [
+    ['chain', chain.defaults],
+    ['client', client.defaults],
+  ]) {
     for (const [key, value] of Object.entries(defaults)) {
       values[key] = value;
       sources[key] = `${layer} default`;
@@ -159,7 +189,9 @@ function defaultLayers(values, sources, given, { chain, client }, errors) {
   // An instance profile (INSTANCE=<name>: instances/<name>.env) sits between those defaults and the file.
   if (given.INSTANCE) {
     const inst = readInstance(given.INSTANCE.value);
-    errors.push(...inst.errors.map((e) => (e.startsWith('no instance') ? `${given.INSTANCE.where}: INSTANCE: ${e}` : e)));
+    errors.push(
+      ...inst.errors.map((e) => (e.startsWith('no instance') ? `${given.INSTANCE.where}: INSTANCE: ${e}` : e)),
+    );
     for (const x of inst.settings) {
       const r = convert(x.key, x.value);
       if (r.error) errors.push(`${x.where}: ${x.key}: ${r.error}`);
@@ -174,7 +206,11 @@ function chooseRuntime(values, sources, client, opts) {
   if (values.RUNTIME !== 'auto') return;
   const engine = client.compose ? (opts.dockerEngine !== undefined ? opts.dockerEngine : engineVersionSync()) : null;
   values.RUNTIME = engine ? 'compose' : 'host';
-  const why = !client.compose ? `CLIENT=${values.CLIENT} has no compose service` : engine ? `a Docker engine ${engine} answers` : 'no Docker engine answers';
+  const why = !client.compose
+    ? `CLIENT=${values.CLIENT} has no compose service`
+    : engine
+      ? `a Docker engine ${engine} answers`
+      : 'no Docker engine answers';
   sources.RUNTIME = `${sources.RUNTIME || 'default'} (auto: ${why})`;
 }
 
@@ -197,17 +233,35 @@ function resolveScenario(file, opts = {}) {
     values[key] = value;
     sources[key] = where;
   }
-  const warnings = [capInstanceCores(values, sources, cpuCount), memoryWarning(values, sources, opts.totalMemoryBytes)].filter(Boolean);
+  const warnings = [
+    capInstanceCores(values, sources, cpuCount),
+    memoryWarning(values, sources, opts.totalMemoryBytes),
+  ].filter(Boolean);
   if (!values.NAME) values.NAME = path.basename(file).replace(/\.env$/, '');
   chooseRuntime(values, sources, client, opts);
   crossCheck(values, sources, given, { chain, client, cpuCount }, errors);
   // Limits the kernel here cannot enforce are refused (opts.kernel: a probe's result, for tests).
-  errors.push(...limitProblems(values, opts.kernel || probeKernel(), (key) => (given[key] ? given[key].where : 'default')));
+  errors.push(
+    ...limitProblems(values, opts.kernel || probeKernel(), (key) => (given[key] ? given[key].where : 'default')),
+  );
   if (limitWarning(values)) warnings.push(limitWarning(values));
   return { scenario: errors.length ? null : values, sources, errors, warnings };
 }
 
-const COMPOSE_ONLY = ['KEEP', 'NODE_VOLUME', 'SNAPSHOT', 'BIND_ADDR', 'STACK_TIMEOUT_S', 'GRAFANA', 'GRAFANA_PORT', 'COMPOSE_FILES', 'NODE_IMAGE', 'PROMETHEUS_IMAGE', 'CADVISOR_IMAGE', 'GRAFANA_IMAGE'];
+const COMPOSE_ONLY = [
+  'KEEP',
+  'NODE_VOLUME',
+  'SNAPSHOT',
+  'BIND_ADDR',
+  'STACK_TIMEOUT_S',
+  'GRAFANA',
+  'GRAFANA_PORT',
+  'COMPOSE_FILES',
+  'NODE_IMAGE',
+  'PROMETHEUS_IMAGE',
+  'CADVISOR_IMAGE',
+  'GRAFANA_IMAGE',
+];
 
 /** Rules between keys: what one key's value means for another. */
 function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
@@ -224,14 +278,18 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   shapeChecks(v, at, errors);
   replayChecks(v, at, errors);
   if (v.SATURATE === 'yes' && v.REPEAT > 1) {
-    errors.push(`${at('REPEAT')}: REPEAT: a saturation search (SATURATE=yes) measures one window per step; set REPEAT=1`);
+    errors.push(
+      `${at('REPEAT')}: REPEAT: a saturation search (SATURATE=yes) measures one window per step; set REPEAT=1`,
+    );
   }
   reportFolderChecks(v, at, errors);
   stateChecks(v, given, at, errors);
   const method = v.WORKLOAD && v.WORKLOAD.startsWith('method:') ? v.WORKLOAD.slice(7) : null;
   if (method && !chain.methods.includes(method)) {
     const near = closest(method, chain.methods);
-    errors.push(`${at('WORKLOAD')}: WORKLOAD: ${method} is not a method chainperf can parameterize on ${v.CHAIN}${near ? ` (did you mean method:${near}?)` : ''}; known: ${chain.methods.join(', ')}`);
+    errors.push(
+      `${at('WORKLOAD')}: WORKLOAD: ${method} is not a method chainperf can parameterize on ${v.CHAIN}${near ? ` (did you mean method:${near}?)` : ''}; known: ${chain.methods.join(', ')}`,
+    );
   }
   attachChecks(v, sources, given, at, errors);
   composeChecks(v, given, client, at, errors);
@@ -243,7 +301,9 @@ function loopChecks(v, sources, given, at, errors) {
   if (!given.RATE || !given.CONCURRENCY) return;
   const fromEnv = (key) => given[key].where.startsWith('environment');
   if (fromEnv('RATE') === fromEnv('CONCURRENCY')) {
-    errors.push(`${at('RATE')}: RATE and CONCURRENCY are both set (${at('CONCURRENCY')}): set RATE for an open loop or CONCURRENCY for a closed loop, not both`);
+    errors.push(
+      `${at('RATE')}: RATE and CONCURRENCY are both set (${at('CONCURRENCY')}): set RATE for an open loop or CONCURRENCY for a closed loop, not both`,
+    );
   } else if (fromEnv('RATE')) {
     // The environment chose the open loop over the file's closed loop.
     v.CONCURRENCY = KEYS.CONCURRENCY.default;
@@ -263,17 +323,29 @@ function reportFolderChecks(v, at, errors) {
   if (dirProblem) errors.push(`${at('REPORTS_DIR')}: REPORTS_DIR: ${dirProblem}`);
 }
 
-/** A STATE profile: a client that builds one (its stateRuntimes), a node chainperf starts, no NODE_VOLUME; STATE_DISTRIBUTION only with one. */
+/**
+ * A STATE profile: a client that builds one (its stateRuntimes), a node chainperf starts, no NODE_VOLUME;
+ * STATE_DISTRIBUTION only with one.
+ */
 function stateChecks(v, given, at, errors) {
   if (v.STATE !== 'dev') {
     const client = clients[v.CLIENT];
     const runtimes = (client && client.stateRuntimes) || [];
-    const builders = Object.values(clients).filter((c) => c.stateRuntimes).map((c) => c.name);
-    if (!runtimes.length) errors.push(`${at('STATE')}: STATE=${v.STATE} is built for ${builders.join(' and ')} (CLIENT is ${v.CLIENT})`);
-    else if (!runtimes.includes(v.RUNTIME)) errors.push(`${at('STATE')}: STATE=${v.STATE} is restored into a node chainperf starts: with ${v.CLIENT}, RUNTIME=${runtimes.join(' or ')} (RUNTIME is ${v.RUNTIME})`);
-    if (v.NODE_VOLUME) errors.push(`${at('NODE_VOLUME')}: NODE_VOLUME and STATE=${v.STATE} both give the node its data: set one`);
+    const builders = Object.values(clients)
+      .filter((c) => c.stateRuntimes)
+      .map((c) => c.name);
+    if (!runtimes.length)
+      errors.push(`${at('STATE')}: STATE=${v.STATE} is built for ${builders.join(' and ')} (CLIENT is ${v.CLIENT})`);
+    else if (!runtimes.includes(v.RUNTIME))
+      errors.push(
+        `${at('STATE')}: STATE=${v.STATE} is restored into a node chainperf starts: with ${v.CLIENT}, RUNTIME=${runtimes.join(' or ')} (RUNTIME is ${v.RUNTIME})`,
+      );
+    if (v.NODE_VOLUME)
+      errors.push(`${at('NODE_VOLUME')}: NODE_VOLUME and STATE=${v.STATE} both give the node its data: set one`);
   } else if (given.STATE_DISTRIBUTION) {
-    errors.push(`${at('STATE_DISTRIBUTION')}: STATE_DISTRIBUTION draws across a STATE profile's state: set STATE=small, medium or large`);
+    errors.push(
+      `${at('STATE_DISTRIBUTION')}: STATE_DISTRIBUTION draws across a STATE profile's state: set STATE=small, medium or large`,
+    );
   }
 }
 
@@ -288,15 +360,24 @@ function attachChecks(v, sources, given, at, errors) {
   if (!v.RPC_URL) errors.push(`${at('RUNTIME')}: RUNTIME=attach needs RPC_URL, the node's JSON-RPC endpoint`);
   else checkTransport(v, sources, given, at, errors);
   const cpu = v.CPU_SOURCE;
-  if (cpu === 'cgroup') errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=cgroup needs RUNTIME=host (attach reads a PID or a metrics endpoint)`);
-  if ((cpu === 'pid') && !v.NODE_PID) errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=pid needs NODE_PID`);
-  if (v.NODE_PROFILE === 'cpu' && !v.NODE_PID) errors.push(`${at('NODE_PROFILE')}: NODE_PROFILE=cpu with RUNTIME=attach needs NODE_PID, the node's process on this host, for perf to profile`);
+  if (cpu === 'cgroup')
+    errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=cgroup needs RUNTIME=host (attach reads a PID or a metrics endpoint)`);
+  if (cpu === 'pid' && !v.NODE_PID) errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=pid needs NODE_PID`);
+  if (v.NODE_PROFILE === 'cpu' && !v.NODE_PID)
+    errors.push(
+      `${at('NODE_PROFILE')}: NODE_PROFILE=cpu with RUNTIME=attach needs NODE_PID, the node's process on this host, for perf to profile`,
+    );
   if ((cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID)) && !v.METRICS_URL) {
-    errors.push(`${at('RUNTIME')}: RUNTIME=attach needs a CPU source: NODE_PID (a process on this host) or METRICS_URL (the node's metrics endpoint)`);
+    errors.push(
+      `${at('RUNTIME')}: RUNTIME=attach needs a CPU source: NODE_PID (a process on this host) or METRICS_URL (the node's metrics endpoint)`,
+    );
   }
 }
 
-/** RUNTIME=compose: windows long enough for cAdvisor, a compose service, files that exist; its keys mean nothing elsewhere. */
+/**
+ * RUNTIME=compose: windows long enough for cAdvisor, a compose service, files that exist; its keys mean nothing
+ * elsewhere.
+ */
 function composeChecks(v, given, client, at, errors) {
   if (v.RUNTIME !== 'compose') {
     for (const key of COMPOSE_ONLY) {
@@ -305,18 +386,31 @@ function composeChecks(v, given, client, at, errors) {
     return;
   }
   // cAdvisor samples every 1 to 2 s: a window needs room for two samples inside it.
-  for (const [key, min] of [['DURATION_S', 5], ['SATURATE_STEP_S', 5], ['PROFILE_DURATION_S', 5], ['IDLE_S', 4]]) {
-    if (v[key] > 0 && v[key] < min) errors.push(`${at(key)}: ${key}: at least ${min} s with RUNTIME=compose (cAdvisor samples every 1 to 2 s and a window needs two samples inside it)${key === 'IDLE_S' ? ', or 0 for no idle baseline' : ''}`);
+  for (const [key, min] of [
+    ['DURATION_S', 5],
+    ['SATURATE_STEP_S', 5],
+    ['PROFILE_DURATION_S', 5],
+    ['IDLE_S', 4],
+  ]) {
+    if (v[key] > 0 && v[key] < min)
+      errors.push(
+        `${at(key)}: ${key}: at least ${min} s with RUNTIME=compose (cAdvisor samples every 1 to 2 s and a window needs two samples inside it)${key === 'IDLE_S' ? ', or 0 for no idle baseline' : ''}`,
+      );
   }
-  if (!client.compose) errors.push(`${at('RUNTIME')}: RUNTIME=compose: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
-  if (v.SNAPSHOT && !v.NODE_VOLUME) errors.push(`${at('SNAPSHOT')}: SNAPSHOT is unpacked into NODE_VOLUME: set NODE_VOLUME too`);
+  if (!client.compose)
+    errors.push(`${at('RUNTIME')}: RUNTIME=compose: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
+  if (v.SNAPSHOT && !v.NODE_VOLUME)
+    errors.push(`${at('SNAPSHOT')}: SNAPSHOT is unpacked into NODE_VOLUME: set NODE_VOLUME too`);
   if (v.SNAPSHOT && !fs.existsSync(v.SNAPSHOT)) errors.push(`${at('SNAPSHOT')}: SNAPSHOT: no such file: ${v.SNAPSHOT}`);
   for (const f of v.COMPOSE_FILES ? v.COMPOSE_FILES.split(',') : []) {
     if (!fs.existsSync(f.trim())) errors.push(`${at('COMPOSE_FILES')}: COMPOSE_FILES: no such file: ${f.trim()}`);
   }
 }
 
-/** The write workloads (mix entries tx.*) sign in a closed loop through ethers; the subscription workloads (sub.*) hold WebSocket subscriptions. */
+/**
+ * The write workloads (mix entries tx.*) sign in a closed loop through ethers; the subscription workloads (sub.*) hold
+ * WebSocket subscriptions.
+ */
 function writeChecks(v, at, errors) {
   if (!v.WORKLOAD || v.WORKLOAD.includes(':')) return;
   let mix = {};
@@ -326,32 +420,61 @@ function writeChecks(v, at, errors) {
     return; // the workload's own check names the problem
   }
   if (Object.keys(mix).some((m) => m.startsWith('sub.'))) {
-    if (v.TRANSPORT !== 'ws') errors.push(`${at('TRANSPORT')}: TRANSPORT=${v.TRANSPORT}: WORKLOAD=${v.WORKLOAD} holds eth_subscribe subscriptions over WebSocket; set TRANSPORT=ws`);
-    if (v.RATE || v.GENERATOR !== 'ethers') errors.push(`${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD}: each of CONCURRENCY users holds a subscription (a closed loop with GENERATOR=ethers); leave RATE and GENERATOR unset`);
+    if (v.TRANSPORT !== 'ws')
+      errors.push(
+        `${at('TRANSPORT')}: TRANSPORT=${v.TRANSPORT}: WORKLOAD=${v.WORKLOAD} holds eth_subscribe subscriptions over WebSocket; set TRANSPORT=ws`,
+      );
+    if (v.RATE || v.GENERATOR !== 'ethers')
+      errors.push(
+        `${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD}: each of CONCURRENCY users holds a subscription (a closed loop with GENERATOR=ethers); leave RATE and GENERATOR unset`,
+      );
   }
   if (!Object.keys(mix).some((m) => m.startsWith('tx.'))) return;
-  if (v.CHAIN !== 'ethereum') errors.push(`${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD} sends Ethereum transactions; CHAIN is ${v.CHAIN}`);
-  if (v.RATE) errors.push(`${at('RATE')}: RATE: WORKLOAD=${v.WORKLOAD} gives each of CONCURRENCY users its own account and waits for inclusion (a closed loop); set CONCURRENCY, not RATE`);
-  if (v.GENERATOR !== 'ethers') errors.push(`${at('GENERATOR')}: GENERATOR=${v.GENERATOR}: WORKLOAD=${v.WORKLOAD} signs through ethers; leave GENERATOR=ethers`);
-  if (v.PROFILE === 'methods' || v.SATURATE === 'yes') errors.push(`${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD}: PROFILE=methods and SATURATE=yes measure read mixes`);
+  if (v.CHAIN !== 'ethereum')
+    errors.push(`${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD} sends Ethereum transactions; CHAIN is ${v.CHAIN}`);
+  if (v.RATE)
+    errors.push(
+      `${at('RATE')}: RATE: WORKLOAD=${v.WORKLOAD} gives each of CONCURRENCY users its own account and waits for inclusion (a closed loop); set CONCURRENCY, not RATE`,
+    );
+  if (v.GENERATOR !== 'ethers')
+    errors.push(
+      `${at('GENERATOR')}: GENERATOR=${v.GENERATOR}: WORKLOAD=${v.WORKLOAD} signs through ethers; leave GENERATOR=ethers`,
+    );
+  if (v.PROFILE === 'methods' || v.SATURATE === 'yes')
+    errors.push(`${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD}: PROFILE=methods and SATURATE=yes measure read mixes`);
 }
 
 /** A replay brings its own timing and parameters. */
 function replayChecks(v, at, errors) {
   if (!v.WORKLOAD || !v.WORKLOAD.startsWith('replay:')) return;
-  if (v.CHAIN !== 'ethereum') errors.push(`${at('WORKLOAD')}: WORKLOAD=replay: replays Ethereum JSON-RPC captures; CHAIN is ${v.CHAIN}`);
-  if (v.RATE) errors.push(`${at('RATE')}: RATE: a replay keeps the capture's timing (REPLAY_SPEED scales it; 0 is a closed loop of CONCURRENCY users); leave RATE unset`);
-  if (v.SATURATE === 'yes') errors.push(`${at('SATURATE')}: SATURATE=yes sets its own rates; it does not replay a capture`);
-  if (v.PROFILE === 'methods') errors.push(`${at('PROFILE')}: PROFILE=methods measures the methods of a mix; a replay sends the capture as it is`);
+  if (v.CHAIN !== 'ethereum')
+    errors.push(`${at('WORKLOAD')}: WORKLOAD=replay: replays Ethereum JSON-RPC captures; CHAIN is ${v.CHAIN}`);
+  if (v.RATE)
+    errors.push(
+      `${at('RATE')}: RATE: a replay keeps the capture's timing (REPLAY_SPEED scales it; 0 is a closed loop of CONCURRENCY users); leave RATE unset`,
+    );
+  if (v.SATURATE === 'yes')
+    errors.push(`${at('SATURATE')}: SATURATE=yes sets its own rates; it does not replay a capture`);
+  if (v.PROFILE === 'methods')
+    errors.push(`${at('PROFILE')}: PROFILE=methods measures the methods of a mix; a replay sends the capture as it is`);
 }
 
 /** SHAPE shapes an open loop's rate inside the window: it needs RATE, room in the window, and no saturation search. */
 function shapeChecks(v, at, errors) {
   if (v.SHAPE === 'steady') return;
   if (!v.RATE) errors.push(`${at('SHAPE')}: SHAPE=${v.SHAPE} shapes an open loop's rate: set RATE (requests/s)`);
-  if (v.SATURATE === 'yes') errors.push(`${at('SHAPE')}: SHAPE=${v.SHAPE}: a saturation search (SATURATE=yes) sets its own rates; leave SHAPE=steady`);
-  if (v.SHAPE === 'spike' && v.SPIKE_S >= v.DURATION_S) errors.push(`${at('SPIKE_S')}: SPIKE_S: the spike (${v.SPIKE_S} s) must be shorter than the window (DURATION_S=${v.DURATION_S})`);
-  if (v.SHAPE === 'step' && v.DURATION_S < v.SHAPE_STEPS) errors.push(`${at('SHAPE_STEPS')}: SHAPE_STEPS: ${v.SHAPE_STEPS} steps need DURATION_S of at least ${v.SHAPE_STEPS} s`);
+  if (v.SATURATE === 'yes')
+    errors.push(
+      `${at('SHAPE')}: SHAPE=${v.SHAPE}: a saturation search (SATURATE=yes) sets its own rates; leave SHAPE=steady`,
+    );
+  if (v.SHAPE === 'spike' && v.SPIKE_S >= v.DURATION_S)
+    errors.push(
+      `${at('SPIKE_S')}: SPIKE_S: the spike (${v.SPIKE_S} s) must be shorter than the window (DURATION_S=${v.DURATION_S})`,
+    );
+  if (v.SHAPE === 'step' && v.DURATION_S < v.SHAPE_STEPS)
+    errors.push(
+      `${at('SHAPE_STEPS')}: SHAPE_STEPS: ${v.SHAPE_STEPS} steps need DURATION_S of at least ${v.SHAPE_STEPS} s`,
+    );
 }
 
 /** In attach, RPC_URL's scheme is the transport: TRANSPORT follows it, or must agree with it. */
@@ -363,7 +486,9 @@ function checkTransport(v, sources, given, at, errors) {
     sources.TRANSPORT = `RPC_URL (${scheme}://, ${at('RPC_URL')})`;
   } else if (v.TRANSPORT !== urlTransport) {
     const want = v.TRANSPORT === 'ws' ? 'a ws:// or wss://' : 'an http:// or https://';
-    errors.push(`${at('TRANSPORT')}: TRANSPORT=${v.TRANSPORT} contradicts RPC_URL (${scheme}://, ${at('RPC_URL')}): with RUNTIME=attach the transport is RPC_URL's; give ${want} RPC_URL, or leave TRANSPORT unset`);
+    errors.push(
+      `${at('TRANSPORT')}: TRANSPORT=${v.TRANSPORT} contradicts RPC_URL (${scheme}://, ${at('RPC_URL')}): with RUNTIME=attach the transport is RPC_URL's; give ${want} RPC_URL, or leave TRANSPORT unset`,
+    );
   }
 }
 
@@ -396,6 +521,5 @@ function redactScenario(values) {
   }
   return out;
 }
-
 
 module.exports = { resolveScenario, redactScenario, redactUrl, listWorkloads, WORKLOADS_DIR, ROOT };

@@ -30,12 +30,15 @@ const RUNTIMES = { host: startHost, compose: startCompose, attach: startAttach }
 async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onStarting }) {
   const profileTools = await ensureProfileTools(s, clients[s.CLIENT], log);
   const stack = await RUNTIMES[s.RUNTIME](s, { runId, workDir, log, signal, onStack: onStarting });
-  await prepareWindowHooks(s, stack, { tools: profileTools, log }); // NODE_PROFILE and per-core reads at each window's edges
-  run.node = s.RUNTIME === 'compose'
-    ? { container: stack.node.container, cpus: stack.node.cpus }
-    : { pid: stack.node.pid, cpus: stack.node.cpus || null };
+  // NODE_PROFILE and per-core reads at each window's edges
+  await prepareWindowHooks(s, stack, { tools: profileTools, log });
+  run.node =
+    s.RUNTIME === 'compose'
+      ? { container: stack.node.container, cpus: stack.node.cpus }
+      : { pid: stack.node.pid, cpus: stack.node.cpus || null };
   if (stack.limits) run.node.limits = stack.limits; // MEMORY_MB and DISK_* as applied (runtime/limits.js)
-  if (stack.compose) run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };
+  if (stack.compose)
+    run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };
   stack.onNodeExit(onNodeExit);
   return stack;
 }
@@ -44,37 +47,58 @@ async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onSt
 async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix }) {
   const chain = chains[s.CHAIN];
   phase('sync');
-  log(`waiting for the node at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : stack.rpcUrl} to be synced (SYNC_TIMEOUT_S=${s.SYNC_TIMEOUT_S})`);
+  log(
+    `waiting for the node at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : stack.rpcUrl} to be synced (SYNC_TIMEOUT_S=${s.SYNC_TIMEOUT_S})`,
+  );
   run.sync = await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
   log(`synced after ${run.sync.seconds.toFixed(1)} s at block ${run.sync.head}`);
 
   if (s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.freshChain)) {
     phase('history');
     run.history = await chain.createHistory(stack.rpcUrl, {
-      accounts: s.HISTORY_ACCOUNTS, transfers: s.HISTORY_TRANSFERS, calls: s.HISTORY_CONTRACT_CALLS, seed: s.SEED, devKey: clients[s.CLIENT].devKey, signal, log,
+      accounts: s.HISTORY_ACCOUNTS,
+      transfers: s.HISTORY_TRANSFERS,
+      calls: s.HISTORY_CONTRACT_CALLS,
+      seed: s.SEED,
+      devKey: clients[s.CLIENT].devKey,
+      signal,
+      log,
     });
   }
 
   phase('harvest');
   // A STATE profile's pool is drawn across its whole state and history (state/pool.js); a dev chain is harvested.
-  const pool = stack.state ? await poolOfState(stack.state, s, stack.rpcUrl, { signal, log }) : await chain.harvest(stack.rpcUrl, { signal, log });
+  const pool = stack.state
+    ? await poolOfState(stack.state, s, stack.rpcUrl, { signal, log })
+    : await chain.harvest(stack.rpcUrl, { signal, log });
   if (stack.state) {
     log((chain.describeStatePool || describeStatePool)(pool));
     const m = stack.state.manifest;
     // history: the blocks built into the state (a state whose history is the run's own has none)
     run.state = {
-      profile: m.profile, dir: stack.state.dir, accounts: m.accounts, slots: m.slots, history: m.history || null,
-      size_bytes: m.size_bytes, build_seconds: m.build_seconds, built_at: m.built_at, distribution: s.STATE_DISTRIBUTION,
+      profile: m.profile,
+      dir: stack.state.dir,
+      accounts: m.accounts,
+      slots: m.slots,
+      history: m.history || null,
+      size_bytes: m.size_bytes,
+      build_seconds: m.build_seconds,
+      built_at: m.built_at,
+      distribution: s.STATE_DISTRIBUTION,
       ...(stack.state.evicted ? { evicted: stack.state.evicted } : {}),
     };
   }
   if (chain.prepareWrites && Object.keys(mix).some((m) => m.startsWith('tx.'))) {
-    pool.writers = await chain.prepareWrites(stack.rpcUrl, { count: s.CONCURRENCY, seed: s.SEED, signal, log }); // one signing account per user
+    // one signing account per user
+    pool.writers = await chain.prepareWrites(stack.rpcUrl, { count: s.CONCURRENCY, seed: s.SEED, signal, log });
   }
   const poolFile = path.join(reportDir, 'params.json');
   fs.writeFileSync(poolFile, `${JSON.stringify(scrubDeep(pool))}\n`);
-  log(`parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`);
-  const missing = replaySpec(s) ? [] : chain.missingForMix(pool, Object.keys(mix)); // a replay brings its own parameters
+  log(
+    `parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`,
+  );
+  // a replay brings its own parameters
+  const missing = replaySpec(s) ? [] : chain.missingForMix(pool, Object.keys(mix));
   if (missing.length) throw new Error(`the chain lacks what the workload needs: ${missing.join('; ')}`);
   return poolFile;
 }
@@ -83,11 +107,21 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
 function specBuilder(s, stack, { poolFile, mix, log }) {
   // The workload's endpoint: the node's WebSocket with TRANSPORT=ws, its HTTP endpoint otherwise.
   const workloadUrl = s.TRANSPORT === 'ws' ? stack.wsUrl : stack.rpcUrl;
-  if (!workloadUrl) throw new Error(`TRANSPORT=${s.TRANSPORT}: the ${stack.runtime} runtime gave no ${s.TRANSPORT} endpoint`);
+  if (!workloadUrl)
+    throw new Error(`TRANSPORT=${s.TRANSPORT}: the ${stack.runtime} runtime gave no ${s.TRANSPORT} endpoint`);
   if (s.TRANSPORT === 'ws') log(`workload over WebSocket at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : workloadUrl}`);
   return (over) => ({
-    rpc_url: workloadUrl, transport: s.TRANSPORT, ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY), pool_file: poolFile, mix,
-    timeout_ms: s.REQUEST_TIMEOUT_MS, seed: s.SEED, samples_dir: null, shape: shapeOf(s), replay: replaySpec(s), ...over,
+    rpc_url: workloadUrl,
+    transport: s.TRANSPORT,
+    ws_connections: Math.min(s.WS_CONNECTIONS, s.CONCURRENCY),
+    pool_file: poolFile,
+    mix,
+    timeout_ms: s.REQUEST_TIMEOUT_MS,
+    seed: s.SEED,
+    samples_dir: null,
+    shape: shapeOf(s),
+    replay: replaySpec(s),
+    ...over,
   });
 }
 
@@ -98,9 +132,19 @@ async function warmUp(s, stack, { spec, workDir, signal, log, name = 'warmup' })
   log(`${name}: warming up for ${s.WARMUP_S} s (not measured)`);
   const due = Date.now() + STARTUP_S * 1000 + s.RAMP_S * 1000 + s.WARMUP_S * 1000;
   const from = Date.now();
-  const progress = setInterval(() => log(`${name}: ${Math.round((Date.now() - from) / 1000)} s of ${Math.round((due - from) / 1000)} s`), 30000);
-  const r = await runArtillery({ scenario: s, spec: spec({ start_at: due, end_at: due }), dir: workDir, name, processor: chain.processor, group: stack.generatorGroup, signal })
-    .finally(() => clearInterval(progress));
+  const progress = setInterval(
+    () => log(`${name}: ${Math.round((Date.now() - from) / 1000)} s of ${Math.round((due - from) / 1000)} s`),
+    30000,
+  );
+  const r = await runArtillery({
+    scenario: s,
+    spec: spec({ start_at: due, end_at: due }),
+    dir: workDir,
+    name,
+    processor: chain.processor,
+    group: stack.generatorGroup,
+    signal,
+  }).finally(() => clearInterval(progress));
   if (r.code !== 0) throw new Error(`the load generator failed during warm-up (status ${r.code}); see ${r.logFile}`);
 }
 
@@ -111,12 +155,28 @@ async function warmUp(s, stack, { spec, workDir, signal, log, name = 'warmup' })
  * @param {object} o
  * @param {object} o.run the run record to fill (node, stack, sync, history, phase)
  * @param {(stack:object)=>void} o.onStack called as soon as the stack is up (so teardown can reach it)
- * @param {(stack:object)=>void} [o.onStarting] called by the runtime while it is still starting the stack (a forced exit names what it left)
+ * @param {(stack:object)=>void} [o.onStarting] called by the runtime while it is still starting the stack (a forced
+ * exit names what it left)
  * @param {(info:object)=>void} o.onNodeExit called when the node exits or restarts
  * @param {boolean} [o.warm] warm up now (false: the caller calls warmUp when it chooses)
- * @returns {Promise<object>} the measuring context: s, stack, chain, spec, workDir, reportDir, runId, signal, mix, warnings
+ * @returns {Promise<object>} the measuring context: s, stack, chain, spec, workDir, reportDir, runId, signal, mix,
+ * warnings
  */
-async function prepareNode(s, { run, runId, workDir, reportDir, signal, log = defaultLog, onStack = () => {}, onStarting = () => {}, onNodeExit, warm = true }) {
+async function prepareNode(
+  s,
+  {
+    run,
+    runId,
+    workDir,
+    reportDir,
+    signal,
+    log = defaultLog,
+    onStack = () => {},
+    onStarting = () => {},
+    onNodeExit,
+    warm = true,
+  },
+) {
   const phase = (name) => {
     run.phase = name;
   };

@@ -20,8 +20,10 @@ const { mapLimit } = require('../util/async');
 const LOGGER = require('../chains/ethereum/contracts/Logger.json');
 const P = require('./profiles');
 
-const ROUND_PER_SIGNER = 4; // transactions each signer sends per round: 256 a round, so history spreads over many blocks
-const FORMAT = 4; // of the built state: a cached state of another format is built again (4: StateStore, its filled accounts and slots)
+// transactions each signer sends per round: 256 a round, so history spreads over many blocks
+const ROUND_PER_SIGNER = 4;
+// of the built state: a cached state of another format is built again (4: StateStore, its filled accounts and slots)
+const FORMAT = 4;
 // geth's path scheme keeps its last 128 blocks' trie changes in memory: blocks of thousands of new slots
 // each took the builder to 24 GB here. So for the fill the builder mines a block as soon as transactions
 // wait (--dev.period 0) and a round is 8 calls: blocks of a few thousand items. (The history is sent with
@@ -52,7 +54,13 @@ function writeManifest(dir, manifest) {
 
 /** Writes the genesis: geth's dev genesis (its forks and system contracts) plus the profile's alloc, streamed. */
 function writeGenesis(bin, file, profile, log) {
-  const dev = JSON.parse(execFileSync(bin, ['--dev', 'dumpgenesis'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 }));
+  const dev = JSON.parse(
+    execFileSync(bin, ['--dev', 'dumpgenesis'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 << 20,
+    }),
+  );
   const alloc = dev.alloc;
   delete dev.alloc;
   dev.gasLimit = ethers.toQuantity(BUILD_GAS_LIMIT);
@@ -91,40 +99,82 @@ function writeGenesis(bin, file, profile, log) {
  * alloc after init, with the database compacted, the state is what remains.
  */
 async function dropGenesisSpec(bin, dataDir, log, signal) {
-  const out = execFileSync(bin, ['--datadir', dataDir, 'db', 'get', '0x6800000000000000006e'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync(bin, ['--datadir', dataDir, 'db', 'get', '0x6800000000000000006e'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const hash = (out.match(/: 0x([0-9a-f]{64})\s*$/m) || [])[1];
   if (!hash) throw new Error(`state: cannot read the genesis hash back from the new database: ${out.slice(-300)}`);
   const key = `0x${Buffer.from('ethereum-genesis-').toString('hex')}${hash}`;
   // An empty alloc ({}), not no value: geth --dev refuses a database without one. geth prints the
   // value it replaces (hundreds of MB of hex): that output is not kept.
   log('state: replacing the genesis alloc blob with {} in the database');
-  const r = spawnSync(bin, ['--datadir', dataDir, 'db', 'put', key, '0x7b7d'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
-  if (r.status !== 0) throw new Error(`state: geth db put exited with status ${r.status}: ${String(r.stderr).slice(-500)}`);
+  const r = spawnSync(bin, ['--datadir', dataDir, 'db', 'put', key, '0x7b7d'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20,
+  });
+  if (r.status !== 0)
+    throw new Error(`state: geth db put exited with status ${r.status}: ${String(r.stderr).slice(-500)}`);
   if (signal && signal.aborted) throw new Error('state: interrupted');
   await runWithProgress(bin, ['--datadir', dataDir, 'db', 'compact'], { label: 'state: compacting', log, signal });
 }
 
-/** Starts geth --dev on the data directory with an HTTP endpoint, a block each `period` seconds (0: as soon as transactions wait); resolves {url, stop}. */
+/**
+ * Starts geth --dev on the data directory with an HTTP endpoint, a block each `period` seconds (0: as soon as
+ * transactions wait); resolves {url, stop}.
+ */
 async function startBuilder(bin, dataDir, engine, logFile, period) {
   const { port, p2p, auth } = await freePorts(['port', 'p2p', 'auth']);
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(bin, [
-    '--dev', '--dev.period', String(period), '--datadir', dataDir, '--db.engine', engine,
-    '--http', '--http.addr', '127.0.0.1', '--http.port', String(port), '--http.api', 'eth,net,web3',
-    '--port', String(p2p), '--authrpc.port', String(auth), '--ipcdisable', '--nodiscover', '--maxpeers', '0',
-    '--txpool.accountslots', String(ROUND_PER_SIGNER * 2), '--txpool.globalslots', '20000', '--txpool.globalqueue', '20000',
-    '--miner.gaslimit', String(BUILD_GAS_LIMIT),
-  ], { stdio: ['ignore', out, out] });
+  const child = spawn(
+    bin,
+    [
+      '--dev',
+      '--dev.period',
+      String(period),
+      '--datadir',
+      dataDir,
+      '--db.engine',
+      engine,
+      '--http',
+      '--http.addr',
+      '127.0.0.1',
+      '--http.port',
+      String(port),
+      '--http.api',
+      'eth,net,web3',
+      '--port',
+      String(p2p),
+      '--authrpc.port',
+      String(auth),
+      '--ipcdisable',
+      '--nodiscover',
+      '--maxpeers',
+      '0',
+      '--txpool.accountslots',
+      String(ROUND_PER_SIGNER * 2),
+      '--txpool.globalslots',
+      '20000',
+      '--txpool.globalqueue',
+      '20000',
+      '--miner.gaslimit',
+      String(BUILD_GAS_LIMIT),
+    ],
+    { stdio: ['ignore', out, out] },
+  );
   fs.closeSync(out);
   const url = `http://127.0.0.1:${port}`;
-  const stop = () => new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    });
   const deadline = Date.now() + 120000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`geth exited (status ${child.exitCode}) while starting on the new state`);
+    if (child.exitCode !== null)
+      throw new Error(`geth exited (status ${child.exitCode}) while starting on the new state`);
     try {
       await rpcCall(url, 'eth_blockNumber', [], { timeoutMs: 2000 });
       return { url, stop };
@@ -142,9 +192,11 @@ async function startBuilder(bin, dataDir, engine, logFile, period) {
 async function waitMined(url, wallets, nonces, signal) {
   const deadline = Date.now() + 300000;
   for (;;) {
-    const mined = await mapLimit(wallets, 8, (w) => rpcCall(url, 'eth_getTransactionCount', [w.address, 'latest'], { signal }));
+    const mined = await mapLimit(wallets, 8, (w) =>
+      rpcCall(url, 'eth_getTransactionCount', [w.address, 'latest'], { signal }),
+    );
     if (mined.every((n, i) => Number(n) >= nonces[i])) return;
-    if (Date.now() > deadline) throw new Error('the history\'s transactions were not mined in 300 s');
+    if (Date.now() > deadline) throw new Error("the history's transactions were not mined in 300 s");
     await sleep(300, signal);
   }
 }
@@ -153,8 +205,15 @@ async function waitMined(url, wallets, nonces, signal) {
 async function signers(url, signal) {
   const chainId = Number(await rpcCall(url, 'eth_chainId', [], { signal }));
   const wallets = P.signerWallets();
-  const nonces = await mapLimit(wallets, 8, async (w) => Number(await rpcCall(url, 'eth_getTransactionCount', [w.address, 'pending'], { signal })));
-  const fee = { maxFeePerGas: ethers.parseUnits('20', 'gwei'), maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'), chainId, type: 2 };
+  const nonces = await mapLimit(wallets, 8, async (w) =>
+    Number(await rpcCall(url, 'eth_getTransactionCount', [w.address, 'pending'], { signal })),
+  );
+  const fee = {
+    maxFeePerGas: ethers.parseUnits('20', 'gwei'),
+    maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'),
+    chainId,
+    type: 2,
+  };
   const send = async (k, tx) => {
     const signed = await wallets[k].signTransaction({ ...tx, ...fee, nonce: nonces[k]++ });
     await rpcCall(url, 'eth_sendRawTransaction', [signed], { signal, timeoutMs: 30000 });
@@ -184,8 +243,13 @@ async function sendHistory(url, profile, { log, signal }) {
     const n = Math.min(perRound, total - done);
     // Transfers and calls interleaved in the proportion of the profile, so every part of history has both.
     const jobs = Array.from({ length: n }, (_, j) => {
-      const isCall = (done + j) % Math.max(1, Math.round(total / Math.max(1, profile.calls))) === 0 && call < profile.calls;
-      if (isCall || transfer >= profile.transfers) return { k: j % P.SIGNERS, tx: { to: logger, data: iface.encodeFunctionData('ping', [ethers.id(`state:${call++}`)]), gasLimit: 100_000 } };
+      const isCall =
+        (done + j) % Math.max(1, Math.round(total / Math.max(1, profile.calls))) === 0 && call < profile.calls;
+      if (isCall || transfer >= profile.transfers)
+        return {
+          k: j % P.SIGNERS,
+          tx: { to: logger, data: iface.encodeFunctionData('ping', [ethers.id(`state:${call++}`)]), gasLimit: 100_000 },
+        };
       const to = P.accountAddress(profile.accounts + transfer);
       return { k: j % P.SIGNERS, tx: { to, value: ethers.parseEther('0.01') + BigInt(transfer++), gasLimit: 21000 } };
     });
@@ -197,7 +261,14 @@ async function sendHistory(url, profile, { log, signal }) {
     log(`state history: ${done} of ${total} transactions mined`);
   }
   const lastBlock = Number(await rpcCall(url, 'eth_blockNumber', [], { signal }));
-  return { logger, tx_hashes: hashes, first_block: firstBlock, last_block: lastBlock, transfers: transfer, calls: call };
+  return {
+    logger,
+    tx_hashes: hashes,
+    first_block: firstBlock,
+    last_block: lastBlock,
+    transfers: transfer,
+    calls: call,
+  };
 }
 
 /**
@@ -218,7 +289,7 @@ async function fillState(url, kind, from, count, { log, signal }) {
   let previous = null; // the nonces a round reached, to wait for while the next one is sent
   while (done < count) {
     for (let j = 0; j < FILL_ROUND && done < count; j++) {
-      const k = (calls % wallets.length);
+      const k = calls % wallets.length;
       const n = Math.min(per, count - done);
       const data = iface.encodeFunctionData(kind === 'slots' ? 'fillSlots' : 'fillAccounts', [from + done, n]);
       await send(k, { to: P.STORAGE_CONTRACT, data, gasLimit: 16_000_000, value: kind === 'slots' ? 0n : BigInt(n) });
@@ -242,10 +313,14 @@ async function fillState(url, kind, from, count, { log, signal }) {
 async function checkFilled(url, kind, last, signal) {
   if (kind === 'slots') {
     const v = await rpcCall(url, 'eth_getStorageAt', [P.STORAGE_CONTRACT, P.slotKey(last), 'latest'], { signal });
-    if (BigInt(v) !== BigInt(last + 1)) throw new Error(`state fill: slot ${last} holds ${v}, not ${last + 1}: a StateStore call failed`);
+    if (BigInt(v) !== BigInt(last + 1))
+      throw new Error(`state fill: slot ${last} holds ${v}, not ${last + 1}: a StateStore call failed`);
   } else {
     const v = await rpcCall(url, 'eth_getBalance', [P.accountAddress(last), 'latest'], { signal });
-    if (BigInt(v) < 1n) throw new Error(`state fill: account ${last} (${P.accountAddress(last)}) was not created: a StateStore call failed`);
+    if (BigInt(v) < 1n)
+      throw new Error(
+        `state fill: account ${last} (${P.accountAddress(last)}) was not created: a StateStore call failed`,
+      );
   }
 }
 
@@ -304,19 +379,31 @@ function duBytes(dir) {
 async function ensureState({ profile: name, bin, version, engine, log, signal }) {
   const dir = stateDir(name, version, engine);
   const existing = readManifest(dir);
-  if (existing) return { dir, dataDir: path.join(dir, 'data'), manifest: await settleCached(dir, existing, { bin, engine, log, signal }), built: false };
+  if (existing)
+    return {
+      dir,
+      dataDir: path.join(dir, 'data'),
+      manifest: await settleCached(dir, existing, { bin, engine, log, signal }),
+      built: false,
+    };
   const profile = P.PROFILES[name];
   if (!profile) throw new Error(`no STATE profile ${name}`);
   const from = Date.now();
   const tmp = `${dir}.building-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp, { recursive: true });
-  log(`building STATE=${name} once into ${dir} (${profile.accounts} accounts, ${profile.slots} storage slots, ${profile.transfers} transfers, ${profile.calls} contract calls; ${profile.doc})`);
+  log(
+    `building STATE=${name} once into ${dir} (${profile.accounts} accounts, ${profile.slots} storage slots, ${profile.transfers} transfers, ${profile.calls} contract calls; ${profile.doc})`,
+  );
   try {
     const genesis = path.join(tmp, 'genesis.json');
     writeGenesis(bin, genesis, profile, log);
     const dataDir = path.join(tmp, 'data');
-    await runWithProgress(bin, ['init', '--datadir', dataDir, '--db.engine', engine, genesis], { label: 'state geth init', log, signal });
+    await runWithProgress(bin, ['init', '--datadir', dataDir, '--db.engine', engine, genesis], {
+      label: 'state geth init',
+      log,
+      signal,
+    });
     fs.rmSync(genesis);
     await dropGenesisSpec(bin, dataDir, log, signal);
     const buildLog = path.join(tmp, 'build.log');
@@ -328,7 +415,13 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
       await node.stop();
       node = await startBuilder(bin, dataDir, engine, buildLog, 0);
       fill.slots = await fillState(node.url, 'slots', profile.slots, profile.fill_slots, { log, signal });
-      fill.accounts = await fillState(node.url, 'accounts', profile.accounts + history.transfers, profile.fill_accounts, { log, signal });
+      fill.accounts = await fillState(
+        node.url,
+        'accounts',
+        profile.accounts + history.transfers,
+        profile.fill_accounts,
+        { log, signal },
+      );
       fill.last_block = Number(await rpcCall(node.url, 'eth_blockNumber', [], { signal }));
       if (profile.fill_slots + profile.fill_accounts) await settleLayers(node.url, { log, signal });
     } finally {
@@ -336,15 +429,32 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
     }
     fs.writeFileSync(path.join(tmp, 'tx_hashes.json'), `${JSON.stringify(history.tx_hashes)}\n`);
     const manifest = {
-      format: FORMAT, profile: name, client: 'geth', version, db_engine: engine,
-      accounts: profile.accounts + history.transfers + profile.fill_accounts, genesis_accounts: profile.accounts,
-      slots: profile.slots + profile.fill_slots, genesis_slots: profile.slots,
+      format: FORMAT,
+      profile: name,
+      client: 'geth',
+      version,
+      db_engine: engine,
+      accounts: profile.accounts + history.transfers + profile.fill_accounts,
+      genesis_accounts: profile.accounts,
+      slots: profile.slots + profile.fill_slots,
+      genesis_slots: profile.slots,
       fill: {
-        accounts: profile.fill_accounts, slots: profile.fill_slots, last_block: fill.last_block,
-        seconds: fill.slots.seconds + fill.accounts.seconds, transactions: fill.slots.transactions + fill.accounts.transactions,
+        accounts: profile.fill_accounts,
+        slots: profile.fill_slots,
+        last_block: fill.last_block,
+        seconds: fill.slots.seconds + fill.accounts.seconds,
+        transactions: fill.slots.transactions + fill.accounts.transactions,
       },
-      storage_contract: P.STORAGE_CONTRACT, logger: history.logger, signers: P.signerWallets().map((w) => w.address),
-      history: { first_block: history.first_block, last_block: history.last_block, transactions: history.tx_hashes.length, transfers: history.transfers, calls: history.calls },
+      storage_contract: P.STORAGE_CONTRACT,
+      logger: history.logger,
+      signers: P.signerWallets().map((w) => w.address),
+      history: {
+        first_block: history.first_block,
+        last_block: history.last_block,
+        transactions: history.tx_hashes.length,
+        transfers: history.transfers,
+        calls: history.calls,
+      },
       build_seconds: Math.round((Date.now() - from) / 100) / 10,
       size_bytes: duBytes(dataDir),
       built_at: new Date().toISOString(),
@@ -357,14 +467,19 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
       fs.rmSync(dir, { recursive: true, force: true });
       fs.renameSync(tmp, dir);
     }
-    log(`STATE=${name} built in ${manifest.build_seconds} s: ${(manifest.size_bytes / 2 ** 20).toFixed(1)} MiB, ${manifest.accounts} accounts, blocks ${manifest.history.first_block}..${manifest.history.last_block}`);
+    log(
+      `STATE=${name} built in ${manifest.build_seconds} s: ${(manifest.size_bytes / 2 ** 20).toFixed(1)} MiB, ${manifest.accounts} accounts, blocks ${manifest.history.first_block}..${manifest.history.last_block}`,
+    );
     return { dir, dataDir: path.join(dir, 'data'), manifest: readManifest(dir), built: true };
   } catch (err) {
     throw abandonBuild(err, { dir, tmp, node: 'geth' });
   }
 }
 
-/** A failed build: the half-built folder goes; the builder node's log (tmp/build.log) stays beside the cache, named in the error. */
+/**
+ * A failed build: the half-built folder goes; the builder node's log (tmp/build.log) stays beside the cache, named in
+ * the error.
+ */
 function abandonBuild(err, { dir, tmp, node }) {
   const buildLog = path.join(tmp, 'build.log');
   if (fs.existsSync(buildLog)) {

@@ -55,7 +55,10 @@ function stateSpaceDraw(pool, kind, r) {
   if (!space) return null;
   let d = spaces.get(pool);
   if (!d) {
-    d = { account: indexDrawer(space.accounts, space.distribution), slot: indexDrawer(space.slots, space.distribution) };
+    d = {
+      account: indexDrawer(space.accounts, space.distribution),
+      slot: indexDrawer(space.slots, space.distribution),
+    };
     spaces.set(pool, d);
   }
   return kind === 'account' ? P.accountAddressLower(d.account(r)) : P.slotKey(d.slot(r));
@@ -74,7 +77,8 @@ function coprimeNear(n, x) {
 /**
  * @param {object} manifest the state's manifest (state/build.js)
  * @param {string[]} txHashes every transaction of its history, in order
- * @param {{distribution:string, seed:number, head:number, chainId?:number, size?:number}} o head and chainId: the chain's now
+ * @param {{distribution:string, seed:number, head:number, chainId?:number, size?:number}} o head and chainId: the
+ * chain's now
  * @returns {object} a pool in the shape harvest.js gives, plus storage_slots and how it was drawn
  */
 function statePool(manifest, txHashes, { distribution, seed, head, chainId = 1337, size = POOL_SIZE }) {
@@ -95,7 +99,9 @@ function statePool(manifest, txHashes, { distribution, seed, head, chainId = 133
   for (let i = 0; i < 16; i++) callData.push(iface.encodeFunctionData('counts', [who[i % who.length]]));
   for (let i = 0; i < 8; i++) callData.push(iface.encodeFunctionData('sumCounts', [who.slice(i * 8, i * 8 + 8)]));
   callData.push(iface.encodeFunctionData('total', []));
-  const estimateData = Array.from({ length: 8 }, (_, i) => iface.encodeFunctionData('ping', [ethers.id(`estimate:${i}`)]));
+  const estimateData = Array.from({ length: 8 }, (_, i) =>
+    iface.encodeFunctionData('ping', [ethers.id(`estimate:${i}`)]),
+  );
   return {
     chain_id: chainId,
     head,
@@ -111,7 +117,15 @@ function statePool(manifest, txHashes, { distribution, seed, head, chainId = 133
     log_count: h.calls,
     call_data: callData,
     estimate_data: estimateData,
-    state: { profile: manifest.profile, distribution, accounts: manifest.accounts, slots: manifest.slots, history_blocks: h.last_block, transactions: txHashes.length, draws: size },
+    state: {
+      profile: manifest.profile,
+      distribution,
+      accounts: manifest.accounts,
+      slots: manifest.slots,
+      history_blocks: h.last_block,
+      transactions: txHashes.length,
+      draws: size,
+    },
   };
 }
 
@@ -121,4 +135,14 @@ function describeStatePool(pool) {
   return `STATE=${st.profile}, ${st.distribution} draws over ${st.accounts} accounts and ${st.slots} storage slots (for each request), and over blocks 1..${st.history_blocks} and ${st.transactions} transactions (${st.draws} of each)`;
 }
 
-module.exports = { statePool, describeStatePool, drawer, indexDrawer, stateSpaceDraw, DISTRIBUTIONS, POOL_SIZE, HOT_SHARE, HOT_DRAWS };
+module.exports = {
+  statePool,
+  describeStatePool,
+  drawer,
+  indexDrawer,
+  stateSpaceDraw,
+  DISTRIBUTIONS,
+  POOL_SIZE,
+  HOT_SHARE,
+  HOT_DRAWS,
+};

@@ -16,14 +16,41 @@
 const { ethers } = require('ethers');
 
 const PROFILES = {
-  small: { accounts: 20000, slots: 20000, transfers: 2000, calls: 500, fill_accounts: 5000, fill_slots: 10000, doc: 'for tests: builds in well under a minute' },
-  medium: { accounts: 1000000, slots: 1000000, transfers: 20000, calls: 5000, fill_accounts: 0, fill_slots: 0, doc: 'about 0.4 GB of database (pebble), built in about 4 minutes here; geth init peaks at about 11.4 GB of memory' },
-  large: { accounts: 1000000, slots: 1000000, transfers: 20000, calls: 5000, fill_accounts: 5000000, fill_slots: 10000000, doc: 'the medium state grown by 5M accounts and 10M slots: larger than the memory its scenarios allow' },
+  small: {
+    accounts: 20000,
+    slots: 20000,
+    transfers: 2000,
+    calls: 500,
+    fill_accounts: 5000,
+    fill_slots: 10000,
+    doc: 'for tests: builds in well under a minute',
+  },
+  medium: {
+    accounts: 1000000,
+    slots: 1000000,
+    transfers: 20000,
+    calls: 5000,
+    fill_accounts: 0,
+    fill_slots: 0,
+    doc: 'about 0.4 GB of database (pebble), built in about 4 minutes here; geth init peaks at about 11.4 GB of memory',
+  },
+  large: {
+    accounts: 1000000,
+    slots: 1000000,
+    transfers: 20000,
+    calls: 5000,
+    fill_accounts: 5000000,
+    fill_slots: 10000000,
+    doc: 'the medium state grown by 5M accounts and 10M slots: larger than the memory its scenarios allow',
+  },
 };
 const STATES = ['dev', ...Object.keys(PROFILES)];
 const SIGNERS = 64; // funded in the genesis; they sign the history's transactions
 
-/** Account i of a state, lower case: the last 20 bytes of keccak256(abi.encode(i)), as StateStore derives it. For each request: no checksum. */
+/**
+ * Account i of a state, lower case: the last 20 bytes of keccak256(abi.encode(i)), as StateStore derives it. For each
+ * request: no checksum.
+ */
 const word = new Uint8Array(32);
 function accountAddressLower(i) {
   let v = BigInt(i);
@@ -37,15 +64,30 @@ function accountAddressLower(i) {
 /** Account i of a state, checksummed (no key: funded in genesis, by a transfer or by StateStore). */
 const accountAddress = (i) => ethers.getAddress(accountAddressLower(i));
 
-/** Storage slot i of the storage contract: its 32-byte key, i itself (the trie's key is its hash, so slots spread over the trie). Its value is i + 1. */
+/**
+ * Storage slot i of the storage contract: its 32-byte key, i itself (the trie's key is its hash, so slots spread over
+ * the trie). Its value is i + 1.
+ */
 const slotKey = (i) => ethers.toBeHex(i, 32);
 
 /** The signers of the history, from fixed keys. */
-const signerWallets = (provider) => Array.from({ length: SIGNERS }, (_, i) => new ethers.Wallet(ethers.id(`chainperf-state:signer:${i}`), provider));
+const signerWallets = (provider) =>
+  Array.from({ length: SIGNERS }, (_, i) => new ethers.Wallet(ethers.id(`chainperf-state:signer:${i}`), provider));
 
 /** The storage contract's address; its code is StateStore's (eth_call with a slot's key returns that slot). */
 const STORAGE_CONTRACT = '0x00000000000000000000000000000000c0ffee01';
 const STORE = require('../chains/ethereum/contracts/StateStore.json');
 const STORAGE_CODE = STORE.deployedBytecode;
 
-module.exports = { PROFILES, STATES, SIGNERS, accountAddress, accountAddressLower, slotKey, signerWallets, STORAGE_CONTRACT, STORAGE_CODE, STORE };
+module.exports = {
+  PROFILES,
+  STATES,
+  SIGNERS,
+  accountAddress,
+  accountAddressLower,
+  slotKey,
+  signerWallets,
+  STORAGE_CONTRACT,
+  STORAGE_CODE,
+  STORE,
+};

@@ -19,17 +19,27 @@ const { statePool } = require('./pool');
 const { rpcCall } = require('../util/rpc');
 const { evictDir, mib } = require('../measure/cold');
 
-/** MEMORY_MB: the restored copy (in dir) leaves the page cache, so the node reads it within its own limit; st with what was evicted. */
+/**
+ * MEMORY_MB: the restored copy (in dir) leaves the page cache, so the node reads it within its own limit; st with what
+ * was evicted.
+ */
 function evictRestored(s, st, dir, log) {
   const evicted = evictDir(dir);
-  log(`STATE=${s.STATE} with MEMORY_MB=${s.MEMORY_MB}: the copy evicted from the page cache (${mib(evicted.bytes)} in ${evicted.files} files; cached before ${mib(evicted.resident_before)}, after ${mib(evicted.resident_after)}), so the node's reads come within its memory limit`);
+  log(
+    `STATE=${s.STATE} with MEMORY_MB=${s.MEMORY_MB}: the copy evicted from the page cache (${mib(evicted.bytes)} in ${evicted.files} files; cached before ${mib(evicted.resident_before)}, after ${mib(evicted.resident_after)}), so the node's reads come within its memory limit`,
+  );
   return { ...st, evicted };
 }
 
-/** The version part of a client's (geth's "1.16.7-stable", polkadot-omni-node's "0.24.0-abc123" -> "1.16.7", "0.24.0"). */
+/**
+ * The version part of a client's (geth's "1.16.7-stable", polkadot-omni-node's "0.24.0-abc123" -> "1.16.7", "0.24.0").
+ */
 const plainVersion = (v) => String(v).replace(/-.*$/, '');
 
-/** The profile's cached state for the scenario's client, built when missing: the chain's own builder if it has one, geth's otherwise. */
+/**
+ * The profile's cached state for the scenario's client, built when missing: the chain's own builder if it has one,
+ * geth's otherwise.
+ */
 async function ensureScenarioState(s, { bin, version, log, signal }) {
   const chain = chains[s.CHAIN];
   if (chain.ensureState) return chain.ensureState(s, { bin, version: plainVersion(version), log, signal });
@@ -42,14 +52,25 @@ async function restoreHostState(s, { bin, version, dataDir, log, signal }) {
   const from = Date.now();
   fs.rmSync(dataDir, { recursive: true, force: true });
   execFileSync('cp', ['-a', '--reflink=auto', st.dataDir, dataDir]);
-  log(`STATE=${s.STATE}: copied ${st.dir} into the run's data directory in ${((Date.now() - from) / 1000).toFixed(1)} s (the cached state is never written)`);
+  log(
+    `STATE=${s.STATE}: copied ${st.dir} into the run's data directory in ${((Date.now() - from) / 1000).toFixed(1)} s (the cached state is never written)`,
+  );
   return s.MEMORY_MB ? evictRestored(s, st, dataDir, log) : st;
 }
 
 /** Compose runtime: a new volume of the run holding a copy of the state; returns its name and a remover. */
 async function restoreComposeState(s, { bin, version, volume, docker, baseRef, log, signal }) {
-  const st = await ensureState({ profile: s.STATE, bin, version: plainVersion(version), engine: s.DB_ENGINE, log, signal });
-  const made = await docker.engine('POST', '/volumes/create', { body: { Name: volume, Labels: { 'io.chainperf.volume': 'state' } } });
+  const st = await ensureState({
+    profile: s.STATE,
+    bin,
+    version: plainVersion(version),
+    engine: s.DB_ENGINE,
+    log,
+    signal,
+  });
+  const made = await docker.engine('POST', '/volumes/create', {
+    body: { Name: volume, Labels: { 'io.chainperf.volume': 'state' } },
+  });
   if (made.status !== 201) throw new Error(`cannot create volume ${volume}: HTTP ${made.status}`);
   const remove = async () => {
     const r = await docker.engine('DELETE', `/volumes/${encodeURIComponent(volume)}`);
@@ -57,7 +78,23 @@ async function restoreComposeState(s, { bin, version, volume, docker, baseRef, l
   };
   const from = Date.now();
   try {
-    execFileSync('docker', ['run', '--rm', '-v', `${volume}:/data`, '-v', `${st.dataDir}:/state:ro`, baseRef, 'cp', '-a', '/state/.', '/data/'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(
+      'docker',
+      [
+        'run',
+        '--rm',
+        '-v',
+        `${volume}:/data`,
+        '-v',
+        `${st.dataDir}:/state:ro`,
+        baseRef,
+        'cp',
+        '-a',
+        '/state/.',
+        '/data/',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
   } catch (err) {
     await remove();
     throw new Error(`cannot copy STATE=${s.STATE} into volume ${volume}: ${String(err.stderr || err.message).trim()}`);
@@ -67,7 +104,9 @@ async function restoreComposeState(s, { bin, version, volume, docker, baseRef, l
     const info = await docker.engine('GET', `/volumes/${encodeURIComponent(volume)}`);
     if (info.status !== 200 || !info.body || !info.body.Mountpoint) {
       await remove();
-      throw new Error(`MEMORY_MB: cannot find volume ${volume} on this host to evict its copy of the state from the page cache (HTTP ${info.status})`);
+      throw new Error(
+        `MEMORY_MB: cannot find volume ${volume} on this host to evict its copy of the state from the page cache (HTTP ${info.status})`,
+      );
     }
     return { state: evictRestored(s, st, info.body.Mountpoint, log), remove };
   }

@@ -22,7 +22,9 @@ function log(message) {
     // A full or lost filesystem must not turn a log line into a crash: the run goes on, logging to stderr only.
     const file = logFile;
     logFile = null;
-    process.stderr.write(`[chainperf ${stamp()}] cannot write ${scrub(file)} (${err.code || err.message}): logging to standard error only\n`);
+    process.stderr.write(
+      `[chainperf ${stamp()}] cannot write ${scrub(file)} (${err.code || err.message}): logging to standard error only\n`,
+    );
   }
 }
 

@@ -12,7 +12,8 @@ const MAX_LINE = 300;
 /** Control characters (C0, DEL, C1) as \xNN; lines longer than MAX_LINE cut. */
 function escapeControl(text) {
   // eslint-disable-next-line no-control-regex -- finding control characters is the point
-  const escaped = String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const control = /[\u0000-\u001f\u007f-\u009f]/g;
+  const escaped = String(text).replace(control, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return escaped.length > MAX_LINE ? `${escaped.slice(0, MAX_LINE)}...` : escaped;
 }
 

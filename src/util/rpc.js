@@ -55,7 +55,9 @@ function connection(url, timeoutMs) {
   const c = { ws, pending: new Map(), idle: null, error: null };
   c.opened = new Promise((resolve, reject) => {
     ws.once('open', resolve);
-    ws.once('close', () => reject(new Error(`WebSocket closed before it opened${c.error ? `: ${c.error.message}` : ''}`)));
+    ws.once('close', () =>
+      reject(new Error(`WebSocket closed before it opened${c.error ? `: ${c.error.message}` : ''}`)),
+    );
   });
   c.opened.catch(() => {}); // a caller awaits it; an idle connection failing is no one's error
   ws.on('error', (err) => {
@@ -117,11 +119,14 @@ function wsCall(url, method, params, { timeoutMs, signal }) {
       fail: (err) => fail(new Error(`${method}: ${err.message}`)),
     });
     const message = JSON.stringify({ jsonrpc: '2.0', id, method, params });
-    c.opened.then(() => {
-      if (c.pending.has(id)) c.ws.send(message);
-    }, (err) => {
-      if (c.pending.has(id)) fail(new Error(`${method}: ${err.message}`));
-    });
+    c.opened.then(
+      () => {
+        if (c.pending.has(id)) c.ws.send(message);
+      },
+      (err) => {
+        if (c.pending.has(id)) fail(new Error(`${method}: ${err.message}`));
+      },
+    );
   });
 }
 

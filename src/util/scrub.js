@@ -22,7 +22,12 @@ let pattern = null; // one RegExp over every form of every secret, longest first
 /** Whether a path segment, subdomain or query value is a token rather than a word, version or small number. */
 function looksSecret(s) {
   if (s.length < 4) return false;
-  return !/^[A-Za-z]{1,15}$/.test(s) && !/^[A-Za-z]{1,15}(?:[-_.][A-Za-z]{1,15})*$/.test(s) && !/^v\d{1,3}$/i.test(s) && !/^\d{1,6}$/.test(s);
+  return (
+    !/^[A-Za-z]{1,15}$/.test(s) &&
+    !/^[A-Za-z]{1,15}(?:[-_.][A-Za-z]{1,15})*$/.test(s) &&
+    !/^v\d{1,3}$/i.test(s) &&
+    !/^\d{1,6}$/.test(s)
+  );
 }
 
 function decode(s) {
@@ -56,7 +61,8 @@ function urlSecrets(raw) {
     for (const label of u.hostname.split('.').slice(0, -2)) if (looksSecret(label)) out.push(label);
   }
   for (const [name, value] of u.searchParams) {
-    if (looksSecret(value) || (KEYISH.test(name) && !TRIVIAL.has(value.toLowerCase()))) out.push(value, encodeURIComponent(value));
+    if (looksSecret(value) || (KEYISH.test(name) && !TRIVIAL.has(value.toLowerCase())))
+      out.push(value, encodeURIComponent(value));
   }
   if (looksSecret(decode(u.hash.slice(1)))) out.push(u.hash.slice(1), decode(u.hash.slice(1)));
   return out;
@@ -103,7 +109,8 @@ function addSecretValue(spec, value) {
   const raw = String(value);
   if (spec.type !== 'url') return addSecrets([raw]);
   const parts = urlSecrets(raw);
-  return addSecrets(parts.length ? [...parts, raw] : []); // a URL with nothing secret in it (http://127.0.0.1:8545) stays readable
+  // a URL with nothing secret in it (http://127.0.0.1:8545) stays readable
+  return addSecrets(parts.length ? [...parts, raw] : []);
 }
 
 function escapeRe(s) {
@@ -117,7 +124,13 @@ function compiled() {
     forms.add(s);
     forms.add(JSON.stringify(s).slice(1, -1)); // as it appears inside JSON text
   }
-  pattern = new RegExp([...forms].sort((a, b) => b.length - a.length).map(escapeRe).join('|'), 'g');
+  pattern = new RegExp(
+    [...forms]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRe)
+      .join('|'),
+    'g',
+  );
   return pattern;
 }
 
@@ -130,7 +143,8 @@ function scrub(text, replacement = REDACTED) {
 
 /** A copy of a JSON-like value with every string (and object key) scrubbed: JSON stays valid whatever the secret is. */
 function scrubDeep(value) {
-  if (value && typeof value.toJSON === 'function') return scrubDeep(value.toJSON()); // a Date, as JSON.stringify would write it
+  // a Date, as JSON.stringify would write it
+  if (value && typeof value.toJSON === 'function') return scrubDeep(value.toJSON());
   if (typeof value === 'string') return scrub(value);
   if (Array.isArray(value)) return value.map(scrubDeep);
   if (value && typeof value === 'object') {
@@ -179,6 +193,19 @@ function resetSecrets() {
 }
 
 module.exports = {
-  scrub, scrubDeep, scrubName, scrubPath, scrubError, writeScrubbed, copyScrubbed, copyTailScrubbed,
-  addSecrets, addSecretValue, urlSecrets, redactUrl, looksSecret, resetSecrets, REDACTED,
+  scrub,
+  scrubDeep,
+  scrubName,
+  scrubPath,
+  scrubError,
+  writeScrubbed,
+  copyScrubbed,
+  copyTailScrubbed,
+  addSecrets,
+  addSecretValue,
+  urlSecrets,
+  redactUrl,
+  looksSecret,
+  resetSecrets,
+  REDACTED,
 };

@@ -55,12 +55,19 @@ function guardRun({ log, abort, leftovers, exit = (code) => process.exit(code) }
     if (count >= FORCE_AT) return force(name);
     if (stage === 'run' && !stopping) {
       stopping = true;
-      log(`${name}: stopping the run, tearing down and writing the report (send ${FORCE_AT - count} more to force an exit)`);
+      log(
+        `${name}: stopping the run, tearing down and writing the report (send ${FORCE_AT - count} more to force an exit)`,
+      );
       return abort(new Error(`interrupted by ${name}`));
     }
     const doing = { run: 'already stopping', teardown: 'still tearing down', report: 'writing the report' }[stage];
-    log(`${name}: ${doing}; chainperf exits once the report is written (send ${FORCE_AT - count} more to force an exit, leaving what is not torn down)`);
-    if (stage !== 'run') late.push(`${name} received while ${stage === 'teardown' ? 'tearing down' : 'writing the report'}: the teardown was completed and the report written`);
+    log(
+      `${name}: ${doing}; chainperf exits once the report is written (send ${FORCE_AT - count} more to force an exit, leaving what is not torn down)`,
+    );
+    if (stage !== 'run')
+      late.push(
+        `${name} received while ${stage === 'teardown' ? 'tearing down' : 'writing the report'}: the teardown was completed and the report written`,
+      );
   };
   const onUnexpected = (err) => {
     const message = err && err.message ? err.message : String(err);
@@ -68,7 +75,8 @@ function guardRun({ log, abort, leftovers, exit = (code) => process.exit(code) }
     if (stage === 'run') {
       if (!stopping) abort(new Error(`unexpected error: ${message}`));
       stopping = true;
-    } else late.push(`unexpected error while ${stage === 'teardown' ? 'tearing down' : 'writing the report'}: ${message}`);
+    } else
+      late.push(`unexpected error while ${stage === 'teardown' ? 'tearing down' : 'writing the report'}: ${message}`);
   };
   const handlers = Object.fromEntries(SIGNALS.map((name) => [name, () => onSignal(name)]));
   for (const [name, fn] of Object.entries(handlers)) process.on(name, fn);

@@ -7,7 +7,8 @@
 
 /**
  * @param {string} url
- * @returns {{url: string, headers: Object<string,string>}} the URL without its credentials and the headers that carry them
+ * @returns {{url: string, headers: Object<string,string>}} the URL without its credentials and the headers that carry
+ * them
  */
 function splitAuth(url) {
   let u;

@@ -59,7 +59,13 @@ function phases(s, totalS) {
   const shape = shapeOf(s);
   if (shape) {
     // Arrivals at the peak rate throughout; the processor lets through what the shape asks at each instant (shapes.js).
-    return [{ duration: Math.max(1, totalS), arrivalRate: Math.ceil(shape.peak_rps), name: `${shape.kind} shape (arrivals at its peak rate)` }];
+    return [
+      {
+        duration: Math.max(1, totalS),
+        arrivalRate: Math.ceil(shape.peak_rps),
+        name: `${shape.kind} shape (arrivals at its peak rate)`,
+      },
+    ];
   }
   if (s.RATE) {
     const out = [];
@@ -84,8 +90,16 @@ function buildScript(s, { processor, totalS }) {
     // One virtual user replays the capture on its own clock (replay.js), in the lean engine or the ethers processor.
     const phase = [{ duration: 1, arrivalCount: 1, name: 'replay (paced by the generator)' }];
     return s.GENERATOR === 'lean'
-      ? { config: { target, phases: phase, engines: { chainperf: {} } }, scenarios: [{ name: `chainperf ${s.WORKLOAD}`, engine: 'chainperf', replay: true, flow: [] }] }
-      : { config: { target, processor, phases: phase }, scenarios: [{ name: `chainperf ${s.WORKLOAD}`, flow: [{ function: 'replay' }, { function: 'afterScenario' }] }] };
+      ? {
+          config: { target, phases: phase, engines: { chainperf: {} } },
+          scenarios: [{ name: `chainperf ${s.WORKLOAD}`, engine: 'chainperf', replay: true, flow: [] }],
+        }
+      : {
+          config: { target, processor, phases: phase },
+          scenarios: [
+            { name: `chainperf ${s.WORKLOAD}`, flow: [{ function: 'replay' }, { function: 'afterScenario' }] },
+          ],
+        };
   }
   if (s.GENERATOR === 'lean') {
     // The chainperf engine runs each virtual user's loop itself; an open loop is one user pacing the rate.
@@ -93,7 +107,13 @@ function buildScript(s, { processor, totalS }) {
       ? { engine: 'chainperf', openLoopRate: s.RATE, rampS: s.RAMP_S, flow: [] }
       : { engine: 'chainperf', closedLoop: true, flow: [] };
     return {
-      config: { target, phases: s.RATE ? [{ duration: 1, arrivalCount: 1, name: 'open loop (paced by the engine)' }] : phases(s, totalS), engines: { chainperf: {} } },
+      config: {
+        target,
+        phases: s.RATE
+          ? [{ duration: 1, arrivalCount: 1, name: 'open loop (paced by the engine)' }]
+          : phases(s, totalS),
+        engines: { chainperf: {} },
+      },
       scenarios: [{ name: `chainperf ${s.WORKLOAD}`, ...scenario }],
     };
   }
@@ -110,7 +130,8 @@ function buildScript(s, { processor, totalS }) {
  * Runs one artillery pass.
  * @param {object} o
  * @param {object} o.scenario resolved scenario
- * @param {object} o.spec what the processor reads: rpc_url, pool_file, mix, start_at, end_at, timeout_ms, seed, samples_dir
+ * @param {object} o.spec what the processor reads: rpc_url, pool_file, mix, start_at, end_at, timeout_ms, seed,
+ * samples_dir
  * @param {string} o.dir folder for the script, the raw output and artillery's log
  * @param {string} o.name file name stem (warmup, measure)
  * @param {string} o.processor path of the chain's processor

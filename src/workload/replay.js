@@ -18,7 +18,8 @@ const { performance } = require('node:perf_hooks');
 
 const MAX_IN_FLIGHT = 8192;
 const TICK_MS = 5;
-const NOT_FOUND = /not found|unknown block|missing trie node|state (is )?not available|pruned|no such|does not exist|unknown (transaction|hash)|header for/i;
+const NOT_FOUND =
+  /not found|unknown block|missing trie node|state (is )?not available|pruned|no such|does not exist|unknown (transaction|hash)|header for/i;
 const METHOD_NOT_FOUND = -32601;
 
 /** The capture as a schedule: entries ms after its first request, and its period. */
@@ -27,7 +28,12 @@ function loadReplay(file) {
   for (const raw of fs.readFileSync(file, 'utf8').split('\n')) {
     if (!raw.trim()) continue;
     const l = JSON.parse(raw);
-    if (typeof l.method === 'string' && typeof l.t === 'number') entries.push({ t: l.t, method: l.method, params: Array.isArray(l.params) || (l.params && typeof l.params === 'object') ? l.params : [] });
+    if (typeof l.method === 'string' && typeof l.t === 'number')
+      entries.push({
+        t: l.t,
+        method: l.method,
+        params: Array.isArray(l.params) || (l.params && typeof l.params === 'object') ? l.params : [],
+      });
   }
   if (!entries.length) throw new Error(`${file}: no requests to replay`);
   entries.sort((a, b) => a.t - b.t);
@@ -155,7 +161,12 @@ async function replayWith(g, call, counted) {
   const { file, speed, concurrency } = g.spec.replay;
   const schedule = loadReplay(file);
   const tally = newReplayTally();
-  Object.assign(tally, { capture_requests: schedule.entries.length, capture_sha256: g.spec.replay.sha256 || null, period_ms: schedule.period_ms, speed });
+  Object.assign(tally, {
+    capture_requests: schedule.entries.length,
+    capture_sha256: g.spec.replay.sha256 || null,
+    period_ms: schedule.period_ms,
+    speed,
+  });
   g.extras.replay = tally;
   const send = async (e) => {
     g.recorder.started();
@@ -170,17 +181,36 @@ async function replayWith(g, call, counted) {
     }
     counted(outcome, e.method, failure);
   };
-  await runReplay({ schedule, speed, concurrency, startAt: g.spec.start_at, endAt: g.spec.end_at, send, skipped: () => g.recorder.skipped() });
+  await runReplay({
+    schedule,
+    speed,
+    concurrency,
+    startAt: g.spec.start_at,
+    endAt: g.spec.end_at,
+    send,
+    skipped: () => g.recorder.skipped(),
+  });
 }
 
 /** What the generator's spec carries for WORKLOAD=replay:FILE; null for other workloads. */
 function replaySpec(s) {
   if (!isReplay(s.WORKLOAD)) return null;
   const file = require('node:path').resolve(s.WORKLOAD.slice('replay:'.length));
-  const sha256 = require('node:crypto').createHash('sha256').update(fs.readFileSync(file)).digest('hex'); // which capture, in the report
+  // which capture, in the report
+  const sha256 = require('node:crypto').createHash('sha256').update(fs.readFileSync(file)).digest('hex');
   return { file, sha256, speed: s.REPLAY_SPEED, concurrency: s.CONCURRENCY };
 }
 
 const isReplay = (workload) => typeof workload === 'string' && workload.startsWith('replay:');
 
-module.exports = { replaySpec, isReplay, replayWith, loadReplay, replayMix, isMissing, newReplayTally, mergeReplay, runReplay };
+module.exports = {
+  replaySpec,
+  isReplay,
+  replayWith,
+  loadReplay,
+  replayMix,
+  isMissing,
+  newReplayTally,
+  mergeReplay,
+  runReplay,
+};

@@ -88,20 +88,37 @@ function newRecorder(spec, worker) {
     drain(nowMs) {
       const upto = Math.floor(nowMs / 1000) * 1000;
       const out = { upto_ms: upto, seconds: {}, ok_slots: {} };
-      for (const sec of Object.keys(seconds)) if (Number(sec) * 1000 < upto && !drained.has(sec)) {
-        out.seconds[sec] = seconds[sec];
-        drained.add(sec);
-      }
-      for (const slot of Object.keys(okSlots)) if (Number(slot) * SLOT_MS < upto && !drainedSlots.has(slot)) {
-        out.ok_slots[slot] = okSlots[slot];
-        drainedSlots.add(slot);
-      }
-      return { ...out, before_window: before, in_flight_at_end: inFlight, skipped, first_request_at: firstRequestAt, errors };
+      for (const sec of Object.keys(seconds))
+        if (Number(sec) * 1000 < upto && !drained.has(sec)) {
+          out.seconds[sec] = seconds[sec];
+          drained.add(sec);
+        }
+      for (const slot of Object.keys(okSlots))
+        if (Number(slot) * SLOT_MS < upto && !drainedSlots.has(slot)) {
+          out.ok_slots[slot] = okSlots[slot];
+          drainedSlots.add(slot);
+        }
+      return {
+        ...out,
+        before_window: before,
+        in_flight_at_end: inFlight,
+        skipped,
+        first_request_at: firstRequestAt,
+        errors,
+      };
     },
     snapshot() {
       return {
-        worker, start_at: spec.start_at, end_at: spec.end_at, before_window: before, in_flight_at_end: inFlightAtEnd === null ? inFlight : inFlightAtEnd,
-        skipped, first_request_at: firstRequestAt, seconds, ok_slots: okSlots, errors,
+        worker,
+        start_at: spec.start_at,
+        end_at: spec.end_at,
+        before_window: before,
+        in_flight_at_end: inFlightAtEnd === null ? inFlight : inFlightAtEnd,
+        skipped,
+        first_request_at: firstRequestAt,
+        seconds,
+        ok_slots: okSlots,
+        errors,
       };
     },
   };
@@ -112,11 +129,28 @@ function newRecorder(spec, worker) {
  * at cutMs: what a window that failed before its end keeps.
  */
 function partialSnapshot(lines, spec, cutMs) {
-  const snap = { worker: null, start_at: spec.start_at, end_at: cutMs, before_window: 0, in_flight_at_end: 0, skipped: 0, first_request_at: null, seconds: {}, ok_slots: {}, errors: {} };
+  const snap = {
+    worker: null,
+    start_at: spec.start_at,
+    end_at: cutMs,
+    before_window: 0,
+    in_flight_at_end: 0,
+    skipped: 0,
+    first_request_at: null,
+    seconds: {},
+    ok_slots: {},
+    errors: {},
+  };
   for (const l of lines) {
     for (const [sec, v] of Object.entries(l.seconds)) if (Number(sec) * 1000 < cutMs) snap.seconds[sec] = v;
     for (const [slot, n] of Object.entries(l.ok_slots)) if (Number(slot) * SLOT_MS < cutMs) snap.ok_slots[slot] = n;
-    Object.assign(snap, { before_window: l.before_window, in_flight_at_end: l.in_flight_at_end, skipped: l.skipped, first_request_at: l.first_request_at, errors: l.errors });
+    Object.assign(snap, {
+      before_window: l.before_window,
+      in_flight_at_end: l.in_flight_at_end,
+      skipped: l.skipped,
+      first_request_at: l.first_request_at,
+      errors: l.errors,
+    });
   }
   return snap;
 }
@@ -131,7 +165,12 @@ function percentile(sorted, p) {
 function latencySummary(lat) {
   const s = Float64Array.from(lat).sort();
   const r = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
-  return { p50: r(percentile(s, 50)), p95: r(percentile(s, 95)), p99: r(percentile(s, 99)), max: r(s.length ? s[s.length - 1] : null) };
+  return {
+    p50: r(percentile(s, 50)),
+    p95: r(percentile(s, 95)),
+    p99: r(percentile(s, 99)),
+    max: r(s.length ? s[s.length - 1] : null),
+  };
 }
 
 const emptyFailures = () => Object.fromEntries(FAILURE_KINDS.map((k) => [k, 0]));
@@ -153,11 +192,13 @@ function mergeSamples(snapshots) {
   let first = null;
   const okSlots = new Map();
   for (const snap of snapshots) {
-    for (const [slot, n] of Object.entries(snap.ok_slots || {})) okSlots.set(Number(slot), (okSlots.get(Number(slot)) || 0) + n);
+    for (const [slot, n] of Object.entries(snap.ok_slots || {}))
+      okSlots.set(Number(slot), (okSlots.get(Number(slot)) || 0) + n);
     before += snap.before_window;
     skipped += snap.skipped || 0;
     inFlight += snap.in_flight_at_end;
-    if (snap.first_request_at !== null && (first === null || snap.first_request_at < first)) first = snap.first_request_at;
+    if (snap.first_request_at !== null && (first === null || snap.first_request_at < first))
+      first = snap.first_request_at;
     for (const [msg, n] of Object.entries(snap.errors)) errors[msg] = (errors[msg] || 0) + n;
     for (const [sec, byMethod] of Object.entries(snap.seconds)) {
       const ps = perSecond[sec] || (perSecond[sec] = { ok: 0, failed: 0, lat: [] });
@@ -180,15 +221,23 @@ function mergeSamples(snapshots) {
   const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
   const methodFigures = {};
   for (const [name, m] of Object.entries(methods).sort()) {
-    methodFigures[name] = { requests_ok: m.lat.length, requests_failed: sum(m.failures), failures: m.failures, latency_ms: latencySummary(m.lat) };
+    methodFigures[name] = {
+      requests_ok: m.lat.length,
+      requests_failed: sum(m.failures),
+      failures: m.failures,
+      latency_ms: latencySummary(m.lat),
+    };
   }
   // The first and last seconds are cut by the window's edges: span_ms says how much of each was measured.
   const { start_at: start, end_at: end } = snapshots[0] || {};
-  const series = Object.keys(perSecond).map(Number).sort((a, b) => a - b).map((sec) => {
-    const ps = perSecond[sec];
-    const span = Math.min(end, (sec + 1) * 1000) - Math.max(start, sec * 1000);
-    return { t_ms: sec * 1000, span_ms: span, ok: ps.ok, failed: ps.failed, latency_ms: latencySummary(ps.lat) };
-  });
+  const series = Object.keys(perSecond)
+    .map(Number)
+    .sort((a, b) => a - b)
+    .map((sec) => {
+      const ps = perSecond[sec];
+      const span = Math.min(end, (sec + 1) * 1000) - Math.max(start, sec * 1000);
+      return { t_ms: sec * 1000, span_ms: span, ok: ps.ok, failed: ps.failed, latency_ms: latencySummary(ps.lat) };
+    });
   return {
     ok: all.length,
     failed: sum(failures),
@@ -211,4 +260,12 @@ function mergeSamples(snapshots) {
   };
 }
 
-module.exports = { classifyError, newRecorder, partialSnapshot, mergeSamples, percentile, latencySummary, FAILURE_KINDS };
+module.exports = {
+  classifyError,
+  newRecorder,
+  partialSnapshot,
+  mergeSamples,
+  percentile,
+  latencySummary,
+  FAILURE_KINDS,
+};

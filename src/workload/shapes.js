@@ -117,7 +117,8 @@ function shapeFigures(shape, startMs, samples) {
 /** One line for the log and the report. */
 function describeShape(shape) {
   if (!shape) return null;
-  if (shape.kind === 'step') return `${shape.segments.length} steps of ${(shape.segments[0].to_s - shape.segments[0].from_s).toFixed(1)} s: ${shape.segments.map((x) => x.rps.toFixed(0)).join(', ')} requests/s`;
+  if (shape.kind === 'step')
+    return `${shape.segments.length} steps of ${(shape.segments[0].to_s - shape.segments[0].from_s).toFixed(1)} s: ${shape.segments.map((x) => x.rps.toFixed(0)).join(', ')} requests/s`;
   const spike = shape.segments[1];
   return `${shape.base_rps} requests/s with a spike to ${shape.peak_rps} requests/s from ${spike.from_s.toFixed(1)} s to ${spike.to_s.toFixed(1)} s of the window`;
 }

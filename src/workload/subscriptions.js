@@ -25,14 +25,22 @@ const isSubscription = (method) => method.startsWith('sub.');
  * @param {object} o.extras extras.subscriptions is filled here
  */
 function newSubscriber({ spec, pool, recorder, extras }) {
-  const tally = { subscriptions: { 'sub.newHeads': 0, 'sub.logs': 0 }, notifications: { 'sub.newHeads': 0, 'sub.logs': 0 }, heads_by_block: {}, delay_ms: [], spread_ms: [], errors: {} };
+  const tally = {
+    subscriptions: { 'sub.newHeads': 0, 'sub.logs': 0 },
+    notifications: { 'sub.newHeads': 0, 'sub.logs': 0 },
+    heads_by_block: {},
+    delay_ms: [],
+    spread_ms: [],
+    errors: {},
+  };
   extras.subscriptions = tally;
   const inWindow = (t) => t >= spec.start_at && t < spec.end_at;
   const firstSeen = new Map(); // block number -> performance.now() of the worker's first header for it
 
   function note(msg) {
     const m = String(msg).slice(0, 200);
-    if (tally.errors[m] !== undefined || Object.keys(tally.errors).length < 20) tally.errors[m] = (tally.errors[m] || 0) + 1;
+    if (tally.errors[m] !== undefined || Object.keys(tally.errors).length < 20)
+      tally.errors[m] = (tally.errors[m] || 0) + 1;
   }
 
   function notified(kind, result) {
@@ -64,7 +72,9 @@ function newSubscriber({ spec, pool, recorder, extras }) {
       ws.on('message', (data) => {
         const msg = JSON.parse(data.toString());
         if (msg.id === 1) {
-          const failure = msg.error ? { kind: 'rpc', message: `JSON-RPC ${msg.error.code}: ${msg.error.message}` } : null;
+          const failure = msg.error
+            ? { kind: 'rpc', message: `JSON-RPC ${msg.error.code}: ${msg.error.message}` }
+            : null;
           recorder.completed('eth_subscribe', performance.now() - t0, failure, Date.now());
           t0 = null;
           if (failure) {
@@ -81,7 +91,13 @@ function newSubscriber({ spec, pool, recorder, extras }) {
       ws.on('error', (err) => note(`WebSocket: ${err.code || err.message}`));
       ws.on('close', () => {
         clearTimeout(end);
-        if (t0 !== null) recorder.completed('eth_subscribe', performance.now() - t0, { kind: 'other', message: 'WebSocket closed before eth_subscribe was answered' }, Date.now());
+        if (t0 !== null)
+          recorder.completed(
+            'eth_subscribe',
+            performance.now() - t0,
+            { kind: 'other', message: 'WebSocket closed before eth_subscribe was answered' },
+            Date.now(),
+          );
         resolve();
       });
     });

@@ -32,8 +32,14 @@ function writesFigures(m) {
   if (m.writes) {
     const w = m.writes;
     return {
-      tps: tps(w.included), submitted_tps: tps(w.submitted), submitted: w.submitted, included: w.included, failed: w.failed,
-      inclusion_ms: latencySummary(w.inclusion_ms), included_by_block: w.included_blocks, errors: w.errors,
+      tps: tps(w.included),
+      submitted_tps: tps(w.submitted),
+      submitted: w.submitted,
+      included: w.included,
+      failed: w.failed,
+      inclusion_ms: latencySummary(w.inclusion_ms),
+      included_by_block: w.included_blocks,
+      errors: w.errors,
     };
   }
   return m.chainWrites || null;

@@ -24,7 +24,11 @@ const LOGGER = require('../chains/ethereum/contracts/Logger.json');
 
 const POLL_MS = 200;
 const INCLUSION_TIMEOUT_MS = 60000;
-const FEE = { maxFeePerGas: ethers.parseUnits('20', 'gwei'), maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'), type: 2 };
+const FEE = {
+  maxFeePerGas: ethers.parseUnits('20', 'gwei'),
+  maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'),
+  type: 2,
+};
 const token = new ethers.Interface(LOGGER.abi);
 
 /** The write workloads' mix entries. */
@@ -150,31 +154,42 @@ function newWriter({ spec, pool, recorder, extras, send, classify, claimsDir }) 
   function note(err) {
     tally.failed++;
     const m = String(err.shortMessage || err.message || err).slice(0, 200);
-    if (tally.errors[m] !== undefined || Object.keys(tally.errors).length < 20) tally.errors[m] = (tally.errors[m] || 0) + 1;
+    if (tally.errors[m] !== undefined || Object.keys(tally.errors).length < 20)
+      tally.errors[m] = (tally.errors[m] || 0) + 1;
   }
 
   /** One transaction of kind tx.transfer or tx.token_transfer from this virtual user's account. */
   async function write(kind, vars) {
     if (vars.chainperfWriter === undefined || vars.chainperfWriter === null) {
       const slot = slots.claim();
-      if (slot === null) throw new Error(`all ${pool.writers.count} writer accounts are signing for other virtual users`);
+      if (slot === null)
+        throw new Error(`all ${pool.writers.count} writer accounts are signing for other virtual users`);
       vars.chainperfWriter = slot;
       vars.chainperfWallet = new ethers.Wallet(writerKey(pool.writers.seed, slot));
       vars.chainperfNonce = Number(await call('eth_getTransactionCount', [vars.chainperfWallet.address, 'pending']));
     }
-    if (watcher.state.lastBlock === null) watcher.state.lastBlock = Number(await call('eth_blockNumber', [])); // the watcher looks from here on
+    // the watcher looks from here on
+    if (watcher.state.lastBlock === null) watcher.state.lastBlock = Number(await call('eth_blockNumber', []));
     const wallet = vars.chainperfWallet;
     const to = pool.writers.addresses[(vars.chainperfWriter + 1) % pool.writers.count];
-    const body = kind === 'tx.token_transfer'
-      ? { to: pool.contract, data: token.encodeFunctionData('transfer', [to, 1n]), gasLimit: 100_000 }
-      : { to, value: 1_000_000_000n, gasLimit: 21_000 };
-    const signed = await wallet.signTransaction({ ...body, ...FEE, chainId: pool.chain_id, nonce: vars.chainperfNonce });
+    const body =
+      kind === 'tx.token_transfer'
+        ? { to: pool.contract, data: token.encodeFunctionData('transfer', [to, 1n]), gasLimit: 100_000 }
+        : { to, value: 1_000_000_000n, gasLimit: 21_000 };
+    const signed = await wallet.signTransaction({
+      ...body,
+      ...FEE,
+      chainId: pool.chain_id,
+      nonce: vars.chainperfNonce,
+    });
     const t0 = performance.now();
     let hash;
     try {
       hash = await call('eth_sendRawTransaction', [signed]);
     } catch (err) {
-      vars.chainperfNonce = Number(await call('eth_getTransactionCount', [wallet.address, 'pending']).catch(() => vars.chainperfNonce));
+      vars.chainperfNonce = Number(
+        await call('eth_getTransactionCount', [wallet.address, 'pending']).catch(() => vars.chainperfNonce),
+      );
       if (inWindow(Date.now())) note(err);
       return;
     }

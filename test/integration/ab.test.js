@@ -11,7 +11,12 @@ const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
 
 const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
 const SHORT = {
-  GENERATOR: 'lean', DURATION_S: '4', IDLE_S: '2', WARMUP_S: '3', HISTORY_TRANSFERS: '40', HISTORY_CONTRACT_CALLS: '20',
+  GENERATOR: 'lean',
+  DURATION_S: '4',
+  IDLE_S: '2',
+  WARMUP_S: '3',
+  HISTORY_TRANSFERS: '40',
+  HISTORY_CONTRACT_CALLS: '20',
 };
 
 async function ab(a, b, env) {
@@ -32,26 +37,34 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       res = await ab(SCENARIO, SCENARIO, { AB_MIN_PAIRS: '3', AB_MAX_PAIRS: '3', AB_TARGET_PCT: '50' });
       assert.equal(res.code, 0);
       if (res.doc.figures.cpu_ms_per_request.verdict === 'same') break;
-      process.stderr.write(`A/A session ${attempt} called the sides different: ${JSON.stringify(res.doc.figures.cpu_ms_per_request)}\n`);
+      process.stderr.write(
+        `A/A session ${attempt} called the sides different: ${JSON.stringify(res.doc.figures.cpu_ms_per_request)}\n`,
+      );
     }
     const { doc, reportDir } = res;
     assert.deepEqual(schemaErrors(doc, 'ab'), []);
     assert.equal(doc.status, 'ok');
     assert.equal(doc.figures.cpu_ms_per_request.verdict, 'same');
     assert.equal(doc.pairs.length, 3);
-    assert.deepEqual(doc.pairs.map((p) => p.order), ['AB', 'BA', 'AB']);
+    assert.deepEqual(
+      doc.pairs.map((p) => p.order),
+      ['AB', 'BA', 'AB'],
+    );
     for (const p of doc.pairs) {
       for (const side of [p.a, p.b]) {
         assert.ok(side.figures.requests_ok > 0);
         assert.ok(side.idle && side.idle.seconds > 0, 'each window has its own idle baseline');
-        assert.ok(side.partner_cpu_s_per_s >= 0, 'the idle partner\'s CPU is read over the window');
+        assert.ok(side.partner_cpu_s_per_s >= 0, "the idle partner's CPU is read over the window");
       }
       const [first, second] = p.order === 'AB' ? [p.a, p.b] : [p.b, p.a];
       assert.ok(second.window.start_ms > first.window.end_ms, 'the two windows of a pair do not overlap');
     }
     assert.equal(doc.progress.length, 3);
     assert.equal(doc.shared_pool, true, 'one parameter pool for both sides');
-    assert.equal(fs.readFileSync(path.join(reportDir, 'a', 'params.json'), 'utf8'), fs.readFileSync(path.join(reportDir, 'b', 'params.json'), 'utf8'));
+    assert.equal(
+      fs.readFileSync(path.join(reportDir, 'a', 'params.json'), 'utf8'),
+      fs.readFileSync(path.join(reportDir, 'b', 'params.json'), 'utf8'),
+    );
     const r = doc.figures.cpu_ms_per_request;
     assert.ok(r.ci95[0] <= r.ratio && r.ratio <= r.ci95[1]);
     for (const f of ['rps', 'p50_ms', 'p99_ms', 'cpu_ms_per_request_net']) assert.ok(doc.figures[f].ratio > 0, f);
@@ -69,8 +82,15 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
     const light = 'method:eth_blockNumber';
     const heavy = 'method:eth_getLogs';
     const dir = tmpDir('chainperf-ab-');
-    const sideFile = (name, workload) => writeScenario(dir, name, fs.readFileSync(SCENARIO, 'utf8').replace(/^WORKLOAD=.*$/m, `WORKLOAD=${workload}`));
-    const res = await ab(sideFile('light', light), sideFile('heavy', heavy), { AB_MIN_PAIRS: '3', AB_MAX_PAIRS: '3', AB_TARGET_PCT: '50', MAX_REGRESSION_PCT: '5', NODE_PROFILE: 'cpu' });
+    const sideFile = (name, workload) =>
+      writeScenario(dir, name, fs.readFileSync(SCENARIO, 'utf8').replace(/^WORKLOAD=.*$/m, `WORKLOAD=${workload}`));
+    const res = await ab(sideFile('light', light), sideFile('heavy', heavy), {
+      AB_MIN_PAIRS: '3',
+      AB_MAX_PAIRS: '3',
+      AB_TARGET_PCT: '50',
+      MAX_REGRESSION_PCT: '5',
+      NODE_PROFILE: 'cpu',
+    });
     const cpu = res.doc.figures.cpu_ms_per_request;
     assert.equal(res.doc.a.provenance.scenario.WORKLOAD, light);
     assert.equal(res.doc.b.provenance.scenario.WORKLOAD, heavy);
@@ -79,7 +99,8 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
     assert.equal(res.doc.regression.pass, false);
     assert.equal(res.code, 1, 'MAX_REGRESSION_PCT: exit status 1 when B is worse beyond the whole interval');
     // NODE_PROFILE=cpu on both sides: each side's profile over its windows, and the functions whose share changed
-    for (const side of [res.doc.a, res.doc.b]) assert.ok(side.profile && side.profile.folded, JSON.stringify(side.profile));
+    for (const side of [res.doc.a, res.doc.b])
+      assert.ok(side.profile && side.profile.folded, JSON.stringify(side.profile));
     assert.ok(res.doc.profile_diff.rows.length > 0);
     assert.ok(res.doc.profile_diff.rows.some((r) => r.delta_total !== 0));
     assert.ok(fs.existsSync(path.join(res.reportDir, 'profile-diff.svg')), res.doc.profile_diff.flamegraph_error);

@@ -10,7 +10,15 @@ const { startRun, processesWith, readRun } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 const clients = require('../../src/clients');
 
-const SHORT = { DURATION_S: '6', WARMUP_S: '2', IDLE_S: '3', HISTORY_TRANSFERS: '20', HISTORY_CONTRACT_CALLS: '10', CONCURRENCY: '8', MAX_ERROR_RATE: '0' };
+const SHORT = {
+  DURATION_S: '6',
+  WARMUP_S: '2',
+  IDLE_S: '3',
+  HISTORY_TRANSFERS: '20',
+  HISTORY_CONTRACT_CALLS: '10',
+  CONCURRENCY: '8',
+  MAX_ERROR_RATE: '0',
+};
 
 describe('host runtime: anvil (a development node) end to end', () => {
   let res;
@@ -32,13 +40,16 @@ describe('host runtime: anvil (a development node) end to end', () => {
     assert.equal(run.status, 'ok');
   });
 
-  it('runs the anvil binary from the npm package, started with the scenario\'s block time and cores', () => {
+  it("runs the anvil binary from the npm package, started with the scenario's block time and cores", () => {
     const c = run.provenance.client;
     assert.equal(c.name, 'anvil');
     assert.equal(c.version, '1.7.1');
     assert.match(c.binary, /@foundry-rs\/anvil-linux-amd64\/bin\/anvil$/);
     assert.match(c.binary_sha256, /^[0-9a-f]{64}$/);
-    assert.match(res.stderr, /starting anvil 1\.7\.1 on cpus 0: anvil --host 127\.0\.0\.1 --port \d+ --block-time 1 --threads 1 /);
+    assert.match(
+      res.stderr,
+      /starting anvil 1\.7\.1 on cpus 0: anvil --host 127\.0\.0\.1 --port \d+ --block-time 1 --threads 1 /,
+    );
   });
 
   it('is labelled a development node in run.json, its warnings and summary.md', () => {
@@ -98,7 +109,11 @@ describe('history funded by a dev account whose key the client module gives (dev
     const h = await createHistory(url, { accounts: 3, transfers: 8, calls: 8, seed: 1, devKey: KEY });
     assert.equal(h.accounts[0], ADDRESS);
     assert.equal(h.txs, 3 + 1 + 8 + 8);
-    assert.equal(Number(await rpcCall(url, 'eth_getTransactionCount', [ADDRESS, 'latest'])) - before, 4, 'three fundings and the deployment came from the key\'s account');
+    assert.equal(
+      Number(await rpcCall(url, 'eth_getTransactionCount', [ADDRESS, 'latest'])) - before,
+      4,
+      "three fundings and the deployment came from the key's account",
+    );
     assert.notEqual(await rpcCall(url, 'eth_getCode', [h.contract, 'latest']), '0x');
   });
 });

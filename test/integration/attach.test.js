@@ -17,20 +17,24 @@ describe('attach runtime: a running geth measured through its metrics endpoint',
 
   before(async () => {
     node = await startGeth();
-    const file = writeScenario(tmpDir(), 'attach-geth', [
-      'RUNTIME=attach',
-      `RPC_URL=${node.rpcUrl}`,
-      `METRICS_URL=${node.metricsUrl}`,
-      'CREATE_HISTORY=yes',
-      'HISTORY_TRANSFERS=40',
-      'HISTORY_CONTRACT_CALLS=24',
-      'CONCURRENCY=16',
-      'WARMUP_S=2',
-      'IDLE_S=3',
-      'DURATION_S=9',
-      'MIN_RPS=1', // holds
-      'MAX_P99_MS=0.001', // cannot hold: the verdict must fail on it alone
-    ].join('\n'));
+    const file = writeScenario(
+      tmpDir(),
+      'attach-geth',
+      [
+        'RUNTIME=attach',
+        `RPC_URL=${node.rpcUrl}`,
+        `METRICS_URL=${node.metricsUrl}`,
+        'CREATE_HISTORY=yes',
+        'HISTORY_TRANSFERS=40',
+        'HISTORY_CONTRACT_CALLS=24',
+        'CONCURRENCY=16',
+        'WARMUP_S=2',
+        'IDLE_S=3',
+        'DURATION_S=9',
+        'MIN_RPS=1', // holds
+        'MAX_P99_MS=0.001', // cannot hold: the verdict must fail on it alone
+      ].join('\n'),
+    );
     cpuWatch = watchCpu(() => node.pid);
     res = await startRun(file).done;
     cpuWatch.stop();
@@ -47,19 +51,24 @@ describe('attach runtime: a running geth measured through its metrics endpoint',
     assert.equal(path.basename(path.dirname(res.reportDir)), 'attach-geth');
   });
 
-  it('aligns the window to the counter\'s 3 s refreshes and reports total CPU without a user/system split', () => {
+  it("aligns the window to the counter's 3 s refreshes and reports total CPU without a user/system split", () => {
     assert.equal(run.node.cpu_source.kind, 'metrics');
     assert.equal((run.window.end_ms - run.window.start_ms) % 3000, 0);
     assert.equal(run.node.cpu_user_s, null);
     assert.equal(run.node.cpu_system_s, null);
     assert.ok(run.figures.requests_ok > 500);
-    assert.ok(Math.abs(run.figures.cpu_ms_per_request - (run.node.cpu_total_s * 1000) / run.figures.requests_ok) < 1e-5);
+    assert.ok(
+      Math.abs(run.figures.cpu_ms_per_request - (run.node.cpu_total_s * 1000) / run.figures.requests_ok) < 1e-5,
+    );
   });
 
   it('node CPU agrees with an independent reading of /proc/PID/stat', () => {
     const independent = cpuWatch.cpuAt(run.window.end_ms) - cpuWatch.cpuAt(run.window.start_ms);
     const measured = run.node.cpu_total_s;
-    assert.ok(Math.abs(independent - measured) / measured < 0.08, `chainperf ${measured} s, /proc ${independent.toFixed(3)} s`);
+    assert.ok(
+      Math.abs(independent - measured) / measured < 0.08,
+      `chainperf ${measured} s, /proc ${independent.toFixed(3)} s`,
+    );
   });
 
   it('validates the deployment: exit status 1 naming the bound that failed, and only that one', () => {

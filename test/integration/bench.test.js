@@ -20,14 +20,23 @@ describe('npm run bench (shortened)', () => {
     const env = {
       ...process.env,
       TMPDIR: tmp,
-      BENCH_REPS: '1', BENCH_WARM_S: '1', BENCH_MEASURE_S: '2', BENCH_CV_REPEAT: '2', BENCH_CV_WINDOW_S: '5', BENCH_CV_WARM_S: '2',
+      BENCH_REPS: '1',
+      BENCH_WARM_S: '1',
+      BENCH_MEASURE_S: '2',
+      BENCH_CV_REPEAT: '2',
+      BENCH_CV_WINDOW_S: '5',
+      BENCH_CV_WARM_S: '2',
     };
     res = await new Promise((resolve) => {
       const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'bench.js')], { cwd: ROOT, env });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (d) => { stdout += d; });
-      child.stderr.on('data', (d) => { stderr += d; });
+      child.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
       child.on('exit', (code) => resolve({ code, stdout, stderr }));
     });
     if (res.code !== 0) process.stderr.write(res.stderr);
@@ -37,7 +46,17 @@ describe('npm run bench (shortened)', () => {
 
   it('exits 0 and its last line gives the figures the issue names, as key=value pairs', () => {
     assert.equal(res.code, 0);
-    for (const k of ['engine_us_per_request', 'wrk_us_per_request', 'ratio', 'engine_max_rps', 'engine_ws_us_per_request', 'cv_cpu_ms_per_request', 'cv_repetitions', 'cpu_floor_cv', 'cv_generator_us_per_request']) {
+    for (const k of [
+      'engine_us_per_request',
+      'wrk_us_per_request',
+      'ratio',
+      'engine_max_rps',
+      'engine_ws_us_per_request',
+      'cv_cpu_ms_per_request',
+      'cv_repetitions',
+      'cpu_floor_cv',
+      'cv_generator_us_per_request',
+    ]) {
       assert.ok(k in pairs, `${k} missing from: ${res.stdout.trim().split('\n').pop()}`);
     }
   });
@@ -65,7 +84,10 @@ describe('npm run bench (shortened)', () => {
     assert.ok(n('cpu_floor_cv') >= 0 && n('cpu_floor_cv') < 1);
     assert.ok(n('cv_generator_us_per_request') >= 0 && n('cv_generator_us_per_request') < 1);
     assert.match(res.stdout, /repeatability: CPU ms per request over 2 windows/);
-    assert.match(res.stdout, /the generator's own CPU per request for the same requests, window by window \([\d.]+, [\d.]+ us\): CV [\d.]+%/);
+    assert.match(
+      res.stdout,
+      /the generator's own CPU per request for the same requests, window by window \([\d.]+, [\d.]+ us\): CV [\d.]+%/,
+    );
     assert.match(res.stdout, /machine floor: the same work took [\d.]+, [\d.]+ s of CPU in its 2 windows/);
   });
 

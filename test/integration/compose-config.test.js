@@ -21,30 +21,65 @@ const { ROOT } = require('../helpers');
 const COMPOSES = [['docker', 'compose'], ['docker-compose']];
 const installed = (argv) => spawnSync(argv[0], [...argv.slice(1), 'version'], { encoding: 'utf8' }).status === 0;
 const scenarioFiles = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => f.endsWith('.env'));
-const fileRuntime = (f) => (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'RUNTIME') || {}).value;
-const fileClient = (f) => (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'CLIENT') || {}).value;
+const fileRuntime = (f) =>
+  (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'RUNTIME') || {}).value;
+const fileClient = (f) =>
+  (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'CLIENT') || {}).value;
 // Scenarios that measure a deployment in place start nothing: there is no compose project to render.
 const attachOnly = scenarioFiles.filter((f) => fileRuntime(f) === 'attach');
-const fileState = (f) => (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'STATE') || {}).value || 'dev';
+const fileState = (f) =>
+  (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'STATE') || {}).value || 'dev';
 // A client without a compose service (anvil) runs on the host only; so does a STATE profile its client restores
 // on the host only (polkadot-omni-node's: the Substrate cache pair), which the parity/polkadot service cannot take.
-const stateHostOnly = (f) => fileState(f) !== 'dev' && clients[fileClient(f)] && !(clients[fileClient(f)].stateRuntimes || []).includes('compose');
-const hostOnly = scenarioFiles.filter((f) => (fileClient(f) && clients[fileClient(f)] && clients[fileClient(f)].chains.includes('ethereum') && !clients[fileClient(f)].compose) || stateHostOnly(f));
+const stateHostOnly = (f) =>
+  fileState(f) !== 'dev' && clients[fileClient(f)] && !(clients[fileClient(f)].stateRuntimes || []).includes('compose');
+const hostOnly = scenarioFiles.filter(
+  (f) =>
+    (fileClient(f) &&
+      clients[fileClient(f)] &&
+      clients[fileClient(f)].chains.includes('ethereum') &&
+      !clients[fileClient(f)].compose) ||
+    stateHostOnly(f),
+);
 const rendered = scenarioFiles.filter((f) => !attachOnly.includes(f) && !hostOnly.includes(f));
 
 /** The scenario resolved for the compose runtime; Substrate scenarios with the parity/polkadot node. */
 function composeScenario(file) {
-  const chain = (parseEnvFile(path.join(ROOT, 'scenarios', file)).settings.find((x) => x.key === 'CHAIN') || {}).value || 'ethereum';
+  const chain =
+    (parseEnvFile(path.join(ROOT, 'scenarios', file)).settings.find((x) => x.key === 'CHAIN') || {}).value ||
+    'ethereum';
   const substrate = chains[chain].family === 'substrate';
   const env = { RUNTIME: 'compose', ...(substrate ? { CLIENT: 'polkadot' } : {}) };
   return { substrate, ...resolveScenario(path.join(ROOT, 'scenarios', file), { env, dockerEngine: 'test' }) };
 }
 
 async function render(argv, s, prepared) {
-  const images = { node: { ref: 'chainperf/node:test' }, prometheus: { ref: 'chainperf/prometheus:test' }, cadvisor: { ref: 'chainperf/cadvisor:test' }, grafana: { ref: 'grafana/grafana:test' } };
-  const env = composeEnv(s, { images, ports: { rpc: 18545, ws: 18546, prometheus: 19090, cadvisor: 18080, grafana: 13000 }, nodeCpus: '0', promConfig: '/tmp/prometheus.yml', grafanaPassword: 'not-a-default', prepared });
+  const images = {
+    node: { ref: 'chainperf/node:test' },
+    prometheus: { ref: 'chainperf/prometheus:test' },
+    cadvisor: { ref: 'chainperf/cadvisor:test' },
+    grafana: { ref: 'grafana/grafana:test' },
+  };
+  const env = composeEnv(s, {
+    images,
+    ports: { rpc: 18545, ws: 18546, prometheus: 19090, cadvisor: 18080, grafana: 13000 },
+    nodeCpus: '0',
+    promConfig: '/tmp/prometheus.yml',
+    grafanaPassword: 'not-a-default',
+    prepared,
+  });
   const files = composeFiles(s, { grafana: true, chainSpecFile: env.CHAIN_SPEC_FILE || null });
-  const r = await compose(['-p', 'chainperf-config-test', '--project-directory', path.join(ROOT, 'compose'), ...files.flatMap((f) => ['-f', f]), 'config'], { env, argv });
+  const r = await compose(
+    [
+      '-p',
+      'chainperf-config-test',
+      '--project-directory',
+      path.join(ROOT, 'compose'),
+      ...files.flatMap((f) => ['-f', f]),
+      'config',
+    ],
+    { env, argv },
+  );
   assert.equal(r.code, 0, r.out);
   return yaml.load(r.out);
 }
@@ -74,7 +109,8 @@ describe('compose files rendered by Compose v2 and v1', () => {
       it(`${name}: ${file}`, async () => {
         const { substrate, scenario: s, errors } = composeScenario(file);
         assert.deepEqual(errors, []);
-        // A Substrate node starts from the funded copy of its spec that chainperf writes; a file mounted into the container.
+        // A Substrate node starts from the funded copy of its spec that chainperf writes; a file mounted into the
+        // container.
         const prepared = substrate ? { chainSpec: '/tmp/chainperf-test/bridge-hub-polkadot.chainperf.json' } : {};
         const doc = await render(argv, s, prepared);
         const node = doc.services.node;
@@ -87,18 +123,40 @@ describe('compose files rendered by Compose v2 and v1', () => {
         else assert.equal(node.command, shellJoin(args));
         const cmd = args.join(' ');
         // The scenario's cache, peers and database become the client's own flags, as the host runtime passes them.
-        const where = { dataDir: '/data', ports: { rpc: 1, ws: 5, metrics: 2, p2p: 3, auth: 4 }, chainSpec: prepared.chainSpec };
+        const where = {
+          dataDir: '/data',
+          ports: { rpc: 1, ws: 5, metrics: 2, p2p: 3, auth: 4 },
+          chainSpec: prepared.chainSpec,
+        };
         const host = clients[s.CLIENT].command(s, where).args.join(' ');
         const flags = substrate
-          ? [['--db-cache', s.DB_CACHE_MB], ['--database', s.DB_ENGINE], ['--trie-cache-size', s.TRIE_CACHE_MB * 1048576], ['--in-peers', Math.ceil(s.PEERS / 2)], ['--out-peers', Math.floor(s.PEERS / 2)]]
-          : [['--cache', s.DB_CACHE_MB], ['--maxpeers', s.PEERS], ['--db.engine', s.DB_ENGINE], ['--dev.period', s.DEV_BLOCK_TIME_S]];
-        for (const [flag, value] of (s.CLIENT === 'geth' || substrate ? flags : [])) {
+          ? [
+              ['--db-cache', s.DB_CACHE_MB],
+              ['--database', s.DB_ENGINE],
+              ['--trie-cache-size', s.TRIE_CACHE_MB * 1048576],
+              ['--in-peers', Math.ceil(s.PEERS / 2)],
+              ['--out-peers', Math.floor(s.PEERS / 2)],
+            ]
+          : [
+              ['--cache', s.DB_CACHE_MB],
+              ['--maxpeers', s.PEERS],
+              ['--db.engine', s.DB_ENGINE],
+              ['--dev.period', s.DEV_BLOCK_TIME_S],
+            ];
+        for (const [flag, value] of s.CLIENT === 'geth' || substrate ? flags : []) {
           assert.ok(cmd.includes(`${flag} ${value}`), `${flag} ${value} in ${cmd}`);
           assert.ok(host.includes(`${flag} ${value}`), `host runtime: ${flag} ${value} in ${host}`);
         }
         if (substrate) {
           assert.match(cmd, /--chain \/chainperf\/chain-spec\.json/);
-          assert.ok(node.volumes.some((v) => (typeof v === 'string' ? v : `${v.source}:${v.target}`).startsWith('/tmp/chainperf-test/bridge-hub-polkadot.chainperf.json:/chainperf/chain-spec.json')), JSON.stringify(node.volumes));
+          assert.ok(
+            node.volumes.some((v) =>
+              (typeof v === 'string' ? v : `${v.source}:${v.target}`).startsWith(
+                '/tmp/chainperf-test/bridge-hub-polkadot.chainperf.json:/chainperf/chain-spec.json',
+              ),
+            ),
+            JSON.stringify(node.volumes),
+          );
           assert.match(cmd, /--rpc-max-connections \d{4,}/, 'RPC limits raised over the default 100');
           assert.match(cmd, /--prometheus-port 9615 .*--rpc-external --prometheus-external/);
         }
@@ -113,11 +171,17 @@ describe('compose files rendered by Compose v2 and v1', () => {
     assert.deepEqual(errors, []);
     const doc = await render(COMPOSES[0], { ...s, CHAIN_SPEC: 'polkadot' }, { chainSpec: 'polkadot' });
     assert.match(doc.services.node.command.join(' '), /--chain polkadot /);
-    assert.deepEqual(doc.services.node.volumes.map((v) => v.target || v.split(':')[1]), ['/data']);
+    assert.deepEqual(
+      doc.services.node.volumes.map((v) => v.target || v.split(':')[1]),
+      ['/data'],
+    );
   });
 
   it('Grafana refuses to start without a password chosen for it (no default admin password)', async () => {
-    const r = await compose(['-p', 'chainperf-config-test', '-f', path.join(ROOT, 'compose', 'grafana.yml'), 'config'], { env: { GRAFANA_ADMIN_PASSWORD: '' }, argv: COMPOSES[0] });
+    const r = await compose(
+      ['-p', 'chainperf-config-test', '-f', path.join(ROOT, 'compose', 'grafana.yml'), 'config'],
+      { env: { GRAFANA_ADMIN_PASSWORD: '' }, argv: COMPOSES[0] },
+    );
     assert.notEqual(r.code, 0);
     assert.match(r.out, /chainperf sets a random admin password per run/);
   });

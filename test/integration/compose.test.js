@@ -13,7 +13,14 @@ const docker = require('../../src/runtime/docker');
 
 const GETH_DEV = path.join(ROOT, 'scenarios', 'geth-dev.env');
 const SHORT = {
-  RUNTIME: 'compose', GRAFANA: 'auto', DURATION_S: '12', WARMUP_S: '3', IDLE_S: '4', HISTORY_TRANSFERS: '30', HISTORY_CONTRACT_CALLS: '16', MAX_ERROR_RATE: '0',
+  RUNTIME: 'compose',
+  GRAFANA: 'auto',
+  DURATION_S: '12',
+  WARMUP_S: '3',
+  IDLE_S: '4',
+  HISTORY_TRANSFERS: '30',
+  HISTORY_CONTRACT_CALLS: '16',
+  MAX_ERROR_RATE: '0',
 };
 
 /** The run's compose project and Prometheus URL, from its log. */
@@ -50,7 +57,9 @@ function watchContainerCpu(findId) {
 }
 
 async function nodeContainerId(project) {
-  const filter = encodeURIComponent(JSON.stringify({ label: [`com.docker.compose.project=${project}`, 'com.docker.compose.service=node'] }));
+  const filter = encodeURIComponent(
+    JSON.stringify({ label: [`com.docker.compose.project=${project}`, 'com.docker.compose.service=node'] }),
+  );
   const r = await docker.engine('GET', `/containers/json?filters=${filter}`);
   return r.body.length ? r.body[0].Id : null;
 }
@@ -61,7 +70,11 @@ function dashboardQueries() {
   const out = [];
   for (const f of fs.readdirSync(dir)) {
     for (const p of JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).panels) {
-      for (const t of p.targets) out.push({ panel: `${f}: ${p.title}`, expr: t.expr.replaceAll('$__rate_interval', '10s').replaceAll('$__interval', '1s') });
+      for (const t of p.targets)
+        out.push({
+          panel: `${f}: ${p.title}`,
+          expr: t.expr.replaceAll('$__rate_interval', '10s').replaceAll('$__interval', '1s'),
+        });
     }
   }
   return out;
@@ -131,13 +144,15 @@ describe('compose runtime: geth, cAdvisor and Prometheus end to end', () => {
     assert.ok(run.node.memory_peak_bytes > 10e6, `memory_peak_bytes ${run.node.memory_peak_bytes}`);
     assert.ok(run.node.network_rx_bytes > 1000 && run.node.network_tx_bytes > 1000);
     assert.equal(typeof run.node.disk_write_bytes, 'number');
-    assert.equal(run.node.steal.cpus, run.node.cpus, 'the container\'s cpuset');
+    assert.equal(run.node.steal.cpus, run.node.cpus, "the container's cpuset");
     assert.ok(run.node.steal.share >= 0 && run.node.steal.share <= 1);
   });
 
-  it('every query of the dashboards returns data from the run\'s Prometheus', () => {
+  it("every query of the dashboards returns data from the run's Prometheus", () => {
     assert.ok(dashboards.length >= 8);
-    const empty = dashboards.filter((d) => d.result.error || d.result.length === 0).map((d) => `${d.panel}: ${d.expr} ${d.result.error || '(no data)'}`);
+    const empty = dashboards
+      .filter((d) => d.result.error || d.result.length === 0)
+      .map((d) => `${d.panel}: ${d.expr} ${d.result.error || '(no data)'}`);
     assert.deepEqual(empty, []);
   });
 
@@ -153,10 +168,22 @@ describe('compose runtime: failures', () => {
     assert.deepEqual(schemaErrors(run), []);
     assert.equal(run.status, 'failed');
     assert.match(run.error, reason);
-    assert.deepEqual(await docker.projectLeftovers(project), { containers: [], volumes: [], networks: [] }, 'nothing left behind');
+    assert.deepEqual(
+      await docker.projectLeftovers(project),
+      { containers: [], volumes: [], networks: [] },
+      'nothing left behind',
+    );
     return run;
   };
-  const QUICK = { ...SHORT, GRAFANA: 'no', WARMUP_S: '0', IDLE_S: '4', HISTORY_TRANSFERS: '8', HISTORY_CONTRACT_CALLS: '4', DURATION_S: '60' };
+  const QUICK = {
+    ...SHORT,
+    GRAFANA: 'no',
+    WARMUP_S: '0',
+    IDLE_S: '4',
+    HISTORY_TRANSFERS: '8',
+    HISTORY_CONTRACT_CALLS: '4',
+    DURATION_S: '60',
+  };
 
   it('the node container exiting mid-run: torn down, report failed with the reason', async () => {
     const r = startRun(GETH_DEV, QUICK);
@@ -187,8 +214,15 @@ describe('compose runtime: failures', () => {
     // An operator's override that moves cAdvisor to a port nothing is published on.
     const dir = tmpDir();
     const override = path.join(dir, 'cadvisor-elsewhere.yml');
-    fs.writeFileSync(override, 'services:\n  cadvisor:\n    command: ["--port=9999", "--housekeeping_interval=1s", "--docker_only=true"]\n');
-    const file = writeScenario(dir, 'never-ready', `RUNTIME=compose\nGRAFANA=no\nSTACK_TIMEOUT_S=8\nCOMPOSE_FILES=${override}\n`);
+    fs.writeFileSync(
+      override,
+      'services:\n  cadvisor:\n    command: ["--port=9999", "--housekeeping_interval=1s", "--docker_only=true"]\n',
+    );
+    const file = writeScenario(
+      dir,
+      'never-ready',
+      `RUNTIME=compose\nGRAFANA=no\nSTACK_TIMEOUT_S=8\nCOMPOSE_FILES=${override}\n`,
+    );
     const r = startRun(file, { COMPOSE_COMMAND: 'docker-compose' });
     await r.waitFor(/starting compose project \S+ \(docker-compose 1\./);
     const { project } = fromLog(r.stderrText());
@@ -201,7 +235,16 @@ describe('compose runtime: node data kept in a volume, and restored from a snaps
   const tag = Math.random().toString(16).slice(2, 8);
   const kept = `chainperf-test-kept-${tag}`;
   const restored = `chainperf-test-restored-${tag}`;
-  const OK = { ...SHORT, GRAFANA: 'no', WARMUP_S: '0', IDLE_S: '0', DURATION_S: '5', HISTORY_TRANSFERS: '8', HISTORY_CONTRACT_CALLS: '4', COMPOSE_COMMAND: 'docker-compose' };
+  const OK = {
+    ...SHORT,
+    GRAFANA: 'no',
+    WARMUP_S: '0',
+    IDLE_S: '0',
+    DURATION_S: '5',
+    HISTORY_TRANSFERS: '8',
+    HISTORY_CONTRACT_CALLS: '4',
+    COMPOSE_COMMAND: 'docker-compose',
+  };
 
   after(async () => {
     for (const v of [kept, restored]) await docker.engine('DELETE', `/volumes/${v}`);
@@ -218,9 +261,24 @@ describe('compose runtime: node data kept in a volume, and restored from a snaps
     // A snapshot file of the kept volume, as an operator would make one.
     const dir = tmpDir();
     const { execFileSync } = require('node:child_process');
-    execFileSync('docker', ['run', '--rm', '-v', `${kept}:/data:ro`, '-v', `${dir}:/out`, 'chainperf/debian-base:bookworm', 'tar', '-C', '/data', '-cf', '/out/geth-dev.tar', '.']);
+    execFileSync('docker', [
+      'run',
+      '--rm',
+      '-v',
+      `${kept}:/data:ro`,
+      '-v',
+      `${dir}:/out`,
+      'chainperf/debian-base:bookworm',
+      'tar',
+      '-C',
+      '/data',
+      '-cf',
+      '/out/geth-dev.tar',
+      '.',
+    ]);
 
-    const second = await startRun(GETH_DEV, { ...OK, NODE_VOLUME: restored, SNAPSHOT: path.join(dir, 'geth-dev.tar') }).done;
+    const second = await startRun(GETH_DEV, { ...OK, NODE_VOLUME: restored, SNAPSHOT: path.join(dir, 'geth-dev.tar') })
+      .done;
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stderr, new RegExp(`restoring .*geth-dev\\.tar into new volume ${restored}`));
     assert.doesNotMatch(second.stderr, /creating history/, 'no history is created on a chain that has one');

@@ -16,7 +16,12 @@ const COMPOSES = ['docker compose', 'docker-compose'];
 
 /** ./run.sh config <file> with env; the compose configuration is the YAML after its heading. */
 function config(file, env = {}) {
-  const r = spawnSync(path.join(ROOT, 'run.sh'), ['config', file], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 120000 });
+  const r = spawnSync(path.join(ROOT, 'run.sh'), ['config', file], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 120000,
+  });
   const at = r.stdout.indexOf('# compose configuration');
   const doc = at >= 0 ? yaml.load(r.stdout.slice(r.stdout.indexOf('\n', at) + 1)) : null;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, doc };
@@ -26,16 +31,65 @@ function config(file, env = {}) {
 function nodeArgs(doc) {
   const cmd = doc.services.node.command;
   if (Array.isArray(cmd)) return cmd;
-  return [...cmd.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replaceAll("'\\''", "'") : m[2]));
+  return [...cmd.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) =>
+    m[1] !== undefined ? m[1].replaceAll("'\\''", "'") : m[2],
+  );
 }
 
 // What each shipped scenario must render: its image and the flags its settings become.
 const EXPECTED = {
-  'geth-dev.env': { image: 'ethereum/client-go:v1.16.7', local: 'chainperf/geth:1.16.7', flags: ['--dev', '--cache 1024', '--maxpeers 50', '--db.engine pebble', '--metrics.port 6060'], metrics: 'node:6060', path: '/debug/metrics/prometheus' },
-  'erigon-dev.env': { image: 'erigontech/erigon:v2.60.10', flags: ['--chain=dev', '--mine', '--dev.period=1', '--maxpeers=50', '--metrics.port=6060', '--datadir=/data'], absent: ['--cache', '--db.size.limit'], metrics: 'node:6060', path: '/debug/metrics/prometheus' },
-  'reth-dev.env': { image: 'ghcr.io/paradigmxyz/reth:v1.3.12', flags: ['node --dev', '--dev.block-time 1s', '--engine.cross-block-cache-size 1024', '--max-outbound-peers 25', '--max-inbound-peers 25', '--metrics 0.0.0.0:9001'], absent: ['--db.max-size'], metrics: 'node:9001', path: '/' },
-  'nethermind-dev.env': { image: 'nethermind/nethermind:1.29.0', flags: ['--config spaceneth', '--Db.SharedBlockCacheSize 1073741824', '--Network.MaxActivePeers 50', '--Metrics.ExposePort 9091', '--JsonRpc.Host 0.0.0.0'], metrics: 'node:9091', path: '/metrics' },
-  'besu-dev.env': { image: 'hyperledger/besu:24.12.2', flags: ['--network=dev', '--data-storage-format=BONSAI', '--Xplugin-rocksdb-cache-capacity=1073741824', '--max-peers=50', '--metrics-port=9545'], metrics: 'node:9545', path: '/metrics' },
+  'geth-dev.env': {
+    image: 'ethereum/client-go:v1.16.7',
+    local: 'chainperf/geth:1.16.7',
+    flags: ['--dev', '--cache 1024', '--maxpeers 50', '--db.engine pebble', '--metrics.port 6060'],
+    metrics: 'node:6060',
+    path: '/debug/metrics/prometheus',
+  },
+  'erigon-dev.env': {
+    image: 'erigontech/erigon:v2.60.10',
+    flags: ['--chain=dev', '--mine', '--dev.period=1', '--maxpeers=50', '--metrics.port=6060', '--datadir=/data'],
+    absent: ['--cache', '--db.size.limit'],
+    metrics: 'node:6060',
+    path: '/debug/metrics/prometheus',
+  },
+  'reth-dev.env': {
+    image: 'ghcr.io/paradigmxyz/reth:v1.3.12',
+    flags: [
+      'node --dev',
+      '--dev.block-time 1s',
+      '--engine.cross-block-cache-size 1024',
+      '--max-outbound-peers 25',
+      '--max-inbound-peers 25',
+      '--metrics 0.0.0.0:9001',
+    ],
+    absent: ['--db.max-size'],
+    metrics: 'node:9001',
+    path: '/',
+  },
+  'nethermind-dev.env': {
+    image: 'nethermind/nethermind:1.29.0',
+    flags: [
+      '--config spaceneth',
+      '--Db.SharedBlockCacheSize 1073741824',
+      '--Network.MaxActivePeers 50',
+      '--Metrics.ExposePort 9091',
+      '--JsonRpc.Host 0.0.0.0',
+    ],
+    metrics: 'node:9091',
+    path: '/metrics',
+  },
+  'besu-dev.env': {
+    image: 'hyperledger/besu:24.12.2',
+    flags: [
+      '--network=dev',
+      '--data-storage-format=BONSAI',
+      '--Xplugin-rocksdb-cache-capacity=1073741824',
+      '--max-peers=50',
+      '--metrics-port=9545',
+    ],
+    metrics: 'node:9545',
+    path: '/metrics',
+  },
 };
 
 describe('./run.sh config: what would run, nothing started', () => {
@@ -52,8 +106,15 @@ describe('./run.sh config: what would run, nothing started', () => {
         const args = nodeArgs(r.doc).join(' ');
         for (const f of want.flags) assert.ok(args.includes(f), `${f} in ${args}`);
         for (const f of want.absent || []) assert.ok(!args.includes(f), `no ${f} in ${args}`);
-        assert.match(r.stdout, new RegExp(`metrics_path: ${want.path.replace(/\//g, '\\/')}\\n[^]*targets: \\['${want.metrics}'\\]`));
-        assert.match(r.stdout, new RegExp(`^node: ${node.image.replace(/[.]/g, '\\.')} \\(`, 'm'), 'the images are listed, the node\'s as rendered');
+        assert.match(
+          r.stdout,
+          new RegExp(`metrics_path: ${want.path.replace(/\//g, '\\/')}\\n[^]*targets: \\['${want.metrics}'\\]`),
+        );
+        assert.match(
+          r.stdout,
+          new RegExp(`^node: ${node.image.replace(/[.]/g, '\\.')} \\(`, 'm'),
+          "the images are listed, the node's as rendered",
+        );
         assert.match(r.stdout, /^prometheus: \S+ \(/m);
         assert.deepEqual(Object.keys(r.doc.services).sort(), ['cadvisor', 'grafana', 'node', 'prometheus']);
       });
@@ -68,11 +129,14 @@ describe('./run.sh config: what would run, nothing started', () => {
     assert.ok(nodeArgs(reth.doc).join(' ').includes('--db.max-size 300GB'));
     const besu = config('scenarios/besu-dev.env', { DB_SIZE_LIMIT_GB: '300' });
     assert.equal(besu.code, 2);
-    assert.match(besu.stderr, /environment DB_SIZE_LIMIT_GB: DB_SIZE_LIMIT_GB: CLIENT=besu has no database size limit option/);
+    assert.match(
+      besu.stderr,
+      /environment DB_SIZE_LIMIT_GB: DB_SIZE_LIMIT_GB: CLIENT=besu has no database size limit option/,
+    );
     assert.equal(besu.stdout, '');
   });
 
-  it('host runtime: anvil\'s command line, its label, and the scenario with each value\'s source', () => {
+  it("host runtime: anvil's command line, its label, and the scenario with each value's source", () => {
     const r = config('scenarios/anvil-dev.env', { DURATION_S: '7' });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^CLIENT += anvil +# scenarios\/anvil-dev\.env:7$/m);
@@ -82,12 +146,19 @@ describe('./run.sh config: what would run, nothing started', () => {
   });
 
   it('secrets are redacted and a bad scenario exits 2 with the usual messages, printing nothing', () => {
-    const att = config('scenarios/geth-dev.env', { RUNTIME: 'attach', RPC_URL: 'https://user:hunter2@rpc.example/v3/0123456789abcdef0123', NODE_PID: String(process.pid) });
+    const att = config('scenarios/geth-dev.env', {
+      RUNTIME: 'attach',
+      RPC_URL: 'https://user:hunter2@rpc.example/v3/0123456789abcdef0123',
+      NODE_PID: String(process.pid),
+    });
     assert.equal(att.code, 0, att.stderr);
     assert.ok(!att.stdout.includes('hunter2') && !att.stdout.includes('0123456789abcdef0123'), att.stdout);
     const bad = config('scenarios/anvil-dev.env', { PEERS: '8', CLIENT: 'anvil' });
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /the scenario is not valid\.\n {2}environment PEERS: PEERS: CLIENT=anvil has no such setting \(anvil has no peer-to-peer networking\)/);
+    assert.match(
+      bad.stderr,
+      /the scenario is not valid\.\n {2}environment PEERS: PEERS: CLIENT=anvil has no such setting \(anvil has no peer-to-peer networking\)/,
+    );
     assert.equal(bad.stdout, '');
     const missing = config('scenarios/no-such.env');
     assert.equal(missing.code, 2);
@@ -98,21 +169,26 @@ describe('./run.sh config: what would run, nothing started', () => {
     const dir = tmpDir('chainperf-fake-client-');
     const moduleFile = path.join(dir, 'fakenode.js');
     before(() => {
-      fs.writeFileSync(path.join(dir, 'node-fakenode.yml'), [
-        'services:',
-        '  node:',
-        '    image: ${NODE_IMAGE:?}',
-        '    command: ${NODE_COMMAND:?chainperf sets it}',
-        '    cpuset: "${NODE_CPUSET:-0}"',
-        '    ports:',
-        '      - "${BIND_ADDR:-127.0.0.1}:${NODE_RPC_PORT:-8545}:7545"',
-        '    volumes:',
-        '      - node-data:/data',
-        'volumes:',
-        '  node-data: {}',
-        '',
-      ].join('\n'));
-      fs.writeFileSync(moduleFile, `'use strict';
+      fs.writeFileSync(
+        path.join(dir, 'node-fakenode.yml'),
+        [
+          'services:',
+          '  node:',
+          '    image: ${NODE_IMAGE:?}',
+          '    command: ${NODE_COMMAND:?chainperf sets it}',
+          '    cpuset: "${NODE_CPUSET:-0}"',
+          '    ports:',
+          '      - "${BIND_ADDR:-127.0.0.1}:${NODE_RPC_PORT:-8545}:7545"',
+          '    volumes:',
+          '      - node-data:/data',
+          'volumes:',
+          '  node-data: {}',
+          '',
+        ].join('\n'),
+      );
+      fs.writeFileSync(
+        moduleFile,
+        `'use strict';
 const path = require('node:path');
 const PORTS = { rpc: 7545, metrics: 7070 };
 function command(s, { dataDir, ports, external = false }) {
@@ -143,8 +219,12 @@ module.exports = {
   binaryVersion: () => '0.1.0',
   command,
 };
-`);
-      fs.writeFileSync(path.join(dir, 'fake.env'), 'CHAIN=ethereum\nCLIENT=fakenode\nRUNTIME=compose\nDB_CACHE_MB=256\n');
+`,
+      );
+      fs.writeFileSync(
+        path.join(dir, 'fake.env'),
+        'CHAIN=ethereum\nCLIENT=fakenode\nRUNTIME=compose\nDB_CACHE_MB=256\n',
+      );
     });
 
     for (const compose of COMPOSES) {
@@ -153,7 +233,17 @@ module.exports = {
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stdout, /^DB_ENGINE += flatfile +# client default$/m);
         assert.equal(r.doc.services.node.image, 'example/fakenode:0.1.0');
-        assert.deepEqual(nodeArgs(r.doc), ['serve', '--data', '/data', '--cache-mb', '256', '--listen', '0.0.0.0:7545', '--metrics-port', '7070']);
+        assert.deepEqual(nodeArgs(r.doc), [
+          'serve',
+          '--data',
+          '/data',
+          '--cache-mb',
+          '256',
+          '--listen',
+          '0.0.0.0:7545',
+          '--metrics-port',
+          '7070',
+        ]);
         assert.match(r.stdout, /metrics_path: \/stats\n[^]*targets: \['node:7070'\]/);
       });
     }

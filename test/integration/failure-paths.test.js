@@ -61,7 +61,10 @@ describe('failure paths', () => {
     assert.deepEqual(schemaErrors(run), []);
     assert.equal(run.status, 'ok', 'the measurement was complete');
     assert.ok(run.figures.requests_ok > 0);
-    assert.match(run.warnings.join('\n'), /SIGTERM received while tearing down: the teardown was completed and the report written/);
+    assert.match(
+      run.warnings.join('\n'),
+      /SIGTERM received while tearing down: the teardown was completed and the report written/,
+    );
     assert.match(res.stderr, /SIGTERM: still tearing down; chainperf exits once the report is written/);
     assert.deepEqual(leftBehind(r, run.run_id), NOTHING);
   });
@@ -91,9 +94,18 @@ describe('failure paths', () => {
     assert.equal(res.code, 130, res.stderr);
     const runId = runIdOf(res.stderr);
     assert.deepEqual(await settled(() => artilleryUnder(r.tmp)), [], 'the load generator is killed even when forced');
-    const commands = [...res.stderr.matchAll(/left: (.*); remove it with: (.*)$/gm)].map((m) => ({ what: m[1], command: m[2] }));
-    assert.ok(commands.some((c) => /^cgroups chainperf\//.test(c.what)), res.stderr);
-    assert.ok(commands.some((c) => /^work folder /.test(c.what)), res.stderr);
+    const commands = [...res.stderr.matchAll(/left: (.*); remove it with: (.*)$/gm)].map((m) => ({
+      what: m[1],
+      command: m[2],
+    }));
+    assert.ok(
+      commands.some((c) => /^cgroups chainperf\//.test(c.what)),
+      res.stderr,
+    );
+    assert.ok(
+      commands.some((c) => /^work folder /.test(c.what)),
+      res.stderr,
+    );
     assert.notDeepEqual(leftBehind(r, runId), NOTHING, 'something was left to remove');
     for (const c of commands) {
       try {
@@ -110,14 +122,18 @@ describe('failure paths', () => {
   it('attach with NODE_PID: the node killed in the window fails the run at once, the generator with it', async () => {
     const node = await startGeth();
     try {
-      const file = writeScenario(tmpDir(), 'attach-dies', `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nNODE_PID=${node.pid}\nCREATE_HISTORY=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=0\nIDLE_S=2\nDURATION_S=40\n`);
+      const file = writeScenario(
+        tmpDir(),
+        'attach-dies',
+        `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nNODE_PID=${node.pid}\nCREATE_HISTORY=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=0\nIDLE_S=2\nDURATION_S=40\n`,
+      );
       const r = startRun(file);
       await r.waitFor(/measure: measuring for/);
       await sleep(9000); // inside the window
       process.kill(node.pid, 'SIGKILL');
       const killedAt = Date.now();
       const res = await r.done;
-      assert.ok(Date.now() - killedAt < 15000, 'the run stopped soon after the node died, not at the window\'s end');
+      assert.ok(Date.now() - killedAt < 15000, "the run stopped soon after the node died, not at the window's end");
       assert.equal(res.code, 1, res.stderr);
       const run = readRun(res.reportDir);
       assert.deepEqual(schemaErrors(run), []);
@@ -125,7 +141,10 @@ describe('failure paths', () => {
       assert.match(run.error, /the node \(NODE_PID=\d+\) exited during measure/);
       // The window cut short keeps its figures and series up to the failure.
       assert.equal(run.window.partial, true);
-      assert.ok(run.window.end_ms <= killedAt && run.window.end_ms > run.window.start_ms, 'the window ends before the node died');
+      assert.ok(
+        run.window.end_ms <= killedAt && run.window.end_ms > run.window.start_ms,
+        'the window ends before the node died',
+      );
       assert.ok(run.figures.requests_ok > 0 && run.figures.cpu_ms_per_request > 0, JSON.stringify(run.figures));
       const series = JSON.parse(fs.readFileSync(path.join(res.reportDir, 'series.json'), 'utf8'));
       assert.ok(series.requests.length > 0 && series.requests.every((p) => p.t_ms < run.window.end_ms));
@@ -139,17 +158,24 @@ describe('failure paths', () => {
   it('attach with METRICS_URL: the node killed in the window is noticed before the window ends', async () => {
     const node = await startGeth();
     try {
-      const file = writeScenario(tmpDir(), 'attach-gone', `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nMETRICS_URL=${node.metricsUrl}\nCREATE_HISTORY=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=0\nIDLE_S=3\nDURATION_S=45\n`);
+      const file = writeScenario(
+        tmpDir(),
+        'attach-gone',
+        `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nMETRICS_URL=${node.metricsUrl}\nCREATE_HISTORY=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=0\nIDLE_S=3\nDURATION_S=45\n`,
+      );
       const r = startRun(file);
       await r.waitFor(/measure: measuring for/);
       await sleep(16000); // past the start edge, which waits for a refresh of the node's CPU counter (3 s)
       process.kill(node.pid, 'SIGKILL');
       const killedAt = Date.now();
       const res = await r.done;
-      assert.ok(Date.now() - killedAt < 20000, 'noticed within seconds, not at the window\'s end');
+      assert.ok(Date.now() - killedAt < 20000, "noticed within seconds, not at the window's end");
       const run = readRun(res.reportDir);
       assert.equal(run.status, 'failed');
-      assert.match(run.error, /the node stopped answering: neither its metrics endpoint \(METRICS_URL\) nor RPC_URL answered/);
+      assert.match(
+        run.error,
+        /the node stopped answering: neither its metrics endpoint \(METRICS_URL\) nor RPC_URL answered/,
+      );
       assert.deepEqual(await settled(() => artilleryUnder(r.tmp)), [], 'no artillery process survives');
     } finally {
       await node.stop();
@@ -157,7 +183,8 @@ describe('failure paths', () => {
   });
 
   it('a node frozen in the window (SIGSTOP) fails the run as stalled, the waiting requests counted and the figures kept', async () => {
-    const r = startRun(GETH_DEV, { ...SHORT, DURATION_S: '16', REQUEST_TIMEOUT_MS: '25000' }); // no timeout inside the window
+    // no timeout inside the window
+    const r = startRun(GETH_DEV, { ...SHORT, DURATION_S: '16', REQUEST_TIMEOUT_MS: '25000' });
     await r.waitFor(/measure: measuring for/);
     await sleep(9000); // STARTUP_S (6 s) and 3 s of the window
     const geth = gethOf(r.tmp);
@@ -197,8 +224,14 @@ describe('failure paths', () => {
     const [a, b] = [startRun(GETH_DEV, env), startRun(GETH_DEV, env)];
     const [ra, rb] = await Promise.all([a.done, b.done]);
     const [runA, runB] = [readRun(ra.reportDir), readRun(rb.reportDir)];
-    assert.match(runA.warnings.join('\n'), new RegExp(`another chainperf run \\(${runB.run_id}\\) was running on this machine`));
-    assert.match(runB.warnings.join('\n'), new RegExp(`another chainperf run \\(${runA.run_id}\\) was running on this machine`));
+    assert.match(
+      runA.warnings.join('\n'),
+      new RegExp(`another chainperf run \\(${runB.run_id}\\) was running on this machine`),
+    );
+    assert.match(
+      runB.warnings.join('\n'),
+      new RegExp(`another chainperf run \\(${runA.run_id}\\) was running on this machine`),
+    );
     assert.deepEqual(schemaErrors(runA), []);
   });
 });

@@ -36,7 +36,10 @@ describe('failures', () => {
     assert.ok(run.idle && run.idle.cpu_s > 0, 'the idle baseline measured before is kept');
     assert.equal(run.repetitions.length, 1, 'the repetition measured before the crash is kept');
     assert.ok(run.repetitions[0].figures.requests_ok > 0);
-    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /The repetitions measured before the run failed/);
+    assert.match(
+      fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'),
+      /The repetitions measured before the run failed/,
+    );
     assert.ok(run.sync && run.sync.seconds >= 0);
     assert.deepEqual(processesWith(r.tmp), [], 'no process left behind');
   });
@@ -54,9 +57,16 @@ describe('failures', () => {
   it('a node that never syncs: a clear error after SYNC_TIMEOUT_S', async () => {
     const node = await startGeth({ period: 0 }); // no transactions, no new blocks: the head never advances
     try {
-      const file = writeScenario(tmpDir(), 'stuck', `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nNODE_PID=${node.pid}\nSYNC_TIMEOUT_S=4\n`);
+      const file = writeScenario(
+        tmpDir(),
+        'stuck',
+        `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nNODE_PID=${node.pid}\nSYNC_TIMEOUT_S=4\n`,
+      );
       const res = await startRun(file).done;
-      const run = assertFailedReport(res, /node not synced with its head advancing after 4 s \(SYNC_TIMEOUT_S\); last state: /);
+      const run = assertFailedReport(
+        res,
+        /node not synced with its head advancing after 4 s \(SYNC_TIMEOUT_S\); last state: /,
+      );
       assert.equal(run.phase, 'sync');
       assert.ok(node.alive(), 'attach never stops the node');
     } finally {

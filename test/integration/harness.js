@@ -48,7 +48,9 @@ function startRun(scenario, env = {}) {
   let stdout = '';
   let stderr = '';
   const stderrListeners = [];
-  child.stdout.on('data', (d) => { stdout += d; });
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
   child.stderr.on('data', (d) => {
     stderr += d;
     for (const fn of stderrListeners) fn(stderr);
@@ -60,11 +62,14 @@ function startRun(scenario, env = {}) {
     });
   });
   /** Resolves when the run's log matches re. */
-  const waitFor = (re) => new Promise((resolve, reject) => {
-    if (re.test(stderr)) return resolve();
-    stderrListeners.push((all) => { if (re.test(all)) resolve(); });
-    done.then(() => reject(new Error(`run ended before its log matched ${re}:\n${stderr}`)));
-  });
+  const waitFor = (re) =>
+    new Promise((resolve, reject) => {
+      if (re.test(stderr)) return resolve();
+      stderrListeners.push((all) => {
+        if (re.test(all)) resolve();
+      });
+      done.then(() => reject(new Error(`run ended before its log matched ${re}:\n${stderr}`)));
+    });
   return { child, done, tmp, reports, waitFor, stderrText: () => stderr };
 }
 
@@ -87,7 +92,9 @@ function watchCpu(findPid, intervalMs = 50) {
     }
   }, intervalMs);
   return {
-    get pid() { return pid; },
+    get pid() {
+      return pid;
+    },
     stop: () => clearInterval(timer),
     cpuAt(ms) {
       for (let i = 1; i < samples.length; i++) {
@@ -106,7 +113,7 @@ function watchCpu(findPid, intervalMs = 50) {
       const before = (ms) => [...samples].reverse().find((x) => x.t <= ms);
       const after = (ms) => samples.find((x) => x.t >= ms);
       const [sb, sa, eb, ea] = [before(startMs), after(startMs), before(endMs), after(endMs)];
-      if (!sb || !sa || !eb || !ea) throw new Error('no independent CPU samples around the window\'s edges');
+      if (!sb || !sa || !eb || !ea) throw new Error("no independent CPU samples around the window's edges");
       return { inner: eb.cpu - sa.cpu, outer: ea.cpu - sb.cpu, gaps_ms: [sa.t - sb.t, ea.t - eb.t] };
     },
   };
@@ -150,12 +157,27 @@ function readRun(reportDir) {
 /** Sums artillery's own aggregate counters whose names start with prefix. */
 function artilleryCount(reportDir, prefix) {
   const raw = JSON.parse(fs.readFileSync(path.join(reportDir, 'artillery.json'), 'utf8'));
-  return Object.entries(raw.aggregate.counters).filter(([k]) => k.startsWith(prefix)).reduce((s, [, v]) => s + v, 0);
+  return Object.entries(raw.aggregate.counters)
+    .filter(([k]) => k.startsWith(prefix))
+    .reduce((s, [, v]) => s + v, 0);
 }
 
 /** Every file under dir with its size and modification time, sorted: equal listings mean nothing was written there. */
 function fileListing(dir) {
-  return execFileSync('find', [dir, '-type', 'f', '-printf', '%P %s %T@\n'], { encoding: 'utf8' }).split('\n').sort().join('\n');
+  return execFileSync('find', [dir, '-type', 'f', '-printf', '%P %s %T@\n'], { encoding: 'utf8' })
+    .split('\n')
+    .sort()
+    .join('\n');
 }
 
-module.exports = { fileListing, startRun, runWatchingNode, watchCpu, watchGethCpu, gethOf, processesWith, readRun, artilleryCount };
+module.exports = {
+  fileListing,
+  startRun,
+  runWatchingNode,
+  watchCpu,
+  watchGethCpu,
+  gethOf,
+  processesWith,
+  readRun,
+  artilleryCount,
+};

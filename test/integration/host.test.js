@@ -10,7 +10,14 @@ const { schemaErrors, ROOT } = require('../helpers');
 const { readSteal } = require('../../src/measure/steal');
 
 const SHORT = {
-  DURATION_S: '10', WARMUP_S: '3', IDLE_S: '4', HISTORY_TRANSFERS: '40', HISTORY_CONTRACT_CALLS: '24', ARCHIVE: 'git', MIN_RPS: '100', MAX_ERROR_RATE: '0',
+  DURATION_S: '10',
+  WARMUP_S: '3',
+  IDLE_S: '4',
+  HISTORY_TRANSFERS: '40',
+  HISTORY_CONTRACT_CALLS: '24',
+  ARCHIVE: 'git',
+  MIN_RPS: '100',
+  MAX_ERROR_RATE: '0',
 };
 
 describe('host runtime: geth --dev end to end', () => {
@@ -58,19 +65,28 @@ describe('host runtime: geth --dev end to end', () => {
     assert.ok(run.node.cpu_user_s > 0 && run.node.cpu_system_s > 0);
     // The total is cpuacct.usage (exact); user and system are the kernel's tick-sampled split of it.
     const split = run.node.cpu_user_s + run.node.cpu_system_s;
-    assert.ok(Math.abs(split - run.node.cpu_total_s) <= 0.25 * run.node.cpu_total_s, `split ${split} against total ${run.node.cpu_total_s}`);
+    assert.ok(
+      Math.abs(split - run.node.cpu_total_s) <= 0.25 * run.node.cpu_total_s,
+      `split ${split} against total ${run.node.cpu_total_s}`,
+    );
     // CPU read at the window's edges is divided by the requests completed between the two reads (cpu_window)
     const cw = run.node.cpu_window;
     assert.ok(Math.abs(f.cpu_ms_per_request - (run.node.cpu_total_s * 1000) / cw.requests_ok) < 1e-5);
-    assert.ok(Math.abs(cw.start_ms - run.window.start_ms) < 500 && Math.abs(cw.end_ms - run.window.end_ms) < 500, 'read close to the planned edges');
-    assert.ok(Math.abs(cw.requests_ok - f.requests_ok) <= f.requests_ok * 0.05, `${cw.requests_ok} of ${f.requests_ok}`);
+    assert.ok(
+      Math.abs(cw.start_ms - run.window.start_ms) < 500 && Math.abs(cw.end_ms - run.window.end_ms) < 500,
+      'read close to the planned edges',
+    );
+    assert.ok(
+      Math.abs(cw.requests_ok - f.requests_ok) <= f.requests_ok * 0.05,
+      `${cw.requests_ok} of ${f.requests_ok}`,
+    );
     assert.ok(f.cpu_ms_per_request_net < f.cpu_ms_per_request && f.cpu_ms_per_request_net > 0);
     assert.ok(Math.abs(f.rps - f.requests_ok / 10) < 0.01);
     const l = f.latency_ms;
     assert.ok(l.p50 > 0 && l.p50 <= l.p95 && l.p95 <= l.p99 && l.p99 <= l.max);
   });
 
-  it('reads the steal time of the node\'s core over the window, within what the whole run saw', () => {
+  it("reads the steal time of the node's core over the window, within what the whole run saw", () => {
     const st = run.node.steal;
     assert.equal(st.cpus, '0', 'geth is pinned to cpu 0 on 2 cores');
     assert.ok(st.share >= 0 && st.share <= 1 && st.steal_s >= 0, JSON.stringify(st));
@@ -80,7 +96,10 @@ describe('host runtime: geth --dev end to end', () => {
   it('node CPU agrees with an independent reading of /proc/PID/stat over the same window', () => {
     const independent = cpuWatch.cpuAt(run.node.cpu_window.end_ms) - cpuWatch.cpuAt(run.node.cpu_window.start_ms);
     const measured = run.node.cpu_total_s;
-    assert.ok(Math.abs(independent - measured) / measured < 0.05, `chainperf ${measured} s, /proc ${independent.toFixed(3)} s`);
+    assert.ok(
+      Math.abs(independent - measured) / measured < 0.05,
+      `chainperf ${measured} s, /proc ${independent.toFixed(3)} s`,
+    );
   });
 
   it('every method of the mix was called, and per-method counts add up', () => {
@@ -91,7 +110,7 @@ describe('host runtime: geth --dev end to end', () => {
     for (const [name, m] of Object.entries(methods)) assert.ok(m.requests_ok > 0 && m.latency_ms.p50 > 0, name);
   });
 
-  it('artillery\'s own counters and the node\'s request counter agree with the figures', () => {
+  it("artillery's own counters and the node's request counter agree with the figures", () => {
     assert.equal(artilleryCount(res.reportDir, 'chainperf.ok.'), run.figures.requests_ok);
     assert.equal(artilleryCount(res.reportDir, 'chainperf.failed.'), run.figures.requests_failed);
     // geth's rpc_requests through Prometheus, scraped every second: close, not exact, at the edges
@@ -100,7 +119,17 @@ describe('host runtime: geth --dev end to end', () => {
   });
 
   it('keeps the raw artillery output, a summary and three SVG charts', () => {
-    for (const f of ['artillery.json', 'summary.md', 'params.json', 'series.json', 'run.log', 'node.log', 'charts/cpu-per-request.svg', 'charts/throughput.svg', 'charts/latency.svg']) {
+    for (const f of [
+      'artillery.json',
+      'summary.md',
+      'params.json',
+      'series.json',
+      'run.log',
+      'node.log',
+      'charts/cpu-per-request.svg',
+      'charts/throughput.svg',
+      'charts/latency.svg',
+    ]) {
       assert.ok(fs.existsSync(path.join(res.reportDir, f)), f);
     }
     const md = fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8');
@@ -109,7 +138,13 @@ describe('host runtime: geth --dev end to end', () => {
 
   it('bounds that hold give a passing verdict and exit status 0', () => {
     assert.equal(run.verdict.pass, true);
-    assert.deepEqual(run.verdict.checks.map((c) => [c.key, c.pass]), [['MAX_ERROR_RATE', true], ['MIN_RPS', true]]);
+    assert.deepEqual(
+      run.verdict.checks.map((c) => [c.key, c.pass]),
+      [
+        ['MAX_ERROR_RATE', true],
+        ['MIN_RPS', true],
+      ],
+    );
     assert.match(res.stderr, /verdict: pass \(MAX_ERROR_RATE, MIN_RPS\)/);
   });
 
@@ -132,13 +167,18 @@ describe('host runtime: geth --dev end to end', () => {
   });
 });
 
-describe('host runtime with GENERATOR=lean: chainperf\'s engine on geth', () => {
+describe("host runtime with GENERATOR=lean: chainperf's engine on geth", () => {
   let res;
   let run;
   let cpuWatch;
 
   before(async () => {
-    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), { ...SHORT, ARCHIVE: 'none', DURATION_S: '6', GENERATOR: 'lean' });
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      ...SHORT,
+      ARCHIVE: 'none',
+      DURATION_S: '6',
+      GENERATOR: 'lean',
+    });
     cpuWatch = watchGethCpu(r.tmp);
     res = await r.done;
     cpuWatch.stop();
@@ -154,14 +194,14 @@ describe('host runtime with GENERATOR=lean: chainperf\'s engine on geth', () => 
     assert.equal(Object.keys(run.figures.methods).length, 10);
   });
 
-  it('its counts agree with artillery\'s counters and the node\'s, its CPU with /proc', () => {
+  it("its counts agree with artillery's counters and the node's, its CPU with /proc", () => {
     assert.equal(artilleryCount(res.reportDir, 'chainperf.ok.'), run.figures.requests_ok);
     assert.ok(Math.abs(run.node.rpc_requests - run.figures.requests_ok) / run.figures.requests_ok < 0.25);
     const independent = cpuWatch.cpuAt(run.node.cpu_window.end_ms) - cpuWatch.cpuAt(run.node.cpu_window.start_ms);
     assert.ok(Math.abs(independent - run.node.cpu_total_s) / run.node.cpu_total_s < 0.05);
   });
 
-  it('reports the generator\'s own CPU per request (its speed is measured by npm run bench, not here)', () => {
+  it("reports the generator's own CPU per request (its speed is measured by npm run bench, not here)", () => {
     assert.ok(run.generator.cpu_us_per_request > 0);
     assert.ok(run.generator.cpu_s > 0);
   });

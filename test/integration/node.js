@@ -15,20 +15,39 @@ const { tmpDir } = require('../helpers');
  * transport 'ws' serves JSON-RPC over WebSocket only (no HTTP endpoint); extra are more geth flags.
  */
 async function startGeth({ period = 1, transport = 'http', extra = [] } = {}) {
-  const bin = await geth.ensureBinary({ CLIENT_VERSION: geth.defaults.CLIENT_VERSION, CLIENT_BIN: '' }, (m) => process.stderr.write(`${m}\n`));
+  const bin = await geth.ensureBinary({ CLIENT_VERSION: geth.defaults.CLIENT_VERSION, CLIENT_BIN: '' }, (m) =>
+    process.stderr.write(`${m}\n`),
+  );
   const dir = tmpDir('chainperf-geth-');
   const { rpc, metrics, p2p, auth } = await freePorts(['rpc', 'metrics', 'p2p', 'auth']);
   const log = fs.openSync(path.join(dir, 'geth.log'), 'a');
-  const endpoint = transport === 'ws'
-    ? ['--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(rpc), '--ws.api', 'eth,net,web3']
-    : ['--http', '--http.addr', '127.0.0.1', '--http.port', String(rpc)];
-  const child = spawn(bin, [
-    '--dev', ...(period ? ['--dev.period', String(period)] : []), '--datadir', path.join(dir, 'data'),
-    ...endpoint,
-    '--metrics', '--metrics.addr', '127.0.0.1', '--metrics.port', String(metrics),
-    '--port', String(p2p), '--authrpc.port', String(auth), '--ipcdisable', '--nodiscover',
-    ...extra,
-  ], { stdio: ['ignore', log, log] });
+  const endpoint =
+    transport === 'ws'
+      ? ['--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(rpc), '--ws.api', 'eth,net,web3']
+      : ['--http', '--http.addr', '127.0.0.1', '--http.port', String(rpc)];
+  const child = spawn(
+    bin,
+    [
+      '--dev',
+      ...(period ? ['--dev.period', String(period)] : []),
+      '--datadir',
+      path.join(dir, 'data'),
+      ...endpoint,
+      '--metrics',
+      '--metrics.addr',
+      '127.0.0.1',
+      '--metrics.port',
+      String(metrics),
+      '--port',
+      String(p2p),
+      '--authrpc.port',
+      String(auth),
+      '--ipcdisable',
+      '--nodiscover',
+      ...extra,
+    ],
+    { stdio: ['ignore', log, log] },
+  );
   fs.closeSync(log);
   const rpcUrl = `${transport === 'ws' ? 'ws' : 'http'}://127.0.0.1:${rpc}`;
   const deadline = Date.now() + 30000;
@@ -46,11 +65,12 @@ async function startGeth({ period = 1, transport = 'http', extra = [] } = {}) {
     rpcUrl,
     metricsUrl: `http://127.0.0.1:${metrics}/debug/metrics/prometheus`,
     alive: () => child.exitCode === null && child.signalCode === null,
-    stop: () => new Promise((r) => {
-      if (child.exitCode !== null || child.signalCode !== null) return r();
-      child.once('exit', r);
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise((r) => {
+        if (child.exitCode !== null || child.signalCode !== null) return r();
+        child.once('exit', r);
+        child.kill('SIGTERM');
+      }),
   };
 }
 

@@ -17,13 +17,22 @@ describe('plan: a two-point cache sweep on geth, archived and compared', () => {
   before(async () => {
     const dir = tmpDir();
     reports = path.join(dir, 'reports');
-    const file = writeScenario(dir, 'cache-mini', [
-      `BASE=${path.join(ROOT, 'scenarios', 'geth-dev.env')}`,
-      'SWEEP=DB_CACHE_MB',
-      'DB_CACHE_MB=32,1024',
-      'REPETITIONS=1',
-      'DURATION_S=6', 'WARMUP_S=2', 'IDLE_S=2', 'HISTORY_TRANSFERS=16', 'HISTORY_CONTRACT_CALLS=8', 'ARCHIVE=git',
-    ].join('\n'));
+    const file = writeScenario(
+      dir,
+      'cache-mini',
+      [
+        `BASE=${path.join(ROOT, 'scenarios', 'geth-dev.env')}`,
+        'SWEEP=DB_CACHE_MB',
+        'DB_CACHE_MB=32,1024',
+        'REPETITIONS=1',
+        'DURATION_S=6',
+        'WARMUP_S=2',
+        'IDLE_S=2',
+        'HISTORY_TRANSFERS=16',
+        'HISTORY_CONTRACT_CALLS=8',
+        'ARCHIVE=git',
+      ].join('\n'),
+    );
     res = await startRun(file, { REPORTS_DIR: reports }).done;
     if (res.code !== 0) process.stderr.write(res.stderr);
     state = JSON.parse(fs.readFileSync(path.join(res.reportDir, 'plan.json'), 'utf8'));
@@ -32,7 +41,13 @@ describe('plan: a two-point cache sweep on geth, archived and compared', () => {
   it('runs every point unattended and prints the plan folder last', () => {
     assert.equal(res.code, 0);
     assert.equal(state.status, 'complete');
-    assert.deepEqual(state.points.map((p) => [p.values.DB_CACHE_MB, p.runs.map((r) => r.status)]), [['32', ['ok']], ['1024', ['ok']]]);
+    assert.deepEqual(
+      state.points.map((p) => [p.values.DB_CACHE_MB, p.runs.map((r) => r.status)]),
+      [
+        ['32', ['ok']],
+        ['1024', ['ok']],
+      ],
+    );
     assert.equal(path.relative(reports, res.reportDir).split(path.sep).slice(0, 2).join('/'), 'plans/cache-mini');
   });
 
@@ -40,7 +55,10 @@ describe('plan: a two-point cache sweep on geth, archived and compared', () => {
     for (const p of state.points) {
       const run = JSON.parse(fs.readFileSync(path.join(res.reportDir, p.runs[0].dir, 'run.json'), 'utf8'));
       assert.equal(run.provenance.scenario.DB_CACHE_MB, Number(p.values.DB_CACHE_MB));
-      assert.match(fs.readFileSync(path.join(res.reportDir, p.runs[0].dir, 'run.log'), 'utf8'), new RegExp(`--cache ${p.values.DB_CACHE_MB} `));
+      assert.match(
+        fs.readFileSync(path.join(res.reportDir, p.runs[0].dir, 'run.log'), 'utf8'),
+        new RegExp(`--cache ${p.values.DB_CACHE_MB} `),
+      );
       assert.ok(run.figures.cpu_ms_per_request > 0);
     }
   });
@@ -55,7 +73,10 @@ describe('plan: a two-point cache sweep on geth, archived and compared', () => {
   });
 
   it('the index lists the plan, and the archive commits plan and index', () => {
-    assert.match(fs.readFileSync(path.join(reports, 'INDEX.md'), 'utf8'), /\| cache-mini \| DB_CACHE_MB \| 2 \| complete \| \[plan\]\(plans\/cache-mini\//);
+    assert.match(
+      fs.readFileSync(path.join(reports, 'INDEX.md'), 'utf8'),
+      /\| cache-mini \| DB_CACHE_MB \| 2 \| complete \| \[plan\]\(plans\/cache-mini\//,
+    );
     const git = (...a) => execFileSync('git', a, { cwd: reports, encoding: 'utf8' }).trim();
     assert.match(git('log', '-1', '--format=%s'), /^chainperf: plan cache-mini complete: 2\/2 runs/);
     assert.equal(git('status', '--porcelain'), '');
@@ -63,11 +84,18 @@ describe('plan: a two-point cache sweep on geth, archived and compared', () => {
 
   it('compare prints both runs side by side and writes compare.md', () => {
     const [a, b] = state.points.map((p) => path.join(res.reportDir, p.runs[0].dir));
-    const out = execFileSync(path.join(ROOT, 'run.sh'), ['compare', a, b], { cwd: ROOT, env: { ...process.env, REPORTS_DIR: reports }, encoding: 'utf8' });
+    const out = execFileSync(path.join(ROOT, 'run.sh'), ['compare', a, b], {
+      cwd: ROOT,
+      env: { ...process.env, REPORTS_DIR: reports },
+      encoding: 'utf8',
+    });
     const lines = out.trim().split('\n');
     const folder = lines[lines.length - 1];
     // one window each: compare gives the ratio but no verdict, and points to ./run.sh ab
-    assert.match(out, /\| CPU ms per request \(gross\) \| \d+\.\d{3} \| \d+\.\d{3} \| \d+\.\d{3} \| cannot tell: one window a side \|/);
+    assert.match(
+      out,
+      /\| CPU ms per request \(gross\) \| \d+\.\d{3} \| \d+\.\d{3} \| \d+\.\d{3} \| cannot tell: one window a side \|/,
+    );
     assert.match(out, /\.\/run\.sh ab/);
     assert.ok(fs.existsSync(path.join(folder, 'compare.md')));
     assert.ok(folder.startsWith(path.join(reports, 'compare')));

@@ -26,11 +26,20 @@ function assertPerCore(node, cpus) {
   assert.ok(pc, 'node.per_core');
   const sum = pc.cores.reduce((s, c) => s + c.cpu_s, 0);
   assert.ok(sum > 0);
-  assert.ok(Math.abs(sum - pc.usage_s) <= 0.01 * pc.usage_s, `cores add up to ${sum} s, cgroup cpuacct.usage ${pc.usage_s} s`);
+  assert.ok(
+    Math.abs(sum - pc.usage_s) <= 0.01 * pc.usage_s,
+    `cores add up to ${sum} s, cgroup cpuacct.usage ${pc.usage_s} s`,
+  );
   // /proc/PID/stat (the node process, 10 ms ticks) read at the same edges.
   const check = node.cpu_check.total_s;
-  assert.ok(Math.abs(sum - check) <= Math.max(0.05 * check, 0.05), `cores add up to ${sum} s, /proc/PID/stat ${check} s`);
-  assert.deepEqual(pc.cores.filter((c) => c.node_core).map((c) => c.cpu), cpus);
+  assert.ok(
+    Math.abs(sum - check) <= Math.max(0.05 * check, 0.05),
+    `cores add up to ${sum} s, /proc/PID/stat ${check} s`,
+  );
+  assert.deepEqual(
+    pc.cores.filter((c) => c.node_core).map((c) => c.cpu),
+    cpus,
+  );
   assert.ok(pc.imbalance >= 1 && pc.imbalance <= cpus.length, `imbalance ${pc.imbalance}`);
 }
 
@@ -42,7 +51,15 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
     let run;
     before(async () => {
       res = await startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-        NODE_PROFILE: 'cpu', CORES: '2', REPEAT: '2', DURATION_S: '6', WARMUP_S: '0', IDLE_S: '0', HISTORY_TRANSFERS: '20', HISTORY_CONTRACT_CALLS: '10', ARCHIVE: 'none',
+        NODE_PROFILE: 'cpu',
+        CORES: '2',
+        REPEAT: '2',
+        DURATION_S: '6',
+        WARMUP_S: '0',
+        IDLE_S: '0',
+        HISTORY_TRANSFERS: '20',
+        HISTORY_CONTRACT_CALLS: '10',
+        ARCHIVE: 'none',
       }).done;
       if (res.code !== 0) process.stderr.write(res.stderr);
       run = readRun(res.reportDir);
@@ -54,10 +71,13 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
       assert.deepEqual(schemaErrors(run), []);
     });
 
-    it('keeps a pprof profile and a flame graph of each window, whose top functions include geth\'s RPC handling', () => {
+    it("keeps a pprof profile and a flame graph of each window, whose top functions include geth's RPC handling", () => {
       const p = run.profile;
       assert.equal(p.profiler, 'pprof');
-      assert.deepEqual(p.windows.map((w) => w.name), ['rep1', 'rep2']);
+      assert.deepEqual(
+        p.windows.map((w) => w.name),
+        ['rep1', 'rep2'],
+      );
       for (const w of p.windows) {
         assert.equal(w.error, undefined, w.error);
         const native = fs.readFileSync(path.join(res.reportDir, w.native));
@@ -68,8 +88,14 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
       }
       assert.equal(p.folded, 'profile/all.folded');
       assertFlamegraph(path.join(res.reportDir, p.flamegraph), /go-ethereum\/rpc/);
-      assert.ok(p.top.by_total.slice(0, 15).some((r) => /go-ethereum\/rpc\.\(\*handler\)/.test(r.function)), JSON.stringify(p.top.by_total.map((r) => r.function)));
-      assert.equal(p.top.samples, p.windows.reduce((s, w) => s + w.samples, 0));
+      assert.ok(
+        p.top.by_total.slice(0, 15).some((r) => /go-ethereum\/rpc\.\(\*handler\)/.test(r.function)),
+        JSON.stringify(p.top.by_total.map((r) => r.function)),
+      );
+      assert.equal(
+        p.top.samples,
+        p.windows.reduce((s, w) => s + w.samples, 0),
+      );
       assert.ok(p.top.samples > 20, `${p.top.samples} samples in both windows`);
     });
 
@@ -81,10 +107,13 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
       assert.ok(run.warnings.some((w) => /^NODE_PROFILE=cpu: the node was profiled/.test(w)));
     });
 
-    it('splits each window\'s CPU over the node\'s two cores, adding up to its total, with a chart', () => {
+    it("splits each window's CPU over the node's two cores, adding up to its total, with a chart", () => {
       for (const r of run.repetitions) assertPerCore(r.node, [0, 1]);
       assert.ok(fs.existsSync(path.join(res.reportDir, 'charts', 'per-core.svg')));
-      assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /Per-core load .*cpu0 .*cpu1 .*Busiest core against the mean/);
+      assert.match(
+        fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'),
+        /Per-core load .*cpu0 .*cpu1 .*Busiest core against the mean/,
+      );
     });
   });
 
@@ -93,14 +122,22 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
     let run;
     before(async () => {
       res = await startRun(path.join(ROOT, 'scenarios', 'polkadot-dev.env'), {
-        NODE_PROFILE: 'cpu', CLIENT: 'chopsticks', DURATION_S: '6', WARMUP_S: '0', IDLE_S: '0', HISTORY_TRANSFERS: '4', HISTORY_ACCOUNTS: '4', CONCURRENCY: '8', ARCHIVE: 'none',
+        NODE_PROFILE: 'cpu',
+        CLIENT: 'chopsticks',
+        DURATION_S: '6',
+        WARMUP_S: '0',
+        IDLE_S: '0',
+        HISTORY_TRANSFERS: '4',
+        HISTORY_ACCOUNTS: '4',
+        CONCURRENCY: '8',
+        ARCHIVE: 'none',
       }).done;
       if (res.code !== 0) process.stderr.write(res.stderr);
       run = readRun(res.reportDir);
       dirs.chopsticks = res.reportDir;
     });
 
-    it('keeps perf\'s data, folded stacks and a flame graph of the window, and the top functions', () => {
+    it("keeps perf's data, folded stacks and a flame graph of the window, and the top functions", () => {
       assert.equal(res.code, 0);
       assert.deepEqual(schemaErrors(run), []);
       const p = run.profile;
@@ -111,7 +148,10 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
       assert.equal(w.error, undefined, w.error);
       assert.ok(fs.statSync(path.join(res.reportDir, w.native)).size > 0);
       // perf's own reading of its file: samples of the node's process.
-      const header = execFileSync('perf', ['report', '--header-only', '-i', path.join(res.reportDir, w.native)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const header = execFileSync('perf', ['report', '--header-only', '-i', path.join(res.reportDir, w.native)], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       assert.match(header, /cpu-clock/);
       assert.ok(w.samples > 10, `${w.samples} samples`);
       assertFlamegraph(path.join(res.reportDir, w.flamegraph));
@@ -120,23 +160,31 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
       assert.match(fs.readFileSync(path.join(res.reportDir, w.folded), 'utf8'), /;JS:/);
     });
 
-    it('splits the window\'s CPU over the node\'s core', () => {
+    it("splits the window's CPU over the node's core", () => {
       assertPerCore(run.node, [0]);
     });
   });
 
-  describe('geth in a compose node container, profiled by perf on the container\'s main process', () => {
+  describe("geth in a compose node container, profiled by perf on the container's main process", () => {
     let res;
     let run;
     before(async () => {
       res = await startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-        RUNTIME: 'compose', GRAFANA: 'no', NODE_PROFILE: 'cpu', DURATION_S: '6', WARMUP_S: '0', IDLE_S: '0', HISTORY_TRANSFERS: '8', HISTORY_CONTRACT_CALLS: '4', ARCHIVE: 'none',
+        RUNTIME: 'compose',
+        GRAFANA: 'no',
+        NODE_PROFILE: 'cpu',
+        DURATION_S: '6',
+        WARMUP_S: '0',
+        IDLE_S: '0',
+        HISTORY_TRANSFERS: '8',
+        HISTORY_CONTRACT_CALLS: '4',
+        ARCHIVE: 'none',
       }).done;
       if (res.code !== 0) process.stderr.write(res.stderr);
       run = readRun(res.reportDir);
     });
 
-    it('profiles geth inside the container, Go symbols and all, and splits its CPU by core from the container\'s cgroup', () => {
+    it("profiles geth inside the container, Go symbols and all, and splits its CPU by core from the container's cgroup", () => {
       assert.equal(res.code, 0);
       assert.deepEqual(schemaErrors(run), []);
       const p = run.profile;
@@ -150,22 +198,40 @@ describe('NODE_PROFILE=cpu and per-core load', () => {
       assert.ok(Math.abs(sum - pc.usage_s) <= 0.01 * pc.usage_s);
       // The Docker engine's stats of the container, read at the window's edges too.
       const check = run.node.cpu_check.total_s;
-      assert.ok(Math.abs(sum - check) <= Math.max(0.05 * check, 0.05), `cores add up to ${sum} s, Docker stats ${check} s`);
+      assert.ok(
+        Math.abs(sum - check) <= Math.max(0.05 * check, 0.05),
+        `cores add up to ${sum} s, Docker stats ${check} s`,
+      );
     });
   });
 
   describe('compare with a profile on both sides', () => {
     it('writes the functions whose share changed most and a differential flame graph', () => {
       assert.ok(dirs.geth && dirs.chopsticks, 'both runs above');
-      const out = execFileSync(path.join(ROOT, 'run.sh'), ['compare', dirs.chopsticks, dirs.geth], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, REPORTS_DIR: path.dirname(path.dirname(dirs.geth)) } });
+      const out = execFileSync(path.join(ROOT, 'run.sh'), ['compare', dirs.chopsticks, dirs.geth], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, REPORTS_DIR: path.dirname(path.dirname(dirs.geth)) },
+      });
       assert.match(out, /## Node CPU profiles \(NODE_PROFILE=cpu on both sides\)/);
       assert.match(out, /A was profiled with perf, B with pprof/);
       // Rows: function, total A, total B, change, self A, self B, change; the largest change of total share first.
-      const rows = out.split('\n').filter((l) => /^\| `/.test(l)).map((l) => l.split(' | ').slice(1, 4).map((x) => Number.parseFloat(x)));
+      const rows = out
+        .split('\n')
+        .filter((l) => /^\| `/.test(l))
+        .map((l) =>
+          l
+            .split(' | ')
+            .slice(1, 4)
+            .map((x) => Number.parseFloat(x)),
+        );
       assert.ok(rows.length >= 10, `${rows.length} rows`);
       for (const [a, b, change] of rows) assert.ok(Math.abs(b - a - change) <= 0.16, `${b} - ${a} is not ${change}`);
       const changes = rows.map((r) => Math.abs(r[2]));
-      assert.deepEqual(changes, [...changes].sort((x, y) => y - x));
+      assert.deepEqual(
+        changes,
+        [...changes].sort((x, y) => y - x),
+      );
       const compareDir = path.join(path.dirname(path.dirname(dirs.geth)), 'compare');
       const [folder] = fs.readdirSync(compareDir);
       assertFlamegraph(path.join(compareDir, folder, 'profile-diff.svg'));

@@ -13,8 +13,16 @@ describe('REPEAT=3 and PROFILE=methods on geth --dev', () => {
 
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-      GENERATOR: 'lean', WORKLOAD: 'eth-reads-light', REPEAT: '3', DURATION_S: '3', PROFILE: 'methods', PROFILE_DURATION_S: '2',
-      WARMUP_S: '1', IDLE_S: '1', HISTORY_TRANSFERS: '8', HISTORY_CONTRACT_CALLS: '0',
+      GENERATOR: 'lean',
+      WORKLOAD: 'eth-reads-light',
+      REPEAT: '3',
+      DURATION_S: '3',
+      PROFILE: 'methods',
+      PROFILE_DURATION_S: '2',
+      WARMUP_S: '1',
+      IDLE_S: '1',
+      HISTORY_TRANSFERS: '8',
+      HISTORY_CONTRACT_CALLS: '0',
     });
     res = await r.done;
     if (res.code !== 0) process.stderr.write(res.stderr);
@@ -33,7 +41,7 @@ describe('REPEAT=3 and PROFILE=methods on geth --dev', () => {
     for (let i = 1; i < 3; i++) assert.ok(windows[i].start_ms >= windows[i - 1].end_ms, 'windows do not overlap');
     const cpu = run.repetitions.map((r) => r.figures.cpu_ms_per_request).sort((a, b) => a - b);
     assert.equal(run.summary.cpu_ms_per_request.median, cpu[1]);
-    assert.equal(run.figures.cpu_ms_per_request, cpu[1], 'the top-level figures are the median repetition\'s');
+    assert.equal(run.figures.cpu_ms_per_request, cpu[1], "the top-level figures are the median repetition's");
     assert.equal(run.summary.cpu_ms_per_request.n, 3);
     assert.ok(run.summary.cpu_ms_per_request.ci95[0] <= run.summary.cpu_ms_per_request.mean);
     assert.ok(Array.isArray(run.outliers));
@@ -44,7 +52,11 @@ describe('REPEAT=3 and PROFILE=methods on geth --dev', () => {
   });
 
   it('measures each method of the mix alone, and charts it', () => {
-    assert.deepEqual(Object.keys(run.methods_profile).sort(), ['eth_blockNumber', 'eth_getBalance', 'eth_getBlockByNumber']);
+    assert.deepEqual(Object.keys(run.methods_profile).sort(), [
+      'eth_blockNumber',
+      'eth_getBalance',
+      'eth_getBlockByNumber',
+    ]);
     for (const [name, m] of Object.entries(run.methods_profile)) {
       assert.ok(m.requests_ok > 0 && m.cpu_ms_per_request > 0, name);
       assert.equal(m.requests_failed, 0, name);

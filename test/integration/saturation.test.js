@@ -13,8 +13,18 @@ describe('saturation search on geth --dev', () => {
 
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-      SATURATE: 'yes', GENERATOR: 'lean', SATURATE_START_RPS: '500', SATURATE_FACTOR: '2', SATURATE_STEP_S: '3', SATURATE_BISECT: '1',
-      MAX_P99_MS: '50', HOURLY_PRICE: '0.5', WARMUP_S: '0', IDLE_S: '2', HISTORY_TRANSFERS: '16', HISTORY_CONTRACT_CALLS: '8',
+      SATURATE: 'yes',
+      GENERATOR: 'lean',
+      SATURATE_START_RPS: '500',
+      SATURATE_FACTOR: '2',
+      SATURATE_STEP_S: '3',
+      SATURATE_BISECT: '1',
+      MAX_P99_MS: '50',
+      HOURLY_PRICE: '0.5',
+      WARMUP_S: '0',
+      IDLE_S: '2',
+      HISTORY_TRANSFERS: '16',
+      HISTORY_CONTRACT_CALLS: '8',
     });
     res = await r.done;
     if (res.code !== 0) process.stderr.write(res.stderr);
@@ -31,14 +41,23 @@ describe('saturation search on geth --dev', () => {
     const holding = sat.steps.filter((s) => s.holds).map((s) => s.target_rps);
     const failing = sat.steps.filter((s) => !s.holds).map((s) => s.target_rps);
     assert.equal(sat.max_sustainable_target_rps, Math.max(...holding));
-    assert.ok(failing.every((f) => f > sat.max_sustainable_target_rps), 'every failing rate lies above the answer');
+    assert.ok(
+      failing.every((f) => f > sat.max_sustainable_target_rps),
+      'every failing rate lies above the answer',
+    );
     for (const s of sat.steps.filter((x) => !x.holds)) assert.ok(s.reasons.length > 0);
   });
 
-  it('the report\'s figures are the best step\'s, with cost per million and a chart of the curve', () => {
+  it("the report's figures are the best step's, with cost per million and a chart of the curve", () => {
     assert.ok(Math.abs(run.figures.rps - run.saturation.max_sustainable_rps) < 1e-6);
-    assert.ok(Math.abs(run.saturation.cost_per_million_at_max - (0.5 / (run.saturation.max_sustainable_rps * 3600)) * 1e6) < 1e-9);
+    assert.ok(
+      Math.abs(run.saturation.cost_per_million_at_max - (0.5 / (run.saturation.max_sustainable_rps * 3600)) * 1e6) <
+        1e-9,
+    );
     assert.ok(fs.existsSync(path.join(res.reportDir, 'charts', 'saturation-latency.svg')));
-    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /Highest sustainable rate: \*\*\d+ requests\/s\*\*/);
+    assert.match(
+      fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'),
+      /Highest sustainable rate: \*\*\d+ requests\/s\*\*/,
+    );
   });
 });

@@ -46,33 +46,58 @@ async function startProxy(node, wsPort) {
   const counts = { rpc: 0, ws: 0, metrics: 0, refused: 0, refusedWhy: [] };
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const forward = (req, res, target, targetPath) => {
-    const up = http.request({ host: target.hostname, port: target.port, path: targetPath, method: req.method, headers: { 'content-type': req.headers['content-type'] || 'application/json' }, agent }, (r) => {
-      res.writeHead(r.statusCode, { 'content-type': r.headers['content-type'] || 'application/json' });
-      r.pipe(res);
-    });
+    const up = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: targetPath,
+        method: req.method,
+        headers: { 'content-type': req.headers['content-type'] || 'application/json' },
+        agent,
+      },
+      (r) => {
+        res.writeHead(r.statusCode, { 'content-type': r.headers['content-type'] || 'application/json' });
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.writeHead(502).end());
     req.pipe(up);
   };
   const server = http.createServer((req, res) => {
     const u = new URL(req.url, 'http://proxy');
     const seg = u.pathname.split('/')[1];
-    if (req.method === 'POST' && tokens.has(seg) && u.searchParams.get('apikey') === S.query && req.headers.authorization === basic(S.user, S.pass)) {
+    if (
+      req.method === 'POST' &&
+      tokens.has(seg) &&
+      u.searchParams.get('apikey') === S.query &&
+      req.headers.authorization === basic(S.user, S.pass)
+    ) {
       counts.rpc++;
       return forward(req, res, rpc, '/');
     }
-    if (req.method === 'GET' && seg === S.mpath && u.searchParams.get('token') === S.mquery && req.headers.authorization === basic(S.muser, S.mpass)) {
+    if (
+      req.method === 'GET' &&
+      seg === S.mpath &&
+      u.searchParams.get('token') === S.mquery &&
+      req.headers.authorization === basic(S.muser, S.mpass)
+    ) {
       counts.metrics++;
       return forward(req, res, metrics, metrics.pathname);
     }
     counts.refused++;
-    if (counts.refusedWhy.length < 5) counts.refusedWhy.push(`${req.method} ${u.pathname.length} auth:${Boolean(req.headers.authorization)}`);
+    if (counts.refusedWhy.length < 5)
+      counts.refusedWhy.push(`${req.method} ${u.pathname.length} auth:${Boolean(req.headers.authorization)}`);
     req.resume();
     return res.writeHead(401).end();
   });
   const wss = new WebSocket.Server({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
     const u = new URL(req.url, 'http://proxy');
-    if (!tokens.has(u.pathname.split('/')[1]) || u.searchParams.get('apikey') !== S.query || req.headers.authorization !== basic(S.user, S.pass)) {
+    if (
+      !tokens.has(u.pathname.split('/')[1]) ||
+      u.searchParams.get('apikey') !== S.query ||
+      req.headers.authorization !== basic(S.user, S.pass)
+    ) {
       counts.refused++;
       socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
       return;
@@ -83,7 +108,9 @@ async function startProxy(node, wsPort) {
       const queued = [];
       up.on('open', () => queued.splice(0).forEach((m) => up.send(m)));
       up.on('message', (m) => client.send(m.toString()));
-      client.on('message', (m) => (up.readyState === WebSocket.OPEN ? up.send(m.toString()) : queued.push(m.toString())));
+      client.on('message', (m) =>
+        up.readyState === WebSocket.OPEN ? up.send(m.toString()) : queued.push(m.toString()),
+      );
       const close = () => {
         client.terminate();
         up.terminate();
@@ -129,7 +156,11 @@ function findSentinels(reports, outputs) {
     search(`the name ${path.relative(reports, p)}`, p);
     if (fs.statSync(p).isFile()) search(path.relative(reports, p), fs.readFileSync(p, 'latin1'));
   }
-  const git = execFileSync('git', ['log', '-p', '--all', '--format=%H%n%B'], { cwd: reports, encoding: 'utf8', maxBuffer: 512 * 2 ** 20 });
+  const git = execFileSync('git', ['log', '-p', '--all', '--format=%H%n%B'], {
+    cwd: reports,
+    encoding: 'utf8',
+    maxBuffer: 512 * 2 ** 20,
+  });
   search('git log -p --all', git);
   outputs.forEach((o, i) => search(`the output of run ${i + 1}`, o));
   return hits;
@@ -146,29 +177,51 @@ describe('secrets: sentinel credentials and keys in RPC_URL and METRICS_URL reac
 
   before(async () => {
     const wsPort = await freePort();
-    node = await startGeth({ extra: ['--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(wsPort), '--ws.api', 'eth,net,web3'] });
+    node = await startGeth({
+      extra: ['--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(wsPort), '--ws.api', 'eth,net,web3'],
+    });
     proxy = await startProxy(node, wsPort);
     const dir = tmpDir();
     reports = path.join(dir, 'reports');
-    const file = writeScenario(dir, 'keyed-endpoint', [
-      'RUNTIME=attach',
-      `RPC_URL=${proxy.rpcUrl()}`,
-      `METRICS_URL=${proxy.metricsUrl}`,
-      'CREATE_HISTORY=yes', 'HISTORY_TRANSFERS=16', 'HISTORY_CONTRACT_CALLS=8',
-      'CONCURRENCY=4', 'WARMUP_S=1', 'IDLE_S=3', 'DURATION_S=6', 'ARCHIVE=git',
-    ].join('\n'));
+    const file = writeScenario(
+      dir,
+      'keyed-endpoint',
+      [
+        'RUNTIME=attach',
+        `RPC_URL=${proxy.rpcUrl()}`,
+        `METRICS_URL=${proxy.metricsUrl}`,
+        'CREATE_HISTORY=yes',
+        'HISTORY_TRANSFERS=16',
+        'HISTORY_CONTRACT_CALLS=8',
+        'CONCURRENCY=4',
+        'WARMUP_S=1',
+        'IDLE_S=3',
+        'DURATION_S=6',
+        'ARCHIVE=git',
+      ].join('\n'),
+    );
     const h = startRun(file, { REPORTS_DIR: reports });
     tmps.push(h.tmp);
     single = await h.done;
     if (single.code !== 0) process.stderr.write(single.stderr);
 
-    // A plan sweeping RPC_URL over two keyed URLs, over HTTP and over WebSocket, with the lean engine; the history is already on the chain.
-    const planFile = writeScenario(dir, 'keyed-plan', [
-      `BASE=${file}`,
-      'SWEEP=RPC_URL',
-      `RPC_URL=${proxy.rpcUrl(S.planA)},${proxy.rpcUrl(S.planB, 'ws')}`,
-      'RUNTIME=attach', 'CREATE_HISTORY=no', 'GENERATOR=lean', 'REPETITIONS=1', 'WARMUP_S=0', 'IDLE_S=0',
-    ].join('\n'));
+    // A plan sweeping RPC_URL over two keyed URLs, over HTTP and over WebSocket, with the lean engine; the history is
+    // already on the chain.
+    const planFile = writeScenario(
+      dir,
+      'keyed-plan',
+      [
+        `BASE=${file}`,
+        'SWEEP=RPC_URL',
+        `RPC_URL=${proxy.rpcUrl(S.planA)},${proxy.rpcUrl(S.planB, 'ws')}`,
+        'RUNTIME=attach',
+        'CREATE_HISTORY=no',
+        'GENERATOR=lean',
+        'REPETITIONS=1',
+        'WARMUP_S=0',
+        'IDLE_S=0',
+      ].join('\n'),
+    );
     const hp = startRun(planFile, { REPORTS_DIR: reports });
     tmps.push(hp.tmp);
     plan = await hp.done;
@@ -195,7 +248,10 @@ describe('secrets: sentinel credentials and keys in RPC_URL and METRICS_URL reac
   it('the plan ran both keyed URLs, over HTTP and WebSocket, with the lean engine, its points named by position', () => {
     assert.equal(plan.code, 0);
     assert.equal(planState.status, 'complete');
-    assert.deepEqual(planState.points.map((p) => p.name), ['keyed-plan-RPC_URL-1', 'keyed-plan-RPC_URL-2']);
+    assert.deepEqual(
+      planState.points.map((p) => p.name),
+      ['keyed-plan-RPC_URL-1', 'keyed-plan-RPC_URL-2'],
+    );
     const transports = planState.points.map((p) => {
       const run = readRun(path.join(plan.reportDir, p.runs[0].dir));
       assert.equal(run.status, 'ok');
@@ -205,13 +261,17 @@ describe('secrets: sentinel credentials and keys in RPC_URL and METRICS_URL reac
       return run.provenance.scenario.TRANSPORT;
     });
     assert.deepEqual(transports, ['http', 'ws']);
-    assert.ok(proxy.counts.ws >= 2, `${proxy.counts.ws} WebSockets opened`); // the control connection and the generator's
+    // the control connection and the generator's
+    assert.ok(proxy.counts.ws >= 2, `${proxy.counts.ws} WebSockets opened`);
     assert.equal(proxy.counts.refused, 0, proxy.counts.refusedWhy.join('; '));
   });
 
   it('the reports still say where the node was, redacted', () => {
     const run = readRun(single.reportDir);
-    assert.match(run.provenance.scenario.RPC_URL, /^http:\/\/<redacted>@127\.0\.0\.1:\d+\/<redacted>\?apikey=<redacted>$/);
+    assert.match(
+      run.provenance.scenario.RPC_URL,
+      /^http:\/\/<redacted>@127\.0\.0\.1:\d+\/<redacted>\?apikey=<redacted>$/,
+    );
     assert.match(fs.readFileSync(path.join(single.reportDir, 'artillery.yml'), 'utf8'), /target: from-generator-spec/);
   });
 
@@ -223,12 +283,29 @@ describe('secrets: sentinel credentials and keys in RPC_URL and METRICS_URL reac
     fs.mkdirSync(path.join(planted, S.path));
     fs.writeFileSync(path.join(planted, 'f.txt'), `x ${S.pass} y`);
     execFileSync('git', ['init', '-q'], { cwd: planted });
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', S.mquery], { cwd: planted });
-    assert.deepEqual(findSentinels(planted, [`a ${S.user}`]), [`path in the name ${S.path}`, 'pass in f.txt', 'mquery in git log -p --all', 'user in the output of run 1']);
-    assert.ok(execFileSync('git', ['log', '--all', '--oneline'], { cwd: reports, encoding: 'utf8' }).trim().split('\n').length >= 2);
+    execFileSync(
+      'git',
+      ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', S.mquery],
+      { cwd: planted },
+    );
+    assert.deepEqual(findSentinels(planted, [`a ${S.user}`]), [
+      `path in the name ${S.path}`,
+      'pass in f.txt',
+      'mquery in git log -p --all',
+      'user in the output of run 1',
+    ]);
+    assert.ok(
+      execFileSync('git', ['log', '--all', '--oneline'], { cwd: reports, encoding: 'utf8' }).trim().split('\n')
+        .length >= 2,
+    );
   });
 
-  it('the work folders (which held the generator\'s spec, with the URL) are gone', () => {
-    for (const tmp of tmps) assert.deepEqual(fs.readdirSync(tmp).filter((d) => d.startsWith('chainperf-')), [], tmp);
+  it("the work folders (which held the generator's spec, with the URL) are gone", () => {
+    for (const tmp of tmps)
+      assert.deepEqual(
+        fs.readdirSync(tmp).filter((d) => d.startsWith('chainperf-')),
+        [],
+        tmp,
+      );
   });
 });

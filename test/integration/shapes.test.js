@@ -19,19 +19,46 @@ describe('load shapes on geth', () => {
 
   for (const generator of ['lean', 'ethers']) {
     it(`GENERATOR=${generator}: SHAPE=spike offers three times RATE in the middle of the window, as run.json window.shape shows`, async () => {
-      const file = writeScenario(tmpDir(), `spike-${generator}`, [
-        'RUNTIME=attach', `RPC_URL=${node.rpcUrl}`, `NODE_PID=${node.pid}`, 'CREATE_HISTORY=no', `GENERATOR=${generator}`,
-        'WORKLOAD=eth-reads-light', 'RATE=100', 'SHAPE=spike', 'SPIKE_FACTOR=3', 'SPIKE_S=4', 'WARMUP_S=1', 'IDLE_S=0', 'DURATION_S=12',
-      ].join('\n'));
+      const file = writeScenario(
+        tmpDir(),
+        `spike-${generator}`,
+        [
+          'RUNTIME=attach',
+          `RPC_URL=${node.rpcUrl}`,
+          `NODE_PID=${node.pid}`,
+          'CREATE_HISTORY=no',
+          `GENERATOR=${generator}`,
+          'WORKLOAD=eth-reads-light',
+          'RATE=100',
+          'SHAPE=spike',
+          'SPIKE_FACTOR=3',
+          'SPIKE_S=4',
+          'WARMUP_S=1',
+          'IDLE_S=0',
+          'DURATION_S=12',
+        ].join('\n'),
+      );
       const res = await startRun(file).done;
       assert.equal(res.code, 0, res.stderr);
       const run = readRun(res.reportDir);
       assert.deepEqual(schemaErrors(run), []);
       const seg = run.window.shape.segments;
-      assert.deepEqual(seg.map((x) => [x.from_s, x.to_s, x.rps]), [[0, 4, 100], [4, 8, 300], [8, 12, 100]]);
+      assert.deepEqual(
+        seg.map((x) => [x.from_s, x.to_s, x.rps]),
+        [
+          [0, 4, 100],
+          [4, 8, 300],
+          [8, 12, 100],
+        ],
+      );
       assert.equal(run.window.end_ms - run.window.start_ms, 12000, 'the window is the same as for a steady load');
-      assert.equal(seg.reduce((n, x) => n + x.requests_ok, 0), run.figures.requests_ok, 'the segments partition the window');
-      // the first segment may be short of requests when the generator started late on a busy machine: the spike is compared with the last
+      assert.equal(
+        seg.reduce((n, x) => n + x.requests_ok, 0),
+        run.figures.requests_ok,
+        'the segments partition the window',
+      );
+      // the first segment may be short of requests when the generator started late on a busy machine: the spike is
+      // compared with the last
       const ratio = seg[1].achieved_rps / seg[2].achieved_rps;
       assert.ok(ratio > 2.4 && ratio < 3.6, `spike ${seg[1].achieved_rps}/s against ${seg[2].achieved_rps}/s after it`);
       assert.ok(Math.abs(seg[2].achieved_rps - 100) < 15, `${seg[2].achieved_rps}/s offered 100/s`);

@@ -16,12 +16,19 @@ const { cacheDir } = require('../../src/install/cache');
 const { freePorts } = require('../../src/util/net');
 const { ensureChainSpec } = require('../../src/chains/substrate/specs');
 const { fundedSpec } = require('../../src/chains/substrate/accounts');
-const { writeStateSpec, ensureSubstrateState, stateDir, specKey, PROFILES } = require('../../src/chains/substrate/state');
+const {
+  writeStateSpec,
+  ensureSubstrateState,
+  stateDir,
+  specKey,
+  PROFILES,
+} = require('../../src/chains/substrate/state');
 const { stateAccountHex, stateIssuance, STATE_FREE } = require('../../src/chains/substrate/state-accounts');
 const chopsticks = require('../../src/clients/chopsticks');
 
 const log = (m) => process.stderr.write(`${m}\n`);
-const OMNI = process.env.CHAINPERF_OMNI_NODE_BIN || cacheDir('polkadot-omni-node', '0.24.0', 'bin', 'polkadot-omni-node');
+const OMNI =
+  process.env.CHAINPERF_OMNI_NODE_BIN || cacheDir('polkadot-omni-node', '0.24.0', 'bin', 'polkadot-omni-node');
 
 describe('Substrate state spec read by a real runtime (chopsticks)', () => {
   let child;
@@ -37,7 +44,11 @@ describe('Substrate state spec read by a real runtime (chopsticks)', () => {
     await fundedSpec(src, runSpec, { accounts: 4 });
     const { TOTAL_ISSUANCE } = require('../../src/chains/substrate/accounts');
     const { u8aToBn, hexToU8a } = require('@polkadot/util');
-    issuedBefore = BigInt(u8aToBn(hexToU8a(JSON.parse(fs.readFileSync(runSpec, 'utf8')).genesis.raw.top[TOTAL_ISSUANCE]), { isLe: true }).toString());
+    issuedBefore = BigInt(
+      u8aToBn(hexToU8a(JSON.parse(fs.readFileSync(runSpec, 'utf8')).genesis.raw.top[TOTAL_ISSUANCE]), {
+        isLe: true,
+      }).toString(),
+    );
     const buildSpec = path.join(dir, 'build.json');
     await writeStateSpec(runSpec, buildSpec, n);
     const s = { CLIENT_VERSION: chopsticks.defaults.CLIENT_VERSION, CLIENT_BIN: '' };
@@ -46,7 +57,9 @@ describe('Substrate state spec read by a real runtime (chopsticks)', () => {
     const cmd = chopsticks.command(s, { ports, chainSpec: buildSpec });
     child = spawn(bin, cmd.args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
-    child.stderr.on('data', (d) => { err = (err + d).slice(-2000); });
+    child.stderr.on('data', (d) => {
+      err = (err + d).slice(-2000);
+    });
     const { ApiPromise, WsProvider } = require('@polkadot/api');
     const deadline = Date.now() + 240000;
     for (;;) {
@@ -78,7 +91,7 @@ describe('Substrate state spec read by a real runtime (chopsticks)', () => {
     assert.equal(none.data.free.toBigInt(), 0n, 'account n is not in the state');
   });
 
-  it('the total issuance is the spec\'s plus the state accounts\' balances', async () => {
+  it("the total issuance is the spec's plus the state accounts' balances", async () => {
     assert.equal((await api.query.balances.totalIssuance()).toBigInt(), issuedBefore + stateIssuance(n));
   });
 });
@@ -94,26 +107,52 @@ describe('STATE=small on polkadot-omni-node: built once, restored for a run', fu
 
   before(async function () {
     if (!fs.existsSync(OMNI)) {
-      log(`  polkadot-omni-node is not built at ${OMNI}: build it with ./run.sh install scenarios/polkadot-omni-dev.env (about 46 minutes, once)`);
+      log(
+        `  polkadot-omni-node is not built at ${OMNI}: build it with ./run.sh install scenarios/polkadot-omni-dev.env (about 46 minutes, once)`,
+      );
       this.skip();
     }
     const version = execFileSync(OMNI, ['--version'], { encoding: 'utf8' }).match(/(\d+\.\d+\.\d+)/)[1];
     const src = await ensureChainSpec('bridge-hub-polkadot', log);
-    st = await ensureSubstrateState({ profile: 'small', client: 'polkadot-omni-node', bin: OMNI, version, engine: 'rocksdb', specSource: src, log });
+    st = await ensureSubstrateState({
+      profile: 'small',
+      client: 'polkadot-omni-node',
+      bin: OMNI,
+      version,
+      engine: 'rocksdb',
+      specSource: src,
+      log,
+    });
     assert.equal(st.dir, stateDir('small', 'polkadot-omni-node', version, 'rocksdb', specKey(src)));
     cachedBefore = fileListing(st.dir);
     const env = {
-      CLIENT_BIN: OMNI, STATE: 'small', STATE_DISTRIBUTION: 'skewed', MEMORY_MB: '2048', WORKLOAD: 'dot-state',
-      DURATION_S: '8', WARMUP_S: '3', IDLE_S: '3', HISTORY_TRANSFERS: '8', HISTORY_ACCOUNTS: '4', CONCURRENCY: '8', MAX_ERROR_RATE: '0', ARCHIVE: 'none',
+      CLIENT_BIN: OMNI,
+      STATE: 'small',
+      STATE_DISTRIBUTION: 'skewed',
+      MEMORY_MB: '2048',
+      WORKLOAD: 'dot-state',
+      DURATION_S: '8',
+      WARMUP_S: '3',
+      IDLE_S: '3',
+      HISTORY_TRANSFERS: '8',
+      HISTORY_ACCOUNTS: '4',
+      CONCURRENCY: '8',
+      MAX_ERROR_RATE: '0',
+      ARCHIVE: 'none',
     };
-    const omniOf = (tmp) => processesWith(tmp).find((x) => /polkadot-omni-node.*--chain/.test(x.cmd) && !x.cmd.startsWith('sh '));
-    ({ res, run, pool, nodeCmd } = await runWatchingNode(path.join(ROOT, 'scenarios', 'polkadot-omni-dev.env'), env, omniOf));
+    const omniOf = (tmp) =>
+      processesWith(tmp).find((x) => /polkadot-omni-node.*--chain/.test(x.cmd) && !x.cmd.startsWith('sh '));
+    ({ res, run, pool, nodeCmd } = await runWatchingNode(
+      path.join(ROOT, 'scenarios', 'polkadot-omni-dev.env'),
+      env,
+      omniOf,
+    ));
   });
 
-  it('the state holds the profile\'s accounts, built by the node itself', () => {
+  it("the state holds the profile's accounts, built by the node itself", () => {
     const m = st.manifest;
     assert.equal(m.accounts, PROFILES.small.accounts);
-    assert.ok(m.blocks > 256, 'the builder authored blocks past the pruning window, so the genesis\'s journal is gone');
+    assert.ok(m.blocks > 256, "the builder authored blocks past the pruning window, so the genesis's journal is gone");
     assert.ok(m.start_peak_rss_bytes > 0 && m.start_seconds > 0, 'a start on the built state measured');
     assert.match(m.genesis_hash, /^0x[0-9a-f]{64}$/);
     assert.ok(m.size_bytes > 0);
@@ -133,8 +172,8 @@ describe('STATE=small on polkadot-omni-node: built once, restored for a run', fu
     assert.ok(run.history, 'the run created its own history on the copy');
   });
 
-  it('the node started on a copy in the run\'s folder with the spec without the state accounts; the cache is unchanged', () => {
-    assert.ok(nodeCmd, 'the run\'s node was seen');
+  it("the node started on a copy in the run's folder with the spec without the state accounts; the cache is unchanged", () => {
+    assert.ok(nodeCmd, "the run's node was seen");
     assert.ok(nodeCmd.includes(`--chain ${path.join(st.dir, 'spec.json')}`), nodeCmd);
     assert.ok(!nodeCmd.includes(`--base-path ${st.dir}`), 'not the cached data directory');
     assert.equal(fileListing(st.dir), cachedBefore);

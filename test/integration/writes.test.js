@@ -13,14 +13,27 @@ const { writerKey } = require('../../src/chains/ethereum/writers');
 const { schemaErrors, tmpDir, writeScenario } = require('../helpers');
 
 const USERS = 6;
-const writers = new Set(Array.from({ length: USERS }, (_, i) => new ethers.Wallet(writerKey(1, i)).address.toLowerCase()));
+const writers = new Set(
+  Array.from({ length: USERS }, (_, i) => new ethers.Wallet(writerKey(1, i)).address.toLowerCase()),
+);
 
 /** Runs a write workload attached to the node; returns run.json. */
 async function runWrites(node, workload) {
-  const file = writeScenario(tmpDir(), workload, [
-    'RUNTIME=attach', `RPC_URL=${node.rpcUrl}`, `NODE_PID=${node.pid}`, 'CREATE_HISTORY=no',
-    `WORKLOAD=${workload}`, `CONCURRENCY=${USERS}`, 'WARMUP_S=1', 'IDLE_S=0', 'DURATION_S=10',
-  ].join('\n'));
+  const file = writeScenario(
+    tmpDir(),
+    workload,
+    [
+      'RUNTIME=attach',
+      `RPC_URL=${node.rpcUrl}`,
+      `NODE_PID=${node.pid}`,
+      'CREATE_HISTORY=no',
+      `WORKLOAD=${workload}`,
+      `CONCURRENCY=${USERS}`,
+      'WARMUP_S=1',
+      'IDLE_S=0',
+      'DURATION_S=10',
+    ].join('\n'),
+  );
   const res = await startRun(file).done;
   assert.equal(res.code, 0, res.stderr);
   return readRun(res.reportDir);
@@ -36,7 +49,8 @@ describe('Ethereum write workloads on geth', () => {
   let node;
   before(async () => {
     node = await startGeth();
-    await createHistory(node.rpcUrl, { accounts: 4, transfers: 8, calls: 8, seed: 1 }); // the contract the token transfers call
+    // the contract the token transfers call
+    await createHistory(node.rpcUrl, { accounts: 4, transfers: 8, calls: 8, seed: 1 });
   });
   after(() => node && node.stop());
 
@@ -47,13 +61,18 @@ describe('Ethereum write workloads on geth', () => {
     assert.ok(w.included >= USERS, JSON.stringify(w));
     assert.equal(w.failed, 0, JSON.stringify(w.errors));
     assert.ok(w.included <= w.submitted + USERS, 'at most one transaction per user was sent before the window');
-    assert.equal(Object.values(w.included_by_block).reduce((a, b) => a + b, 0), w.included);
+    assert.equal(
+      Object.values(w.included_by_block).reduce((a, b) => a + b, 0),
+      w.included,
+    );
     assert.ok(w.inclusion_ms.p50 > 0 && w.inclusion_ms.p99 >= w.inclusion_ms.p50 && w.inclusion_ms.p99 < 10000);
     assert.equal(w.tps, Number((w.included / run.figures.window_s).toFixed(3)));
     assert.ok(run.figures.methods.eth_sendRawTransaction.requests_ok >= w.submitted);
     // Each block the run counted, but the first and last (another worker may have seen them outside the window), holds
     // exactly as many of the writers' transactions as the run counted in it: none missed, none counted twice.
-    const blocks = Object.keys(w.included_by_block).map(Number).sort((a, b) => a - b);
+    const blocks = Object.keys(w.included_by_block)
+      .map(Number)
+      .sort((a, b) => a - b);
     assert.ok(blocks.length >= 3, `${blocks.length} blocks`);
     for (const n of blocks.slice(1, -1)) {
       const txs = await writerTxs(node, n);
@@ -68,7 +87,9 @@ describe('Ethereum write workloads on geth', () => {
     const w = run.figures.writes;
     assert.ok(w.included >= USERS, JSON.stringify(w));
     assert.equal(w.failed, 0, JSON.stringify(w.errors));
-    const blocks = Object.keys(w.included_by_block).map(Number).sort((a, b) => a - b);
+    const blocks = Object.keys(w.included_by_block)
+      .map(Number)
+      .sort((a, b) => a - b);
     const txs = await writerTxs(node, blocks[1]);
     assert.equal(txs.length, w.included_by_block[blocks[1]]);
     assert.equal(new Set(txs.map((t) => t.to)).size, 1, 'every transfer calls the one token contract');

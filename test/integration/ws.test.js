@@ -10,14 +10,21 @@ const { startRun, watchGethCpu, readRun, artilleryCount } = require('./harness')
 const { startGeth } = require('./node');
 const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
 
-describe('TRANSPORT=ws, host runtime: the lean engine over geth\'s WebSocket', () => {
+describe("TRANSPORT=ws, host runtime: the lean engine over geth's WebSocket", () => {
   let res;
   let run;
   let cpuWatch;
 
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-      TRANSPORT: 'ws', GENERATOR: 'lean', DURATION_S: '5', WARMUP_S: '2', IDLE_S: '2', HISTORY_TRANSFERS: '16', HISTORY_CONTRACT_CALLS: '8', MAX_ERROR_RATE: '0',
+      TRANSPORT: 'ws',
+      GENERATOR: 'lean',
+      DURATION_S: '5',
+      WARMUP_S: '2',
+      IDLE_S: '2',
+      HISTORY_TRANSFERS: '16',
+      HISTORY_CONTRACT_CALLS: '8',
+      MAX_ERROR_RATE: '0',
     });
     cpuWatch = watchGethCpu(r.tmp);
     res = await r.done;
@@ -37,14 +44,23 @@ describe('TRANSPORT=ws, host runtime: the lean engine over geth\'s WebSocket', (
     assert.equal(Object.keys(run.figures.methods).length, 10);
   });
 
-  it('its counts agree with artillery\'s counters and the node\'s; node and generator CPU per request are measured', () => {
+  it("its counts agree with artillery's counters and the node's; node and generator CPU per request are measured", () => {
     assert.equal(artilleryCount(res.reportDir, 'chainperf.ok.'), run.figures.requests_ok);
-    assert.ok(Math.abs(run.node.rpc_requests - run.figures.requests_ok) / run.figures.requests_ok < 0.25, `node counted ${run.node.rpc_requests}`);
+    assert.ok(
+      Math.abs(run.node.rpc_requests - run.figures.requests_ok) / run.figures.requests_ok < 0.25,
+      `node counted ${run.node.rpc_requests}`,
+    );
     const independent = cpuWatch.cpuAt(run.node.cpu_window.end_ms) - cpuWatch.cpuAt(run.node.cpu_window.start_ms);
-    assert.ok(Math.abs(independent - run.node.cpu_total_s) / run.node.cpu_total_s < 0.05, `chainperf ${run.node.cpu_total_s} s, /proc ${independent.toFixed(3)} s`);
+    assert.ok(
+      Math.abs(independent - run.node.cpu_total_s) / run.node.cpu_total_s < 0.05,
+      `chainperf ${run.node.cpu_total_s} s, /proc ${independent.toFixed(3)} s`,
+    );
     assert.ok(run.figures.cpu_ms_per_request > 0);
     assert.ok(run.generator.cpu_us_per_request > 0);
-    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /Load generator \(chainperf's lean engine over WebSocket\)/);
+    assert.match(
+      fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'),
+      /Load generator \(chainperf's lean engine over WebSocket\)/,
+    );
   });
 });
 
@@ -56,19 +72,23 @@ describe('TRANSPORT=ws, attach: a geth that serves only WebSocket, and its JSON-
   before(async () => {
     // --rpc.gascap 21000 leaves eth_call and eth_estimateGas too little gas: geth answers them with JSON-RPC errors.
     node = await startGeth({ transport: 'ws', extra: ['--rpc.gascap', '21000'] });
-    const file = writeScenario(tmpDir(), 'attach-ws', [
-      'RUNTIME=attach',
-      `RPC_URL=${node.rpcUrl}`,
-      `NODE_PID=${node.pid}`,
-      'CREATE_HISTORY=yes',
-      'HISTORY_TRANSFERS=16',
-      'HISTORY_CONTRACT_CALLS=8',
-      'GENERATOR=lean',
-      'CONCURRENCY=8',
-      'WARMUP_S=1',
-      'IDLE_S=1',
-      'DURATION_S=4',
-    ].join('\n'));
+    const file = writeScenario(
+      tmpDir(),
+      'attach-ws',
+      [
+        'RUNTIME=attach',
+        `RPC_URL=${node.rpcUrl}`,
+        `NODE_PID=${node.pid}`,
+        'CREATE_HISTORY=yes',
+        'HISTORY_TRANSFERS=16',
+        'HISTORY_CONTRACT_CALLS=8',
+        'GENERATOR=lean',
+        'CONCURRENCY=8',
+        'WARMUP_S=1',
+        'IDLE_S=1',
+        'DURATION_S=4',
+      ].join('\n'),
+    );
     res = await startRun(file).done;
     if (res.code !== 0) process.stderr.write(res.stderr);
     run = readRun(res.reportDir);
@@ -85,18 +105,25 @@ describe('TRANSPORT=ws, attach: a geth that serves only WebSocket, and its JSON-
     assert.ok(node.alive());
   });
 
-  it('counts geth\'s JSON-RPC errors as failures of their methods, and the other methods as answered', () => {
+  it("counts geth's JSON-RPC errors as failures of their methods, and the other methods as answered", () => {
     const m = run.figures.methods;
     for (const failing of ['eth_call', 'eth_estimateGas']) {
-      assert.ok(m[failing].requests_failed > 0 && m[failing].requests_ok === 0, `${failing}: ${JSON.stringify(m[failing])}`);
+      assert.ok(
+        m[failing].requests_failed > 0 && m[failing].requests_ok === 0,
+        `${failing}: ${JSON.stringify(m[failing])}`,
+      );
       assert.equal(m[failing].failures.rpc, m[failing].requests_failed);
     }
     for (const [name, x] of Object.entries(m)) {
-      if (name !== 'eth_call' && name !== 'eth_estimateGas') assert.ok(x.requests_ok > 0 && x.requests_failed === 0, `${name}: ${JSON.stringify(x)}`);
+      if (name !== 'eth_call' && name !== 'eth_estimateGas')
+        assert.ok(x.requests_ok > 0 && x.requests_failed === 0, `${name}: ${JSON.stringify(x)}`);
     }
     assert.equal(run.figures.requests_failed, m.eth_call.requests_failed + m.eth_estimateGas.requests_failed);
     assert.equal(run.figures.failures.rpc, run.figures.requests_failed);
-    assert.ok(Object.keys(run.errors).every((msg) => /^JSON-RPC -32000: /.test(msg)), JSON.stringify(run.errors));
+    assert.ok(
+      Object.keys(run.errors).every((msg) => /^JSON-RPC -32000: /.test(msg)),
+      JSON.stringify(run.errors),
+    );
     assert.equal(artilleryCount(res.reportDir, 'chainperf.failed.rpc'), run.figures.requests_failed);
   });
 });

@@ -23,7 +23,10 @@ function simulateSession(gauss, { ratio, windowSd, driftSd = 0.05, n0 = 5, targe
   const pairs = [];
   const add = () => {
     const drift = driftSd * gauss();
-    pairs.push({ a: 0.4 * Math.exp(drift + windowSd * gauss()), b: 0.4 * ratio * Math.exp(drift + windowSd * gauss()) });
+    pairs.push({
+      a: 0.4 * Math.exp(drift + windowSd * gauss()),
+      b: 0.4 * ratio * Math.exp(drift + windowSd * gauss()),
+    });
   };
   while (pairs.length < n0) add();
   const need = Math.min(maxPairs, pairsNeeded(pairs, n0, targetPct));
@@ -33,22 +36,45 @@ function simulateSession(gauss, { ratio, windowSd, driftSd = 0.05, n0 = 5, targe
 
 describe('A/B statistics', () => {
   it('the ratio of exact pairs is B/A, with a zero-width interval', () => {
-    const r = pairedRatio([{ a: 2, b: 3 }, { a: 4, b: 6 }, { a: 1, b: 1.5 }]);
+    const r = pairedRatio([
+      { a: 2, b: 3 },
+      { a: 4, b: 6 },
+      { a: 1, b: 1.5 },
+    ]);
     assert.ok(Math.abs(r.ratio - 1.5) < 1e-12);
     assert.ok(Math.abs(r.ci95[0] - 1.5) < 1e-12 && Math.abs(r.ci95[1] - 1.5) < 1e-12);
     assert.equal(r.verdict, 'higher');
   });
 
   it('the verdict is lower, higher, or the same when the interval holds 1; none from one pair', () => {
-    assert.equal(pairedRatio([{ a: 1, b: 0.9 }, { a: 1, b: 0.92 }, { a: 1, b: 0.91 }]).verdict, 'lower');
-    assert.equal(pairedRatio([{ a: 1, b: 0.95 }, { a: 1, b: 1.06 }, { a: 1, b: 1.0 }]).verdict, 'same');
+    assert.equal(
+      pairedRatio([
+        { a: 1, b: 0.9 },
+        { a: 1, b: 0.92 },
+        { a: 1, b: 0.91 },
+      ]).verdict,
+      'lower',
+    );
+    assert.equal(
+      pairedRatio([
+        { a: 1, b: 0.95 },
+        { a: 1, b: 1.06 },
+        { a: 1, b: 1.0 },
+      ]).verdict,
+      'same',
+    );
     const one = pairedRatio([{ a: 1, b: 2 }]);
     assert.equal(one.verdict, null);
     assert.equal(one.ci95, null);
   });
 
   it('pairs with a missing or zero value are left out and counted', () => {
-    const r = pairedRatio([{ a: 1, b: 1.1 }, { a: null, b: 1 }, { a: 0, b: 1 }, { a: 1, b: 1.1 }]);
+    const r = pairedRatio([
+      { a: 1, b: 1.1 },
+      { a: null, b: 1 },
+      { a: 0, b: 1 },
+      { a: 1, b: 1.1 },
+    ]);
     assert.equal(r.n, 2);
     assert.equal(r.left_out, 2);
   });
@@ -79,7 +105,8 @@ describe('A/B statistics', () => {
     const gauss = normal(7);
     let different = 0;
     const n = 2000;
-    for (let i = 0; i < n; i++) if (simulateSession(gauss, { ratio: 1, windowSd: 0.03 }).verdict !== 'same') different++;
+    for (let i = 0; i < n; i++)
+      if (simulateSession(gauss, { ratio: 1, windowSd: 0.03 }).verdict !== 'same') different++;
     assert.ok(different / n < 0.065, `false positive rate ${different / n}`);
   });
 
@@ -93,9 +120,12 @@ describe('A/B statistics', () => {
   it('the regression gate fails only when the whole interval is beyond the allowed worsening', () => {
     assert.equal(regressed({ ci95: [1.06, 1.09] }, 5), true);
     assert.equal(regressed({ ci95: [1.04, 1.09] }, 5), false, 'part of the interval within 5%');
-    assert.equal(regressed({ ci95: [0.90, 0.93] }, 5, false), true, 'throughput: lower is worse');
+    assert.equal(regressed({ ci95: [0.9, 0.93] }, 5, false), true, 'throughput: lower is worse');
     assert.equal(regressed({ ci95: null }, 5), false);
-    const gate = regressionGate({ cpu_ms_per_request: { ratio: 1.08, ci95: [1.06, 1.1] }, rps: { ratio: 0.93, ci95: [0.92, 0.94] } }, 5);
+    const gate = regressionGate(
+      { cpu_ms_per_request: { ratio: 1.08, ci95: [1.06, 1.1] }, rps: { ratio: 0.93, ci95: [0.92, 0.94] } },
+      5,
+    );
     assert.equal(gate.pass, false);
     assert.equal(gate.failed.length, 2);
     assert.equal(regressionGate({}, null), null, 'no gate without MAX_REGRESSION_PCT');
@@ -103,10 +133,16 @@ describe('A/B statistics', () => {
 });
 
 describe('A/B parameter pool', () => {
-  it('two dev chains made by the same steps share the items both hold, in A\'s order', () => {
+  it("two dev chains made by the same steps share the items both hold, in A's order", () => {
     const a = { chain_id: 1337, head: 11, blocks: [0, 1, 2, 11], tx_hashes: ['0x1', '0x2'], contract: '0xc' };
     const b = { chain_id: 1337, head: 12, blocks: [0, 1, 2, 11, 12], tx_hashes: ['0x2', '0x1'], contract: '0xc' };
-    assert.deepEqual(commonPool(a, b), { chain_id: 1337, head: 11, blocks: [0, 1, 2, 11], tx_hashes: ['0x1', '0x2'], contract: '0xc' });
+    assert.deepEqual(commonPool(a, b), {
+      chain_id: 1337,
+      head: 11,
+      blocks: [0, 1, 2, 11],
+      tx_hashes: ['0x1', '0x2'],
+      contract: '0xc',
+    });
   });
 
   it('pools that differ beyond their heads are not merged', () => {
@@ -117,30 +153,95 @@ describe('A/B parameter pool', () => {
 
 describe('A/B report', () => {
   const win = (cpu, rps) => ({
-    compared: { cpu_ms_per_request: cpu, cpu_ms_per_request_net: cpu - 0.01, rps, p50_ms: 2, p99_ms: 9, memory_peak_bytes: 1e8, disk_bytes_per_request: null },
+    compared: {
+      cpu_ms_per_request: cpu,
+      cpu_ms_per_request_net: cpu - 0.01,
+      rps,
+      p50_ms: 2,
+      p99_ms: 9,
+      memory_peak_bytes: 1e8,
+      disk_bytes_per_request: null,
+    },
     generator: { cpu_us_per_request: 50 },
     partner_cpu_s_per_s: 0.012,
   });
-  const pairs = [1, 2, 3, 4, 5].map((k) => ({ pair: k, order: k % 2 ? 'AB' : 'BA', a: win(0.4 + k * 0.001, 1000), b: win(0.44 + k * 0.001, 950) }));
+  const pairs = [1, 2, 3, 4, 5].map((k) => ({
+    pair: k,
+    order: k % 2 ? 'AB' : 'BA',
+    a: win(0.4 + k * 0.001, 1000),
+    b: win(0.44 + k * 0.001, 950),
+  }));
 
   it('summarizes every compared figure and renders the verdicts and pairs', () => {
     const figures = summarizePairs(pairs, 5);
     assert.equal(figures.cpu_ms_per_request.verdict, 'higher');
     assert.equal(figures.rps.verdict, 'lower');
     assert.equal(figures.disk_bytes_per_request.n, 0);
-    const side = { scenario_file: 'a.env', client: { name: 'geth', version: '1.16.7' }, warnings: [], provenance: { scenario: { RUNTIME: 'host', WORKLOAD: 'eth-default', DB_CACHE_MB: 1024, CORES: 1, GENERATOR: 'lean', TRANSPORT: 'http' } } };
-    const md = renderSummary({ run_id: 'x', status: 'ok', stop_reason: 'done', pairs, figures, settings: { order: 'ABBA', interval: 't' }, warnings: [], regression: null, a: side, b: side });
+    const side = {
+      scenario_file: 'a.env',
+      client: { name: 'geth', version: '1.16.7' },
+      warnings: [],
+      provenance: {
+        scenario: {
+          RUNTIME: 'host',
+          WORKLOAD: 'eth-default',
+          DB_CACHE_MB: 1024,
+          CORES: 1,
+          GENERATOR: 'lean',
+          TRANSPORT: 'http',
+        },
+      },
+    };
+    const md = renderSummary({
+      run_id: 'x',
+      status: 'ok',
+      stop_reason: 'done',
+      pairs,
+      figures,
+      settings: { order: 'ABBA', interval: 't' },
+      warnings: [],
+      regression: null,
+      a: side,
+      b: side,
+    });
     assert.match(md, /\| CPU ms\/request \(gross\) \| 0\.4030 \| 0\.4430 \| 1\.09\d\d \|/);
     assert.match(md, /B higher/);
     assert.match(md, /\| 5 \| AB \|/);
     assert.match(md, /CORES=1, GENERATOR=lean, TRANSPORT=http/);
   });
 
-  it('names each side\'s state and memory limit, and a Substrate side\'s own generator', () => {
+  it("names each side's state and memory limit, and a Substrate side's own generator", () => {
     const figures = summarizePairs(pairs, 5);
-    const sc = { CHAIN: 'polkadot', RUNTIME: 'host', WORKLOAD: 'dot-state', DB_CACHE_MB: 32, CORES: 1, GENERATOR: 'ethers', TRANSPORT: 'http', STATE: 'large', STATE_DISTRIBUTION: 'skewed', MEMORY_MB: 2048 };
-    const side = { scenario_file: 'a.env', client: { name: 'polkadot-omni-node', version: '1.25.1' }, warnings: [], provenance: { scenario: sc } };
-    const md = renderSummary({ run_id: 'x', status: 'ok', stop_reason: 'done', pairs, figures, settings: { order: 'ABBA', interval: 't' }, warnings: [], regression: null, a: side, b: side });
+    const sc = {
+      CHAIN: 'polkadot',
+      RUNTIME: 'host',
+      WORKLOAD: 'dot-state',
+      DB_CACHE_MB: 32,
+      CORES: 1,
+      GENERATOR: 'ethers',
+      TRANSPORT: 'http',
+      STATE: 'large',
+      STATE_DISTRIBUTION: 'skewed',
+      MEMORY_MB: 2048,
+    };
+    const side = {
+      scenario_file: 'a.env',
+      client: { name: 'polkadot-omni-node', version: '1.25.1' },
+      warnings: [],
+      provenance: { scenario: sc },
+    };
+    const md = renderSummary({
+      run_id: 'x',
+      status: 'ok',
+      stop_reason: 'done',
+      pairs,
+      figures,
+      settings: { order: 'ABBA', interval: 't' },
+      warnings: [],
+      regression: null,
+      a: side,
+      b: side,
+    });
     assert.match(md, /STATE=large \(skewed\), MEMORY_MB=2048, generator: artillery \+ @polkadot\/api over WebSocket/);
     assert.doesNotMatch(md, /GENERATOR=ethers/);
   });

@@ -16,7 +16,8 @@ const { computeFigures, cpuPerRequestBetween } = require('../../src/figures');
 const { mergeSamples, newRecorder } = require('../../src/workload/samples');
 const { ROOT, tmpDir, writeScenario } = require('../helpers');
 
-const resolve = (text, { env = {}, dockerEngine = null } = {}) => resolveScenario(writeScenario(tmpDir(), 'c', text), { env, cpuCount: 2, dockerEngine });
+const resolve = (text, { env = {}, dockerEngine = null } = {}) =>
+  resolveScenario(writeScenario(tmpDir(), 'c', text), { env, cpuCount: 2, dockerEngine });
 
 describe('compose runtime: scenario to compose project', () => {
   it('RUNTIME=auto is compose where a Docker engine answers and host where none does, and says why', () => {
@@ -26,7 +27,11 @@ describe('compose runtime: scenario to compose project', () => {
     const without = resolve('');
     assert.equal(without.scenario.RUNTIME, 'host');
     assert.match(without.sources.RUNTIME, /no Docker engine answers/);
-    assert.equal(resolve('RUNTIME=host\n', { dockerEngine: '20.10.24' }).scenario.RUNTIME, 'host', 'an explicit RUNTIME is kept');
+    assert.equal(
+      resolve('RUNTIME=host\n', { dockerEngine: '20.10.24' }).scenario.RUNTIME,
+      'host',
+      'an explicit RUNTIME is kept',
+    );
   });
 
   it('compose-only keys are refused with another runtime, and SNAPSHOT needs NODE_VOLUME', () => {
@@ -34,8 +39,14 @@ describe('compose runtime: scenario to compose project', () => {
     assert.equal(r.errors.length, 2);
     assert.match(r.errors[0], /KEEP is only used with RUNTIME=compose \(RUNTIME is host\)/);
     const snap = resolve('RUNTIME=compose\nSNAPSHOT=/nonexistent/snap.tar\n');
-    assert.ok(snap.errors.some((e) => /SNAPSHOT is unpacked into NODE_VOLUME/.test(e)), snap.errors.join('\n'));
-    assert.ok(snap.errors.some((e) => /SNAPSHOT: no such file/.test(e)), snap.errors.join('\n'));
+    assert.ok(
+      snap.errors.some((e) => /SNAPSHOT is unpacked into NODE_VOLUME/.test(e)),
+      snap.errors.join('\n'),
+    );
+    assert.ok(
+      snap.errors.some((e) => /SNAPSHOT: no such file/.test(e)),
+      snap.errors.join('\n'),
+    );
     assert.match(resolve('RUNTIME=compose\nNODE_VOLUME=bad/name\n').errors[0], /expected a Docker volume name/);
     const short = resolve('RUNTIME=compose\nDURATION_S=3\nIDLE_S=2\n').errors;
     assert.match(short[0], /DURATION_S: at least 5 s with RUNTIME=compose \(cAdvisor samples every 1 to 2 s/);
@@ -46,16 +57,35 @@ describe('compose runtime: scenario to compose project', () => {
   it('combines one file per service, Grafana only when it runs, the kept volume only when named', () => {
     const { scenario } = resolve('RUNTIME=compose\n');
     const names = (files) => files.map((f) => path.relative(ROOT, f));
-    assert.deepEqual(names(composeFiles(scenario, { grafana: false })), ['compose/node-geth.yml', 'compose/cadvisor.yml', 'compose/prometheus.yml']);
+    assert.deepEqual(names(composeFiles(scenario, { grafana: false })), [
+      'compose/node-geth.yml',
+      'compose/cadvisor.yml',
+      'compose/prometheus.yml',
+    ]);
     const kept = resolve('RUNTIME=compose\nNODE_VOLUME=geth-dev-data\n').scenario;
-    assert.deepEqual(names(composeFiles(kept, { grafana: true })).slice(3), ['compose/grafana.yml', 'compose/volume-kept.yml']);
+    assert.deepEqual(names(composeFiles(kept, { grafana: true })).slice(3), [
+      'compose/grafana.yml',
+      'compose/volume-kept.yml',
+    ]);
     for (const f of composeFiles(kept, { grafana: true })) assert.ok(fs.existsSync(f), f);
   });
 
   it('sets every variable the compose files read, from the scenario', () => {
     const { scenario } = resolve('RUNTIME=compose\nDB_CACHE_MB=32\nPEERS=4\nCORES=1\n');
-    const images = { node: { ref: 'n:1' }, prometheus: { ref: 'p:1' }, cadvisor: { ref: 'c:1' }, grafana: { skipped: 'no image' } };
-    const env = composeEnv(scenario, { images, ports: { rpc: 1, ws: 2, prometheus: 3, cadvisor: 4, grafana: 5 }, nodeCpus: '0', promConfig: '/tmp/p.yml', promRules: '/tmp/r.yml', grafanaPassword: 'x' });
+    const images = {
+      node: { ref: 'n:1' },
+      prometheus: { ref: 'p:1' },
+      cadvisor: { ref: 'c:1' },
+      grafana: { skipped: 'no image' },
+    };
+    const env = composeEnv(scenario, {
+      images,
+      ports: { rpc: 1, ws: 2, prometheus: 3, cadvisor: 4, grafana: 5 },
+      nodeCpus: '0',
+      promConfig: '/tmp/p.yml',
+      promRules: '/tmp/r.yml',
+      grafanaPassword: 'x',
+    });
     assert.equal(env.DB_CACHE_MB, '32');
     assert.equal(env.PEERS, '4');
     assert.equal(env.NODE_CPUSET, '0');
@@ -75,7 +105,9 @@ describe('compose runtime: scenario to compose project', () => {
 
   it('every image in the compose files is pinned to a version', () => {
     for (const f of fs.readdirSync(path.join(ROOT, 'compose'))) {
-      for (const m of fs.readFileSync(path.join(ROOT, 'compose', f), 'utf8').matchAll(/image: \$\{[A-Z_]+:-([^}]+)\}/g)) {
+      for (const m of fs
+        .readFileSync(path.join(ROOT, 'compose', f), 'utf8')
+        .matchAll(/image: \$\{[A-Z_]+:-([^}]+)\}/g)) {
         assert.match(m[1], /:v?\d+\.\d+\.\d+$/, `${f}: ${m[1]}`);
       }
     }
@@ -92,23 +124,35 @@ describe('compose runtime: scenario to compose project', () => {
     assert.match(text, /rule_files:\n {2}- \/etc\/chainperf\/rules.yml/);
   });
 
-  it('records the client\'s request, failure and latency metrics under the names the dashboard queries', () => {
+  it("records the client's request, failure and latency metrics under the names the dashboard queries", () => {
     const geth = yaml.load(rulesFile(clients.geth)).groups[0].rules;
-    assert.deepEqual(geth.map((r) => r.record), [RULES.requests, RULES.failures, RULES.latency]);
+    assert.deepEqual(
+      geth.map((r) => r.record),
+      [RULES.requests, RULES.failures, RULES.latency],
+    );
     assert.equal(geth[0].expr, 'sum(rate(rpc_requests{job="node"}[5s]))');
-    assert.match(geth[2].expr, /rpc_duration_all\{job="node", quantile=~"0.5\|0.95\|0.99"\}\) \* 1e-9$/, 'geth\'s summary is in nanoseconds');
-    assert.deepEqual(yaml.load(rulesFile(clients['polkadot-omni-node'])).groups[0].rules.map((r) => r.expr), ['sum(rate(substrate_rpc_calls_finished{job="node"}[5s]))']);
+    assert.match(
+      geth[2].expr,
+      /rpc_duration_all\{job="node", quantile=~"0.5\|0.95\|0.99"\}\) \* 1e-9$/,
+      "geth's summary is in nanoseconds",
+    );
+    assert.deepEqual(
+      yaml.load(rulesFile(clients['polkadot-omni-node'])).groups[0].rules.map((r) => r.expr),
+      ['sum(rate(substrate_rpc_calls_finished{job="node"}[5s]))'],
+    );
     assert.deepEqual(yaml.load(rulesFile(clients.chopsticks)).groups[0].rules, [], 'no metrics: no rule');
     assert.deepEqual(yaml.load(fs.readFileSync(path.join(ROOT, 'prometheus', 'rules.yml'), 'utf8')), { groups: [] });
   });
 
-  it('the Grafana dashboard queries cAdvisor and the recording rules, no client\'s own metric names', () => {
+  it("the Grafana dashboard queries cAdvisor and the recording rules, no client's own metric names", () => {
     const dash = JSON.parse(fs.readFileSync(path.join(ROOT, 'grafana', 'dashboards', 'chainperf-node.json'), 'utf8'));
     const exprs = dash.panels.flatMap((p) => (p.targets || []).map((t) => t.expr));
-    const clientNames = new Set(Object.values(clients).flatMap((c) => {
-      const m = c.metrics || {};
-      return [m.cpu, m.requests, m.failures, m.latency && m.latency.summary].filter(Boolean);
-    }));
+    const clientNames = new Set(
+      Object.values(clients).flatMap((c) => {
+        const m = c.metrics || {};
+        return [m.cpu, m.requests, m.failures, m.latency && m.latency.summary].filter(Boolean);
+      }),
+    );
     for (const e of exprs) {
       for (const name of clientNames) assert.ok(!new RegExp(`\\b${name}\\b`).test(e), `${e} queries ${name}`);
       // the metric names: what is left once label matchers, ranges, grouping and function calls are taken out
@@ -119,7 +163,11 @@ describe('compose runtime: scenario to compose project', () => {
         assert.ok(metric.startsWith('container_') || Object.values(RULES).includes(metric), `${e}: ${metric}`);
       }
     }
-    for (const rule of Object.values(RULES)) assert.ok(exprs.some((e) => e.includes(rule)), `no panel shows ${rule}`);
+    for (const rule of Object.values(RULES))
+      assert.ok(
+        exprs.some((e) => e.includes(rule)),
+        `no panel shows ${rule}`,
+      );
   });
 });
 
@@ -131,9 +179,18 @@ function fakePrometheus(seriesByMetric) {
     const metric = q.slice(0, q.indexOf('{'));
     const values = (seriesByMetric[metric] || []).map(([t, v]) => [t / 1000, String(v)]);
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: values.length ? [{ metric: { name: 'node' }, values }] : [] } }));
+    res.end(
+      JSON.stringify({
+        status: 'success',
+        data: { resultType: 'matrix', result: values.length ? [{ metric: { name: 'node' }, values }] : [] },
+      }),
+    );
   });
-  return new Promise((r) => server.listen(0, '127.0.0.1', () => r({ url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() })));
+  return new Promise((r) =>
+    server.listen(0, '127.0.0.1', () =>
+      r({ url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() }),
+    ),
+  );
 }
 
 describe('compose runtime: node CPU from cAdvisor samples', () => {
@@ -163,7 +220,12 @@ describe('compose runtime: node CPU from cAdvisor samples', () => {
 
   it('fails with the reason when cAdvisor has no sample after the window yet', async () => {
     const t0 = Date.now() - 60000;
-    const prom = await fakePrometheus({ container_cpu_usage_seconds_total: [[t0, 1], [t0 + 1000, 2]] });
+    const prom = await fakePrometheus({
+      container_cpu_usage_seconds_total: [
+        [t0, 1],
+        [t0 + 1000, 2],
+      ],
+    });
     try {
       const src = cadvisorSource(prom.url, 'node', { lagMs: 0, waitMs: 600 });
       await assert.rejects(src.edgesInside(t0, t0 + 5000), /no sample of container node after the window's end/);
@@ -184,12 +246,29 @@ describe('compose runtime: node CPU from cAdvisor samples', () => {
     const samples = mergeSamples([rec.snapshot()]);
     assert.equal(samples.ok, 1000);
     assert.equal(samples.okBetween(start + 1500, start + 8500), 700);
-    const cpuWindow = { start_ms: start + 1500, end_ms: start + 8500, requests_ok: samples.okBetween(start + 1500, start + 8500) };
-    const f = computeFigures({ window: { start_ms: start, end_ms: end }, cpu: { user_s: 0.5, system_s: 0.2, total_s: 0.7 }, idle: { cpu_s: 0.1, seconds: 10 }, samples, cpuWindow });
-    assert.equal(f.cpu_ms_per_request, 1); // 0.7 s over the 700 requests of the CPU window, not the 1000 of the whole window
+    const cpuWindow = {
+      start_ms: start + 1500,
+      end_ms: start + 8500,
+      requests_ok: samples.okBetween(start + 1500, start + 8500),
+    };
+    const f = computeFigures({
+      window: { start_ms: start, end_ms: end },
+      cpu: { user_s: 0.5, system_s: 0.2, total_s: 0.7 },
+      idle: { cpu_s: 0.1, seconds: 10 },
+      samples,
+      cpuWindow,
+    });
+    // 0.7 s over the 700 requests of the CPU window, not the 1000 of the whole window
+    assert.equal(f.cpu_ms_per_request, 1);
     assert.ok(Math.abs(f.cpu_ms_per_request_net - 0.9) < 1e-9); // idle 0.01 s/s over the 7 s CPU window
     assert.equal(f.rps, 100);
-    const series = cpuPerRequestBetween([{ t_ms: start + 1500, total_s: 10 }, { t_ms: start + 2500, total_s: 10.1 }], samples);
+    const series = cpuPerRequestBetween(
+      [
+        { t_ms: start + 1500, total_s: 10 },
+        { t_ms: start + 2500, total_s: 10.1 },
+      ],
+      samples,
+    );
     assert.deepEqual(series, [{ t_ms: start + 2500, cpu_ms_per_request: 1 }]);
   });
 });

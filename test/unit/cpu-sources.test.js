@@ -26,17 +26,19 @@ describe('CPU sources', function () {
     // The counter holds "seconds since t0", refreshed every 300 ms, like geth's every 3 s.
     const t0 = Date.now();
     const period = 300;
-    const published = () => Math.floor((Date.now() - t0) / period) * period / 1000;
+    const published = () => (Math.floor((Date.now() - t0) / period) * period) / 1000;
     const server = http.createServer((req, res) => res.end(`system_cpu_procload_total ${published()}\n`));
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const src = metricsSource(`http://127.0.0.1:${server.address().port}/`, 'system_cpu_procload_total', { pollMs: 10 });
+      const src = metricsSource(`http://127.0.0.1:${server.address().port}/`, 'system_cpu_procload_total', {
+        pollMs: 10,
+      });
       assert.equal(await src.calibrate(), 300);
       const start = src.align(Date.now() + 100);
       const end = start + 5 * period;
       const a = await src.readEdge(start);
       const b = await src.readEdge(end);
-      assert.ok(Math.abs((b.total_s - a.total_s) - 1.5) < 1e-9, `${b.total_s - a.total_s}`);
+      assert.ok(Math.abs(b.total_s - a.total_s - 1.5) < 1e-9, `${b.total_s - a.total_s}`);
       assert.ok(Math.abs(a.seen_ms - start) < 60, `seen ${a.seen_ms - start} ms from the planned edge`);
     } finally {
       server.close();

@@ -5,7 +5,12 @@
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const { performance } = require('node:perf_hooks');
-const { HttpPool, ResponseReader, prepareRequest, TIMEOUT } = require('../../src/workload/engines/artillery-engine-chainperf/http');
+const {
+  HttpPool,
+  ResponseReader,
+  prepareRequest,
+  TIMEOUT,
+} = require('../../src/workload/engines/artillery-engine-chainperf/http');
 
 /** Feeds `bytes` to a reader cut at the given offsets; returns every response completed. */
 function feed(reader, bytes, cuts) {
@@ -20,8 +25,12 @@ function feed(reader, bytes, cuts) {
 }
 
 describe('lean engine over HTTP: response reader', () => {
-  const sized = Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 36\r\nDate: x\r\n\r\n{"jsonrpc":"2.0","id":1,"result":7}\n');
-  const chunked = Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\na;ext=1\r\n[1,2,3,4]}\r\n0\r\n\r\n');
+  const sized = Buffer.from(
+    'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 36\r\nDate: x\r\n\r\n{"jsonrpc":"2.0","id":1,"result":7}\n',
+  );
+  const chunked = Buffer.from(
+    'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\na;ext=1\r\n[1,2,3,4]}\r\n0\r\n\r\n',
+  );
 
   it('reads a Content-Length response whole, wherever the bytes are cut', () => {
     for (let cut = 1; cut < sized.length; cut++) {
@@ -47,19 +56,30 @@ describe('lean engine over HTTP: response reader', () => {
   it('reads one response after another on the same connection, and sees Connection: close', () => {
     const reader = new ResponseReader();
     assert.equal(reader.push(sized).status, 200);
-    const last = reader.push(Buffer.from('HTTP/1.1 503 Service Unavailable\r\nconnection: Close\r\ncontent-length: 2\r\n\r\nno'));
+    const last = reader.push(
+      Buffer.from('HTTP/1.1 503 Service Unavailable\r\nconnection: Close\r\ncontent-length: 2\r\n\r\nno'),
+    );
     assert.deepEqual([last.status, last.close, last.body.toString()], [503, true, 'no']);
   });
 
   it('throws on bytes that are not an HTTP response, on a response of unknown length and on bytes nobody asked for', () => {
     assert.throws(() => new ResponseReader().push(Buffer.from('SSH-2.0-OpenSSH\r\n\r\n')), /not an HTTP\/1.x response/);
-    assert.throws(() => new ResponseReader().push(Buffer.from('HTTP/1.1 200 OK\r\n\r\n{}')), /neither Content-Length nor chunked/);
-    assert.throws(() => new ResponseReader().push(Buffer.concat([sized, Buffer.from('HTTP')])), /bytes after the response/);
+    assert.throws(
+      () => new ResponseReader().push(Buffer.from('HTTP/1.1 200 OK\r\n\r\n{}')),
+      /neither Content-Length nor chunked/,
+    );
+    assert.throws(
+      () => new ResponseReader().push(Buffer.concat([sized, Buffer.from('HTTP')])),
+      /bytes after the response/,
+    );
   });
 
   it('prepares the request head and body as one buffer', () => {
     const bytes = prepareRequest('http://127.0.0.1:8545/rpc?x=1', '{"id":1}').toString();
-    assert.equal(bytes, 'POST /rpc?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8545\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n{"id":1}');
+    assert.equal(
+      bytes,
+      'POST /rpc?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8545\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n{"id":1}',
+    );
   });
 });
 
@@ -74,10 +94,14 @@ describe('lean engine over HTTP: connection pool', function () {
   before(async () => {
     server = http.createServer((req, res) => {
       let body = '';
-      req.on('data', (d) => { body += d; });
+      req.on('data', (d) => {
+        body += d;
+      });
       req.on('end', () => handler(req, res, body));
     });
-    server.on('connection', () => { sockets++; });
+    server.on('connection', () => {
+      sockets++;
+    });
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${server.address().port}/`;
   });

@@ -18,21 +18,42 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 describe('lean engine over WebSocket: answers', () => {
   it('reads the id of geth\'s result without decoding, also when the result mentions "error"', () => {
     assert.deepEqual(parseAnswer(buf('{"jsonrpc":"2.0","id":12345,"result":"0x1"}\n')), { id: 12345, failure: null });
-    assert.deepEqual(parseAnswer(buf('{"jsonrpc":"2.0","id":7,"result":{"data":"\\"error\\""}}')), { id: 7, failure: null });
+    assert.deepEqual(parseAnswer(buf('{"jsonrpc":"2.0","id":7,"result":{"data":"\\"error\\""}}')), {
+      id: 7,
+      failure: null,
+    });
   });
 
   it('counts a JSON-RPC error as an rpc failure with its code and message', () => {
-    const a = parseAnswer(buf({ jsonrpc: '2.0', id: 9, error: { code: -32601, message: 'the method eth_nope does not exist/is not available' } }));
+    const a = parseAnswer(
+      buf({
+        jsonrpc: '2.0',
+        id: 9,
+        error: { code: -32601, message: 'the method eth_nope does not exist/is not available' },
+      }),
+    );
     assert.equal(a.id, 9);
-    assert.deepEqual(a.failure, { kind: 'rpc', message: 'JSON-RPC -32601: the method eth_nope does not exist/is not available' });
+    assert.deepEqual(a.failure, {
+      kind: 'rpc',
+      message: 'JSON-RPC -32601: the method eth_nope does not exist/is not available',
+    });
   });
 
   it('parses any other shape whole: members in another order, a string id, no result, not JSON', () => {
     assert.deepEqual(parseAnswer(buf('{"id":3,"jsonrpc":"2.0","result":null}')), { id: 3, failure: null });
     assert.deepEqual(parseAnswer(buf('{"jsonrpc":"2.0","id":"42","result":"0x0"}')), { id: 42, failure: null });
-    assert.deepEqual(parseAnswer(buf('{"jsonrpc":"2.0","id":4}')), { id: 4, failure: { kind: 'other', message: 'response has neither result nor error' } });
-    assert.deepEqual(parseAnswer(buf('{"jsonrpc":"2.0","id":5,"res')), { id: null, failure: { kind: 'other', message: 'response is not JSON' } });
-    assert.equal(parseAnswer(buf('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}')).id, null);
+    assert.deepEqual(parseAnswer(buf('{"jsonrpc":"2.0","id":4}')), {
+      id: 4,
+      failure: { kind: 'other', message: 'response has neither result nor error' },
+    });
+    assert.deepEqual(parseAnswer(buf('{"jsonrpc":"2.0","id":5,"res')), {
+      id: null,
+      failure: { kind: 'other', message: 'response is not JSON' },
+    });
+    assert.equal(
+      parseAnswer(buf('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}')).id,
+      null,
+    );
   });
 
   it('a prepared tail and an id make the JSON-RPC body', () => {
@@ -61,9 +82,10 @@ describe('lean engine over WebSocket: connections', function () {
       held.push({ body, conn });
       if (held.length === 40) {
         for (const h of held.reverse()) {
-          const a = h.body.method === 'bad'
-            ? { jsonrpc: '2.0', id: h.body.id, error: { code: -32000, message: `bad ${h.body.params[0]}` } }
-            : { jsonrpc: '2.0', id: h.body.id, result: h.body.params[0] };
+          const a =
+            h.body.method === 'bad'
+              ? { jsonrpc: '2.0', id: h.body.id, error: { code: -32000, message: `bad ${h.body.params[0]}` } }
+              : { jsonrpc: '2.0', id: h.body.id, result: h.body.params[0] };
           node.sockets[h.conn].send(JSON.stringify(a));
         }
       }
@@ -71,15 +93,22 @@ describe('lean engine over WebSocket: connections', function () {
     };
     pool = new WsPool(node.url, { connections: 2, timeoutMs: 5000, now: () => performance.now() });
     await sleep(200); // both open
-    const calls = Array.from({ length: 40 }, (_, i) => pool.request(bodyTail(i % 4 === 0 ? 'bad' : 'good', [i]), performance.now()).then((f) => ({ i, f })));
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      pool.request(bodyTail(i % 4 === 0 ? 'bad' : 'good', [i]), performance.now()).then((f) => ({ i, f })),
+    );
     const results = await Promise.all(calls);
     for (const { i, f } of results) {
       if (i % 4 === 0) assert.deepEqual(f, { kind: 'rpc', message: `JSON-RPC -32000: bad ${i}` });
       else assert.equal(f, null);
     }
     const perConn = [0, 1].map((c) => node.received.filter((r) => r.conn === c));
-    assert.deepEqual(perConn.map((r) => r.length), [20, 20], 'round robin over both connections');
-    for (const r of perConn) assert.equal(new Set(r.map((x) => x.body.id)).size, r.length, 'ids unique on a connection');
+    assert.deepEqual(
+      perConn.map((r) => r.length),
+      [20, 20],
+      'round robin over both connections',
+    );
+    for (const r of perConn)
+      assert.equal(new Set(r.map((x) => x.body.id)).size, r.length, 'ids unique on a connection');
     assert.equal(pool.unmatched, 0);
   });
 
@@ -103,7 +132,10 @@ describe('lean engine over WebSocket: connections', function () {
   it('a connection that closes fails its requests in flight, reconnects, and carries on', async () => {
     node.answer = () => null;
     pool = new WsPool(node.url, { connections: 1, timeoutMs: 5000, now: () => performance.now() });
-    const inFlight = [pool.request(bodyTail('eth_blockNumber', []), performance.now()), pool.request(bodyTail('eth_blockNumber', []), performance.now())];
+    const inFlight = [
+      pool.request(bodyTail('eth_blockNumber', []), performance.now()),
+      pool.request(bodyTail('eth_blockNumber', []), performance.now()),
+    ];
     while (node.received.length < 2) await sleep(10);
     node.sockets[0].terminate();
     for (const f of await Promise.all(inFlight)) assert.equal(f.kind, 'other');
@@ -130,18 +162,33 @@ describe('lean engine over WebSocket: the artillery engine', function () {
   let node;
   let dir;
   let spec;
-  const ee = { counters: {}, started: 0, emit(kind, name, n) { if (kind === 'started') this.started++; else this.counters[name] = (this.counters[name] || 0) + n; } };
-  const runUser = (closedLoop, openLoopRate) => new Promise((resolve, reject) => {
-    const scenario = new Engine({ config: {} }).createScenario({ closedLoop, openLoopRate }, ee);
-    scenario({}, (err) => (err ? reject(err) : resolve()));
-  });
+  const ee = {
+    counters: {},
+    started: 0,
+    emit(kind, name, n) {
+      if (kind === 'started') this.started++;
+      else this.counters[name] = (this.counters[name] || 0) + n;
+    },
+  };
+  const runUser = (closedLoop, openLoopRate) =>
+    new Promise((resolve, reject) => {
+      const scenario = new Engine({ config: {} }).createScenario({ closedLoop, openLoopRate }, ee);
+      scenario({}, (err) => (err ? reject(err) : resolve()));
+    });
 
   before(async () => {
     Engine.reset();
     node = await startFakeWsNode();
-    ({ dir, spec } = writeGeneratorSpec(node.url, { chain_id: 1337, head: 10, blocks: [1, 2, 3], addresses: [`0x${'11'.repeat(20)}`] }, {
-      mix: { eth_getBlockByNumber: 1, eth_getBalance: 1 }, timeout_ms: 1000, end_at: Date.now() + 4000, ws_connections: 2,
-    }));
+    ({ dir, spec } = writeGeneratorSpec(
+      node.url,
+      { chain_id: 1337, head: 10, blocks: [1, 2, 3], addresses: [`0x${'11'.repeat(20)}`] },
+      {
+        mix: { eth_getBlockByNumber: 1, eth_getBalance: 1 },
+        timeout_ms: 1000,
+        end_at: Date.now() + 4000,
+        ws_connections: 2,
+      },
+    ));
   });
   after(async () => {
     Engine.reset();
@@ -164,7 +211,9 @@ describe('lean engine over WebSocket: the artillery engine', function () {
     }
     assert.equal(ee.counters['chainperf.failed.rpc'], 1);
     assert.equal(ee.counters['chainperf.failed.timeout'], 1);
-    const ok = Object.entries(ee.counters).filter(([k]) => k.startsWith('chainperf.ok.')).reduce((t, [, v]) => t + v, 0);
+    const ok = Object.entries(ee.counters)
+      .filter(([k]) => k.startsWith('chainperf.ok.'))
+      .reduce((t, [, v]) => t + v, 0);
     assert.equal(ok, 2);
   });
 
@@ -181,9 +230,12 @@ describe('lean engine over WebSocket: the artillery engine', function () {
     const m = mergeSamples([JSON.parse(fs.readFileSync(path.join(dir, 'samples', files[0]), 'utf8'))]);
     assert.equal(m.failures.rpc, 1);
     assert.equal(m.failures.timeout, 1);
-    const okCounted = Object.entries(ee.counters).filter(([k]) => k.startsWith('chainperf.ok.')).reduce((t, [, v]) => t + v, 0);
-    assert.equal(okCounted, m.ok, 'artillery\'s counters agree with the samples');
-    // the two results of the test before, and every closed-loop request but the last of each user, which may complete after the window
+    const okCounted = Object.entries(ee.counters)
+      .filter(([k]) => k.startsWith('chainperf.ok.'))
+      .reduce((t, [, v]) => t + v, 0);
+    assert.equal(okCounted, m.ok, "artillery's counters agree with the samples");
+    // the two results of the test before, and every closed-loop request but the last of each user, which may complete
+    // after the window
     assert.ok(m.ok <= sent + 2 && m.ok >= sent + 2 - 3, `${m.ok} ok of ${sent} sent in the closed loop`);
   });
 });

@@ -14,13 +14,26 @@ describe('lean engine', function () {
   let Engine;
   let dir;
   let spec;
-  const ee = { counters: {}, started: 0, emit(kind, name, n) { if (kind === 'started') this.started++; else this.counters[name] = (this.counters[name] || 0) + n; } };
+  const ee = {
+    counters: {},
+    started: 0,
+    emit(kind, name, n) {
+      if (kind === 'started') this.started++;
+      else this.counters[name] = (this.counters[name] || 0) + n;
+    },
+  };
 
   before(async () => {
     node = await startFakeNode();
-    ({ dir, spec } = writeGeneratorSpec(node.url, { chain_id: 1337, head: 10, blocks: [1, 2, 3], addresses: [`0x${'11'.repeat(20)}`] }, {
-      mix: { eth_getBlockByNumber: 1, eth_getBalance: 1 }, timeout_ms: 400, end_at: Date.now() + 3000,
-    }));
+    ({ dir, spec } = writeGeneratorSpec(
+      node.url,
+      { chain_id: 1337, head: 10, blocks: [1, 2, 3], addresses: [`0x${'11'.repeat(20)}`] },
+      {
+        mix: { eth_getBlockByNumber: 1, eth_getBalance: 1 },
+        timeout_ms: 400,
+        end_at: Date.now() + 3000,
+      },
+    ));
     Engine = require('../../src/workload/engines/artillery-engine-chainperf');
     Engine.reset();
   });
@@ -32,10 +45,11 @@ describe('lean engine', function () {
     node.bodies = [];
   });
 
-  const runUser = (closedLoop, openLoopRate) => new Promise((resolve, reject) => {
-    const scenario = new Engine({ config: {} }).createScenario({ closedLoop, openLoopRate }, ee);
-    scenario({}, (err) => (err ? reject(err) : resolve()));
-  });
+  const runUser = (closedLoop, openLoopRate) =>
+    new Promise((resolve, reject) => {
+      const scenario = new Engine({ config: {} }).createScenario({ closedLoop, openLoopRate }, ee);
+      scenario({}, (err) => (err ? reject(err) : resolve()));
+    });
 
   it('open loop: one prepared JSON-RPC request per user, parameters from the pool', async () => {
     node.answer = (b) => [200, { jsonrpc: '2.0', id: b.id, result: '0x1' }];
@@ -68,15 +82,23 @@ describe('lean engine', function () {
     const elapsed = (Date.now() - t0) / 1000;
     assert.ok(Date.now() >= spec.end_at);
     const expected = 400 * elapsed;
-    assert.ok(Math.abs(node.bodies.length - expected) / expected < 0.15, `${node.bodies.length} requests in ${elapsed.toFixed(2)} s at 400/s`);
+    assert.ok(
+      Math.abs(node.bodies.length - expected) / expected < 0.15,
+      `${node.bodies.length} requests in ${elapsed.toFixed(2)} s at 400/s`,
+    );
     const files = fs.readdirSync(path.join(dir, 'samples'));
     assert.equal(files.length, 1);
     const m = mergeSamples([JSON.parse(fs.readFileSync(path.join(dir, 'samples', files[0]), 'utf8'))]);
     assert.equal(m.failed, 4);
     // every request answered inside the window is in the samples; the last ones may complete after it
-    assert.ok(m.ok <= node.bodies.length + 3 && m.ok >= node.bodies.length + 3 - 5, `${m.ok} of ${node.bodies.length + 3}`);
+    assert.ok(
+      m.ok <= node.bodies.length + 3 && m.ok >= node.bodies.length + 3 - 5,
+      `${m.ok} of ${node.bodies.length + 3}`,
+    );
     assert.equal(m.skipped, 0);
-    const okCounted = Object.entries(ee.counters).filter(([k]) => k.startsWith('chainperf.ok.')).reduce((t, [, v]) => t + v, 0);
-    assert.equal(okCounted, m.ok, 'artillery\'s counters agree with the samples');
+    const okCounted = Object.entries(ee.counters)
+      .filter(([k]) => k.startsWith('chainperf.ok.'))
+      .reduce((t, [, v]) => t + v, 0);
+    assert.equal(okCounted, m.ok, "artillery's counters agree with the samples");
   });
 });

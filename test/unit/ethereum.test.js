@@ -11,9 +11,17 @@ const { WRITE_KINDS } = require('../../src/workload/writes');
 const { SUB_KINDS } = require('../../src/workload/subscriptions');
 
 const POOL = {
-  chain_id: 1337, head: 500, blocks: [10, 20, 450], tx_hashes: [`0x${'ab'.repeat(32)}`], addresses: [`0x${'11'.repeat(20)}`],
-  senders: [`0x${'11'.repeat(20)}`], contract: `0x${'22'.repeat(20)}`, call_data: ['0x2ddbd13a'], estimate_data: ['0x01'],
-  storage_contract: `0x${'33'.repeat(20)}`, storage_slots: [`0x${'44'.repeat(32)}`],
+  chain_id: 1337,
+  head: 500,
+  blocks: [10, 20, 450],
+  tx_hashes: [`0x${'ab'.repeat(32)}`],
+  addresses: [`0x${'11'.repeat(20)}`],
+  senders: [`0x${'11'.repeat(20)}`],
+  contract: `0x${'22'.repeat(20)}`,
+  call_data: ['0x2ddbd13a'],
+  estimate_data: ['0x01'],
+  storage_contract: `0x${'33'.repeat(20)}`,
+  storage_slots: [`0x${'44'.repeat(32)}`],
 };
 
 describe('ethereum parameters', () => {
@@ -49,7 +57,8 @@ describe('ethereum parameters', () => {
   it('names what a pool lacks for the mix', () => {
     const pool = { ...POOL, contract: null, tx_hashes: [] };
     assert.deepEqual(missingForMix(pool, ['eth_blockNumber', 'eth_call', 'eth_getTransactionReceipt']), [
-      'eth_call needs contract', 'eth_getTransactionReceipt needs tx_hashes',
+      'eth_call needs contract',
+      'eth_getTransactionReceipt needs tx_hashes',
     ]);
   });
 });
@@ -57,26 +66,49 @@ describe('ethereum parameters', () => {
 describe('workloads', () => {
   it('the shipped mixes name only methods chainperf can parameterize', () => {
     const dir = path.join(__dirname, '..', '..', 'workloads');
-    for (const f of fs.readdirSync(dir).filter((x) => x.startsWith('eth-') && x.endsWith('.yml'))) { // dot-*: test/unit/substrate.test.js
-      for (const m of Object.keys(loadMix(f.slice(0, -4)))) assert.ok(METHODS.includes(m) || WRITE_KINDS.includes(m) || SUB_KINDS.includes(m), `${f}: ${m}`); // tx.*, sub.*: the write and subscription workloads
+    for (const f of fs.readdirSync(dir).filter((x) => x.startsWith('eth-') && x.endsWith('.yml'))) {
+      // dot-*: test/unit/substrate.test.js
+      for (const m of Object.keys(loadMix(f.slice(0, -4))))
+        // tx.*, sub.*: the write and subscription workloads
+        assert.ok(METHODS.includes(m) || WRITE_KINDS.includes(m) || SUB_KINDS.includes(m), `${f}: ${m}`);
     }
     assert.deepEqual(loadMix('method:eth_getLogs'), { eth_getLogs: 1 });
   });
 
   it('the default mix covers the ten methods of the first study', () => {
     assert.deepEqual(Object.keys(loadMix('eth-default')).sort(), [
-      'eth_blockNumber', 'eth_call', 'eth_estimateGas', 'eth_gasPrice', 'eth_getBalance', 'eth_getBlockByNumber',
-      'eth_getCode', 'eth_getLogs', 'eth_getTransactionByHash', 'eth_getTransactionReceipt',
+      'eth_blockNumber',
+      'eth_call',
+      'eth_estimateGas',
+      'eth_gasPrice',
+      'eth_getBalance',
+      'eth_getBlockByNumber',
+      'eth_getCode',
+      'eth_getLogs',
+      'eth_getTransactionByHash',
+      'eth_getTransactionReceipt',
     ]);
   });
 
   it('closed loop: CONCURRENCY users looping until the window closes; open loop: RATE arrivals each sending one request', () => {
-    const closed = buildScript({ CONCURRENCY: 16, RAMP_S: 0, WORKLOAD: 'eth-default' }, { processor: '/p.js', totalS: 30 });
+    const closed = buildScript(
+      { CONCURRENCY: 16, RAMP_S: 0, WORKLOAD: 'eth-default' },
+      { processor: '/p.js', totalS: 30 },
+    );
     assert.deepEqual(closed.config.phases, [{ duration: 1, arrivalCount: 16, name: 'closed loop' }]);
     assert.equal(closed.scenarios[0].flow[0].whileTrue, 'keepGoing');
     const open = buildScript({ RATE: 500, RAMP_S: 5, WORKLOAD: 'eth-default' }, { processor: '/p.js', totalS: 30 });
-    assert.deepEqual(open.config.phases.map((p) => [p.duration, p.arrivalRate, p.rampTo]), [[5, 1, 500], [25, 500, undefined]]);
-    assert.deepEqual(open.scenarios[0].flow.map((s) => s.function), ['sendRequest', 'afterScenario']);
+    assert.deepEqual(
+      open.config.phases.map((p) => [p.duration, p.arrivalRate, p.rampTo]),
+      [
+        [5, 1, 500],
+        [25, 500, undefined],
+      ],
+    );
+    assert.deepEqual(
+      open.scenarios[0].flow.map((s) => s.function),
+      ['sendRequest', 'afterScenario'],
+    );
   });
 });
 
@@ -84,7 +116,12 @@ describe('contracts', function () {
   this.timeout(60000);
   for (const name of CONTRACTS) {
     it(`${name}.json is the compilation of ${name}.sol`, () => {
-      const committed = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'chains', 'ethereum', 'contracts', `${name}.json`), 'utf8'));
+      const committed = JSON.parse(
+        fs.readFileSync(
+          path.join(__dirname, '..', '..', 'src', 'chains', 'ethereum', 'contracts', `${name}.json`),
+          'utf8',
+        ),
+      );
       const fresh = compileContract(name);
       assert.equal(committed.bytecode, fresh.bytecode, 'run: npm run build:contract');
       assert.equal(committed.deployedBytecode, fresh.deployedBytecode, 'run: npm run build:contract');

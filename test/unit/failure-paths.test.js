@@ -33,12 +33,32 @@ describe('stall detection', () => {
     assert.equal(findStall(x, w, 0), null, 'STALL_S=0 turns it off');
   });
   it('a generator that started late, or had nothing in flight, is no stall of the node', () => {
-    assert.equal(findStall({ series: [], in_flight_at_end: 0, first_request_at: null }, w, 5), null, 'no request in the window');
-    assert.equal(findStall({ series: [], in_flight_at_end: 32, first_request_at: 19000 }, w, 5), null, 'started 1.5 s before the end');
-    assert.equal(findStall({ series: [sec(10000, 5), sec(11000, 50)], in_flight_at_end: 0, first_request_at: 9000 }, w, 5), null, 'stopped early, nothing waiting');
+    assert.equal(
+      findStall({ series: [], in_flight_at_end: 0, first_request_at: null }, w, 5),
+      null,
+      'no request in the window',
+    );
+    assert.equal(
+      findStall({ series: [], in_flight_at_end: 32, first_request_at: 19000 }, w, 5),
+      null,
+      'started 1.5 s before the end',
+    );
+    assert.equal(
+      findStall({ series: [sec(10000, 5), sec(11000, 50)], in_flight_at_end: 0, first_request_at: 9000 }, w, 5),
+      null,
+      'stopped early, nothing waiting',
+    );
     const late = findStall({ series: [], in_flight_at_end: 32, first_request_at: 13000 }, w, 5);
-    assert.deepEqual(late, { seconds: 7.5, from_ms: 13000, to_ms: 20500, at_end: true, requests_waiting: 32 }, 'counted from its first request');
-    assert.equal(findStall({ series: [], in_flight_at_end: 32, first_request_at: 5000 }, w, 5).seconds, 10, 'frozen from the start of a loaded window');
+    assert.deepEqual(
+      late,
+      { seconds: 7.5, from_ms: 13000, to_ms: 20500, at_end: true, requests_waiting: 32 },
+      'counted from its first request',
+    );
+    assert.equal(
+      findStall({ series: [], in_flight_at_end: 32, first_request_at: 5000 }, w, 5).seconds,
+      10,
+      'frozen from the start of a loaded window',
+    );
   });
   it('a busy window has no stall', () => {
     const series = Array.from({ length: 11 }, (_, i) => sec(10000 + i * 1000, 10));
@@ -47,8 +67,19 @@ describe('stall detection', () => {
   it('judgeStalls fails on a stall at the end and warns for a pause', () => {
     const warnings = [];
     const at = (stall) => ({ window: { start_ms: 0 }, generator: { stall } });
-    const failure = judgeStalls([at({ seconds: 6, from_ms: 4000, to_ms: 10000, at_end: true, requests_waiting: 32 }), at({ seconds: 5, from_ms: 1000, to_ms: 6000, at_end: false, requests_waiting: 0 }), { window: {}, generator: {} }], warnings, 5);
-    assert.match(failure, /the node stalled: no request completed in the last 6 s of the window \(from 4 s in\), 32 requests were waiting/);
+    const failure = judgeStalls(
+      [
+        at({ seconds: 6, from_ms: 4000, to_ms: 10000, at_end: true, requests_waiting: 32 }),
+        at({ seconds: 5, from_ms: 1000, to_ms: 6000, at_end: false, requests_waiting: 0 }),
+        { window: {}, generator: {} },
+      ],
+      warnings,
+      5,
+    );
+    assert.match(
+      failure,
+      /the node stalled: no request completed in the last 6 s of the window \(from 4 s in\), 32 requests were waiting/,
+    );
     assert.equal(warnings.length, 1);
     assert.match(warnings[0], /no request completed for 5 s of the window \(from 1 s in\): the node paused/);
   });
@@ -61,7 +92,12 @@ describe('signal guard', () => {
     const logged = [];
     const aborted = [];
     const exits = [];
-    guard = guardRun({ log: (l) => logged.push(l), abort: (e) => aborted.push(e.message), leftovers: () => [{ what: 'work folder /x', command: 'rm -rf /x' }], exit: (c) => exits.push(c) });
+    guard = guardRun({
+      log: (l) => logged.push(l),
+      abort: (e) => aborted.push(e.message),
+      leftovers: () => [{ what: 'work folder /x', command: 'rm -rf /x' }],
+      exit: (c) => exits.push(c),
+    });
     return { logged, aborted, exits };
   };
   it('the first signal stops the run; one during teardown is waited through; the third forces an exit and prints what is left', () => {
@@ -100,10 +136,21 @@ describe('signal guard', () => {
     assert.equal(process.listenerCount('SIGTERM'), before);
     guard = null;
   });
-  it('leftoversOf lists the stack\'s and the work folder while it exists', () => {
+  it("leftoversOf lists the stack's and the work folder while it exists", () => {
     const dir = tmpDir();
-    const stack = { leftovers: [() => ({ what: 'a', command: 'b' }), () => null, () => { throw new Error('x'); }] };
-    assert.deepEqual(leftoversOf(stack, dir), [{ what: 'a', command: 'b' }, { what: `work folder ${dir}`, command: `rm -rf ${dir}` }]);
+    const stack = {
+      leftovers: [
+        () => ({ what: 'a', command: 'b' }),
+        () => null,
+        () => {
+          throw new Error('x');
+        },
+      ],
+    };
+    assert.deepEqual(leftoversOf(stack, dir), [
+      { what: 'a', command: 'b' },
+      { what: `work folder ${dir}`, command: `rm -rf ${dir}` },
+    ]);
     fs.rmSync(dir, { recursive: true });
     assert.deepEqual(leftoversOf(null, dir), []);
   });
@@ -141,7 +188,9 @@ describe('attach watcher', () => {
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${server.address().port}/`;
     let gone = null;
-    const stop = watchAttachedNode({ metricsUrl: url, rpcUrl: url, periodMs: 50, timeoutMs: 200 }, (i) => { gone = i; });
+    const stop = watchAttachedNode({ metricsUrl: url, rpcUrl: url, periodMs: 50, timeoutMs: 200 }, (i) => {
+      gone = i;
+    });
     await new Promise((r) => setTimeout(r, 400));
     assert.equal(gone, null);
     await new Promise((r) => server.close(r));
@@ -149,7 +198,10 @@ describe('attach watcher', () => {
     const t0 = Date.now();
     while (!gone && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 50));
     stop();
-    assert.match(gone.message, /the node stopped answering: neither its metrics endpoint \(METRICS_URL\) nor RPC_URL answered 3 checks in a row/);
+    assert.match(
+      gone.message,
+      /the node stopped answering: neither its metrics endpoint \(METRICS_URL\) nor RPC_URL answered 3 checks in a row/,
+    );
   });
 });
 
@@ -158,7 +210,10 @@ describe('Prometheus queries', () => {
     const server = http.createServer(() => {}); // accepts, never answers
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     const t0 = Date.now();
-    await assert.rejects(queryClient(`http://127.0.0.1:${server.address().port}`, { timeoutMs: 300 }).valueAt('up', Date.now()), /did not answer within 300 ms/);
+    await assert.rejects(
+      queryClient(`http://127.0.0.1:${server.address().port}`, { timeoutMs: 300 }).valueAt('up', Date.now()),
+      /did not answer within 300 ms/,
+    );
     assert.ok(Date.now() - t0 < 3000);
     server.closeAllConnections();
     server.close();
@@ -167,7 +222,7 @@ describe('Prometheus queries', () => {
 
 describe('Docker engine lost', () => {
   const { withoutTraceback, engineLostError } = require('../../src/runtime/engine-lost');
-  it('Compose\'s Python traceback is left out of the message, its last words kept', () => {
+  it("Compose's Python traceback is left out of the message, its last words kept", () => {
     const out = [
       'Stopping chainperf-x_node_1 ...',
       'Traceback (most recent call last):',
@@ -187,6 +242,9 @@ describe('Docker engine lost', () => {
     assert.equal(kept[kept.length - 1], 'docker.errors.DockerException: Error while fetching server API version');
   });
   it('names the project left and the command to run once the engine is back', () => {
-    assert.match(engineLostError('chainperf-x', 'docker compose -p chainperf-x down -v').message, /the Docker engine stopped answering \(.*\); compose project chainperf-x is left behind: once the engine is back, run: docker compose -p chainperf-x down -v/);
+    assert.match(
+      engineLostError('chainperf-x', 'docker compose -p chainperf-x down -v').message,
+      /the Docker engine stopped answering \(.*\); compose project chainperf-x is left behind: once the engine is back, run: docker compose -p chainperf-x down -v/,
+    );
   });
 });

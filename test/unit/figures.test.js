@@ -6,8 +6,14 @@ const { mergeSamples, newRecorder, percentile, classifyError } = require('../../
 /** Samples of one worker: `lat` latencies of ok requests and `failed` failures, all in the second at t. */
 function snapshot({ start, end, t, method = 'eth_call', lat = [], failed = {} }) {
   return {
-    worker: 'w', start_at: start, end_at: end, before_window: 5, in_flight_at_end: 2, first_request_at: start - 1000,
-    seconds: { [Math.floor(t / 1000)]: { [method]: { lat, failed } } }, errors: {},
+    worker: 'w',
+    start_at: start,
+    end_at: end,
+    before_window: 5,
+    in_flight_at_end: 2,
+    first_request_at: start - 1000,
+    seconds: { [Math.floor(t / 1000)]: { [method]: { lat, failed } } },
+    errors: {},
   };
 }
 
@@ -17,7 +23,9 @@ describe('figures from known counters', () => {
   it('CPU time per request is the CPU between the edges over the requests answered', () => {
     const cpu = cpuDelta({ user_s: 100, system_s: 20, total_s: 120 }, { user_s: 103, system_s: 21, total_s: 124 });
     assert.deepEqual(cpu, { user_s: 3, system_s: 1, total_s: 4 });
-    const samples = mergeSamples([snapshot({ start: window.start_ms, end: window.end_ms, t: 1_005_000, lat: new Array(2000).fill(1) })]);
+    const samples = mergeSamples([
+      snapshot({ start: window.start_ms, end: window.end_ms, t: 1_005_000, lat: new Array(2000).fill(1) }),
+    ]);
     const f = computeFigures({ window, cpu, idle: { cpu_s: 0.5, seconds: 5 }, samples });
     assert.equal(f.requests_ok, 2000);
     assert.equal(f.cpu_ms_per_request, 2); // 4 s * 1000 / 2000
@@ -29,7 +37,9 @@ describe('figures from known counters', () => {
   });
 
   it('failed requests do not count as answered, and set the error rate', () => {
-    const samples = mergeSamples([snapshot({ start: window.start_ms, end: window.end_ms, t: 1_001_000, lat: [1, 2, 3], failed: { rpc: 1 } })]);
+    const samples = mergeSamples([
+      snapshot({ start: window.start_ms, end: window.end_ms, t: 1_001_000, lat: [1, 2, 3], failed: { rpc: 1 } }),
+    ]);
     const f = computeFigures({ window, cpu: { user_s: 1, system_s: 0, total_s: 1.5 }, idle: null, samples });
     assert.equal(f.requests_ok, 3);
     assert.equal(f.requests_failed, 1);
@@ -40,20 +50,39 @@ describe('figures from known counters', () => {
   });
 
   it('no successful request gives no CPU per request rather than a number', () => {
-    const samples = mergeSamples([snapshot({ start: window.start_ms, end: window.end_ms, t: 1_001_000, failed: { timeout: 4 } })]);
-    const f = computeFigures({ window, cpu: { user_s: 1, system_s: 0, total_s: 1 }, idle: { cpu_s: 1, seconds: 10 }, samples });
+    const samples = mergeSamples([
+      snapshot({ start: window.start_ms, end: window.end_ms, t: 1_001_000, failed: { timeout: 4 } }),
+    ]);
+    const f = computeFigures({
+      window,
+      cpu: { user_s: 1, system_s: 0, total_s: 1 },
+      idle: { cpu_s: 1, seconds: 10 },
+      samples,
+    });
     assert.equal(f.cpu_ms_per_request, null);
     assert.equal(f.cpu_ms_per_request_net, null);
     assert.equal(f.error_rate, 1);
   });
 
   it('a source without user/system split gives null for both, and the total', () => {
-    assert.deepEqual(cpuDelta({ user_s: null, system_s: null, total_s: 10 }, { user_s: null, system_s: null, total_s: 12.5 }), { user_s: null, system_s: null, total_s: 2.5 });
+    assert.deepEqual(
+      cpuDelta({ user_s: null, system_s: null, total_s: 10 }, { user_s: null, system_s: null, total_s: 12.5 }),
+      { user_s: null, system_s: null, total_s: 2.5 },
+    );
   });
 
   it('CPU per request per second joins whole-second CPU ticks with the requests of that second', () => {
-    const ticks = [{ t_ms: 2000, total_s: 1 }, { t_ms: 3000, total_s: 1.5 }, { t_ms: 4000, total_s: 1.7 }, { t_ms: 6000, total_s: 2 }];
-    const series = [{ t_ms: 2000, ok: 100 }, { t_ms: 3000, ok: 0 }, { t_ms: 4000, ok: 50 }];
+    const ticks = [
+      { t_ms: 2000, total_s: 1 },
+      { t_ms: 3000, total_s: 1.5 },
+      { t_ms: 4000, total_s: 1.7 },
+      { t_ms: 6000, total_s: 2 },
+    ];
+    const series = [
+      { t_ms: 2000, ok: 100 },
+      { t_ms: 3000, ok: 0 },
+      { t_ms: 4000, ok: 50 },
+    ];
     // 2..3 s: 0.5 s / 100; 3..4 s: no requests; 4..6 s: not one second
     assert.deepEqual(cpuPerRequestSeries(ticks, series), [{ t_ms: 2000, cpu_ms_per_request: 5 }]);
   });
@@ -84,7 +113,13 @@ describe('generator samples', () => {
     assert.equal(m.failed, 2);
     assert.equal(m.methods.eth_getLogs.requests_failed, 2);
     assert.equal(m.methods.eth_call.latency_ms.max, 2);
-    assert.deepEqual(m.series.map((p) => [p.t_ms, p.span_ms, p.ok, p.failed]), [[1000, 500, 2, 0], [3000, 500, 1, 2]]);
+    assert.deepEqual(
+      m.series.map((p) => [p.t_ms, p.span_ms, p.ok, p.failed]),
+      [
+        [1000, 500, 2, 0],
+        [3000, 500, 1, 2],
+      ],
+    );
     assert.equal(m.before_window, 10);
     assert.equal(m.in_flight_at_end, 4);
     assert.equal(m.workers, 2);
@@ -107,8 +142,8 @@ describe('generator samples', () => {
   });
 });
 
-describe('the window\'s end edge read late', () => {
-  it('requests completed after the window\'s end, up to the instant the CPU was read, are counted with that CPU; not in the window\'s figures', () => {
+describe("the window's end edge read late", () => {
+  it("requests completed after the window's end, up to the instant the CPU was read, are counted with that CPU; not in the window's figures", () => {
     const start = 2_000_000;
     const end = start + 10_000;
     const rec = newRecorder({ start_at: start, end_at: end, stop_at: end + 1000 }, 'w');
@@ -119,16 +154,22 @@ describe('the window\'s end edge read late', () => {
       rec.completed('eth_call', 1, null, t);
     }
     const samples = mergeSamples([rec.snapshot()]);
-    assert.equal(samples.ok, 1000, 'the window\'s own figures: completions inside it only');
+    assert.equal(samples.ok, 1000, "the window's own figures: completions inside it only");
     // The end edge was read 300 ms late: the CPU covers 10.3 s of load, and so do the requests it is divided by.
     const cpuWindow = { start_ms: start, end_ms: end + 300, requests_ok: samples.okBetween(start, end + 300) };
     assert.equal(cpuWindow.requests_ok, 1030);
-    const f = computeFigures({ window: { start_ms: start, end_ms: end }, cpu: { user_s: 0.8, system_s: 0.23, total_s: 1.03 }, idle: null, samples, cpuWindow });
+    const f = computeFigures({
+      window: { start_ms: start, end_ms: end },
+      cpu: { user_s: 0.8, system_s: 0.23, total_s: 1.03 },
+      idle: null,
+      samples,
+      cpuWindow,
+    });
     assert.ok(Math.abs(f.cpu_ms_per_request - 1) < 1e-9, 'no inflation by lateness / window');
     assert.equal(f.rps, 100);
   });
 
-  it('the requests in flight at the window\'s end are those it did not see complete, not those left when the load stopped', () => {
+  it("the requests in flight at the window's end are those it did not see complete, not those left when the load stopped", () => {
     const rec = newRecorder({ start_at: 0, end_at: 1000, stop_at: 2000 }, 'w');
     rec.started();
     rec.started();
@@ -140,7 +181,7 @@ describe('the window\'s end edge read late', () => {
 });
 
 describe('requests between two instants', () => {
-  it('okBetween of the window\'s own edges counts exactly its requests, also when the edges fall inside a 10 ms slot', () => {
+  it("okBetween of the window's own edges counts exactly its requests, also when the edges fall inside a 10 ms slot", () => {
     const start = 3_000_003;
     const end = start + 1000;
     const rec = newRecorder({ start_at: start, end_at: end, stop_at: end + 500 }, 'w');
@@ -151,6 +192,10 @@ describe('requests between two instants', () => {
     const samples = mergeSamples([rec.snapshot()]);
     assert.equal(samples.ok, 1000);
     assert.equal(samples.okBetween(start, end), samples.ok);
-    assert.equal(samples.okBetween(start, start + 500) + samples.okBetween(start + 500, end), samples.ok, 'segments partition the window');
+    assert.equal(
+      samples.okBetween(start, start + 500) + samples.okBetween(start + 500, end),
+      samples.ok,
+      'segments partition the window',
+    );
   });
 });

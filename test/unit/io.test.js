@@ -3,14 +3,21 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const {
-  parseBlkio, memoryStat, readCgroupIo, cgroupDirsOfPid, enableIoCounting, ioBetween, ioFigures,
+  parseBlkio,
+  memoryStat,
+  readCgroupIo,
+  cgroupDirsOfPid,
+  enableIoCounting,
+  ioBetween,
+  ioFigures,
 } = require('../../src/measure/io');
 const { coldRestart, evictDir, residentBytes } = require('../../src/measure/cold');
 const { tmpDir } = require('../helpers');
 
-const BLKIO = '254:0 Read 4096\n254:0 Write 512\n254:0 Sync 4608\n254:0 Total 4608\n8:0 Read 1000\n8:0 Write 0\nTotal 5608\n';
+const BLKIO =
+  '254:0 Read 4096\n254:0 Write 512\n254:0 Sync 4608\n254:0 Total 4608\n8:0 Read 1000\n8:0 Write 0\nTotal 5608\n';
 
-describe('disk and memory counters of the node\'s cgroup', () => {
+describe("disk and memory counters of the node's cgroup", () => {
   it('sums Read and Write over every device, skipping the totals', () => {
     assert.deepEqual(parseBlkio(BLKIO), { read: 5096, write: 512 });
     assert.deepEqual(parseBlkio('Total 0\n'), { read: 0, write: 0 });
@@ -22,7 +29,7 @@ describe('disk and memory counters of the node\'s cgroup', () => {
     assert.equal(memoryStat('cache 1\n', 'pgmajfault'), null);
   });
 
-  it('reads a group\'s files, null for what is missing', () => {
+  it("reads a group's files, null for what is missing", () => {
     const dir = tmpDir();
     const dirs = { memory: path.join(dir, 'm'), blkio: path.join(dir, 'b') };
     fs.mkdirSync(dirs.memory);
@@ -32,7 +39,18 @@ describe('disk and memory counters of the node\'s cgroup', () => {
     fs.writeFileSync(path.join(dirs.memory, 'memory.stat'), 'pgmajfault 1\ntotal_pgmajfault 9\n');
     fs.writeFileSync(path.join(dirs.memory, 'memory.usage_in_bytes'), '1048576\n');
     const r = readCgroupIo(dirs);
-    assert.deepEqual({ ...r, at_ms: 0 }, { read_bytes: 5096, write_bytes: 512, read_ops: 2, write_ops: 1, major_faults: 9, memory_bytes: 1048576, at_ms: 0 });
+    assert.deepEqual(
+      { ...r, at_ms: 0 },
+      {
+        read_bytes: 5096,
+        write_bytes: 512,
+        read_ops: 2,
+        write_ops: 1,
+        major_faults: 9,
+        memory_bytes: 1048576,
+        at_ms: 0,
+      },
+    );
     const none = readCgroupIo({ memory: dirs.memory, blkio: null });
     assert.equal(none.read_bytes, null);
     assert.equal(none.major_faults, 9);
@@ -49,7 +67,7 @@ describe('disk and memory counters of the node\'s cgroup', () => {
     assert.equal(enableIoCounting(path.join(dir, 'gone'), { majmin: '254:0' }), false);
   });
 
-  it('finds a process\'s memory and blkio groups from /proc/PID/cgroup', () => {
+  it("finds a process's memory and blkio groups from /proc/PID/cgroup", () => {
     const dirs = cgroupDirsOfPid(process.pid, '/R');
     const lines = fs.readFileSync(`/proc/${process.pid}/cgroup`, 'utf8');
     if (/:memory:/.test(lines)) assert.match(dirs.memory, /^\/R\/memory\//);
@@ -61,12 +79,29 @@ describe('disk and memory counters of the node\'s cgroup', () => {
     const a = { read_bytes: 1000, write_bytes: 0, read_ops: 10, write_ops: 0, major_faults: 5, at_ms: 10000 };
     const b = { read_bytes: 41000, write_bytes: 8192, read_ops: 60, write_ops: 2, major_faults: 25, at_ms: 20000 };
     const io = ioBetween(a, b, 400, 'test');
-    assert.deepEqual(io, { source: 'test', seconds: 10, requests_ok: 400, read_bytes: 40000, write_bytes: 8192, read_ops: 50, write_ops: 2, major_faults: 20 });
+    assert.deepEqual(io, {
+      source: 'test',
+      seconds: 10,
+      requests_ok: 400,
+      read_bytes: 40000,
+      write_bytes: 8192,
+      read_ops: 50,
+      write_ops: 2,
+      major_faults: 20,
+    });
     assert.deepEqual(ioFigures({ io, memory_mean_bytes: 80e6 }, 40), {
-      disk_read_bytes_per_request: 100, disk_write_bytes_per_request: 20.48, disk_read_iops: 5, major_faults_per_request: 0.05, memory_bytes_per_rps: 2e6,
+      disk_read_bytes_per_request: 100,
+      disk_write_bytes_per_request: 20.48,
+      disk_read_iops: 5,
+      major_faults_per_request: 0.05,
+      memory_bytes_per_rps: 2e6,
     });
     assert.deepEqual(ioFigures({}, 0), {
-      disk_read_bytes_per_request: null, disk_write_bytes_per_request: null, disk_read_iops: null, major_faults_per_request: null, memory_bytes_per_rps: null,
+      disk_read_bytes_per_request: null,
+      disk_write_bytes_per_request: null,
+      disk_read_iops: null,
+      major_faults_per_request: null,
+      memory_bytes_per_rps: null,
     });
     assert.equal(ioBetween(null, b, 1, 'x'), null);
   });
@@ -97,8 +132,16 @@ describe('COLD=yes', () => {
 
   it('fails the run when the data cannot be evicted, or the runtime cannot restart the node', async () => {
     const stack = { runtime: 'host', nodeDataDir: '/x', restartNode: async (between) => between() };
-    await assert.rejects(coldRestart({ s: {}, stack, chain: {} }, () => { throw Object.assign(new Error('x'), { code: 'EACCES' }); }), /could not be evicted from the page cache \(EACCES\)/);
-    await assert.rejects(coldRestart({ s: {}, stack: { runtime: 'attach' }, chain: {} }), /cannot restart the node cold/);
+    await assert.rejects(
+      coldRestart({ s: {}, stack, chain: {} }, () => {
+        throw Object.assign(new Error('x'), { code: 'EACCES' });
+      }),
+      /could not be evicted from the page cache \(EACCES\)/,
+    );
+    await assert.rejects(
+      coldRestart({ s: {}, stack: { runtime: 'attach' }, chain: {} }),
+      /cannot restart the node cold/,
+    );
   });
 
   it('evicts every file of a directory from the page cache', () => {

@@ -15,7 +15,19 @@ const hex = (n) => `0x${n.toString(16)}`;
 function capture() {
   const lines = [];
   const t0 = 1_763_880_000_000;
-  const add = (method, params, extra = {}) => lines.push({ t: t0 + lines.length * 101, transport: 'http', method, params, batch: null, latency_ms: 1, bytes: 10, head: 1000, error: null, ...extra });
+  const add = (method, params, extra = {}) =>
+    lines.push({
+      t: t0 + lines.length * 101,
+      transport: 'http',
+      method,
+      params,
+      batch: null,
+      latency_ms: 1,
+      bytes: 10,
+      head: 1000,
+      error: null,
+      ...extra,
+    });
   for (let i = 0; i < 50; i++) add('eth_call', [{ to: '0x1', data: '0x' }, 'latest']);
   for (let i = 0; i < 30; i++) add('eth_getBlockByNumber', [hex(1000 - i), false]); // depths 0..29
   for (let i = 0; i < 15; i++) add('eth_getLogs', [{ fromBlock: hex(900), toBlock: hex(900 + i) }]); // ranges 1..15
@@ -25,7 +37,7 @@ function capture() {
 }
 
 describe('mix from a capture', () => {
-  it('weights are each known method\'s share in percent of the methods chainperf parameterizes; unknown methods are named and left out', () => {
+  it("weights are each known method's share in percent of the methods chainperf parameterizes; unknown methods are named and left out", () => {
     const d = deriveMix(capture());
     assert.deepEqual(d.mix, { eth_call: 52.08, eth_getBlockByNumber: 31.25, eth_getLogs: 15.63, eth_getBalance: 1.04 });
     assert.deepEqual(d.not_in_mix, ['net_version']);
@@ -41,14 +53,23 @@ describe('mix from a capture', () => {
     assert.equal(t.block_depth.samples, 46);
     assert.equal(t.block_depth.max, 100);
     assert.deepEqual(t.block_tags, { latest: 50 });
-    assert.deepEqual(t.batches, { count: 1, requests_in_batches: 4, size: { samples: 1, mean: 4, p50: 4, p90: 4, max: 4 } });
+    assert.deepEqual(t.batches, {
+      count: 1,
+      requests_in_batches: 4,
+      size: { samples: 1, mean: 4, p50: 4, p90: 4, max: 4 },
+    });
     assert.ok(Math.abs(t.seconds - 9.999) < 1e-9);
   });
 
   it('the written file is a workload loadMix reads; the traffic table is ignored by it', () => {
     const dir = tmpDir();
     const file = path.join(dir, 'cap.jsonl');
-    fs.writeFileSync(file, `${capture().map((l) => JSON.stringify(l)).join('\n')}\n`);
+    fs.writeFileSync(
+      file,
+      `${capture()
+        .map((l) => JSON.stringify(l))
+        .join('\n')}\n`,
+    );
     const text = mixYaml(deriveMix(readCapture(file)), { source: 'cap.jsonl' });
     const name = `test-mix-${process.pid}`;
     const out = path.join(ROOT, 'workloads', `${name}.yml`);
@@ -64,19 +85,32 @@ describe('mix from a capture', () => {
     this.timeout(20000); // two ./run.sh processes: about 2 s on a quiet machine
     const dir = tmpDir();
     const file = path.join(dir, 'cap.jsonl');
-    fs.writeFileSync(file, capture().map((l) => JSON.stringify(l)).join('\n'));
+    fs.writeFileSync(
+      file,
+      capture()
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    );
     const name = `test-mixcli-${process.pid}`;
     const out = path.join(ROOT, 'workloads', `${name}.yml`);
     try {
-      const r = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file, '--name', name], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file, '--name', name], {
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0, r.stderr);
       assert.equal(r.stdout.trim(), out);
       assert.match(r.stderr, /left out: net_version/);
       assert.equal(loadMix(name).eth_call, 52.08);
-      const again = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file, '--name', name], { encoding: 'utf8' });
+      const again = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file, '--name', name], {
+        encoding: 'utf8',
+      });
       assert.equal(again.status, 2, 'an existing workload is not overwritten');
       assert.match(again.stderr, /exists/);
-      assert.equal(spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file, '--name', name, '--replace', 'yes']).status, 0);
+      assert.equal(
+        spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file, '--name', name, '--replace', 'yes'])
+          .status,
+        0,
+      );
     } finally {
       fs.rmSync(out, { force: true });
     }
@@ -85,6 +119,9 @@ describe('mix from a capture', () => {
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /none of the methods seen \(net_version\)/);
     fs.writeFileSync(file, 'not json\n');
-    assert.match(spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file], { encoding: 'utf8' }).stderr, /line 1 is not JSON/);
+    assert.match(
+      spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file], { encoding: 'utf8' }).stderr,
+      /line 1 is not JSON/,
+    );
   });
 });

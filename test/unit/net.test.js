@@ -12,11 +12,13 @@ describe('freePorts', () => {
     const servers = [];
     try {
       for (const port of Object.values(ports)) {
-        servers.push(await new Promise((resolve, reject) => {
-          const srv = net.createServer();
-          srv.on('error', reject);
-          srv.listen(port, '127.0.0.1', () => resolve(srv));
-        }));
+        servers.push(
+          await new Promise((resolve, reject) => {
+            const srv = net.createServer();
+            srv.on('error', reject);
+            srv.listen(port, '127.0.0.1', () => resolve(srv));
+          }),
+        );
       }
     } finally {
       await Promise.all(servers.map((srv) => new Promise((resolve) => srv.close(resolve))));

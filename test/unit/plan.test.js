@@ -11,17 +11,52 @@ const { ROOT, tmpDir, writeScenario } = require('../helpers');
 
 const BASE = path.join(ROOT, 'scenarios', 'geth-dev.env');
 
-function fakeRun(dir, name, cpu, { rps = 1000, id = 'r1', perSecond = [cpu, cpu * 1.01, cpu * 0.99], reps = null } = {}) {
+function fakeRun(
+  dir,
+  name,
+  cpu,
+  { rps = 1000, id = 'r1', perSecond = [cpu, cpu * 1.01, cpu * 0.99], reps = null } = {},
+) {
   const runDir = path.join(dir, name, id);
   const run = {
-    schema_version: 1, run_id: id, scenario_name: name, status: 'ok', phase: 'measure', started_at: '2026-01-01T00:00:00.000Z', ended_at: '2026-01-01T00:01:00.000Z', warnings: [],
+    schema_version: 1,
+    run_id: id,
+    scenario_name: name,
+    status: 'ok',
+    phase: 'measure',
+    started_at: '2026-01-01T00:00:00.000Z',
+    ended_at: '2026-01-01T00:01:00.000Z',
+    warnings: [],
     window: { start_ms: 0, end_ms: 3000 },
-    figures: { requests_ok: 3000, requests_failed: 0, cpu_ms_per_request: cpu, cpu_ms_per_request_net: cpu * 0.9, rps, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 }, methods: {} },
-    provenance: { toolkit: {}, client: { name: 'geth', version: '1.16.7' }, runtime: 'host', machine: { cpu_model: 'X', cores: 2, memory_bytes: 2 ** 34, kernel: 'k' }, scenario: { CORES: 1 } },
+    figures: {
+      requests_ok: 3000,
+      requests_failed: 0,
+      cpu_ms_per_request: cpu,
+      cpu_ms_per_request_net: cpu * 0.9,
+      rps,
+      latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 },
+      methods: {},
+    },
+    provenance: {
+      toolkit: {},
+      client: { name: 'geth', version: '1.16.7' },
+      runtime: 'host',
+      machine: { cpu_model: 'X', cores: 2, memory_bytes: 2 ** 34, kernel: 'k' },
+      scenario: { CORES: 1 },
+    },
   };
-  if (reps) run.repetitions = reps.map((x) => ({ figures: { ...run.figures, cpu_ms_per_request: x, cpu_ms_per_request_net: x * 0.9 } }));
+  if (reps)
+    run.repetitions = reps.map((x) => ({
+      figures: { ...run.figures, cpu_ms_per_request: x, cpu_ms_per_request_net: x * 0.9 },
+    }));
   const series = {
-    requests: perSecond.map((_, i) => ({ t_ms: i * 1000, span_ms: 1000, ok: rps, failed: 0, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } })),
+    requests: perSecond.map((_, i) => ({
+      t_ms: i * 1000,
+      span_ms: 1000,
+      ok: rps,
+      failed: 0,
+      latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 },
+    })),
     cpu_per_request: perSecond.map((v, i) => ({ t_ms: i * 1000, cpu_ms_per_request: v })),
   };
   writeReport(runDir, run, series);
@@ -39,7 +74,11 @@ describe('plans', () => {
 
   it('makes one point per combination of the swept keys, named after their values', () => {
     const dir = tmpDir();
-    const file = writeScenario(dir, 'p', `BASE=${BASE}\nSWEEP=DB_CACHE_MB,PEERS\nDB_CACHE_MB=32,64\nPEERS=4,50\nREPETITIONS=2\nDURATION_S=5\n`);
+    const file = writeScenario(
+      dir,
+      'p',
+      `BASE=${BASE}\nSWEEP=DB_CACHE_MB,PEERS\nDB_CACHE_MB=32,64\nPEERS=4,50\nREPETITIONS=2\nDURATION_S=5\n`,
+    );
     assert.ok(isPlanFile(file));
     assert.ok(!isPlanFile(BASE));
     const { plan, errors } = parsePlan(file, { env: {} });
@@ -55,8 +94,14 @@ describe('plans', () => {
     const dir = tmpDir();
     const file = writeScenario(dir, 'bad', `BASE=${BASE}\nSWEEP=CORES,PEERZ\nCORES=1,64\nDURATON_S=5\n`);
     const { errors } = parsePlan(file, { env: {} });
-    assert.ok(errors.some((e) => /unknown key DURATON_S \(did you mean DURATION_S\?\)/.test(e)), errors.join('\n'));
-    assert.ok(errors.some((e) => /SWEEP: PEERZ is not a scenario key \(did you mean PEERS\?\)/.test(e)), errors.join('\n'));
+    assert.ok(
+      errors.some((e) => /unknown key DURATON_S \(did you mean DURATION_S\?\)/.test(e)),
+      errors.join('\n'),
+    );
+    assert.ok(
+      errors.some((e) => /SWEEP: PEERZ is not a scenario key \(did you mean PEERS\?\)/.test(e)),
+      errors.join('\n'),
+    );
     const file2 = writeScenario(dir, 'bad2', `BASE=${BASE}\nSWEEP=CORES\nCORES=1,64\n`);
     const r2 = parsePlan(file2, { env: {} });
     assert.equal(r2.errors.length, 1);
@@ -78,8 +123,11 @@ describe('plans', () => {
     // A runner standing in for runScenario: it writes a real report folder for the point.
     const runner = async (base, { env }) => {
       calls.push(env.DB_CACHE_MB);
-      if (calls.length === interruptAt) return { exitCode: 1, run: { status: 'failed', error: 'interrupted by SIGINT' } };
-      const { runDir, run } = fakeRun(path.join(env.REPORTS_DIR), env.NAME, Number(env.DB_CACHE_MB) / 100, { id: `r${calls.length}` });
+      if (calls.length === interruptAt)
+        return { exitCode: 1, run: { status: 'failed', error: 'interrupted by SIGINT' } };
+      const { runDir, run } = fakeRun(path.join(env.REPORTS_DIR), env.NAME, Number(env.DB_CACHE_MB) / 100, {
+        id: `r${calls.length}`,
+      });
       return { exitCode: 0, reportDir: runDir, run };
     };
     const quiet = { env: { REPORTS_DIR: reports }, out: () => {}, runner };
@@ -101,11 +149,19 @@ describe('plans', () => {
     assert.deepEqual(resumed.slice(3), [interruptedPoint]);
     const md = fs.readFileSync(path.join(second.planDir, 'plan.md'), 'utf8');
     const p = Number(interruptedPoint);
-    assert.match(md, new RegExp(`\\| ${p} \\| 2 \\| 1 \\| ${(p / 100).toFixed(3).replace('.', '\\.')} \\[`), 'two ok runs, one interrupted, with an interval');
-    for (const c of ['cpu_ms_per_request.svg', 'rps.svg', 'p99_ms.svg']) assert.ok(fs.existsSync(path.join(second.planDir, 'charts', c)));
+    assert.match(
+      md,
+      new RegExp(`\\| ${p} \\| 2 \\| 1 \\| ${(p / 100).toFixed(3).replace('.', '\\.')} \\[`),
+      'two ok runs, one interrupted, with an interval',
+    );
+    for (const c of ['cpu_ms_per_request.svg', 'rps.svg', 'p99_ms.svg'])
+      assert.ok(fs.existsSync(path.join(second.planDir, 'charts', c)));
     const third = await runPlan(file, quiet);
     assert.notEqual(third.planDir, first.planDir, 'a complete plan is not resumed: a new one starts');
-    assert.match(fs.readFileSync(path.join(reports, 'INDEX.md'), 'utf8'), /\| sweep \| DB_CACHE_MB \| 3 \| complete \|/);
+    assert.match(
+      fs.readFileSync(path.join(reports, 'INDEX.md'), 'utf8'),
+      /\| sweep \| DB_CACHE_MB \| 3 \| complete \|/,
+    );
   });
 });
 
@@ -135,7 +191,7 @@ describe('plans and Ctrl-C', () => {
     assert.equal(calls.length, 1, 'no run after the one Ctrl-C came in');
     assert.equal(res.state.status, 'interrupted');
     assert.match(fs.readFileSync(path.join(res.planDir, 'plan.md'), 'utf8'), /— interrupted/);
-    assert.equal(process.listenerCount('SIGINT'), 0, 'the plan\'s handler is gone after it');
+    assert.equal(process.listenerCount('SIGINT'), 0, "the plan's handler is gone after it");
   });
 });
 
@@ -157,7 +213,10 @@ describe('compare', () => {
   it('two single windows: no verdict from the seconds inside them, and a pointer to ./run.sh ab', () => {
     const dir = tmpDir();
     // The per-second values are tight: judged by them, this difference would be called beyond the noise.
-    const c = compare(fakeRun(dir, 'a', 0.2).runDir, fakeRun(dir, 'b', 0.23, { perSecond: [0.23, 0.231, 0.229] }).runDir);
+    const c = compare(
+      fakeRun(dir, 'a', 0.2).runDir,
+      fakeRun(dir, 'b', 0.23, { perSecond: [0.23, 0.231, 0.229] }).runDir,
+    );
     assert.equal(c.noise, null);
     for (const r of c.rows) assert.equal(r.beyond_noise, null);
     const md = renderCompare(c);
@@ -179,7 +238,10 @@ describe('compare', () => {
     fakeRun(dir, 'a', 0.2);
     fakeRun(dir, 'b', 0.3, { id: 'r2' });
     const md = renderIndex(dir);
-    assert.match(md, /\| geth 1\.16\.7 \| host \| 0\.200 \| 0\.180 \| 1000 \| 3\.0 \| \[summary\]\(a\/r1\/summary\.md\) \|/);
+    assert.match(
+      md,
+      /\| geth 1\.16\.7 \| host \| 0\.200 \| 0\.180 \| 1000 \| 3\.0 \| \[summary\]\(a\/r1\/summary\.md\) \|/,
+    );
     assert.match(md, /\[summary\]\(b\/r2\/summary\.md\)/);
   });
 });

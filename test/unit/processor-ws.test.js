@@ -12,7 +12,12 @@ describe('ethereum processor over WebSocket', function () {
   this.timeout(20000);
   let node;
   let processor;
-  const events = { emitted: [], emit(...a) { this.emitted.push(a); } };
+  const events = {
+    emitted: [],
+    emit(...a) {
+      this.emitted.push(a);
+    },
+  };
   const kinds = () => events.emitted.filter((e) => e[0] === 'counter').map((e) => e[1]);
 
   before(async () => {

@@ -9,8 +9,15 @@ const { startFakeNode, writeGeneratorSpec } = require('../helpers');
 const { mergeSamples } = require('../../src/workload/samples');
 
 const POOL = {
-  chain_id: 1337, head: 10, blocks: [1, 2, 3], tx_hashes: [`0x${'ab'.repeat(32)}`], addresses: [`0x${'11'.repeat(20)}`],
-  senders: [`0x${'11'.repeat(20)}`], contract: `0x${'22'.repeat(20)}`, call_data: ['0x2ddbd13a'], estimate_data: ['0x01'],
+  chain_id: 1337,
+  head: 10,
+  blocks: [1, 2, 3],
+  tx_hashes: [`0x${'ab'.repeat(32)}`],
+  addresses: [`0x${'11'.repeat(20)}`],
+  senders: [`0x${'11'.repeat(20)}`],
+  contract: `0x${'22'.repeat(20)}`,
+  call_data: ['0x2ddbd13a'],
+  estimate_data: ['0x01'],
 };
 
 describe('ethereum processor', function () {
@@ -19,7 +26,12 @@ describe('ethereum processor', function () {
   let processor;
   let dir;
   let spec;
-  const events = { emitted: [], emit(...a) { this.emitted.push(a); } };
+  const events = {
+    emitted: [],
+    emit(...a) {
+      this.emitted.push(a);
+    },
+  };
 
   before(async () => {
     node = await startFakeNode();

@@ -11,28 +11,59 @@ const { tmpDir, schemaErrors } = require('../helpers');
 
 function sampleRun(over = {}) {
   return {
-    schema_version: 1, run_id: '20260101-000000-abcd', scenario_name: 'unit', status: 'ok', phase: 'measure',
-    started_at: '2026-01-01T00:00:00.000Z', ended_at: '2026-01-01T00:01:00.000Z', warnings: [],
+    schema_version: 1,
+    run_id: '20260101-000000-abcd',
+    scenario_name: 'unit',
+    status: 'ok',
+    phase: 'measure',
+    started_at: '2026-01-01T00:00:00.000Z',
+    ended_at: '2026-01-01T00:01:00.000Z',
+    warnings: [],
     window: { start_ms: 1000, end_ms: 11000 },
     idle: { cpu_s: 0.1, seconds: 10 },
     node: {
-      pid: 1, cpus: '0', cpu_source: { kind: 'cgroup', describe: 'cgroup x' }, cpu_user_s: 3, cpu_system_s: 1, cpu_total_s: 4,
+      pid: 1,
+      cpus: '0',
+      cpu_source: { kind: 'cgroup', describe: 'cgroup x' },
+      cpu_user_s: 3,
+      cpu_system_s: 1,
+      cpu_total_s: 4,
     },
     figures: {
-      window_s: 10, requests_ok: 2000, requests_failed: 1, failures: { rpc: 1, http: 0, timeout: 0, other: 0 }, error_rate: 0.0005,
-      cpu_ms_per_request: 2, cpu_ms_per_request_net: 1.995, idle_cpu_s_per_s: 0.01, rps: 200,
+      window_s: 10,
+      requests_ok: 2000,
+      requests_failed: 1,
+      failures: { rpc: 1, http: 0, timeout: 0, other: 0 },
+      error_rate: 0.0005,
+      cpu_ms_per_request: 2,
+      cpu_ms_per_request_net: 1.995,
+      idle_cpu_s_per_s: 0.01,
+      rps: 200,
       latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 },
-      methods: { eth_call: { requests_ok: 2000, requests_failed: 1, rps: 200, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } } },
+      methods: {
+        eth_call: { requests_ok: 2000, requests_failed: 1, rps: 200, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } },
+      },
     },
     errors: { 'JSON-RPC -32000: boom': 1 },
-    provenance: provenance({ scenario: { CORES: 1, WORKLOAD: 'eth-default', CONCURRENCY: 8 }, sources: {}, client: { name: 'geth', version: '1.16.7-stable' }, runtime: 'host' }),
+    provenance: provenance({
+      scenario: { CORES: 1, WORKLOAD: 'eth-default', CONCURRENCY: 8 },
+      sources: {},
+      client: { name: 'geth', version: '1.16.7-stable' },
+      runtime: 'host',
+    }),
     ...over,
   };
 }
 
 const series = {
-  requests: [{ t_ms: 1000, span_ms: 1000, ok: 200, failed: 0, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } }, { t_ms: 2000, span_ms: 1000, ok: 210, failed: 1, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } }],
-  cpu_per_request: [{ t_ms: 1000, cpu_ms_per_request: 2 }, { t_ms: 2000, cpu_ms_per_request: 2.1 }],
+  requests: [
+    { t_ms: 1000, span_ms: 1000, ok: 200, failed: 0, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } },
+    { t_ms: 2000, span_ms: 1000, ok: 210, failed: 1, latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 } },
+  ],
+  cpu_per_request: [
+    { t_ms: 1000, cpu_ms_per_request: 2 },
+    { t_ms: 2000, cpu_ms_per_request: 2.1 },
+  ],
 };
 
 describe('report writing', () => {
@@ -71,8 +102,14 @@ describe('report writing', () => {
     delete run.status;
     run.figures.cpu_ms_per_request = 'fast';
     const errs = schemaErrors(run);
-    assert.ok(errs.some((e) => /status/.test(e)), errs.join('\n'));
-    assert.ok(errs.some((e) => /cpu_ms_per_request/.test(e)), errs.join('\n'));
+    assert.ok(
+      errs.some((e) => /status/.test(e)),
+      errs.join('\n'),
+    );
+    assert.ok(
+      errs.some((e) => /cpu_ms_per_request/.test(e)),
+      errs.join('\n'),
+    );
   });
 
   it('re-renders summary and charts from run.json and series.json alone', () => {
@@ -101,7 +138,12 @@ describe('git archive', () => {
     git(repo, 'add', 'other.txt'); // staged work of someone else stays staged, uncommitted
     const dir = path.join(repo, 'reports', 'unit', 'run1');
     writeReport(dir, sampleRun(), series);
-    const res = archiveGit({ reportsRoot: path.join(repo, 'reports'), reportDir: dir, message: 'chainperf: unit ok: 2.000 ms CPU/request', log: () => {} });
+    const res = archiveGit({
+      reportsRoot: path.join(repo, 'reports'),
+      reportDir: dir,
+      message: 'chainperf: unit ok: 2.000 ms CPU/request',
+      log: () => {},
+    });
     assert.equal(res.repository, fs.realpathSync(repo));
     assert.equal(git(repo, 'log', '-1', '--format=%s'), 'chainperf: unit ok: 2.000 ms CPU/request');
     const files = git(repo, 'show', '--name-only', '--format=', 'HEAD').split('\n');

@@ -14,13 +14,24 @@ describe('rpcCall over WebSocket', function () {
   afterEach(() => node.close());
 
   it('answers results and JSON-RPC errors over one connection, closed again when idle', async () => {
-    node.answer = (b) => (b.method === 'eth_blockNumber'
-      ? { jsonrpc: '2.0', id: b.id, result: '0x10' }
-      : { jsonrpc: '2.0', id: b.id, error: { code: -32601, message: `the method ${b.method} does not exist/is not available` } });
+    node.answer = (b) =>
+      b.method === 'eth_blockNumber'
+        ? { jsonrpc: '2.0', id: b.id, result: '0x10' }
+        : {
+            jsonrpc: '2.0',
+            id: b.id,
+            error: { code: -32601, message: `the method ${b.method} does not exist/is not available` },
+          };
     const [a, b] = await Promise.all([rpcCall(node.url, 'eth_blockNumber'), rpcCall(node.url, 'eth_blockNumber')]);
     assert.equal(a, '0x10');
     assert.equal(b, '0x10');
-    await assert.rejects(rpcCall(node.url, 'eth_nope'), (err) => err instanceof RpcError && err.code === -32601 && /eth_nope: the method eth_nope does not exist/.test(err.message));
+    await assert.rejects(
+      rpcCall(node.url, 'eth_nope'),
+      (err) =>
+        err instanceof RpcError &&
+        err.code === -32601 &&
+        /eth_nope: the method eth_nope does not exist/.test(err.message),
+    );
     assert.equal(node.sockets.length, 1, 'one connection for all three calls');
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(node.sockets[0].readyState, 3, 'closed after a second without calls');
@@ -28,10 +39,16 @@ describe('rpcCall over WebSocket', function () {
 
   it('times out, and fails clearly when nothing listens', async () => {
     node.answer = () => null;
-    await assert.rejects(rpcCall(node.url, 'eth_syncing', [], { timeoutMs: 200 }), /eth_syncing: no answer after 200 ms/);
+    await assert.rejects(
+      rpcCall(node.url, 'eth_syncing', [], { timeoutMs: 200 }),
+      /eth_syncing: no answer after 200 ms/,
+    );
     const url = node.url;
     await node.close();
     await new Promise((r) => setTimeout(r, 100)); // the old connection sees its close
-    await assert.rejects(rpcCall(url, 'eth_syncing', [], { timeoutMs: 2000 }), /eth_syncing: WebSocket closed.*ECONNREFUSED/);
+    await assert.rejects(
+      rpcCall(url, 'eth_syncing', [], { timeoutMs: 2000 }),
+      /eth_syncing: WebSocket closed.*ECONNREFUSED/,
+    );
   });
 });

@@ -30,7 +30,10 @@ describe('saturation search', () => {
     const node = syntheticNode(5000);
     const r = await searchSaturation({ ...base, start: 500, measure: node.measure });
     // p99 crosses 100 ms at load 0.8975: 4487/s; the search must land between 4000 and that
-    assert.ok(r.max_sustainable_target_rps >= 4000 && r.max_sustainable_target_rps <= 4487, String(r.max_sustainable_target_rps));
+    assert.ok(
+      r.max_sustainable_target_rps >= 4000 && r.max_sustainable_target_rps <= 4487,
+      String(r.max_sustainable_target_rps),
+    );
     assert.equal(r.reached_limit, true);
     assert.deepEqual(node.measured.slice(0, 5), [500, 1000, 2000, 4000, 8000]);
     assert.equal(node.measured.length, 8, 'five growing steps and three bisections');
@@ -54,7 +57,12 @@ describe('saturation search', () => {
   });
 
   it('marks steps where the generator was the busy one', async () => {
-    const r = await searchSaturation({ ...base, start: 4000, bisect: 0, measure: syntheticNode(5000, { generatorBusy: 0.95 }).measure });
+    const r = await searchSaturation({
+      ...base,
+      start: 4000,
+      bisect: 0,
+      measure: syntheticNode(5000, { generatorBusy: 0.95 }).measure,
+    });
     assert.ok(r.steps.every((s) => s.generator_limited));
   });
 

@@ -9,7 +9,8 @@ const { closest } = require('../../src/util/strings');
 const { ROOT, tmpDir, writeScenario } = require('../helpers');
 
 const noEnv = {};
-const resolve = (file, env = noEnv, cpuCount = 2, dockerEngine = null) => resolveScenario(file, { env, cpuCount, dockerEngine });
+const resolve = (file, env = noEnv, cpuCount = 2, dockerEngine = null) =>
+  resolveScenario(file, { env, cpuCount, dockerEngine });
 
 describe('scenario parsing', () => {
   it('reads settings with their line numbers, skipping comments and blanks', () => {
@@ -53,23 +54,45 @@ describe('scenario resolution', () => {
   });
 
   it('reports every problem in the file at once, each with file, line and key', () => {
-    const file = writeScenario(dir, 'bad', [
-      'DB_CACHE=512', // unknown key, near DB_CACHE_MB
-      'PEERS=many', // not an integer
-      'DB_ENGINE=rocks', // not allowed
-      'this is not a setting',
-      'DURATION_S=0', // out of range
-      'RUNTIME=hots',
-    ].join('\n'));
+    const file = writeScenario(
+      dir,
+      'bad',
+      [
+        'DB_CACHE=512', // unknown key, near DB_CACHE_MB
+        'PEERS=many', // not an integer
+        'DB_ENGINE=rocks', // not allowed
+        'this is not a setting',
+        'DURATION_S=0', // out of range
+        'RUNTIME=hots',
+      ].join('\n'),
+    );
     const { scenario, errors } = resolve(file);
     assert.equal(scenario, null);
     assert.equal(errors.length, 6, errors.join('\n'));
-    assert.match(errors.find((e) => e.includes(':1:')), /unknown key DB_CACHE \(did you mean DB_CACHE_MB\?\)/);
-    assert.match(errors.find((e) => e.includes(':2:')), /PEERS: expected an integer from 0 to 1000, got "many"/);
-    assert.match(errors.find((e) => e.includes(':3:')), /DB_ENGINE: expected one of pebble \| leveldb \| .*rocksdb.*, got "rocks" \(did you mean rocksdb\?\)/);
-    assert.match(errors.find((e) => e.includes(':4:')), /not a setting/);
-    assert.match(errors.find((e) => e.includes(':5:')), /DURATION_S: expected an integer from 1 to 86400/);
-    assert.match(errors.find((e) => e.includes(':6:')), /RUNTIME: .*did you mean host\?/);
+    assert.match(
+      errors.find((e) => e.includes(':1:')),
+      /unknown key DB_CACHE \(did you mean DB_CACHE_MB\?\)/,
+    );
+    assert.match(
+      errors.find((e) => e.includes(':2:')),
+      /PEERS: expected an integer from 0 to 1000, got "many"/,
+    );
+    assert.match(
+      errors.find((e) => e.includes(':3:')),
+      /DB_ENGINE: expected one of pebble \| leveldb \| .*rocksdb.*, got "rocks" \(did you mean rocksdb\?\)/,
+    );
+    assert.match(
+      errors.find((e) => e.includes(':4:')),
+      /not a setting/,
+    );
+    assert.match(
+      errors.find((e) => e.includes(':5:')),
+      /DURATION_S: expected an integer from 1 to 86400/,
+    );
+    assert.match(
+      errors.find((e) => e.includes(':6:')),
+      /RUNTIME: .*did you mean host\?/,
+    );
     for (const e of errors) assert.ok(e.startsWith(`${file}:`), e);
   });
 
@@ -85,7 +108,7 @@ describe('scenario resolution', () => {
     assert.match(errors[0], /^environment CONCURRENCY: CONCURRENCY: expected an integer from 1/);
   });
 
-  it('rejects CORES above the machine\'s core count', () => {
+  it("rejects CORES above the machine's core count", () => {
     const file = writeScenario(dir, 'cores', 'CORES=3\n');
     const { errors } = resolve(file, noEnv, 2);
     assert.equal(errors.length, 1);
@@ -134,13 +157,22 @@ describe('scenario resolution', () => {
     assert.deepEqual(r.errors, []);
     assert.equal(r.scenario.TRANSPORT, 'ws');
     assert.match(r.sources.TRANSPORT, /^RPC_URL \(ws:\/\/, .*w\.env:2\)$/);
-    assert.equal(resolve(writeScenario(dir, 'h2', 'RUNTIME=attach\nRPC_URL=https://x.example/k\nNODE_PID=1\n')).scenario.TRANSPORT, 'http');
+    assert.equal(
+      resolve(writeScenario(dir, 'h2', 'RUNTIME=attach\nRPC_URL=https://x.example/k\nNODE_PID=1\n')).scenario.TRANSPORT,
+      'http',
+    );
     assert.deepEqual(resolve(ws, { TRANSPORT: 'ws' }).errors, []);
     const contra = resolve(ws, { TRANSPORT: 'http' }).errors;
     assert.equal(contra.length, 1);
-    assert.match(contra[0], /^environment TRANSPORT: TRANSPORT=http contradicts RPC_URL \(ws:\/\/, .*w\.env:2\): .*give an http:\/\/ or https:\/\/ RPC_URL, or leave TRANSPORT unset/);
+    assert.match(
+      contra[0],
+      /^environment TRANSPORT: TRANSPORT=http contradicts RPC_URL \(ws:\/\/, .*w\.env:2\): .*give an http:\/\/ or https:\/\/ RPC_URL, or leave TRANSPORT unset/,
+    );
     const http = writeScenario(dir, 'h3', 'RUNTIME=attach\nRPC_URL=http://127.0.0.1:8545\nNODE_PID=1\nTRANSPORT=ws\n');
-    assert.match(resolve(http).errors[0], /h3\.env:4: TRANSPORT=ws contradicts RPC_URL \(http:\/\/.*give a ws:\/\/ or wss:\/\/ RPC_URL/);
+    assert.match(
+      resolve(http).errors[0],
+      /h3\.env:4: TRANSPORT=ws contradicts RPC_URL \(http:\/\/.*give a ws:\/\/ or wss:\/\/ RPC_URL/,
+    );
     const badScheme = writeScenario(dir, 'b', 'RUNTIME=attach\nRPC_URL=ftp://x\nMETRICS_URL=ws://127.0.0.1:6060/m\n');
     const errs = resolve(badScheme).errors.join('\n');
     assert.match(errs, /RPC_URL: expected http:\/\/, https:\/\/, ws:\/\/ or wss:\/\/ URL, got "ftp:\/\/x"/);
@@ -153,7 +185,10 @@ describe('scenario resolution', () => {
     assert.deepEqual(r.errors, []);
     assert.equal(r.scenario.TRANSPORT, 'ws');
     assert.equal(resolve(writeScenario(dir, 't2', '')).scenario.TRANSPORT, 'http');
-    assert.match(resolve(writeScenario(dir, 't3', 'TRANSPORT=wss\n')).errors[0], /TRANSPORT: expected one of http \| ws, got "wss" \(did you mean ws\?\)/);
+    assert.match(
+      resolve(writeScenario(dir, 't3', 'TRANSPORT=wss\n')).errors[0],
+      /TRANSPORT: expected one of http \| ws, got "wss" \(did you mean ws\?\)/,
+    );
   });
 
   it('rejects a key set twice', () => {
@@ -162,7 +197,10 @@ describe('scenario resolution', () => {
   });
 
   it('redacts credentials and keys in URLs', () => {
-    assert.equal(redactUrl('https://user:pw@rpc.example.com/v3/0123456789abcdef0123456789abcdef?key=s'), 'https://<redacted>@<redacted>.example.com/v3/<redacted>?key=<redacted>');
+    assert.equal(
+      redactUrl('https://user:pw@rpc.example.com/v3/0123456789abcdef0123456789abcdef?key=s'),
+      'https://<redacted>@<redacted>.example.com/v3/<redacted>?key=<redacted>',
+    );
     assert.equal(redactUrl('http://127.0.0.1:8545'), 'http://127.0.0.1:8545/');
     const r = redactScenario({ RPC_URL: 'https://x.io/abcdefghijklmnopqrstuvwxyz', PEERS: 4 });
     assert.equal(r.RPC_URL, 'https://x.io/<redacted>');
@@ -187,7 +225,7 @@ describe('shipped scenarios', () => {
   for (const f of files) {
     // A node measured in place is the user's: its endpoint and PID come from the environment.
     const attach = /^RUNTIME=attach$/m.test(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));
-    it(`${f} resolves on a 2-core machine${attach ? ' (given the node\'s NODE_PID from the environment)' : ''}`, () => {
+    it(`${f} resolves on a 2-core machine${attach ? " (given the node's NODE_PID from the environment)" : ''}`, () => {
       assert.deepEqual(resolve(path.join(ROOT, 'scenarios', f), attach ? { NODE_PID: '1' } : noEnv).errors, []);
     });
   }

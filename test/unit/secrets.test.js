@@ -32,21 +32,46 @@ describe('the scrubber: every secret of the run replaced in what is written out'
   after(() => resetSecrets());
 
   it('knows the user, the password, token-like path segments and subdomains, and query values of a URL', () => {
-    const parts = urlSecrets('https://alice9:s3cr%40t@k3yinsub0main.rpc.example.com/v3/0123456789abcdef?apikey=QKEY&network=mainnet&limit=100');
-    for (const p of ['alice9', 's3cr%40t', 's3cr@t', 'k3yinsub0main', '0123456789abcdef', 'QKEY', Buffer.from('alice9:s3cr@t').toString('base64')]) {
+    const parts = urlSecrets(
+      'https://alice9:s3cr%40t@k3yinsub0main.rpc.example.com/v3/0123456789abcdef?apikey=QKEY&network=mainnet&limit=100',
+    );
+    for (const p of [
+      'alice9',
+      's3cr%40t',
+      's3cr@t',
+      'k3yinsub0main',
+      '0123456789abcdef',
+      'QKEY',
+      Buffer.from('alice9:s3cr@t').toString('base64'),
+    ]) {
       assert.ok(parts.includes(p), `${p} in ${parts}`);
     }
-    for (const word of ['v3', 'rpc', 'example', 'mainnet', '100']) assert.ok(!parts.includes(word), `${word} is not a secret`);
+    for (const word of ['v3', 'rpc', 'example', 'mainnet', '100'])
+      assert.ok(!parts.includes(word), `${word} is not a secret`);
     assert.deepEqual(urlSecrets('http://127.0.0.1:6060/debug/metrics/prometheus'), []);
   });
 
   it('replaces them in text, in JSON values and keys (the JSON stays valid), and in names', () => {
     addSecretValue(URL_SPEC, 'http://u5er:pa55word@127.0.0.1:8545/T0KEN123456?key=QUERYKEY9');
     addSecretValue({ type: 'string', secret: true }, 'plainsecret');
-    assert.equal(scrub('GET http://u5er:pa55word@127.0.0.1:8545/T0KEN123456?key=QUERYKEY9 failed; plainsecret'), 'GET <redacted> failed; <redacted>');
-    assert.equal(scrub('GET http://u5er:pa55word@127.0.0.1:9/T0KEN123456?x=1&key=QUERYKEY9'), 'GET http://<redacted>@127.0.0.1:9/<redacted>?x=1&key=<redacted>');
-    const doc = scrubDeep({ errors: { 'auth pa55word refused': 3 }, list: ['x T0KEN123456 y', 7, null, true], quoted: 'say "QUERYKEY9"' });
-    assert.deepEqual(doc, { errors: { 'auth <redacted> refused': 3 }, list: ['x <redacted> y', 7, null, true], quoted: 'say "<redacted>"' });
+    assert.equal(
+      scrub('GET http://u5er:pa55word@127.0.0.1:8545/T0KEN123456?key=QUERYKEY9 failed; plainsecret'),
+      'GET <redacted> failed; <redacted>',
+    );
+    assert.equal(
+      scrub('GET http://u5er:pa55word@127.0.0.1:9/T0KEN123456?x=1&key=QUERYKEY9'),
+      'GET http://<redacted>@127.0.0.1:9/<redacted>?x=1&key=<redacted>',
+    );
+    const doc = scrubDeep({
+      errors: { 'auth pa55word refused': 3 },
+      list: ['x T0KEN123456 y', 7, null, true],
+      quoted: 'say "QUERYKEY9"',
+    });
+    assert.deepEqual(doc, {
+      errors: { 'auth <redacted> refused': 3 },
+      list: ['x <redacted> y', 7, null, true],
+      quoted: 'say "<redacted>"',
+    });
     assert.equal(scrub(JSON.stringify({ a: 'QUERYKEY9' })), '{"a":"<redacted>"}');
     assert.deepEqual(scrubDeep({ at: new Date(0), n: undefined }), { at: '1970-01-01T00:00:00.000Z', n: undefined });
     assert.equal(scrubName('plan-RPC_URL-T0KEN123456'), 'plan-RPC_URL-redacted');
@@ -61,13 +86,23 @@ describe('the scrubber: every secret of the run replaced in what is written out'
   });
 
   it('redactUrl keeps an IP host but no subdomain, credential, token or query value', () => {
-    assert.equal(redactUrl('wss://me:pw@KEYSUB123.eth.provider.io:8443/ws/v2/abcdef123456?apikey=zzz#frag'), 'wss://<redacted>@<redacted>.provider.io:8443/ws/v2/<redacted>?apikey=<redacted>');
-    assert.equal(redactUrl('http://127.0.0.1:6060/debug/metrics/prometheus'), 'http://127.0.0.1:6060/debug/metrics/prometheus');
+    assert.equal(
+      redactUrl('wss://me:pw@KEYSUB123.eth.provider.io:8443/ws/v2/abcdef123456?apikey=zzz#frag'),
+      'wss://<redacted>@<redacted>.provider.io:8443/ws/v2/<redacted>?apikey=<redacted>',
+    );
+    assert.equal(
+      redactUrl('http://127.0.0.1:6060/debug/metrics/prometheus'),
+      'http://127.0.0.1:6060/debug/metrics/prometheus',
+    );
   });
 
   it('resolving a scenario registers its secrets before validation messages are printed', () => {
     const dir = tmpDir();
-    const file = writeScenario(dir, 'sec', 'RUNTIME=attach\nRPC_URL=http://user1:Pw0rd-xyz@127.0.0.1:1/\nNODE_PID=notanumber\n');
+    const file = writeScenario(
+      dir,
+      'sec',
+      'RUNTIME=attach\nRPC_URL=http://user1:Pw0rd-xyz@127.0.0.1:1/\nNODE_PID=notanumber\n',
+    );
     const r = resolveScenario(file, { env: {}, cpuCount: 2, dockerEngine: null });
     assert.ok(r.errors.length > 0);
     assert.equal(scrub('Pw0rd-xyz user1'), '<redacted> <redacted>');
@@ -90,7 +125,10 @@ describe('validation output: capped, control characters escaped, scrubbed', () =
   it('a 1 MB file of random bytes as a scenario: exit 2, at most 52 lines, no raw control character', () => {
     const file = path.join(tmpDir(), 'random.env');
     fs.writeFileSync(file, crypto.randomBytes(1 << 20));
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), file], { encoding: 'utf8', env: { ...process.env, RUNTIME: 'host' } });
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), file], {
+      encoding: 'utf8',
+      env: { ...process.env, RUNTIME: 'host' },
+    });
     assert.equal(r.status, 2);
     const lines = r.stderr.trimEnd().split('\n');
     assert.ok(lines.length <= 52, `${lines.length} lines`);
@@ -112,7 +150,10 @@ describe('names and folders that become paths', () => {
     const file = writeScenario(dir, 'n', 'DURATION_S=5\n');
     for (const name of ['..', '.', '.hidden', 'a/b', '../x']) {
       const r = resolve(file, { NAME: name, REPORTS_DIR: path.join(dir, 'reports') });
-      assert.ok(r.errors.some((e) => /NAME: /.test(e)), `${name}: ${r.errors}`);
+      assert.ok(
+        r.errors.some((e) => /NAME: /.test(e)),
+        `${name}: ${r.errors}`,
+      );
     }
     assert.deepEqual(resolve(file, { NAME: 'ok.name-1', REPORTS_DIR: path.join(dir, 'reports') }).errors, []);
     assert.equal(folderNameProblem('...x'), folderNameProblem('.x') && folderNameProblem('...x'));
@@ -123,7 +164,10 @@ describe('names and folders that become paths', () => {
   it('NAME=.. through ./run.sh: exit 2, nothing written above REPORTS_DIR', () => {
     const reports = path.join(dir, 'inner', 'reports');
     const file = writeScenario(dir, 'n', 'DURATION_S=5\n');
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), file], { encoding: 'utf8', env: { ...process.env, NAME: '..', REPORTS_DIR: reports, RUNTIME: 'host' } });
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), file], {
+      encoding: 'utf8',
+      env: { ...process.env, NAME: '..', REPORTS_DIR: reports, RUNTIME: 'host' },
+    });
     assert.equal(r.status, 2);
     assert.match(r.stderr, /NAME: must not start with a dot/);
     assert.deepEqual(fs.readdirSync(dir).sort(), ['n.env']);
@@ -135,19 +179,32 @@ describe('names and folders that become paths', () => {
     const r = parsePlan(plan, { env: { RUNTIME: 'host', REPORTS_DIR: path.join(dir, 'reports') } });
     assert.equal(r.plan, null);
     assert.match(r.errors[0], /PLAN_NAME: /);
-    const cli = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), plan], { encoding: 'utf8', env: { ...process.env, RUNTIME: 'host', REPORTS_DIR: path.join(dir, 'reports') } });
+    const cli = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), plan], {
+      encoding: 'utf8',
+      env: { ...process.env, RUNTIME: 'host', REPORTS_DIR: path.join(dir, 'reports') },
+    });
     assert.equal(cli.status, 2);
     assert.ok(!fs.existsSync(path.join(dir, 'reports')));
     const spaced = writeScenario(dir, 'my plan', `BASE=${base}\nSWEEP=DB_CACHE_MB\nDB_CACHE_MB=32,64\n`);
-    assert.equal(parsePlan(spaced, { env: { RUNTIME: 'host', REPORTS_DIR: path.join(dir, 'reports') } }).plan.name, 'my_plan');
+    assert.equal(
+      parsePlan(spaced, { env: { RUNTIME: 'host', REPORTS_DIR: path.join(dir, 'reports') } }).plan.name,
+      'my_plan',
+    );
   });
 
   it('a swept secret key names its points by position, never by value', () => {
     const base = writeScenario(dir, 'b', 'RUNTIME=attach\nNODE_PID=1\n');
-    const plan = writeScenario(dir, 'p', `BASE=${base}\nSWEEP=RPC_URL\nRPC_URL=http://127.0.0.1:1/?apikey=SWEPTKEY1,http://127.0.0.1:2/?apikey=SWEPTKEY2\n`);
+    const plan = writeScenario(
+      dir,
+      'p',
+      `BASE=${base}\nSWEEP=RPC_URL\nRPC_URL=http://127.0.0.1:1/?apikey=SWEPTKEY1,http://127.0.0.1:2/?apikey=SWEPTKEY2\n`,
+    );
     const r = parsePlan(plan, { env: { REPORTS_DIR: path.join(dir, 'reports') } });
     assert.deepEqual(r.errors, []);
-    assert.deepEqual(r.plan.points.map((p) => p.name), ['p-RPC_URL-1', 'p-RPC_URL-2']);
+    assert.deepEqual(
+      r.plan.points.map((p) => p.name),
+      ['p-RPC_URL-1', 'p-RPC_URL-2'],
+    );
     assert.equal(scrub('SWEPTKEY1 SWEPTKEY2'), '<redacted> <redacted>');
   });
 
@@ -175,7 +232,10 @@ describe('names and folders that become paths', () => {
       fs.statfsSync = statfs;
     }
     const scen = writeScenario(dir, 's', 'DURATION_S=5\n');
-    const cli = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), scen], { encoding: 'utf8', env: { ...process.env, RUNTIME: 'host', REPORTS_DIR: file } });
+    const cli = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), scen], {
+      encoding: 'utf8',
+      env: { ...process.env, RUNTIME: 'host', REPORTS_DIR: file },
+    });
     assert.equal(cli.status, 2);
     assert.match(cli.stderr, /REPORTS_DIR: .*afile is not a folder/);
     assert.doesNotMatch(cli.stderr, /\n\s+at /); // no stack trace
@@ -185,7 +245,10 @@ describe('names and folders that become paths', () => {
     const file = writeScenario(dir, 'c', 'RUNTIME=compose\n');
     for (const bad of ['localhost', '0.0.0.0; rm', '127.0.0.1:80', '999.1.1.1', '::1']) {
       const r = resolve(file, { BIND_ADDR: bad, REPORTS_DIR: path.join(dir, 'reports') });
-      assert.ok(r.errors.some((e) => /BIND_ADDR: expected an IPv4 address/.test(e)), `${bad}: ${r.errors}`);
+      assert.ok(
+        r.errors.some((e) => /BIND_ADDR: expected an IPv4 address/.test(e)),
+        `${bad}: ${r.errors}`,
+      );
     }
     for (const good of ['0.0.0.0', '192.168.1.5']) {
       const r = resolve(file, { BIND_ADDR: good, REPORTS_DIR: path.join(dir, 'reports') });
@@ -200,7 +263,9 @@ async function startAuthNode(user, pass) {
   const seen = [];
   const server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
+    req.on('data', (c) => {
+      body += c;
+    });
     req.on('end', () => {
       seen.push({ url: req.url, auth: req.headers.authorization });
       if (req.headers.authorization !== want) {
@@ -212,7 +277,9 @@ async function startAuthNode(user, pass) {
         return;
       }
       const { id } = JSON.parse(body);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: '0x10' }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id, result: '0x10' }));
     });
   });
   const wss = new WebSocketServer({
@@ -222,10 +289,12 @@ async function startAuthNode(user, pass) {
       return info.req.headers.authorization === want;
     },
   });
-  wss.on('connection', (sock) => sock.on('message', (d) => {
-    const { id } = JSON.parse(d);
-    sock.send(JSON.stringify({ jsonrpc: '2.0', id, result: '0x10' }));
-  }));
+  wss.on('connection', (sock) =>
+    sock.on('message', (d) => {
+      const { id } = JSON.parse(d);
+      sock.send(JSON.stringify({ jsonrpc: '2.0', id, result: '0x10' }));
+    }),
+  );
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const port = server.address().port;
   return {
@@ -291,7 +360,7 @@ describe('credentials in URLs on the wire: Basic auth as a header, keys kept in 
     }
   });
 
-  it('@polkadot/api\'s WsProvider (Substrate control calls and generator) with the headers from the URL', async function () {
+  it("@polkadot/api's WsProvider (Substrate control calls and generator) with the headers from the URL", async function () {
     this.timeout(30000); // loading @polkadot/api takes seconds on a busy machine
     const { WsProvider } = require('@polkadot/api');
     const target = splitAuth(node.ws);
@@ -304,19 +373,25 @@ describe('credentials in URLs on the wire: Basic auth as a header, keys kept in 
       await p.disconnect();
     }
     const opened = node.seen.filter((s) => s.ws).slice(before);
-    assert.ok(opened.length >= 1 && opened.every((s) => s.auth === `Basic ${Buffer.from('us3r:p@ss:w0rd').toString('base64')}`));
+    assert.ok(
+      opened.length >= 1 && opened.every((s) => s.auth === `Basic ${Buffer.from('us3r:p@ss:w0rd').toString('base64')}`),
+    );
   });
 
   it('METRICS_URL reads', async () => {
     const src = metricsSource(node.http.replace('/k3y0123456', '/metrics'));
-    await src.calibrate(AbortSignal.timeout(300)).catch(() => {}); // the counter never changes here: only the auth matters
+    // the counter never changes here: only the auth matters
+    await src.calibrate(AbortSignal.timeout(300)).catch(() => {});
     assert.ok(node.seen.some((s) => s.url === '/metrics?apikey=QK' && s.auth && s.auth.startsWith('Basic ')));
     assert.ok(!node.seen.some((s) => s.url.startsWith('/metrics') && !s.auth));
   });
 
   it('the artillery script holds no URL', () => {
     for (const GENERATOR of ['ethers', 'lean']) {
-      const script = buildScript({ GENERATOR, CONCURRENCY: 2, RAMP_S: 0, WORKLOAD: 'eth-default' }, { processor: '/p.js', totalS: 5 });
+      const script = buildScript(
+        { GENERATOR, CONCURRENCY: 2, RAMP_S: 0, WORKLOAD: 'eth-default' },
+        { processor: '/p.js', totalS: 5 },
+      );
       assert.equal(script.config.target, TARGET);
       assert.doesNotMatch(JSON.stringify(script), /:\/\//);
     }

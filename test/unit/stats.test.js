@@ -29,8 +29,20 @@ describe('statistics', () => {
 
   it('Welch: a shift far beyond the spread is significant, one inside it is not', () => {
     const a = [10, 10.2, 9.8, 10.1, 9.9];
-    assert.equal(welch(a, a.map((x) => x + 2)).significant, true);
-    assert.equal(welch(a, a.map((x) => x + 0.05)).significant, false);
+    assert.equal(
+      welch(
+        a,
+        a.map((x) => x + 2),
+      ).significant,
+      true,
+    );
+    assert.equal(
+      welch(
+        a,
+        a.map((x) => x + 0.05),
+      ).significant,
+      false,
+    );
     assert.equal(welch([1], [2, 3]), null, 'one sample says nothing about noise');
   });
 });
@@ -45,7 +57,10 @@ describe('verdict', () => {
 
   it('passes when every bound holds, and names each failing bound with its value', () => {
     assert.equal(verdict({ ...none, MAX_CPU_MS_PER_REQUEST: 0.25, MIN_RPS: 1000 }, figures).pass, true);
-    const v = verdict({ ...none, MAX_CPU_MS_PER_REQUEST: 0.1, MAX_P99_MS: 50, MAX_ERROR_RATE: 0, MIN_RPS: 5000 }, figures);
+    const v = verdict(
+      { ...none, MAX_CPU_MS_PER_REQUEST: 0.1, MAX_P99_MS: 50, MAX_ERROR_RATE: 0, MIN_RPS: 5000 },
+      figures,
+    );
     assert.equal(v.pass, false);
     assert.deepEqual(v.failed, [
       'MAX_CPU_MS_PER_REQUEST=0.1: cpu_ms_per_request was 0.2 ms',

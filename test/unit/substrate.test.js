@@ -13,7 +13,15 @@ const clients = require('../../src/clients');
 const chains = require('../../src/chains');
 const { peerSplit } = require('../../src/clients/substrate-cli');
 const { OPS, METHODS, pickParams, missingForMix } = require('../../src/chains/substrate/ops');
-const { accountKey, accountInfo, fundedSpec, devUris, keyring, TOTAL_ISSUANCE, FUNDS } = require('../../src/chains/substrate/accounts');
+const {
+  accountKey,
+  accountInfo,
+  fundedSpec,
+  devUris,
+  keyring,
+  TOTAL_ISSUANCE,
+  FUNDS,
+} = require('../../src/chains/substrate/accounts');
 const { wsUrl, httpUrl } = require('../../src/chains/substrate/url');
 const { classifySubstrateError, instrument, unmemoizeRpcCore } = require('../../src/workload/processors/substrate-rpc');
 const { newRecorder } = require('../../src/workload/samples');
@@ -33,13 +41,22 @@ const flag = (args, name) => {
 describe('Substrate client command lines', () => {
   const scenario = (over = {}) => {
     const dir = tmpDir();
-    const { scenario: s, errors } = resolve(writeScenario(dir, 's', 'CHAIN=polkadot\nCLIENT=polkadot-omni-node\n'), over);
+    const { scenario: s, errors } = resolve(
+      writeScenario(dir, 's', 'CHAIN=polkadot\nCLIENT=polkadot-omni-node\n'),
+      over,
+    );
     assert.deepEqual(errors, []);
     return s;
   };
 
-  it('polkadot-omni-node: the scenario\'s cache, trie cache, peers, database, RPC limits and Prometheus port', () => {
-    const s = scenario({ DB_CACHE_MB: '32', TRIE_CACHE_MB: '256', PEERS: '50', DB_ENGINE: 'paritydb', CONCURRENCY: '400' });
+  it("polkadot-omni-node: the scenario's cache, trie cache, peers, database, RPC limits and Prometheus port", () => {
+    const s = scenario({
+      DB_CACHE_MB: '32',
+      TRIE_CACHE_MB: '256',
+      PEERS: '50',
+      DB_ENGINE: 'paritydb',
+      CONCURRENCY: '400',
+    });
     const cmd = clients['polkadot-omni-node'].command(s, where);
     const a = cmd.args;
     assert.equal(flag(a, '--chain'), '/specs/bh.json');
@@ -61,7 +78,11 @@ describe('Substrate client command lines', () => {
   it('in a container (external) RPC and Prometheus listen beyond loopback', () => {
     const a = clients['polkadot-omni-node'].command(scenario(), { ...where, external: true }).args;
     assert.ok(a.includes('--rpc-external') && a.includes('--prometheus-external'));
-    const p = clients.polkadot.command(scenario({ CLIENT: 'polkadot' }), { ...where, chainSpec: 'kusama', external: true }).args;
+    const p = clients.polkadot.command(scenario({ CLIENT: 'polkadot' }), {
+      ...where,
+      chainSpec: 'kusama',
+      external: true,
+    }).args;
     assert.equal(flag(p, '--chain'), 'kusama');
     assert.ok(p.includes('--rpc-external'));
   });
@@ -83,14 +104,23 @@ describe('Substrate client command lines', () => {
     assert.equal(flag(cmd.args, '--port'), '9944');
     assert.equal(cmd.metrics, null);
     assert.equal(clients.chopsticks.newBlockMethod, 'dev_newBlock');
-    assert.match(clients.chopsticks.warning, /chopsticks is a development server, not a node: its figures are not a node's/);
+    assert.match(
+      clients.chopsticks.warning,
+      /chopsticks is a development server, not a node: its figures are not a node's/,
+    );
     assert.equal(clients.chopsticks.kind, 'development server');
   });
 
   it('CLIENT_BIN is used as given, and a missing one is an error naming it', async () => {
     const s = scenario({ CLIENT_BIN: '/nonexistent/polkadot-omni-node' });
-    await assert.rejects(clients['polkadot-omni-node'].ensureBinary(s, () => {}), /CLIENT_BIN: no such file: \/nonexistent\/polkadot-omni-node/);
-    await assert.rejects(clients.polkadot.ensureBinary(scenario({ CLIENT: 'polkadot' }), () => {}), /set CLIENT_BIN/);
+    await assert.rejects(
+      clients['polkadot-omni-node'].ensureBinary(s, () => {}),
+      /CLIENT_BIN: no such file: \/nonexistent\/polkadot-omni-node/,
+    );
+    await assert.rejects(
+      clients.polkadot.ensureBinary(scenario({ CLIENT: 'polkadot' }), () => {}),
+      /set CLIENT_BIN/,
+    );
   });
 
   it('without cargo, building polkadot-omni-node fails saying so', async () => {
@@ -100,7 +130,10 @@ describe('Substrate client command lines', () => {
     process.env.HOME = tmpDir();
     process.env.CHAINPERF_CACHE = tmpDir();
     try {
-      await assert.rejects(clients['polkadot-omni-node'].ensureBinary(s, () => {}), /cargo is not installed/);
+      await assert.rejects(
+        clients['polkadot-omni-node'].ensureBinary(s, () => {}),
+        /cargo is not installed/,
+      );
     } finally {
       Object.assign(process.env, saved);
     }
@@ -109,16 +142,29 @@ describe('Substrate client command lines', () => {
 
 describe('Substrate scenario keys', () => {
   let dir;
-  before(() => { dir = tmpDir(); });
+  before(() => {
+    dir = tmpDir();
+  });
 
   it('every shipped Substrate scenario resolves; chain and client defaults fill the rest', () => {
-    for (const name of ['polkadot-dev', 'polkadot-omni-dev', 'polkadot-transfers', 'substrate-cache-32', 'substrate-cache-1024', 'substrate-peers-4', 'substrate-peers-50']) {
+    for (const name of [
+      'polkadot-dev',
+      'polkadot-omni-dev',
+      'polkadot-transfers',
+      'substrate-cache-32',
+      'substrate-cache-1024',
+      'substrate-peers-4',
+      'substrate-peers-50',
+    ]) {
       const { scenario: s, errors } = resolve(path.join(ROOT, 'scenarios', `${name}.env`));
       assert.deepEqual(errors, [], name);
       assert.equal(s.CHAIN, 'polkadot');
       assert.equal(s.DB_ENGINE, 'rocksdb', `${name}: the Substrate clients' default engine`);
     }
-    const attach = resolve(path.join(ROOT, 'scenarios', 'kusama-synced.env'), { RPC_URL: 'ws://127.0.0.1:9944', NODE_PID: '1' });
+    const attach = resolve(path.join(ROOT, 'scenarios', 'kusama-synced.env'), {
+      RPC_URL: 'ws://127.0.0.1:9944',
+      NODE_PID: '1',
+    });
     assert.deepEqual(attach.errors, []);
     assert.equal(attach.scenario.CHAIN, 'kusama');
   });
@@ -129,7 +175,7 @@ describe('Substrate scenario keys', () => {
     assert.deepEqual([s('substrate-peers-4').PEERS, s('substrate-peers-50').PEERS], [4, 50]);
   });
 
-  it('kusama defaults to the Kusama bridge hub spec, polkadot to Polkadot\'s', () => {
+  it("kusama defaults to the Kusama bridge hub spec, polkadot to Polkadot's", () => {
     assert.equal(resolve(writeScenario(dir, 'k', 'CHAIN=kusama\n')).scenario.CHAIN_SPEC, 'bridge-hub-kusama');
     const p = resolve(writeScenario(dir, 'p', 'CHAIN=polkadot\n'));
     assert.equal(p.scenario.CHAIN_SPEC, 'bridge-hub-polkadot');
@@ -149,14 +195,29 @@ describe('Substrate scenario keys', () => {
   it('GENERATOR=lean is refused for Substrate chains with the reason', () => {
     const { errors } = resolve(writeScenario(dir, 'l', 'CHAIN=polkadot\nGENERATOR=lean\n'));
     assert.equal(errors.length, 1, errors.join('\n'));
-    assert.match(errors[0], /l\.env:2: GENERATOR=lean .* does not serve CHAIN=polkadot yet; Substrate chains are measured through @polkadot\/api over WebSocket/);
+    assert.match(
+      errors[0],
+      /l\.env:2: GENERATOR=lean .* does not serve CHAIN=polkadot yet; Substrate chains are measured through @polkadot\/api over WebSocket/,
+    );
   });
 
   it('CHAIN_SPEC: a shipped name (with a suggestion when misspelt), an existing file, and the right network', () => {
-    assert.match(resolve(writeScenario(dir, 'n', 'CHAIN=polkadot\nCHAIN_SPEC=bridge-hub-polkadott\n')).errors.join('\n'), /CHAIN_SPEC: expected a path .* got "bridge-hub-polkadott" \(did you mean bridge-hub-polkadot\?\)/);
-    assert.match(resolve(writeScenario(dir, 'f', 'CHAIN=polkadot\nCHAIN_SPEC=./nope/spec.json\n')).errors.join('\n'), /CHAIN_SPEC: no such file: \.\/nope\/spec\.json/);
-    assert.match(resolve(writeScenario(dir, 'w', 'CHAIN=polkadot\nCHAIN_SPEC=bridge-hub-kusama\n')).errors.join('\n'), /bridge-hub-kusama is a kusama chain, not polkadot; set CHAIN=kusama/);
-    assert.match(resolve(writeScenario(dir, 'r', 'CHAIN=kusama\nCHAIN_SPEC=asset-hub-westend\n')).errors.join('\n'), /set CHAIN=substrate/);
+    assert.match(
+      resolve(writeScenario(dir, 'n', 'CHAIN=polkadot\nCHAIN_SPEC=bridge-hub-polkadott\n')).errors.join('\n'),
+      /CHAIN_SPEC: expected a path .* got "bridge-hub-polkadott" \(did you mean bridge-hub-polkadot\?\)/,
+    );
+    assert.match(
+      resolve(writeScenario(dir, 'f', 'CHAIN=polkadot\nCHAIN_SPEC=./nope/spec.json\n')).errors.join('\n'),
+      /CHAIN_SPEC: no such file: \.\/nope\/spec\.json/,
+    );
+    assert.match(
+      resolve(writeScenario(dir, 'w', 'CHAIN=polkadot\nCHAIN_SPEC=bridge-hub-kusama\n')).errors.join('\n'),
+      /bridge-hub-kusama is a kusama chain, not polkadot; set CHAIN=kusama/,
+    );
+    assert.match(
+      resolve(writeScenario(dir, 'r', 'CHAIN=kusama\nCHAIN_SPEC=asset-hub-westend\n')).errors.join('\n'),
+      /set CHAIN=substrate/,
+    );
     assert.deepEqual(resolve(writeScenario(dir, 's', 'CHAIN=substrate\nCHAIN_SPEC=asset-hub-westend\n')).errors, []);
     const file = path.join(dir, 'mine.json');
     fs.writeFileSync(file, '{}');
@@ -164,27 +225,46 @@ describe('Substrate scenario keys', () => {
   });
 
   it('Substrate keys are refused on an EVM chain (whose ws:// endpoint means TRANSPORT=ws)', () => {
-    const { errors } = resolve(writeScenario(dir, 'e', 'CHAIN=ethereum\nTRIE_CACHE_MB=64\nCHAIN_SPEC=bridge-hub-polkadot\n'));
+    const { errors } = resolve(
+      writeScenario(dir, 'e', 'CHAIN=ethereum\nTRIE_CACHE_MB=64\nCHAIN_SPEC=bridge-hub-polkadot\n'),
+    );
     assert.equal(errors.length, 2, errors.join('\n'));
     assert.match(errors.join('\n'), /TRIE_CACHE_MB is only used with Substrate chains/);
-    const ws = resolve(writeScenario(dir, 'ws', 'CHAIN=ethereum\nRUNTIME=attach\nRPC_URL=ws://127.0.0.1:8546\nNODE_PID=1\n'));
+    const ws = resolve(
+      writeScenario(dir, 'ws', 'CHAIN=ethereum\nRUNTIME=attach\nRPC_URL=ws://127.0.0.1:8546\nNODE_PID=1\n'),
+    );
     assert.deepEqual(ws.errors, []);
     assert.equal(ws.scenario.TRANSPORT, 'ws');
   });
 
   it('a client serves only its chains', () => {
-    assert.match(resolve(writeScenario(dir, 'x', 'CHAIN=polkadot\nCLIENT=geth\n')).errors.join('\n'), /CLIENT: geth does not serve CHAIN=polkadot/);
-    assert.match(resolve(writeScenario(dir, 'y', 'CHAIN=ethereum\nCLIENT=chopsticks\n')).errors.join('\n'), /CLIENT: chopsticks does not serve CHAIN=ethereum/);
+    assert.match(
+      resolve(writeScenario(dir, 'x', 'CHAIN=polkadot\nCLIENT=geth\n')).errors.join('\n'),
+      /CLIENT: geth does not serve CHAIN=polkadot/,
+    );
+    assert.match(
+      resolve(writeScenario(dir, 'y', 'CHAIN=ethereum\nCLIENT=chopsticks\n')).errors.join('\n'),
+      /CLIENT: chopsticks does not serve CHAIN=ethereum/,
+    );
   });
 
   it('attach to a Substrate node needs NODE_PID: it exports no process CPU counter', () => {
-    const { errors } = resolve(writeScenario(dir, 't', 'CHAIN=kusama\nCLIENT=polkadot\nRUNTIME=attach\nRPC_URL=wss://rpc.example:443\nMETRICS_URL=http://127.0.0.1:9615/metrics\n'));
+    const { errors } = resolve(
+      writeScenario(
+        dir,
+        't',
+        'CHAIN=kusama\nCLIENT=polkadot\nRUNTIME=attach\nRPC_URL=wss://rpc.example:443\nMETRICS_URL=http://127.0.0.1:9615/metrics\n',
+      ),
+    );
     assert.match(errors.join('\n'), /polkadot exports no process CPU counter chainperf knows: give NODE_PID/);
   });
 
   it('WORKLOAD=method:<operation> takes the Substrate operations, with a suggestion', () => {
     assert.deepEqual(resolve(writeScenario(dir, 'o', 'CHAIN=polkadot\nWORKLOAD=method:at.system.events\n')).errors, []);
-    assert.match(resolve(writeScenario(dir, 'q', 'CHAIN=polkadot\nWORKLOAD=method:chain_getBlok\n')).errors.join('\n'), /did you mean method:chain_getBlock\?/);
+    assert.match(
+      resolve(writeScenario(dir, 'q', 'CHAIN=polkadot\nWORKLOAD=method:chain_getBlok\n')).errors.join('\n'),
+      /did you mean method:chain_getBlock\?/,
+    );
   });
 });
 
@@ -193,18 +273,32 @@ describe('Substrate operations and their parameters', () => {
     head: 3,
     blocks: [0, 1, 2, 3].map((n) => ({ number: n, hash: `0x${String(n).repeat(64)}` })),
     state_blocks: [2, 3].map((n) => ({ number: n, hash: `0x${String(n).repeat(64)}` })),
-    accounts: [{ address: '5A', free: '1' }, { address: '5B', free: '2' }],
+    accounts: [
+      { address: '5A', free: '1' },
+      { address: '5B', free: '2' },
+    ],
     signers: ['//Alice'],
     payment_extrinsics: ['0x01', '0x02'],
     ss58_format: 0,
   };
 
-  it('the shipped mixes name only operations chainperf knows, and the default mix has the issue\'s calls', () => {
+  it("the shipped mixes name only operations chainperf knows, and the default mix has the issue's calls", () => {
     for (const w of ['dot-default', 'dot-transfers']) {
       for (const op of Object.keys(loadMix(w))) assert.ok(OPS[op], `${w}: ${op}`);
     }
     const mix = loadMix('dot-default');
-    for (const op of ['chain_getBlockHash', 'chain_getBlock', 'chain_getHeader', 'query.system.account', 'at.system.account', 'at.system.events', 'state_getRuntimeVersion', 'payment_queryInfo', 'chain_subscribeNewHeads']) assert.ok(mix[op] > 0, op);
+    for (const op of [
+      'chain_getBlockHash',
+      'chain_getBlock',
+      'chain_getHeader',
+      'query.system.account',
+      'at.system.account',
+      'at.system.events',
+      'state_getRuntimeVersion',
+      'payment_queryInfo',
+      'chain_subscribeNewHeads',
+    ])
+      assert.ok(mix[op] > 0, op);
     assert.deepEqual(Object.keys(loadMix('dot-transfers')), ['balances.transferKeepAlive']);
     assert.deepEqual(chains.polkadot.methods, METHODS);
   });
@@ -220,10 +314,16 @@ describe('Substrate operations and their parameters', () => {
       const n = pickParams('chain_getBlockHash', POOL, r).number;
       assert.ok(POOL.blocks.some((b) => b.number === n));
       const h = pickParams('at.system.events', POOL, r).hash;
-      assert.ok(POOL.state_blocks.some((b) => b.hash === h), 'historical state only from state_blocks');
+      assert.ok(
+        POOL.state_blocks.some((b) => b.hash === h),
+        'historical state only from state_blocks',
+      );
       for (const op of ['chain_getHeader', 'chain_getBlock']) {
         const b = pickParams(op, POOL, r).hash;
-        assert.ok(POOL.state_blocks.some((x) => x.hash === b), `${op}: a block whose runtime version a pruning node still has`);
+        assert.ok(
+          POOL.state_blocks.some((x) => x.hash === b),
+          `${op}: a block whose runtime version a pruning node still has`,
+        );
       }
       const a = pickParams('at.system.account', POOL, r);
       assert.ok(POOL.state_blocks.some((b) => b.hash === a.hash) && POOL.accounts.some((x) => x.address === a.address));
@@ -252,10 +352,12 @@ describe('Substrate operations and their parameters', () => {
 });
 
 describe('a genesis that funds the dev accounts', () => {
-  it('the storage key of Alice\'s System.Account is the well-known one', async () => {
+  it("the storage key of Alice's System.Account is the well-known one", async () => {
     const ring = await keyring(42);
-    assert.equal(accountKey(ring.addFromUri('//Alice').publicKey),
-      '0x26aa394eea5630e07c48ae0c9558cef7b99d880ec681799c0cf30e8886371da9de1e86a9a8c739864cf3cc5ec2bea59fd43593c715fdd31c61141abd04a99fd6822c8558854ccde39a5684e7a56da27d');
+    assert.equal(
+      accountKey(ring.addFromUri('//Alice').publicKey),
+      '0x26aa394eea5630e07c48ae0c9558cef7b99d880ec681799c0cf30e8886371da9de1e86a9a8c739864cf3cc5ec2bea59fd43593c715fdd31c61141abd04a99fd6822c8558854ccde39a5684e7a56da27d',
+    );
   });
 
   it('AccountInfo: nonce 0, one provider, the funds in free, 80 bytes', () => {
@@ -269,14 +371,23 @@ describe('a genesis that funds the dev accounts', () => {
     const dir = tmpDir();
     const src = path.join(dir, 'spec.json');
     const ti = `0x${'00'.repeat(15)}0a`.replace(/^0x(.*)0a$/, '0x0a$1'); // 10, little-endian u128
-    fs.writeFileSync(src, JSON.stringify({ name: 'T', id: 't', properties: { ss58Format: 0 }, genesis: { raw: { top: { '0x3a636f6465': '0x00', [TOTAL_ISSUANCE]: ti }, childrenDefault: {} } } }));
+    fs.writeFileSync(
+      src,
+      JSON.stringify({
+        name: 'T',
+        id: 't',
+        properties: { ss58Format: 0 },
+        genesis: { raw: { top: { '0x3a636f6465': '0x00', [TOTAL_ISSUANCE]: ti }, childrenDefault: {} } },
+      }),
+    );
     const out = path.join(dir, 'out.json');
     const r = await fundedSpec(src, out, { accounts: 3 });
     assert.equal(r.funded, 6 + 3);
     const top = JSON.parse(fs.readFileSync(out, 'utf8')).genesis.raw.top;
     assert.equal(top['0x3a636f6465'], '0x00', 'the runtime is kept');
     const ring = await keyring(0);
-    for (const uri of devUris(3)) assert.equal(top[accountKey(ring.addFromUri(uri).publicKey)], accountInfo(FUNDS), uri);
+    for (const uri of devUris(3))
+      assert.equal(top[accountKey(ring.addFromUri(uri).publicKey)], accountInfo(FUNDS), uri);
     const issued = Buffer.from(top[TOTAL_ISSUANCE].slice(2), 'hex').reverse().toString('hex');
     assert.equal(BigInt(`0x${issued}`), 10n + 9n * FUNDS);
     await assert.rejects(fundedSpec(out.replace('out', 'nope'), out, { accounts: 1 }), /ENOENT/);
@@ -286,12 +397,13 @@ describe('a genesis that funds the dev accounts', () => {
 describe('Substrate processor: every JSON-RPC call counted at the provider', () => {
   const spec = { start_at: Date.now() - 1000, end_at: Date.now() + 60000 };
 
-  it('records each call by its method, bypasses the provider\'s cache, and classifies failures', async () => {
+  it("records each call by its method, bypasses the provider's cache, and classifies failures", async () => {
     const seen = [];
     const fake = {
       send(method, params, isCacheable) {
         seen.push({ method, isCacheable });
-        if (method === 'bad') return Promise.reject(Object.assign(new Error('-32602: Invalid params'), { code: -32602 }));
+        if (method === 'bad')
+          return Promise.reject(Object.assign(new Error('-32602: Invalid params'), { code: -32602 }));
         if (method === 'slow') return Promise.reject(new Error('No response received from RPC endpoint in 10s'));
         if (method === 'gone') return Promise.reject(new Error('WebSocket is not connected'));
         return Promise.resolve('0x1');
@@ -306,33 +418,52 @@ describe('Substrate processor: every JSON-RPC call counted at the provider', () 
     await fake.send('chain_getBlock', ['0xab'], true);
     await fake.send('chain_getBlock', ['0xab'], true);
     for (const m of ['bad', 'slow', 'gone']) await assert.rejects(fake.send(m, []));
-    assert.deepEqual(seen.map((x) => x.isCacheable), [false, false, false, false, false], 'never from the cache');
-    assert.deepEqual(calls.map((c) => c.failure && c.failure.kind), [null, null, 'rpc', 'timeout', 'other']);
+    assert.deepEqual(
+      seen.map((x) => x.isCacheable),
+      [false, false, false, false, false],
+      'never from the cache',
+    );
+    assert.deepEqual(
+      calls.map((c) => c.failure && c.failure.kind),
+      [null, null, 'rpc', 'timeout', 'other'],
+    );
     assert.equal(calls[2].failure.message, 'JSON-RPC -32602: Invalid params');
     const snap = recorder.snapshot();
     const methods = Object.values(snap.seconds).reduce((o, bySec) => ({ ...o, ...bySec }), {});
-    assert.equal(Object.values(snap.seconds).reduce((n, s) => n + (s.chain_getBlock ? s.chain_getBlock.lat.length : 0), 0), 2, 'two identical calls, two requests');
+    assert.equal(
+      Object.values(snap.seconds).reduce((n, s) => n + (s.chain_getBlock ? s.chain_getBlock.lat.length : 0), 0),
+      2,
+      'two identical calls, two requests',
+    );
     assert.ok(methods.bad.failed.rpc === 1);
     assert.equal(snap.in_flight_at_end, 0);
   });
 
   it('classifies errors as the samples record them', () => {
-    assert.equal(classifySubstrateError(Object.assign(new Error('1010: Invalid Transaction'), { code: 1010 })).kind, 'rpc');
+    assert.equal(
+      classifySubstrateError(Object.assign(new Error('1010: Invalid Transaction'), { code: 1010 })).kind,
+      'rpc',
+    );
     assert.equal(classifySubstrateError(new Error('No response received from RPC endpoint in 60s')).kind, 'timeout');
     assert.equal(classifySubstrateError('boom').kind, 'other');
   });
 
-  it('turns off rpc-core\'s sharing of identical calls, and fails loudly on an rpc-core without it', () => {
+  it("turns off rpc-core's sharing of identical calls, and fails loudly on an rpc-core without it", () => {
     class Core {
-      _memomize() { return 'memoized'; }
+      _memomize() {
+        return 'memoized';
+      }
     }
     unmemoizeRpcCore(Core);
     let made = 0;
-    const call = new Core()._memomize((isScale) => {
-      made++;
-      const f = () => isScale;
-      return f;
-    }, { method: 'x' });
+    const call = new Core()._memomize(
+      (isScale) => {
+        made++;
+        const f = () => isScale;
+        return f;
+      },
+      { method: 'x' },
+    );
     assert.equal(made, 2);
     assert.equal(call(), true);
     assert.equal(call.raw(), false);
@@ -345,7 +476,10 @@ describe('Substrate processor: every JSON-RPC call counted at the provider', () 
   it('merges operations, notifications and transactions of several workers', () => {
     const part = (ok, inc) => ({
       substrate: {
-        ops: { 'at.system.events': { ok, failed: 1 } }, op_errors: { 'x: y': 1 }, notifications: 3, tx: { submitted: 2, included: inc.length, failed: 0, inclusion_ms: inc, errors: {} },
+        ops: { 'at.system.events': { ok, failed: 1 } },
+        op_errors: { 'x: y': 1 },
+        notifications: 3,
+        tx: { submitted: 2, included: inc.length, failed: 0, inclusion_ms: inc, errors: {} },
       },
     });
     const m = mergeSubstrate([part(5, [100, 300]), part(7, [200]), {}], 10);

@@ -38,7 +38,9 @@ async function harvest(url, { signal, log = () => {} } = {}) {
       if (tx.to) addresses.add(ethers.getAddress(tx.to));
     }
   }
-  const logs = await call('eth_getLogs', [{ fromBlock: `0x${first.toString(16)}`, toBlock: `0x${head.toString(16)}`, topics: [PING_TOPIC] }]);
+  const logs = await call('eth_getLogs', [
+    { fromBlock: `0x${first.toString(16)}`, toBlock: `0x${head.toString(16)}`, topics: [PING_TOPIC] },
+  ]);
   const contract = logs.length ? ethers.getAddress(logs[logs.length - 1].address) : null;
 
   const iface = new ethers.Interface(LOGGER.abi);
@@ -46,7 +48,8 @@ async function harvest(url, { signal, log = () => {} } = {}) {
   const callData = [];
   const estimateData = [];
   if (contract) {
-    for (let i = 0; i < Math.min(16, addrList.length); i++) callData.push(iface.encodeFunctionData('counts', [addrList[i]]));
+    for (let i = 0; i < Math.min(16, addrList.length); i++)
+      callData.push(iface.encodeFunctionData('counts', [addrList[i]]));
     for (let i = 0; i < 8; i++) callData.push(iface.encodeFunctionData('sumCounts', [addrList.slice(i, i + 8)]));
     callData.push(iface.encodeFunctionData('total', []));
     for (let i = 0; i < 8; i++) estimateData.push(iface.encodeFunctionData('ping', [ethers.id(`estimate:${i}`)]));

@@ -30,7 +30,8 @@ async function waitForReceipts(url, hashes, { signal, timeoutMs = 60000 }) {
       }
     }
     if (!pending.size) break;
-    if (Date.now() > deadline) throw new Error(`${pending.size} history transactions not mined after ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`${pending.size} history transactions not mined after ${timeoutMs / 1000} s`);
     await sleep(200, signal);
   }
   return receipts;
@@ -46,7 +47,10 @@ async function funder(url, provider, { devKey, fee, signal }) {
   if (devKey) {
     const wallet = new ethers.Wallet(devKey);
     let nonce = Number(await rpcCall(url, 'eth_getTransactionCount', [wallet.address, 'pending'], { signal }));
-    const send = async (tx) => rpcCall(url, 'eth_sendRawTransaction', [await wallet.signTransaction({ ...tx, ...fee, nonce: nonce++ })], { signal });
+    const send = async (tx) =>
+      rpcCall(url, 'eth_sendRawTransaction', [await wallet.signTransaction({ ...tx, ...fee, nonce: nonce++ })], {
+        signal,
+      });
     return { address: wallet.address, send };
   }
   const [dev] = await rpcCall(url, 'eth_accounts', [], { signal });
@@ -56,8 +60,10 @@ async function funder(url, provider, { devKey, fee, signal }) {
 }
 
 /**
- * @param {string} url JSON-RPC endpoint (http(s):// or ws(s)://) of a dev chain with an unlocked, funded account, or whose funded account's key is devKey
- * @param {{accounts:number, transfers:number, calls:number, seed:number, devKey?:string, signal?:AbortSignal, log?:Function}} opts
+ * @param {string} url JSON-RPC endpoint (http(s):// or ws(s)://) of a dev chain with an unlocked, funded account, or
+ * whose funded account's key is devKey
+ * @param {{accounts:number, transfers:number, calls:number, seed:number, devKey?:string, signal?:AbortSignal,
+ * log?:Function}} opts
  * @returns {Promise<{contract:string, accounts:string[], txs:number}>}
  */
 async function createHistory(url, { accounts, transfers, calls, seed, devKey, signal, log = () => {} }) {
@@ -65,7 +71,12 @@ async function createHistory(url, { accounts, transfers, calls, seed, devKey, si
   try {
     const chainId = Number(await rpcCall(url, 'eth_chainId', [], { signal }));
     const wallets = historyWallets(seed, accounts, provider);
-    const fee = { maxFeePerGas: ethers.parseUnits('20', 'gwei'), maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'), chainId, type: 2 };
+    const fee = {
+      maxFeePerGas: ethers.parseUnits('20', 'gwei'),
+      maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'),
+      chainId,
+      type: 2,
+    };
     const dev = await funder(url, provider, { devKey, fee, signal });
 
     log(`creating history: funding ${accounts} accounts, deploying the Logger contract`);
@@ -88,9 +99,18 @@ async function createHistory(url, { accounts, transfers, calls, seed, devKey, si
       const nCalls = share(calls, round);
       for (let i = 0; i < nTransfers + nCalls; i++) {
         const k = (round * 7919 + i) % wallets.length;
-        const tx = i < nTransfers
-          ? { to: wallets[(k + 1 + i) % wallets.length].address, value: ethers.parseEther('0.001') + BigInt(i), gasLimit: 21000 }
-          : { to: contract, data: logger.encodeFunctionData('ping', [ethers.id(`ping:${round}:${i}`)]), gasLimit: 100_000 };
+        const tx =
+          i < nTransfers
+            ? {
+                to: wallets[(k + 1 + i) % wallets.length].address,
+                value: ethers.parseEther('0.001') + BigInt(i),
+                gasLimit: 21000,
+              }
+            : {
+                to: contract,
+                data: logger.encodeFunctionData('ping', [ethers.id(`ping:${round}:${i}`)]),
+                gasLimit: 100_000,
+              };
         const signed = await wallets[k].signTransaction({ ...tx, ...fee, nonce: nonces[k]++ });
         hashes.push(await rpcCall(url, 'eth_sendRawTransaction', [signed], { signal }));
       }

@@ -22,7 +22,8 @@ function fetchRequestFor(url) {
  * @param {ethers.Network|undefined} network
  * @param {object} options ethers provider options
  * @param {{fetchRequest?: ethers.FetchRequest}} [over] a prepared FetchRequest for HTTP (agent, timeout)
- * @returns {ethers.JsonRpcProvider|ethers.WebSocketProvider} with closed(): true once its WebSocket is closing or closed (always false over HTTP)
+ * @returns {ethers.JsonRpcProvider|ethers.WebSocketProvider} with closed(): true once its WebSocket is closing or
+ * closed (always false over HTTP)
  */
 function ethersProvider(url, network, options, over = {}) {
   if (!isWebSocketUrl(url)) {
@@ -31,14 +32,18 @@ function ethersProvider(url, network, options, over = {}) {
     return provider;
   }
   let socket = null;
-  const provider = new ethers.WebSocketProvider(() => {
-    const target = splitAuth(url);
-    socket = new WebSocket(target.url, { headers: target.headers });
-    socket.on('error', (err) => {
-      provider.lastError = err; // 'close' follows; pending calls end by their own timeouts
-    });
-    return socket;
-  }, network, { ...options, batchMaxCount: 1 });
+  const provider = new ethers.WebSocketProvider(
+    () => {
+      const target = splitAuth(url);
+      socket = new WebSocket(target.url, { headers: target.headers });
+      socket.on('error', (err) => {
+        provider.lastError = err; // 'close' follows; pending calls end by their own timeouts
+      });
+      return socket;
+    },
+    network,
+    { ...options, batchMaxCount: 1 },
+  );
   provider.closed = () => !socket || socket.readyState >= WebSocket.CLOSING;
   return provider;
 }

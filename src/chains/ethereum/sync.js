@@ -13,12 +13,21 @@ async function waitForSync(url, { timeoutS, signal, log = () => {} }) {
   const look = async () => {
     const syncing = await rpcCall(url, 'eth_syncing', [], { timeoutMs: 5000, signal });
     const head = Number(await rpcCall(url, 'eth_blockNumber', [], { timeoutMs: 5000, signal }));
-    if (syncing) return { done: false, state: `syncing: block ${Number(syncing.currentBlock)} of ${Number(syncing.highestBlock)}` };
+    if (syncing)
+      return {
+        done: false,
+        state: `syncing: block ${Number(syncing.currentBlock)} of ${Number(syncing.highestBlock)}`,
+      };
     if (firstHead === null) firstHead = head;
     return { done: head > firstHead, state: `not syncing, head ${head}, waiting for it to advance`, value: head };
   };
   const { seconds, value } = await pollUntil(look, {
-    timeoutS, signal, log, label: 'waiting for sync', failMessage: (last) => `node not synced with its head advancing after ${timeoutS} s (SYNC_TIMEOUT_S); last state: ${last}`,
+    timeoutS,
+    signal,
+    log,
+    label: 'waiting for sync',
+    failMessage: (last) =>
+      `node not synced with its head advancing after ${timeoutS} s (SYNC_TIMEOUT_S); last state: ${last}`,
   });
   return { seconds, head: value };
 }

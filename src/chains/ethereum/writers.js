@@ -22,11 +22,20 @@ async function prepareWrites(url, { count, seed, signal, log = () => {} }) {
   const addresses = Array.from({ length: count }, (_, i) => new ethers.Wallet(writerKey(seed, i)).address);
   const [dev] = await rpcCall(url, 'eth_accounts', [], { signal });
   const low = [];
-  for (const a of addresses) if (BigInt(await rpcCall(url, 'eth_getBalance', [a, 'latest'], { signal })) < LOW) low.push(a);
-  if (low.length && !dev) throw new Error(`${low.length} writer accounts need funds and the node has no unlocked account to fund them from (the write workloads need a dev chain)`);
+  for (const a of addresses)
+    if (BigInt(await rpcCall(url, 'eth_getBalance', [a, 'latest'], { signal })) < LOW) low.push(a);
+  if (low.length && !dev)
+    throw new Error(
+      `${low.length} writer accounts need funds and the node has no unlocked account to fund them from (the write workloads need a dev chain)`,
+    );
   if (low.length) log(`write workload: funding ${low.length} of ${count} writer accounts`);
   const hashes = [];
-  for (const to of low) hashes.push(await rpcCall(url, 'eth_sendTransaction', [{ from: dev, to, value: ethers.toQuantity(FUND), gas: '0x5208' }], { signal }));
+  for (const to of low)
+    hashes.push(
+      await rpcCall(url, 'eth_sendTransaction', [{ from: dev, to, value: ethers.toQuantity(FUND), gas: '0x5208' }], {
+        signal,
+      }),
+    );
   const deadline = Date.now() + 60000;
   for (const h of hashes) {
     while (!(await rpcCall(url, 'eth_getTransactionReceipt', [h], { signal }))) {

@@ -13,7 +13,10 @@ async function connectApi(url, { timeoutMs = 60000 } = {}) {
   const provider = new WsProvider(target.url, 1000, target.headers, timeoutMs, 0);
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`@polkadot/api not connected to ${wsUrl(url)} after ${timeoutMs / 1000} s`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`@polkadot/api not connected to ${wsUrl(url)} after ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([ApiPromise.create({ provider, noInitWarn: true }), timeout]);

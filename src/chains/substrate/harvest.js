@@ -57,7 +57,8 @@ async function harvest(url, { signal, log = () => {} } = {}) {
     const signerInfos = await api.query.system.account.multi(signers.map((u) => ring.addFromUri(u).address));
     signers.forEach((u, i) => {
       const address = ring.addFromUri(u).address;
-      if (!known.has(address) && accounts.length < MAX_ACCOUNTS) accounts.push({ address, free: signerInfos[i].data.free.toString() });
+      if (!known.has(address) && accounts.length < MAX_ACCOUNTS)
+        accounts.push({ address, free: signerInfos[i].data.free.toString() });
     });
     // payment_queryInfo does not check signatures or funds: Alice's signature serves any chain.
     const alice = ring.addFromUri('//Alice');

@@ -19,25 +19,34 @@ function transferInBlock(api, from, to, amount, nonce) {
       if (unsub) unsub();
       reject(new Error(`a history transfer was not in a block after ${ROUND_TIMEOUT_MS / 1000} s`));
     }, ROUND_TIMEOUT_MS);
-    api.tx.balances.transferKeepAlive(to, amount).signAndSend(from, { nonce }, (res) => {
-      if (res.dispatchError) {
-        clearTimeout(timer);
-        if (unsub) unsub();
-        reject(new Error(`history transfer failed: ${res.dispatchError.toString()}`));
-      } else if (res.status.isInBlock || res.status.isFinalized) {
-        // A node that finalizes its own blocks at once (omni-node --dev-block-time) reports Finalized without InBlock.
-        clearTimeout(timer);
-        if (unsub) unsub();
-        resolve((res.status.isInBlock ? res.status.asInBlock : res.status.asFinalized).toHex());
-      } else if (res.status.isInvalid || res.status.isDropped || res.status.isUsurped) {
-        clearTimeout(timer);
-        if (unsub) unsub();
-        reject(new Error(`history transfer ${res.status.type}`));
-      }
-    }).then((u) => { unsub = u; }, (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
+    api.tx.balances
+      .transferKeepAlive(to, amount)
+      .signAndSend(from, { nonce }, (res) => {
+        if (res.dispatchError) {
+          clearTimeout(timer);
+          if (unsub) unsub();
+          reject(new Error(`history transfer failed: ${res.dispatchError.toString()}`));
+        } else if (res.status.isInBlock || res.status.isFinalized) {
+          // A node that finalizes its own blocks at once (omni-node --dev-block-time) reports Finalized without
+          // InBlock.
+          clearTimeout(timer);
+          if (unsub) unsub();
+          resolve((res.status.isInBlock ? res.status.asInBlock : res.status.asFinalized).toHex());
+        } else if (res.status.isInvalid || res.status.isDropped || res.status.isUsurped) {
+          clearTimeout(timer);
+          if (unsub) unsub();
+          reject(new Error(`history transfer ${res.status.type}`));
+        }
+      })
+      .then(
+        (u) => {
+          unsub = u;
+        },
+        (err) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
   });
 }
 
@@ -53,8 +62,13 @@ async function createHistory(url, { accounts, transfers, seed = 1, signal, log =
     const pairs = devUris(accounts).map((u) => ring.addFromUri(u));
     const infos = await api.query.system.account.multi(pairs.map((p) => p.address));
     const funded = pairs.filter((p, i) => infos[i].data.free.toBigInt() > 0n);
-    if (funded.length < 2) throw new Error('the chain funds none of the dev accounts: history needs a dev chain chainperf started (its genesis funds them)');
-    const nonces = await Promise.all(funded.map((p) => api.rpc.system.accountNextIndex(p.address).then((n) => n.toNumber())));
+    if (funded.length < 2)
+      throw new Error(
+        'the chain funds none of the dev accounts: history needs a dev chain chainperf started (its genesis funds them)',
+      );
+    const nonces = await Promise.all(
+      funded.map((p) => api.rpc.system.accountNextIndex(p.address).then((n) => n.toNumber())),
+    );
     const rounds = Math.max(ROUNDS, Math.ceil(transfers / funded.length));
     log(`creating history: ${transfers} transfers between ${funded.length} funded dev accounts in ${rounds} rounds`);
     const blocks = new Set();

@@ -32,10 +32,13 @@ const signerCount = (s) => (s.RATE ? 256 : s.CONCURRENCY);
  * @returns {Promise<{chainSpec:string, source:string, funded:number|null}>}
  */
 async function prepare(s, { workDir, log, client, state }) {
-  if (client.builtinSpecs && client.builtinSpecs.includes(s.CHAIN_SPEC)) return { chainSpec: s.CHAIN_SPEC, source: s.CHAIN_SPEC, funded: null };
+  if (client.builtinSpecs && client.builtinSpecs.includes(s.CHAIN_SPEC))
+    return { chainSpec: s.CHAIN_SPEC, source: s.CHAIN_SPEC, funded: null };
   const src = await ensureChainSpec(s.CHAIN_SPEC, log);
   if (state && state.chainSpec) {
-    log(`chain spec ${state.chainSpec}: the one STATE=${s.STATE} was built from, without its ${state.manifest.accounts} state accounts (the node reads its genesis from the restored database); ${state.manifest.dev_accounts} dev accounts funded`);
+    log(
+      `chain spec ${state.chainSpec}: the one STATE=${s.STATE} was built from, without its ${state.manifest.accounts} state accounts (the node reads its genesis from the restored database); ${state.manifest.dev_accounts} dev accounts funded`,
+    );
     return { chainSpec: state.chainSpec, source: src, funded: state.manifest.dev_accounts };
   }
   const out = path.join(workDir, `${path.basename(src, '.json')}.chainperf.json`);
@@ -54,7 +57,8 @@ function prepareDryRun(s, { client, dir }) {
 
 /** `./run.sh install`: the chain spec file, downloaded when it is a shipped name. */
 async function install(s, { log, client }) {
-  if (client.builtinSpecs && client.builtinSpecs.includes(s.CHAIN_SPEC)) return `${s.CHAIN_SPEC} (known to the ${s.CLIENT} binary)`;
+  if (client.builtinSpecs && client.builtinSpecs.includes(s.CHAIN_SPEC))
+    return `${s.CHAIN_SPEC} (known to the ${s.CLIENT} binary)`;
   return ensureChainSpec(s.CHAIN_SPEC, log);
 }
 
@@ -95,7 +99,8 @@ function substrateChain(name, defaultSpec) {
     reportLines,
     generatorLabel: () => 'artillery + @polkadot/api over WebSocket',
     /** The node starts from a chain spec file the compose runtime mounts (prepare's chainSpec, when it is a file). */
-    chainSpecFile: (prepared) => (prepared && prepared.chainSpec && isPath(prepared.chainSpec) ? prepared.chainSpec : null),
+    chainSpecFile: (prepared) =>
+      prepared && prepared.chainSpec && isPath(prepared.chainSpec) ? prepared.chainSpec : null,
   };
 }
 

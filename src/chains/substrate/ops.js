@@ -9,7 +9,8 @@
 // a virtual user executes.
 
 const pick = (list, r) => list[Math.floor(r() * list.length)];
-// On a STATE profile, an account is drawn over all of the state's accounts for each request (state.js); else from the harvest.
+// On a STATE profile, an account is drawn over all of the state's accounts for each request (state.js); else from the
+// harvest.
 // (Required when first used: resolving a scenario loads this module, and needs no crypto.)
 const spaces = new WeakMap(); // pool -> its account drawer
 function account(pool, r) {
@@ -34,13 +35,13 @@ const OPS = {
     run: (api, p) => api.rpc.chain.getBlockHash(p.number),
   },
   chain_getBlock: {
-    doc: 'api.rpc.chain.getBlock(hash) of a harvested recent block (@polkadot/api asks for the block\'s runtime version to decode it, which a pruning node keeps for its last 256 blocks only)',
+    doc: "api.rpc.chain.getBlock(hash) of a harvested recent block (@polkadot/api asks for the block's runtime version to decode it, which a pruning node keeps for its last 256 blocks only)",
     needs: ['state_blocks'],
     params: (pool, r) => ({ hash: pick(pool.state_blocks, r).hash }),
     run: (api, p) => api.rpc.chain.getBlock(p.hash),
   },
   chain_getHeader: {
-    doc: 'api.rpc.chain.getHeader(hash) of a harvested recent block (@polkadot/api asks for the block\'s runtime version to decode it, which a pruning node keeps for its last 256 blocks only)',
+    doc: "api.rpc.chain.getHeader(hash) of a harvested recent block (@polkadot/api asks for the block's runtime version to decode it, which a pruning node keeps for its last 256 blocks only)",
     needs: ['state_blocks'],
     params: (pool, r) => ({ hash: pick(pool.state_blocks, r).hash }),
     run: (api, p) => api.rpc.chain.getHeader(p.hash),
@@ -70,7 +71,7 @@ const OPS = {
     run: (api) => api.rpc.state.getRuntimeVersion(),
   },
   payment_queryInfo: {
-    doc: 'api.rpc.payment.queryInfo(signed transferKeepAlive) (raw: the runtime\'s answer, not decoded, so old and new weight types both pass)',
+    doc: "api.rpc.payment.queryInfo(signed transferKeepAlive) (raw: the runtime's answer, not decoded, so old and new weight types both pass)",
     needs: ['payment_extrinsics'],
     params: (pool, r) => ({ extrinsic: pick(pool.payment_extrinsics, r) }),
     run: (api, p) => api.rpc.payment.queryInfo.raw(p.extrinsic),
@@ -84,7 +85,10 @@ const OPS = {
   'balances.transferKeepAlive': {
     doc: 'write: a signed balances.transferKeepAlive from a funded dev account the virtual user holds, to a harvested account, waiting for inclusion in a block',
     needs: ['signers', 'accounts'],
-    params: (pool, r) => ({ dest: pick(pool.accounts, r).address, amount: String(1_000_000_000n + BigInt(Math.floor(r() * 1e6))) }),
+    params: (pool, r) => ({
+      dest: pick(pool.accounts, r).address,
+      amount: String(1_000_000_000n + BigInt(Math.floor(r() * 1e6))),
+    }),
     write: true,
   },
 };
@@ -105,8 +109,13 @@ function pickParams(op, pool, r) {
 function missingForMix(pool, ops) {
   const problems = [];
   for (const op of ops) {
-    const lacking = ((OPS[op] && OPS[op].needs) || []).filter((k) => !pool[k] || (Array.isArray(pool[k]) && pool[k].length === 0));
-    if (lacking.length) problems.push(`${op} needs ${lacking.join(', ')}${lacking.includes('signers') ? ' (funded dev accounts: a dev chain chainperf started)' : ''}`);
+    const lacking = ((OPS[op] && OPS[op].needs) || []).filter(
+      (k) => !pool[k] || (Array.isArray(pool[k]) && pool[k].length === 0),
+    );
+    if (lacking.length)
+      problems.push(
+        `${op} needs ${lacking.join(', ')}${lacking.includes('signers') ? ' (funded dev accounts: a dev chain chainperf started)' : ''}`,
+      );
   }
   return problems;
 }

@@ -47,7 +47,8 @@ async function ensureChainSpec(spec, log = () => {}) {
     if (!fs.existsSync(file)) throw new Error(`CHAIN_SPEC: no such file: ${file}`);
     return file;
   }
-  if (!SHIPPED[spec]) throw new Error(`CHAIN_SPEC: ${spec} is not a chain spec shipped in ${CRATE.name} ${CRATE.version}`);
+  if (!SHIPPED[spec])
+    throw new Error(`CHAIN_SPEC: ${spec} is not a chain spec shipped in ${CRATE.name} ${CRATE.version}`);
   const dir = specsDir();
   const file = path.join(dir, `${spec}.json`);
   if (fs.existsSync(file)) return file;
@@ -70,16 +71,30 @@ async function downloadCrateSpecs(dir, log) {
     return Buffer.from(await res.arrayBuffer());
   };
   const crate = await get(CRATE_URL);
-  const index = (await get(INDEX_URL)).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const index = (await get(INDEX_URL))
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const entry = index.find((e) => e.vers === CRATE.version);
   const digest = crypto.createHash('sha256').update(crate).digest('hex');
-  if (!entry || entry.cksum !== digest) throw new Error(`${CRATE_URL}: sha256 ${digest} is not the one the crates.io index publishes (${entry ? entry.cksum : 'no entry'})`);
+  if (!entry || entry.cksum !== digest)
+    throw new Error(
+      `${CRATE_URL}: sha256 ${digest} is not the one the crates.io index publishes (${entry ? entry.cksum : 'no entry'})`,
+    );
   const tmp = `${dir}.tmp-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp, { recursive: true });
   const tarball = path.join(tmp, 'crate.tar.gz');
   fs.writeFileSync(tarball, crate);
-  execFileSync('tar', ['xzf', tarball, '-C', tmp, '--strip-components=2', `${CRATE.name}-${CRATE.version}/chain-specs`]);
+  execFileSync('tar', [
+    'xzf',
+    tarball,
+    '-C',
+    tmp,
+    '--strip-components=2',
+    `${CRATE.name}-${CRATE.version}/chain-specs`,
+  ]);
   fs.rmSync(tarball);
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   fs.rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,10 @@ const { blake2AsU8a } = require('@polkadot/util-crypto');
 const { u8aToHex } = require('@polkadot/util');
 
 const TAG = Buffer.from('chainperf-state:account:');
-/** Free balance of state account 0 (state account i holds STATE_FREE + i): 100 DOT at 10 decimals, above any existential deposit. */
+/**
+ * Free balance of state account 0 (state account i holds STATE_FREE + i): 100 DOT at 10 decimals, above any existential
+ * deposit.
+ */
 const STATE_FREE = 10n ** 12n;
 
 const input = new Uint8Array(TAG.length + 8);

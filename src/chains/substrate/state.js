@@ -54,8 +54,12 @@ const { sleep } = require('../../util/time');
 const { ensureChainSpec } = require('./specs');
 const { abandonBuild } = require('../../state/build');
 
-const FORMAT = 4; // 2: the write-ahead log moved into table files; 3: the genesis's pruning journal gone; 4: and compacted away
-/** Dev accounts funded in a state's genesis: enough for any scenario (HISTORY_ACCOUNTS up to 1,000, a signer per virtual user up to 256). */
+// 2: the write-ahead log moved into table files; 3: the genesis's pruning journal gone; 4: and compacted away
+const FORMAT = 4;
+/**
+ * Dev accounts funded in a state's genesis: enough for any scenario (HISTORY_ACCOUNTS up to 1,000, a signer per virtual
+ * user up to 256).
+ */
 const DEV_ACCOUNTS = 1256;
 const PROFILES = {
   small: { accounts: 20000, doc: 'for tests: a spec of about 8 MB, built in about a minute' },
@@ -65,7 +69,8 @@ const PROFILES = {
 const BUILD_TIMEOUT_S = 3600;
 const BUILT_BLOCKS = 2; // authored on the new genesis before the builder stops: the database is a working chain
 const PRUNED_BLOCKS = 300; // past the state database's pruning window (256 blocks), so the genesis's journal is pruned
-const COMPACTING_DB_CACHE_MB = 32; // a memory budget that makes RocksDB compact the state-meta column at the first start
+// a memory budget that makes RocksDB compact the state-meta column at the first start
+const COMPACTING_DB_CACHE_MB = 32;
 const COMPACTION_TIMEOUT_S = 600;
 
 /** The short name of a spec file and the first 12 hex digits of its sha256: a state is keyed by its spec. */
@@ -152,14 +157,37 @@ function rssOf(pid) {
  * Starts the node on a spec and data directory, waits until its head reaches `until`, stops it cleanly.
  * @returns {Promise<{genesis_hash:string, head:number, seconds:number, peak_rss_bytes:number}>}
  */
-async function runBuilder(bin, { spec, dataDir, engine, logFile, until, doing, blockTimeMs = 2000, args = [], settle = null, log, signal }) {
+async function runBuilder(
+  bin,
+  { spec, dataDir, engine, logFile, until, doing, blockTimeMs = 2000, args = [], settle = null, log, signal },
+) {
   const ports = await freePorts(['rpc', 'p2p']);
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(bin, [
-    '--chain', spec, '--base-path', dataDir, '--database', engine, '--dev-block-time', String(blockTimeMs),
-    '--rpc-port', String(ports.rpc), '--port', String(ports.p2p), '--no-prometheus',
-    '--name', 'chainperf-state-builder', '--no-telemetry', '--no-mdns', '--no-hardware-benchmarks', ...args,
-  ], { stdio: ['ignore', out, out] });
+  const child = spawn(
+    bin,
+    [
+      '--chain',
+      spec,
+      '--base-path',
+      dataDir,
+      '--database',
+      engine,
+      '--dev-block-time',
+      String(blockTimeMs),
+      '--rpc-port',
+      String(ports.rpc),
+      '--port',
+      String(ports.p2p),
+      '--no-prometheus',
+      '--name',
+      'chainperf-state-builder',
+      '--no-telemetry',
+      '--no-mdns',
+      '--no-hardware-benchmarks',
+      ...args,
+    ],
+    { stdio: ['ignore', out, out] },
+  );
   fs.closeSync(out);
   const exited = new Promise((resolve) => child.once('exit', (code, sig) => resolve({ code, sig })));
   const url = `http://127.0.0.1:${ports.rpc}`;
@@ -168,11 +196,15 @@ async function runBuilder(bin, { spec, dataDir, engine, logFile, until, doing, b
   let said = 0;
   try {
     for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the node exited (${child.exitCode !== null ? `status ${child.exitCode}` : child.signalCode}) while building the state`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(
+          `the node exited (${child.exitCode !== null ? `status ${child.exitCode}` : child.signalCode}) while building the state`,
+        );
       if (signal && signal.aborted) throw new Error('state: interrupted');
       peak = Math.max(peak, rssOf(child.pid));
       const s = (Date.now() - t0) / 1000;
-      if (s > BUILD_TIMEOUT_S) throw new Error(`the node had not reached block ${until} on the new state after ${BUILD_TIMEOUT_S} s`);
+      if (s > BUILD_TIMEOUT_S)
+        throw new Error(`the node had not reached block ${until} on the new state after ${BUILD_TIMEOUT_S} s`);
       let head = null;
       try {
         head = parseInt((await rpcCall(url, 'chain_getHeader', [], { timeoutMs: 5000 })).number, 16);
@@ -185,7 +217,9 @@ async function runBuilder(bin, { spec, dataDir, engine, logFile, until, doing, b
       }
       if (s - said >= 30) {
         said = s;
-        log(`state: the node is ${head === null ? doing : `at block ${head}`} (${Math.round(s)} s, ${(peak / 2 ** 30).toFixed(1)} GiB resident at most)`);
+        log(
+          `state: the node is ${head === null ? doing : `at block ${head}`} (${Math.round(s)} s, ${(peak / 2 ** 30).toFixed(1)} GiB resident at most)`,
+        );
       }
       await sleep(250); // memory sampled four times a second
     }
@@ -204,8 +238,11 @@ async function runBuilder(bin, { spec, dataDir, engine, logFile, until, doing, b
  * lines (RocksDB starts the ones its level sizes ask for as it opens, before the node authors its first block).
  */
 function compactionsSettled(dataDir, waitedS) {
-  if (waitedS > COMPACTION_TIMEOUT_S) throw new Error(`state: RocksDB's compactions had not finished after ${COMPACTION_TIMEOUT_S} s`);
-  const logs = execFileSync('find', [dataDir, '-name', 'LOG', '-path', '*/db/*'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  if (waitedS > COMPACTION_TIMEOUT_S)
+    throw new Error(`state: RocksDB's compactions had not finished after ${COMPACTION_TIMEOUT_S} s`);
+  const logs = execFileSync('find', [dataDir, '-name', 'LOG', '-path', '*/db/*'], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
   if (!logs.length) return true; // not RocksDB
   let started = 0;
   let finished = 0;
@@ -223,13 +260,20 @@ function duBytes(dir) {
 
 /**
  * The profile's cached state for this client, version, engine and chain spec, built when missing.
- * @param {{profile:string, client:string, bin:string, version:string, engine:string, specSource:string, log:Function, signal?:AbortSignal}} o
+ * @param {{profile:string, client:string, bin:string, version:string, engine:string, specSource:string, log:Function,
+ * signal?:AbortSignal}} o
  * @returns {Promise<{dir:string, dataDir:string, chainSpec:string, manifest:object, built:boolean}>}
  */
 async function ensureSubstrateState({ profile: name, client, bin, version, engine, specSource, log, signal }) {
   const spec = specKey(specSource);
   const dir = stateDir(name, client, version, engine, spec);
-  const found = (manifest, built) => ({ dir, dataDir: path.join(dir, 'data'), chainSpec: path.join(dir, 'spec.json'), manifest, built });
+  const found = (manifest, built) => ({
+    dir,
+    dataDir: path.join(dir, 'data'),
+    chainSpec: path.join(dir, 'spec.json'),
+    manifest,
+    built,
+  });
   const existing = readManifest(dir);
   if (existing) return found(existing, false);
   const profile = PROFILES[name];
@@ -239,7 +283,9 @@ async function ensureSubstrateState({ profile: name, client, bin, version, engin
   const tmp = `${dir}.building-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp, { recursive: true });
-  log(`building STATE=${name} once into ${dir} (${spec.name} with ${profile.accounts} more accounts in its genesis; ${profile.doc})`);
+  log(
+    `building STATE=${name} once into ${dir} (${spec.name} with ${profile.accounts} more accounts in its genesis; ${profile.doc})`,
+  );
   const buildLog = path.join(tmp, 'build.log');
   try {
     const runSpec = path.join(tmp, 'spec.json');
@@ -248,30 +294,87 @@ async function ensureSubstrateState({ profile: name, client, bin, version, engin
     const written = await writeStateSpec(runSpec, buildSpec, profile.accounts, log, signal);
     log(`state spec: ${(written.bytes / 2 ** 20).toFixed(0)} MiB; starting ${client} on it`);
     const dataDir = path.join(tmp, 'data');
-    const built = await runBuilder(bin, { spec: buildSpec, dataDir, engine, logFile: buildLog, until: BUILT_BLOCKS, doing: 'building the genesis', log, signal });
+    const built = await runBuilder(bin, {
+      spec: buildSpec,
+      dataDir,
+      engine,
+      logFile: buildLog,
+      until: BUILT_BLOCKS,
+      doing: 'building the genesis',
+      log,
+      signal,
+    });
     fs.rmSync(buildSpec);
     const logged = duBytes(dataDir);
-    log(`state: genesis written (${(logged / 2 ** 20).toFixed(0)} MiB); starting the node again: its write-ahead log into table files, then ${PRUNED_BLOCKS} blocks`);
-    const again = await runBuilder(bin, { spec: runSpec, dataDir, engine, logFile: buildLog, until: PRUNED_BLOCKS, blockTimeMs: 100, doing: 'opening the database (its log into table files)', log, signal });
-    if (again.genesis_hash !== built.genesis_hash) throw new Error(`state: the node opened the built database with genesis ${again.genesis_hash}, not ${built.genesis_hash}`);
-    const pruned = duBytes(dataDir);
-    log(`state: ${(pruned / 2 ** 20).toFixed(0)} MiB after ${again.head} blocks; starting the node with --db-cache ${COMPACTING_DB_CACHE_MB} until RocksDB has compacted the pruned journal away`);
-    const compacted = await runBuilder(bin, {
-      spec: runSpec, dataDir, engine, logFile: buildLog, until: again.head + 1, args: ['--db-cache', String(COMPACTING_DB_CACHE_MB)],
-      settle: (s) => compactionsSettled(dataDir, s), doing: 'opening the database (compacting)', log, signal,
+    log(
+      `state: genesis written (${(logged / 2 ** 20).toFixed(0)} MiB); starting the node again: its write-ahead log into table files, then ${PRUNED_BLOCKS} blocks`,
+    );
+    const again = await runBuilder(bin, {
+      spec: runSpec,
+      dataDir,
+      engine,
+      logFile: buildLog,
+      until: PRUNED_BLOCKS,
+      blockTimeMs: 100,
+      doing: 'opening the database (its log into table files)',
+      log,
+      signal,
     });
-    const last = await runBuilder(bin, { spec: runSpec, dataDir, engine, logFile: buildLog, until: compacted.head + 1, doing: 'opening the database', log, signal });
-    log(`state: a start on the built state took ${last.seconds} s and ${(last.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB of memory at most`);
+    if (again.genesis_hash !== built.genesis_hash)
+      throw new Error(
+        `state: the node opened the built database with genesis ${again.genesis_hash}, not ${built.genesis_hash}`,
+      );
+    const pruned = duBytes(dataDir);
+    log(
+      `state: ${(pruned / 2 ** 20).toFixed(0)} MiB after ${again.head} blocks; starting the node with --db-cache ${COMPACTING_DB_CACHE_MB} until RocksDB has compacted the pruned journal away`,
+    );
+    const compacted = await runBuilder(bin, {
+      spec: runSpec,
+      dataDir,
+      engine,
+      logFile: buildLog,
+      until: again.head + 1,
+      args: ['--db-cache', String(COMPACTING_DB_CACHE_MB)],
+      settle: (s) => compactionsSettled(dataDir, s),
+      doing: 'opening the database (compacting)',
+      log,
+      signal,
+    });
+    const last = await runBuilder(bin, {
+      spec: runSpec,
+      dataDir,
+      engine,
+      logFile: buildLog,
+      until: compacted.head + 1,
+      doing: 'opening the database',
+      log,
+      signal,
+    });
+    log(
+      `state: a start on the built state took ${last.seconds} s and ${(last.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB of memory at most`,
+    );
     const manifest = {
-      format: FORMAT, family: 'substrate', profile: name, client, version, db_engine: engine,
+      format: FORMAT,
+      family: 'substrate',
+      profile: name,
+      client,
+      version,
+      db_engine: engine,
       chain_spec: { source: specSource, sha256: spec.sha256, id: funded.id, name: funded.name },
       build_spec: { bytes: written.bytes, sha256: written.sha256 },
-      accounts: profile.accounts, dev_accounts: funded.funded, slots: 0,
-      genesis_hash: built.genesis_hash, blocks: last.head,
-      build_seconds: Math.round((Date.now() - from) / 100) / 10, builder_seconds: built.seconds + again.seconds + compacted.seconds,
+      accounts: profile.accounts,
+      dev_accounts: funded.funded,
+      slots: 0,
+      genesis_hash: built.genesis_hash,
+      blocks: last.head,
+      build_seconds: Math.round((Date.now() - from) / 100) / 10,
+      builder_seconds: built.seconds + again.seconds + compacted.seconds,
       builder_peak_rss_bytes: Math.max(built.peak_rss_bytes, again.peak_rss_bytes, compacted.peak_rss_bytes),
-      start_seconds: last.seconds, start_peak_rss_bytes: last.peak_rss_bytes,
-      size_bytes: duBytes(dataDir), size_bytes_before_flush: logged, size_bytes_before_compaction: pruned,
+      start_seconds: last.seconds,
+      start_peak_rss_bytes: last.peak_rss_bytes,
+      size_bytes: duBytes(dataDir),
+      size_bytes_before_flush: logged,
+      size_bytes_before_compaction: pruned,
       built_at: new Date().toISOString(),
     };
     fs.writeFileSync(path.join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -281,7 +384,9 @@ async function ensureSubstrateState({ profile: name, client, bin, version, engin
       fs.rmSync(dir, { recursive: true, force: true });
       fs.renameSync(tmp, dir);
     }
-    log(`STATE=${name} built in ${manifest.build_seconds} s: ${(manifest.size_bytes / 2 ** 20).toFixed(1)} MiB of database, ${manifest.accounts} state accounts, the node at ${(manifest.builder_peak_rss_bytes / 2 ** 30).toFixed(1)} GiB resident at most`);
+    log(
+      `STATE=${name} built in ${manifest.build_seconds} s: ${(manifest.size_bytes / 2 ** 20).toFixed(1)} MiB of database, ${manifest.accounts} state accounts, the node at ${(manifest.builder_peak_rss_bytes / 2 ** 30).toFixed(1)} GiB resident at most`,
+    );
     return found(readManifest(dir), true);
   } catch (err) {
     throw abandonBuild(err, { dir, tmp, node: client });
@@ -296,7 +401,13 @@ async function statePool(st, s, url, { signal, log }) {
   const pool = await require('./harvest').harvest(url, { signal, log });
   const m = st.manifest;
   pool.state_space = { accounts: m.accounts, slots: 0, distribution: s.STATE_DISTRIBUTION };
-  pool.state = { profile: m.profile, distribution: s.STATE_DISTRIBUTION, accounts: m.accounts, slots: 0, family: 'substrate' };
+  pool.state = {
+    profile: m.profile,
+    distribution: s.STATE_DISTRIBUTION,
+    accounts: m.accounts,
+    slots: 0,
+    family: 'substrate',
+  };
   return pool;
 }
 
@@ -309,7 +420,29 @@ function describeStatePool(pool) {
 /** The chain's ensureState hook: the scenario's profile, client, version, engine and chain spec. */
 async function ensureState(s, { bin, version, log, signal }) {
   const specSource = await ensureChainSpec(s.CHAIN_SPEC, log);
-  return ensureSubstrateState({ profile: s.STATE, client: s.CLIENT, bin, version, engine: s.DB_ENGINE, specSource, log, signal });
+  return ensureSubstrateState({
+    profile: s.STATE,
+    client: s.CLIENT,
+    bin,
+    version,
+    engine: s.DB_ENGINE,
+    specSource,
+    log,
+    signal,
+  });
 }
 
-module.exports = { ensureState, ensureSubstrateState, writeStateSpec, compactionsSettled, statePool, describeStatePool, readManifest, stateDir, specKey, PROFILES, DEV_ACCOUNTS, FORMAT };
+module.exports = {
+  ensureState,
+  ensureSubstrateState,
+  writeStateSpec,
+  compactionsSettled,
+  statePool,
+  describeStatePool,
+  readManifest,
+  stateDir,
+  specKey,
+  PROFILES,
+  DEV_ACCOUNTS,
+  FORMAT,
+};

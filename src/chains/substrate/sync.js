@@ -35,10 +35,18 @@ async function waitForSync(url, { timeoutS, signal, log = () => {} }) {
   const look = async () => {
     const st = await syncState(url, { signal });
     if (firstHead === null) firstHead = st.head;
-    return { done: st.synced && st.head > firstHead, state: st.synced ? `${st.state}, waiting for the best block to advance` : st.state, value: st };
+    return {
+      done: st.synced && st.head > firstHead,
+      state: st.synced ? `${st.state}, waiting for the best block to advance` : st.state,
+      value: st,
+    };
   };
   const { seconds, value: st } = await pollUntil(look, {
-    timeoutS, signal, log, label: 'waiting for sync', failMessage: (last) => `node not synced after ${timeoutS} s (SYNC_TIMEOUT_S); last state: ${last}`,
+    timeoutS,
+    signal,
+    log,
+    label: 'waiting for sync',
+    failMessage: (last) => `node not synced after ${timeoutS} s (SYNC_TIMEOUT_S); last state: ${last}`,
   });
   return { seconds, head: st.head, target: st.target, peers: st.peers };
 }

@@ -36,7 +36,11 @@ function mergeSubstrate(snapshots, seconds) {
   const opsOk = Object.values(ops).reduce((s, o) => s + o.ok, 0);
   const out = { operations: ops, operations_ok: opsOk, operation_errors: opErrors, notifications };
   if (tx.submitted || tx.included || tx.failed) {
-    out.transactions = { ...tx, tps: Number((tx.included / seconds).toFixed(3)), inclusion_latency_ms: latencySummary(inclusion) };
+    out.transactions = {
+      ...tx,
+      tps: Number((tx.included / seconds).toFixed(3)),
+      inclusion_latency_ms: latencySummary(inclusion),
+    };
   }
   return out;
 }
@@ -44,8 +48,13 @@ function mergeSubstrate(snapshots, seconds) {
 /** The transfers as figures.writes (the shape Ethereum's writers give). */
 function transferFigures(t, seconds) {
   return {
-    tps: t.tps, submitted_tps: Number((t.submitted / seconds).toFixed(3)), submitted: t.submitted, included: t.included, failed: t.failed,
-    inclusion_ms: t.inclusion_latency_ms, errors: t.errors,
+    tps: t.tps,
+    submitted_tps: Number((t.submitted / seconds).toFixed(3)),
+    submitted: t.submitted,
+    included: t.included,
+    failed: t.failed,
+    inclusion_ms: t.inclusion_latency_ms,
+    errors: t.errors,
   };
 }
 
@@ -72,8 +81,15 @@ function runWarnings(run) {
 function reportLines(run) {
   const x = run.substrate;
   if (!x) return [];
-  const lines = [`- Requests are the JSON-RPC calls @polkadot/api made (over one WebSocket per generator worker): ${x.operations_ok} operations of the mix completed in the window; ${x.notifications} new-head notifications reached the users' subscriptions.`];
-  if (run.node && run.node.rpc_requests_by_method) lines.push(`- The node's substrate_rpc_calls_finished by method: ${Object.entries(run.node.rpc_requests_by_method).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
+  const lines = [
+    `- Requests are the JSON-RPC calls @polkadot/api made (over one WebSocket per generator worker): ${x.operations_ok} operations of the mix completed in the window; ${x.notifications} new-head notifications reached the users' subscriptions.`,
+  ];
+  if (run.node && run.node.rpc_requests_by_method)
+    lines.push(
+      `- The node's substrate_rpc_calls_finished by method: ${Object.entries(run.node.rpc_requests_by_method)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}.`,
+    );
   return lines;
 }
 

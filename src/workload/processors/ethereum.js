@@ -120,7 +120,8 @@ let subscriber = null;
 async function holdOne(kind) {
   if (!subscriber) subscriber = newSubscriber({ spec, pool, recorder, extras });
   await subscriber.hold(kind);
-  if (Date.now() < spec.end_at) await new Promise((r) => setTimeout(r, 1000)); // ended early (an error): not in a tight loop
+  // ended early (an error): not in a tight loop
+  if (Date.now() < spec.end_at) await new Promise((r) => setTimeout(r, 1000));
 }
 
 /** WORKLOAD=replay: this virtual user sends the capture's calls (replay.js) until the window closes. */
@@ -133,7 +134,8 @@ async function replay(context, events) {
     }
   };
   await replayWith({ spec, recorder, extras }, call, (outcome, method, failure) => {
-    if (outcome === 'window') events.emit('counter', failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`, 1);
+    if (outcome === 'window')
+      events.emit('counter', failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`, 1);
     else if (outcome === 'before') events.emit('counter', 'chainperf.before_window', 1);
   });
 }

@@ -12,7 +12,13 @@ const { performance } = require('node:perf_hooks');
  * other (not connected, connection lost, ...).
  */
 function classifySubstrateError(err) {
-  if (err && typeof err.code === 'number') return { kind: 'rpc', message: `JSON-RPC ${err.code}: ${String(err.message).replace(/^-?\d+: /, '').slice(0, 200)}` };
+  if (err && typeof err.code === 'number')
+    return {
+      kind: 'rpc',
+      message: `JSON-RPC ${err.code}: ${String(err.message)
+        .replace(/^-?\d+: /, '')
+        .slice(0, 200)}`,
+    };
   const msg = String((err && err.message) || err);
   if (/No response received from RPC endpoint/.test(msg)) return { kind: 'timeout', message: 'timeout' };
   return { kind: 'other', message: msg.slice(0, 200) };
@@ -27,20 +33,26 @@ function instrument(provider, recorder, onCall) {
     recorder.started();
     const t0 = performance.now();
     const done = (failure) => onCall(method, performance.now() - t0, failure);
-    return send(method, params, false, subscription).then((result) => {
-      done(null);
-      return result;
-    }, (err) => {
-      done(classifySubstrateError(err));
-      throw err;
-    });
+    return send(method, params, false, subscription).then(
+      (result) => {
+        done(null);
+        return result;
+      },
+      (err) => {
+        done(classifySubstrateError(err));
+        throw err;
+      },
+    );
   };
   return provider;
 }
 
 /** Makes rpc-core create a new call for every request instead of sharing one among identical calls. */
 function unmemoizeRpcCore(Core) {
-  if (typeof Core.prototype._memomize !== 'function') throw new Error('@polkadot/rpc-core has no _memomize: the version installed is not the one chainperf was written for (16.5.6)');
+  if (typeof Core.prototype._memomize !== 'function')
+    throw new Error(
+      '@polkadot/rpc-core has no _memomize: the version installed is not the one chainperf was written for (16.5.6)',
+    );
   Core.prototype._memomize = function memoizeNothing(creator, def) {
     const call = creator(true);
     call.raw = creator(false);

@@ -76,12 +76,18 @@ apiReady.catch(() => {}); // reported by the operations that wait for it
 
 // --- operations, transactions and notifications, beside the requests --------
 
-const extra = { ops: {}, op_errors: {}, notifications: 0, tx: { submitted: 0, included: 0, failed: 0, inclusion_ms: [], errors: {} } };
+const extra = {
+  ops: {},
+  op_errors: {},
+  notifications: 0,
+  tx: { submitted: 0, included: 0, failed: 0, inclusion_ms: [], errors: {} },
+};
 const snapshot = recorder.snapshot;
 recorder.snapshot = () => ({ ...snapshot(), substrate: extra });
 
 function noteError(map, message) {
-  if (map[message] !== undefined || Object.keys(map).length < MAX_ERROR_MESSAGES) map[message] = (map[message] || 0) + 1;
+  if (map[message] !== undefined || Object.keys(map).length < MAX_ERROR_MESSAGES)
+    map[message] = (map[message] || 0) + 1;
 }
 
 function opDone(op, err) {
@@ -100,9 +106,15 @@ function opDone(op, err) {
 async function api() {
   let timer;
   try {
-    return await Promise.race([apiReady, new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`@polkadot/api not connected to the node after ${(spec.timeout_ms * 3) / 1000} s`)), spec.timeout_ms * 3);
-    })]);
+    return await Promise.race([
+      apiReady,
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`@polkadot/api not connected to the node after ${(spec.timeout_ms * 3) / 1000} s`)),
+          spec.timeout_ms * 3,
+        );
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -127,7 +139,10 @@ async function subscribeNewHeads(a, vars) {
 
 // --- signed transfers from funded dev accounts --------------------------------
 
-/** Claims are files in a folder per pass, created exclusively: a dev account signs for one virtual user at a time across workers. */
+/**
+ * Claims are files in a folder per pass, created exclusively: a dev account signs for one virtual user at a time across
+ * workers.
+ */
 const claimsDir = `${process.env.CHAINPERF_GENERATOR_SPEC.replace(/\.generator\.json$/, '')}.signers`;
 let keyring = null;
 const pairs = new Map();
@@ -170,15 +185,26 @@ function transferInBlock(a, pair, p) {
       if (unsub) unsub();
       fn(arg);
     };
-    const timer = setTimeout(() => settle(reject, new Error(`not in a block after ${INCLUSION_TIMEOUT_MS / 1000} s`)), INCLUSION_TIMEOUT_MS);
-    a.tx.balances.transferKeepAlive(p.dest, p.amount).signAndSend(pair, { nonce: -1 }, (res) => {
-      if (res.dispatchError) settle(reject, new Error(`dispatch error ${res.dispatchError.toString()}`));
-      else if (res.status.isInBlock || res.status.isFinalized) settle(resolve); // instant finality reports Finalized alone
-      else if (res.status.isInvalid || res.status.isDropped || res.status.isUsurped) settle(reject, new Error(`transaction ${res.status.type}`));
-    }).then((u) => {
-      unsub = u;
-      if (settled) u();
-    }, (err) => settle(reject, err));
+    const timer = setTimeout(
+      () => settle(reject, new Error(`not in a block after ${INCLUSION_TIMEOUT_MS / 1000} s`)),
+      INCLUSION_TIMEOUT_MS,
+    );
+    a.tx.balances
+      .transferKeepAlive(p.dest, p.amount)
+      .signAndSend(pair, { nonce: -1 }, (res) => {
+        if (res.dispatchError) settle(reject, new Error(`dispatch error ${res.dispatchError.toString()}`));
+        else if (res.status.isInBlock || res.status.isFinalized)
+          settle(resolve); // instant finality reports Finalized alone
+        else if (res.status.isInvalid || res.status.isDropped || res.status.isUsurped)
+          settle(reject, new Error(`transaction ${res.status.type}`));
+      })
+      .then(
+        (u) => {
+          unsub = u;
+          if (settled) u();
+        },
+        (err) => settle(reject, err),
+      );
   });
 }
 
@@ -186,7 +212,8 @@ async function transfer(a, vars, p) {
   let slot = vars.chainperfSigner;
   if (slot === undefined || slot === null) {
     slot = claimSigner();
-    if (slot === null) throw new Error(`all ${pool.signers.length} funded dev accounts are signing for other virtual users`);
+    if (slot === null)
+      throw new Error(`all ${pool.signers.length} funded dev accounts are signing for other virtual users`);
     vars.chainperfSigner = slot;
   }
   const pair = await signer(slot);

@@ -15,17 +15,27 @@ function compileContract(name) {
   const input = {
     language: 'Solidity',
     sources: { [file]: { content: source } },
-    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: 'paris',
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+    },
   };
   const out = JSON.parse(solc.compile(JSON.stringify(input)));
   const errors = (out.errors || []).filter((e) => e.severity === 'error');
   if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
   const c = out.contracts[file][name];
-  return { compiler: `solc ${solc.version()}`, abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}` };
+  return {
+    compiler: `solc ${solc.version()}`,
+    abi: c.abi,
+    bytecode: `0x${c.evm.bytecode.object}`,
+    deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
+  };
 }
 
 if (require.main === module) {
-  for (const name of CONTRACTS) fs.writeFileSync(path.join(__dirname, `${name}.json`), `${JSON.stringify(compileContract(name), null, 2)}\n`);
+  for (const name of CONTRACTS)
+    fs.writeFileSync(path.join(__dirname, `${name}.json`), `${JSON.stringify(compileContract(name), null, 2)}\n`);
 }
 
 module.exports = { compileContract, CONTRACTS };

@@ -69,8 +69,11 @@ class ResponseReader {
     const head = this.buf.latin1Slice(0, end).toLowerCase();
     if (!head.startsWith('http/1.')) throw new Error(`not an HTTP/1.x response: ${JSON.stringify(head.slice(0, 40))}`);
     this.status = Number(head.slice(9, 12));
-    if (!(this.status >= 100 && this.status <= 599)) throw new Error(`bad HTTP status line: ${JSON.stringify(head.split('\r\n')[0])}`);
-    this.close = head.startsWith('http/1.0') ? !/\r\nconnection:[ \t]*keep-alive/.test(head) : /\r\nconnection:[ \t]*close/.test(head);
+    if (!(this.status >= 100 && this.status <= 599))
+      throw new Error(`bad HTTP status line: ${JSON.stringify(head.split('\r\n')[0])}`);
+    this.close = head.startsWith('http/1.0')
+      ? !/\r\nconnection:[ \t]*keep-alive/.test(head)
+      : /\r\nconnection:[ \t]*close/.test(head);
     const te = /\r\ntransfer-encoding:([^\r]*)/.exec(head);
     const cl = /\r\ncontent-length:[ \t]*(\d+)/.exec(head);
     if (te && /chunked/.test(te[1])) this.chunked = true;
@@ -96,13 +99,18 @@ class ResponseReader {
     for (;;) {
       const eol = this.buf.indexOf(CRLF, this.pos);
       if (eol < 0) return null;
-      const size = parseInt(this.buf.latin1Slice(this.pos, eol), 16); // chunk extensions after ';' are ignored by parseInt
+      // chunk extensions after ';' are ignored by parseInt
+      const size = parseInt(this.buf.latin1Slice(this.pos, eol), 16);
       if (!Number.isFinite(size)) throw new Error('bad chunk size in a chunked response');
       if (size === 0) {
         // the last chunk, then optional trailers, then an empty line
         const end = this.buf.indexOf(HEAD_END, eol);
         if (end < 0) return null;
-        const res = { status: this.status, body: this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts), close: this.close };
+        const res = {
+          status: this.status,
+          body: this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts),
+          close: this.close,
+        };
         this.reset();
         return res;
       }
@@ -123,12 +131,15 @@ class Connection {
     this.dead = false;
     const { hostname, port, protocol } = pool.url;
     const host = hostname.replace(/^\[|\]$/g, '');
-    this.socket = protocol === 'https:'
-      ? tls.connect({ host, port: Number(port) || 443, servername: net.isIP(host) ? undefined : host })
-      : net.connect({ host, port: Number(port) || 80 });
+    this.socket =
+      protocol === 'https:'
+        ? tls.connect({ host, port: Number(port) || 443, servername: net.isIP(host) ? undefined : host })
+        : net.connect({ host, port: Number(port) || 80 });
     this.socket.setNoDelay(true);
     this.socket.on('data', (chunk) => this.onData(chunk));
-    this.socket.on('error', (err) => this.fail({ kind: 'other', message: String(err.code || err.message).slice(0, 200) }));
+    this.socket.on('error', (err) =>
+      this.fail({ kind: 'other', message: String(err.code || err.message).slice(0, 200) }),
+    );
     this.socket.on('close', () => this.fail({ kind: 'other', message: 'connection closed by the server' }));
   }
 

@@ -30,17 +30,28 @@ function setup() {
   const url = new URL(g.spec.rpc_url);
   const overWs = url.protocol === 'ws:' || url.protocol === 'wss:';
   const ring = [];
-  for (let i = 0; i < (g.spec.replay ? 0 : RING); i++) { // a replay sends the capture's calls, not a mix
+  for (let i = 0; i < (g.spec.replay ? 0 : RING); i++) {
+    // a replay sends the capture's calls, not a mix
     const method = g.pickMethod(g.random());
     const params = paramsFor(method, g.pool, g.random);
-    // HTTP: the whole request, head and body; WebSocket: the body after its id, which is given per connection when sent.
-    ring.push(overWs
-      ? { method, tail: bodyTail(method, params) }
-      : { method, bytes: prepareRequest(g.spec.rpc_url, JSON.stringify({ jsonrpc: '2.0', id: i, method, params })) });
+    // HTTP: the whole request, head and body; WebSocket: the body after its id, which is given per connection when
+    // sent.
+    ring.push(
+      overWs
+        ? { method, tail: bodyTail(method, params) }
+        : { method, bytes: prepareRequest(g.spec.rpc_url, JSON.stringify({ jsonrpc: '2.0', id: i, method, params })) },
+    );
   }
   const now = () => performance.now();
   const http = overWs ? null : new HttpPool(g.spec.rpc_url, { timeoutMs: g.spec.timeout_ms, now });
-  const ws = overWs ? new WsPool(g.spec.rpc_url, { connections: g.spec.ws_connections || 4, timeoutMs: g.spec.timeout_ms, now, nullResults: Boolean(g.spec.replay) }) : null;
+  const ws = overWs
+    ? new WsPool(g.spec.rpc_url, {
+        connections: g.spec.ws_connections || 4,
+        timeoutMs: g.spec.timeout_ms,
+        now,
+        nullResults: Boolean(g.spec.replay),
+      })
+    : null;
   shared = { ...g, http, ws, ring, next: 0, counts: new Map(), timer: null, ee: null };
   return shared;
 }
@@ -155,9 +166,15 @@ function leanCall(g) {
       const failure = await g.ws.request(bodyTail(method, params), t0);
       return failure === NULL_RESULT ? { failure: null, resultNull: true } : { failure, resultNull: false };
     }
-    const res = await g.http.request(prepareRequest(g.spec.rpc_url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })), t0);
+    const res = await g.http.request(
+      prepareRequest(g.spec.rpc_url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })),
+      t0,
+    );
     const failure = res.failure || responseFailure(res.status, res.body);
-    return { failure, resultNull: !failure && res.body.toString('latin1', Math.max(0, res.body.length - 20)).includes('"result":null}') };
+    return {
+      failure,
+      resultNull: !failure && res.body.toString('latin1', Math.max(0, res.body.length - 20)).includes('"result":null}'),
+    };
   };
 }
 
@@ -187,7 +204,10 @@ class ChainperfEngine {
         if (g.counts.size) emitCounts(g);
         if (Date.now() >= g.spec.stop_at) g.flush();
       };
-      run().then(() => callback(null, context), (err) => callback(err, context));
+      run().then(
+        () => callback(null, context),
+        (err) => callback(err, context),
+      );
     };
   }
 }

@@ -39,11 +39,19 @@ function parseWhole(buf) {
   } catch {
     return { id: null, failure: { kind: 'other', message: 'response is not JSON' } };
   }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return { id: null, failure: { kind: 'other', message: 'response is not a JSON-RPC object' } };
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    return { id: null, failure: { kind: 'other', message: 'response is not a JSON-RPC object' } };
   let id = null;
   if (Number.isSafeInteger(doc.id)) id = doc.id;
   else if (typeof doc.id === 'string' && /^\d{1,15}$/.test(doc.id)) id = Number(doc.id);
-  if (doc.error) return { id, failure: doc.error.code !== undefined ? rpcFailure(doc.error) : { kind: 'rpc', message: `JSON-RPC error: ${JSON.stringify(doc.error).slice(0, 200)}` } };
+  if (doc.error)
+    return {
+      id,
+      failure:
+        doc.error.code !== undefined
+          ? rpcFailure(doc.error)
+          : { kind: 'rpc', message: `JSON-RPC error: ${JSON.stringify(doc.error).slice(0, 200)}` },
+    };
   if (!('result' in doc)) return { id, failure: { kind: 'other', message: 'response has neither result nor error' } };
   return { id, failure: null };
 }
@@ -85,7 +93,12 @@ class Connection {
   connect() {
     if (this.pool.closed) return;
     const target = splitAuth(this.url); // basic auth from the URL goes as a header
-    const ws = new WebSocket(target.url, { perMessageDeflate: false, skipUTF8Validation: true, handshakeTimeout: this.pool.timeoutMs, headers: target.headers });
+    const ws = new WebSocket(target.url, {
+      perMessageDeflate: false,
+      skipUTF8Validation: true,
+      handshakeTimeout: this.pool.timeoutMs,
+      headers: target.headers,
+    });
     this.ws = ws;
     ws.on('open', () => {
       this.open = true;
@@ -101,7 +114,9 @@ class Connection {
     ws.on('close', (code) => {
       this.open = false;
       this.queue = [];
-      const message = this.error ? `WebSocket: ${String(this.error.code || this.error.message).slice(0, 160)}` : `WebSocket closed (code ${code})`;
+      const message = this.error
+        ? `WebSocket: ${String(this.error.code || this.error.message).slice(0, 160)}`
+        : `WebSocket closed (code ${code})`;
       this.failAll({ kind: 'other', message });
       this.pool.reconnects++;
       if (this.pool.closed) return;
@@ -113,7 +128,10 @@ class Connection {
   answer(data) {
     const { id, failure: f } = parseAnswer(data);
     // Replay tells a null result (the call's block or transaction is not on this chain) from others.
-    const failure = !f && this.pool.nullResults && data.toString('latin1', Math.max(0, data.length - 20)).includes('"result":null}') ? NULL_RESULT : f;
+    const failure =
+      !f && this.pool.nullResults && data.toString('latin1', Math.max(0, data.length - 20)).includes('"result":null}')
+        ? NULL_RESULT
+        : f;
     const p = id === null ? undefined : this.pending.get(id);
     if (!p) {
       this.pool.unmatched++; // an answer to a request already timed out, or one without a usable id
