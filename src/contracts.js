@@ -105,6 +105,7 @@
  *   family?: string,
  *   defaults: {CLIENT: string, WORKLOAD: string, [key: string]: any},
  *   methods: string[],
+ *   methodClass: (method: string) => 'read'|'write'|'debug'|'admin'|'unknown',
  *   processor: string,
  *   waitForSync: (rpcUrl: string, opts: object) => Promise<{seconds: number, head: number, [k: string]: any}>,
  *   createHistory: (rpcUrl: string, opts: object) => Promise<object>,

@@ -16,6 +16,9 @@
 // Secrets in the node's URL never reach these lines: the URL is not written,
 // and every string passes a scrubber that knows the URL's literal secrets.
 
+const { classifyAnyChain } = require('../chains/method-classes');
+const { CLASSES } = require('../workload/safety');
+
 /** The parts of a URL that may be secret: credentials, query values, path segments. */
 function urlSecrets(raw) {
   const u = new URL(raw);
@@ -152,13 +155,23 @@ function newTally() {
 }
 
 /** The summary as lines of text. */
-function formatTally(t) {
-  const rows = Object.entries(t.methods)
-    .sort((a, b) => b[1].requests - a[1].requests)
-    .map(([m, c]) => `  ${m}: ${c.requests}${c.errors ? ` (${c.errors} errors)` : ''}`);
+function formatTally(t, classify = classifyAnyChain) {
+  const entries = Object.entries(t.methods).sort((a, b) => b[1].requests - a[1].requests);
+  const marked = entries.map(([m]) => classify(m)).filter((cls) => cls !== 'read').length;
+  const rows = entries.map(([m, c]) => {
+    const cls = classify(m);
+    const mark = cls === 'read' ? '' : `  [${cls}: ${CLASSES[cls].what}]`;
+    return `  ${m}: ${c.requests}${c.errors ? ` (${c.errors} errors)` : ''}${mark}`;
+  });
+  const note = marked
+    ? [
+        `${marked} of these methods are not reads (marked): a replay of this capture against a node chainperf did not start refuses them unless allowed (ALLOW_WRITES=yes for writes, ALLOW_METHODS for debug and unknown methods; administrative ones never), and ./run.sh mix leaves them out`,
+      ]
+    : [];
   return [
     `captured ${t.requests} requests (${t.errors} errors, ${t.batches} batches, ${t.notifications} subscription notifications)`,
     ...rows,
+    ...note,
   ];
 }
 

@@ -7,12 +7,12 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { startProxy } = require('./proxy');
 const { publicOrigin, formatTally } = require('./capture');
-const { deriveMix, readCapture, mixYaml } = require('./mix');
+const { deriveMix, readCapture, mixYaml, leftOut } = require('./mix');
 
 const RECORD_USAGE =
   'usage: ./run.sh record [--listen [HOST:]PORT] --to URL --out FILE [--to-ws URL]\n  default --listen 127.0.0.1:8645';
 const MIX_USAGE =
-  'usage: ./run.sh mix FILE [--name NAME] [--replace yes]   writes workloads/<NAME>.yml (NAME: the file name without its extension; an existing one only with --replace yes)';
+  "usage: ./run.sh mix FILE [--name NAME] [--replace yes] [--writes yes]   writes workloads/<NAME>.yml (NAME: the file name without its extension; an existing one only with --replace yes; the capture's transactions become tx.transfer only with --writes yes)";
 
 /** --flag value pairs; returns {opts} or {error}. */
 function parseFlags(args, allowed) {
@@ -98,7 +98,7 @@ async function record(args) {
 
 /** ./run.sh mix: the workload file's path last on stdout. */
 function mix(args, { workloadsDir }) {
-  const { opts, positional, error } = parseFlags(args, ['name', 'replace']);
+  const { opts, positional, error } = parseFlags(args, ['name', 'replace', 'writes']);
   if (error) return usageError(MIX_USAGE, error);
   if (positional.length !== 1) return usageError(MIX_USAGE, 'one capture FILE expected');
   const file = positional[0];
@@ -106,9 +106,11 @@ function mix(args, { workloadsDir }) {
   const name = opts.name || path.basename(file).replace(/\.[^.]*$/, '');
   if (!/^[A-Za-z0-9_.-]+$/.test(name))
     return usageError(MIX_USAGE, `--name: expected letters, digits, _ . or -, got "${name}"`);
+  if (opts.writes && opts.writes !== 'yes')
+    return usageError(MIX_USAGE, `--writes: expected yes, got "${opts.writes}"`);
   let derived;
   try {
-    derived = deriveMix(readCapture(file));
+    derived = deriveMix(readCapture(file), { writes: opts.writes === 'yes' });
   } catch (err) {
     return usageError(MIX_USAGE, `${file}: ${err.message}`);
   }
@@ -117,7 +119,7 @@ function mix(args, { workloadsDir }) {
     return usageError(MIX_USAGE, `workloads/${name}.yml exists: choose another --name, or add --replace yes`);
   fs.writeFileSync(out, mixYaml(derived, { source: path.basename(file) }));
   process.stderr.write(
-    `chainperf mix: ${derived.requests} requests, ${Object.keys(derived.mix).length} methods in the mix${derived.not_in_mix.length ? ` (left out: ${derived.not_in_mix.join(', ')})` : ''}\n`,
+    `chainperf mix: ${derived.requests} requests, ${Object.keys(derived.mix).length} methods in the mix${derived.not_in_mix.length ? ` (left out: ${leftOut(derived)})` : ''}\n`,
   );
   process.stdout.write(`${out}\n`);
   return 0;

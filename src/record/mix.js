@@ -9,6 +9,9 @@ const fs = require('node:fs');
 const yaml = require('js-yaml');
 const { METHODS } = require('../chains/ethereum/params');
 const { percentile } = require('../workload/samples');
+const { methodClass } = require('../chains/ethereum/method-classes');
+
+const WRITES = ['eth_sendRawTransaction', 'eth_sendTransaction'];
 
 /** Methods whose last parameter (or params[0] for eth_getBlockByNumber) is a block number or tag. */
 const BLOCK_PARAM = {
@@ -88,18 +91,22 @@ function blockParams(lines) {
  * @param {object[]} lines capture lines (capture.js)
  * @returns {{requests:number, mix:object, not_in_mix:string[], traffic:object}}
  */
-function deriveMix(lines) {
+function deriveMix(lines, { writes = false } = {}) {
   const counts = {};
   for (const l of lines) if (l.method) counts[l.method] = (counts[l.method] || 0) + 1;
-  const known = Object.keys(counts).filter((m) => METHODS.includes(m));
+  // A capture's transactions become signed transfers of chainperf's own (tx.transfer) only when asked for.
+  const sent = writes ? (counts.eth_sendRawTransaction || 0) + (counts.eth_sendTransaction || 0) : 0;
+  const inMixCounts = Object.fromEntries(Object.entries(counts).filter(([m]) => METHODS.includes(m)));
+  if (sent) inMixCounts['tx.transfer'] = sent;
+  const known = Object.keys(inMixCounts);
   if (!known.length)
     throw new Error(
       `none of the methods seen (${Object.keys(counts).join(', ') || 'none'}) is one chainperf can parameterize (${METHODS.join(', ')})`,
     );
-  const inMix = known.reduce((n, m) => n + counts[m], 0);
+  const inMix = known.reduce((n, m) => n + inMixCounts[m], 0);
   const mix = {};
-  for (const m of known.sort((a, b) => counts[b] - counts[a] || a.localeCompare(b))) {
-    mix[m] = Math.max(0.01, Number(((100 * counts[m]) / inMix).toFixed(2)));
+  for (const m of known.sort((a, b) => inMixCounts[b] - inMixCounts[a] || a.localeCompare(b))) {
+    mix[m] = Math.max(0.01, Number(((100 * inMixCounts[m]) / inMix).toFixed(2)));
   }
   const ts = lines.map((l) => l.t);
   const span = (Math.max(...ts) - Math.min(...ts)) / 1000;
@@ -111,7 +118,7 @@ function deriveMix(lines) {
     requests: lines.length,
     mix,
     not_in_mix: Object.keys(counts)
-      .filter((m) => !METHODS.includes(m))
+      .filter((m) => !METHODS.includes(m) && !(sent && WRITES.includes(m)))
       .sort(),
     traffic: {
       requests: lines.length,
@@ -131,6 +138,21 @@ function deriveMix(lines) {
   };
 }
 
+/**
+ * The methods left out of the mix, with why: a write (--writes yes turns transactions into tx.transfer), an
+ * administrative or debug method (never in a mix), or a read chainperf has no parameters for.
+ */
+function leftOut(d) {
+  return d.not_in_mix
+    .map((m) => {
+      const cls = methodClass(m);
+      if (cls === 'read') return `${m}: no parameter builder`;
+      if (cls === 'write' && WRITES.includes(m)) return `${m}: write, --writes yes sends tx.transfer instead`;
+      return `${m}: ${cls}`;
+    })
+    .join(', ');
+}
+
 /** The workload file's text. */
 function mixYaml(d, { source }) {
   const header = [
@@ -138,10 +160,10 @@ function mixYaml(d, { source }) {
     '# mix: the share of each method chainperf can parameterize, in percent (its parameters are drawn from the',
     '# harvested pool of the chain measured, as for any mix). traffic: what the capture showed, for the record;',
     '# chainperf reads only mix: (see docs/workloads.md). methods lists every method seen, including any left out',
-    `# of the mix${d.not_in_mix.length ? ` (${d.not_in_mix.join(', ')})` : ''}; block_depth is how far behind the head`,
+    `# of the mix${d.not_in_mix.length ? ` (${leftOut(d)})` : ''}; block_depth is how far behind the head`,
     '# seen by the proxy a numbered block was asked for; get_logs_block_range the blocks one eth_getLogs spans.',
   ];
   return `${header.join('\n')}\n${yaml.dump({ mix: d.mix, traffic: d.traffic }, { lineWidth: 120 })}`;
 }
 
-module.exports = { deriveMix, readCapture, mixYaml };
+module.exports = { deriveMix, readCapture, mixYaml, leftOut };

@@ -274,6 +274,17 @@ const KEYS = {
     default: null,
     doc: 'PID of the node process on this host (attach); its CPU is read from /proc.',
   },
+  ALLOW_WRITES: {
+    type: 'enum',
+    values: ['no', 'yes'],
+    default: 'no',
+    doc: "yes: a workload may send transactions (eth_sendRawTransaction, author_submitExtrinsic, the tx.* and balances.* mix entries, a capture's writes) to a node chainperf did not start (RUNTIME=attach), and CREATE_HISTORY=yes may create history there. By default such a node gets read methods only, and a workload that holds anything else is refused before a request is sent, with the methods and counts it holds. Administrative methods (admin_*, debug_setHead, miner_*, personal_*, engine_*, Substrate's unsafe RPCs that change the node) are never sent to such a node. A node chainperf starts is its own: anything goes there.",
+  },
+  ALLOW_METHODS: {
+    type: 'string',
+    default: '',
+    doc: "Comma-separated method names a workload may send to a node chainperf did not start (RUNTIME=attach) although chainperf does not class them as reads: methods it does not know, and read-only node internals such as debug_traceTransaction or Substrate's system_peers. Never an administrative method.",
+  },
   CPU_SOURCE: {
     type: 'enum',
     values: ['auto', 'cgroup', 'pid', 'metrics'],

@@ -16,6 +16,7 @@ const { addSecretValue, redactUrl, REDACTED } = require('../util/scrub');
 const { folderNameProblem, isInside, reportsDirProblem } = require('./paths');
 const net = require('node:net');
 const { clientChecks } = require('./client-checks');
+const { safetyChecks } = require('./safety-checks');
 const { replayMix } = require('../workload/replay');
 const yaml = require('js-yaml');
 const { limitProblems, probeKernel, memoryWarning: limitWarning } = require('../runtime/limits');
@@ -292,6 +293,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
     );
   }
   attachChecks(v, sources, given, at, errors);
+  safetyChecks(v, { chain, at, workloadsDir: WORKLOADS_DIR }, errors);
   composeChecks(v, given, client, at, errors);
   writeChecks(v, at, errors); // after TRANSPORT has followed an attached RPC_URL
 }

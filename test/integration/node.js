@@ -63,6 +63,7 @@ async function startGeth({ period = 1, transport = 'http', extra = [] } = {}) {
   return {
     pid: child.pid,
     rpcUrl,
+    logFile: path.join(dir, 'geth.log'),
     metricsUrl: `http://127.0.0.1:${metrics}/debug/metrics/prometheus`,
     alive: () => child.exitCode === null && child.signalCode === null,
     stop: () =>

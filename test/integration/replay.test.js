@@ -16,6 +16,8 @@ const { rpcCall } = require('../../src/util/rpc');
 const { loadReplay } = require('../../src/workload/replay');
 const { deriveMix, readCapture } = require('../../src/record/mix');
 const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
+const { methodClass } = require('../../src/chains/ethereum/method-classes');
+const { ethers } = require('ethers');
 
 const UNKNOWN_TX = `0x${'ab'.repeat(32)}`;
 
@@ -108,6 +110,15 @@ describe('record and replay on geth', () => {
   });
   after(() => node && node.stop());
 
+  it('everything chainperf sent to the attached node through the recorder was a read method', () => {
+    const methods = Object.keys(deriveMix(readCapture(capture)).traffic.methods);
+    assert.ok(methods.length > 5, methods.join(', '));
+    assert.deepEqual(
+      methods.filter((m) => methodClass(m) !== 'read'),
+      [],
+    );
+  });
+
   it('the recorder captured every call chainperf made and printed its counts per method', () => {
     assert.equal(stopped.code, 0, stopped.stderr);
     const all = deriveMix(readCapture(capture)).traffic.methods;
@@ -178,4 +189,102 @@ describe('record and replay on geth', () => {
       assert.ok(run.warnings.some((w) => /missing_on_target/.test(w)));
     });
   }
+});
+
+describe('a replay against an attached node that exposes its debug API', () => {
+  let node;
+  let dir;
+  before(async () => {
+    node = await startGeth({ extra: ['--http.api', 'eth,net,web3,debug'] });
+    dir = tmpDir();
+  });
+  after(() => node && node.stop());
+
+  /** A capture of these calls, 100 ms apart. */
+  const captureOf = (name, calls) => {
+    const file = path.join(dir, `${name}.jsonl`);
+    const t0 = Date.now();
+    fs.writeFileSync(
+      file,
+      calls.map(([method, params], i) => JSON.stringify({ t: t0 + i * 100, method, params })).join('\n'),
+    );
+    return file;
+  };
+  const attachScenario = (name, capture, extra = []) =>
+    writeScenario(
+      dir,
+      name,
+      [
+        'RUNTIME=attach',
+        `RPC_URL=${node.rpcUrl}`,
+        `NODE_PID=${node.pid}`,
+        'CREATE_HISTORY=no',
+        `WORKLOAD=replay:${capture}`,
+        'WARMUP_S=0',
+        'IDLE_S=0',
+        'DURATION_S=4',
+        ...extra,
+      ].join('\n'),
+    );
+  const head = async () => Number(await rpcCall(node.rpcUrl, 'eth_blockNumber'));
+
+  it('a capture holding debug_setHead is refused before anything is sent (exit 2); the head is not rewound', async () => {
+    while ((await head()) < 6) await new Promise((r) => setTimeout(r, 300));
+    const before = await head();
+    const calls = [];
+    for (let i = 0; i < 20; i++) calls.push(i % 7 === 3 ? ['debug_setHead', ['0x3']] : ['eth_blockNumber', []]);
+    const res = await startRun(attachScenario('set-head', captureOf('set-head', calls))).done;
+    assert.equal(res.code, 2, res.stderr);
+    assert.match(res.stderr, /debug_setHead x3 \(admin: administers or changes the node; never sent/);
+    assert.match(res.stderr, /nothing was sent/);
+    assert.ok((await head()) >= before, 'the head did not go back');
+    assert.doesNotMatch(fs.readFileSync(node.logFile, 'utf8'), /Rewinding blockchain/);
+  });
+
+  it('with ALLOW_WRITES=yes a capture of transactions is replayed (the transaction is mined); debug_setHead is still refused', async () => {
+    const [dev] = await rpcCall(node.rpcUrl, 'eth_accounts');
+    const wallet = ethers.Wallet.createRandom();
+    const fund = await rpcCall(node.rpcUrl, 'eth_sendTransaction', [
+      { from: dev, to: wallet.address, value: '0xde0b6b3a7640000' },
+    ]);
+    while (!(await rpcCall(node.rpcUrl, 'eth_getTransactionReceipt', [fund])))
+      await new Promise((r) => setTimeout(r, 200));
+    const chainId = Number(await rpcCall(node.rpcUrl, 'eth_chainId'));
+    const raw = await wallet.signTransaction({
+      to: dev,
+      value: 1n,
+      gasLimit: 21000,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 10n ** 9n,
+      nonce: 0,
+      chainId,
+      type: 2,
+    });
+    const writes = captureOf('writes', [
+      ['eth_blockNumber', []],
+      ['eth_sendRawTransaction', [raw]],
+      ['eth_blockNumber', []],
+    ]);
+    const refused = await startRun(attachScenario('writes-refused', writes)).done;
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /eth_sendRawTransaction x1 \(write: sends transactions; allowed with ALLOW_WRITES=yes\)/,
+    );
+    assert.equal(Number(await rpcCall(node.rpcUrl, 'eth_getTransactionCount', [wallet.address, 'latest'])), 0);
+
+    const mixed = captureOf('mixed', [
+      ['eth_sendRawTransaction', [raw]],
+      ['debug_setHead', ['0x1']],
+    ]);
+    const still = await startRun(attachScenario('admin-refused', mixed, ['ALLOW_WRITES=yes'])).done;
+    assert.equal(still.code, 2, still.stderr);
+    assert.match(still.stderr, /debug_setHead x1 \(admin/);
+    assert.doesNotMatch(still.stderr, /eth_sendRawTransaction x1/);
+
+    const res = await startRun(attachScenario('writes-allowed', writes, ['ALLOW_WRITES=yes'])).done;
+    assert.notEqual(res.code, 2, res.stderr);
+    const hash = ethers.keccak256(raw);
+    assert.ok(await rpcCall(node.rpcUrl, 'eth_getTransactionReceipt', [hash]), 'the replayed transaction was mined');
+  });
 });

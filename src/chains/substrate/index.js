@@ -19,6 +19,7 @@ const { rpcCall } = require('../../util/rpc');
 const { httpUrl } = require('./url');
 const { checkScenario } = require('./checks');
 const { windowRecords, runWarnings, reportLines } = require('./window');
+const { methodClass } = require('./method-classes');
 
 /** Signer accounts funded for the transfer workload: one per virtual user (open loop: up to 256 at once). */
 const signerCount = (s) => (s.RATE ? 256 : s.CONCURRENCY);
@@ -74,6 +75,7 @@ function substrateChain(name, defaultSpec) {
     family: 'substrate',
     defaults: { CLIENT: 'chopsticks', WORKLOAD: 'dot-default', CHAIN_SPEC: defaultSpec, HISTORY_TRANSFERS: 48 },
     methods: METHODS,
+    methodClass,
     /** The artillery processor that sends this chain's requests. */
     processor: require.resolve('../../workload/processors/substrate'),
     prepare,
