@@ -13,6 +13,7 @@
 //   chainperf saturate <scenario.env> search the highest sustainable request rate (SATURATE=yes)
 //   chainperf record --to URL --out FILE   a recording JSON-RPC proxy (src/record)
 //   chainperf mix FILE [--name NAME]  a workload file from a capture
+//   chainperf clean                   reclaim what killed runs left (src/reclaim.js)
 //
 // Exit status: 0 run ok, 1 run failed (report written), 2 invalid input.
 
@@ -46,6 +47,8 @@ const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print i
        ./run.sh saturate <scenario.env>   search the highest sustainable request rate
        ./run.sh record --listen [HOST:]PORT --to URL --out FILE   record JSON-RPC traffic through a proxy (until Ctrl-C)
        ./run.sh mix FILE [--name NAME]    write workloads/<NAME>.yml from a capture's methods
+       ./run.sh clean                     list the runs on this host; reclaim those that were killed (processes,
+                                          cgroups, compose projects, work folders; run.json with status killed)
 Scenario keys: docs/scenario-keys.md. Override any key from the environment: DURATION_S=20 ./run.sh scenarios/geth-dev.env`;
 
 // A closed pipe on standard output or error (`| head`, a closed terminal, a

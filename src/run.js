@@ -31,6 +31,8 @@ const { provenance } = require('./report/provenance');
 const { log, logTo } = require('./util/log');
 const { scrub, scrubName, copyScrubbed, copyTailScrubbed } = require('./util/scrub');
 const { reportProblems } = require('./util/problems');
+const { holdRunLock } = require('./session/run-lock');
+const { reclaimKilledRuns } = require('./reclaim');
 
 function newRunId(now = new Date()) {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
@@ -240,6 +242,7 @@ async function runScenario(
     return { exitCode: 2 };
   }
   const r = openRun(file, s);
+  await reclaimKilledRuns({ log, by: `run ${r.runId}` });
   r.controller = new AbortController();
   // held.stack is kept until the report is written: a signal while tearing down waits for the teardown.
   // held.starting is the stack while its runtime is still starting it: a forced exit then names what it left.
@@ -253,6 +256,22 @@ async function runScenario(
   r.run = newRunRecord(s, r.runId, resolveWarnings);
   r.series = {};
   const { run, guard } = r;
+  // Until the report is written, the lock says what this run started and measured, for a later run to reclaim if this
+  // process is killed.
+  const early = provenance({
+    scenario: redactScenario(s),
+    sources,
+    client: { name: s.CLIENT, version: null },
+    runtime: s.RUNTIME,
+  });
+  const lock = holdRunLock({
+    runId: r.runId,
+    kind: 'run',
+    reportDir: r.reportDir,
+    workDirs: [r.workDir],
+    leftovers: () => leftoversOf(held.stack || held.starting, r.workDir),
+    record: () => ({ ...run, provenance: run.provenance || early }),
+  });
 
   const clientModule = clients[s.CLIENT];
   if (clientModule.warning) run.warnings.push(clientModule.warning); // what the client is, whatever happens next
@@ -272,12 +291,14 @@ async function runScenario(
     logTo(null);
     log(`the report could not be written in ${r.reportDir}: ${err.code || err.message} (is the filesystem full?)`);
     guard.release();
+    lock.release();
     return { exitCode: 1, run };
   }
   logTo(null); // the folder is complete: what follows is not part of it
   if (index) writeIndex(r.reportsRoot);
   if (s.ARCHIVE === 'git') archiveRun(r, s, index);
   guard.release();
+  lock.release();
   out(r.reportDir);
   return { exitCode: run.status === 'ok' && (!run.verdict || run.verdict.pass) ? 0 : 1, reportDir: r.reportDir, run };
 }

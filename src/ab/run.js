@@ -26,6 +26,8 @@ const { killGenerators } = require('../workload/artillery');
 const { log, logTo } = require('../util/log');
 const { scrub, copyScrubbed, copyTailScrubbed } = require('../util/scrub');
 const { reportProblems } = require('../util/problems');
+const { holdRunLock } = require('../session/run-lock');
+const { reclaimKilledRuns } = require('../reclaim');
 const { pairedRatio, pairsNeeded, regressed } = require('./stats');
 const { mean } = require('../stats');
 const { AB_FIGURES, windowFigures } = require('./figures');
@@ -343,6 +345,7 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
   const dir = path.join(reportsRoot, 'ab', runId);
   fs.mkdirSync(dir, { recursive: true });
   logTo(path.join(dir, 'run.log'));
+  await reclaimKilledRuns({ log, by: `A/B session ${runId}` });
   const A = { ...newSide('A', a, { dir, runId }), file: fileA };
   const B = { ...newSide('B', b, { dir, runId }), file: fileB };
   const ab = {
@@ -373,10 +376,16 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
   const controller = new AbortController();
   const { signal } = controller;
   // Kept until the report is written: a signal while tearing down waits for the teardown; a third forces an exit.
-  const guard = guardRun({
-    log,
-    abort: (err) => controller.abort(err),
-    leftovers: () => [A, B].flatMap((x) => leftoversOf(x.stack || x.starting, x.workDir)),
+  const leftovers = () => [A, B].flatMap((x) => leftoversOf(x.stack || x.starting, x.workDir));
+  const guard = guardRun({ log, abort: (err) => controller.abort(err), leftovers });
+  // What a later run reclaims if this process is killed (src/reclaim.js).
+  const lock = holdRunLock({
+    runId,
+    kind: 'ab',
+    reportDir: dir,
+    workDirs: [A.workDir, B.workDir],
+    leftovers,
+    record: () => ab,
   });
   try {
     await startBoth([A, B], { runId, signal, controller });
@@ -399,6 +408,7 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
     return finish(ab, { A, B, dir, reportsRoot, out });
   } finally {
     guard.release();
+    lock.release();
   }
 }
 

@@ -138,15 +138,29 @@ function charts(run, series) {
   return { ...out, ...perCoreChart(run, series) };
 }
 
+/** The title, and why a run that is not ok is not. */
+function statusLines(run) {
+  const title = { ok: 'ok', killed: 'KILLED' }[run.status] || 'FAILED';
+  const lines = [`# chainperf: ${run.scenario_name} — ${title}`, ''];
+  if (run.status === 'killed')
+    lines.push(
+      `**The run was killed:** ${run.error}`,
+      '',
+      'What it had measured by its last checkpoint is kept below.',
+      '',
+    );
+  else if (run.status !== 'ok')
+    lines.push(`**The run failed:** ${run.error}`, '', 'What was measured before the failure is kept below.', '');
+  return lines;
+}
+
 function headerLines(run) {
   const p = run.provenance || {};
   const c = p.client || {};
   const m = p.machine || {};
   const s = p.scenario || {};
   const lines = [];
-  lines.push(`# chainperf: ${run.scenario_name} — ${run.status === 'ok' ? 'ok' : 'FAILED'}`, '');
-  if (run.status !== 'ok')
-    lines.push(`**The run failed:** ${run.error}`, '', 'What was measured before the failure is kept below.', '');
+  lines.push(...statusLines(run));
   // a development node is a node, not a production one
   const notA = c.kind && c.kind.endsWith(' node') ? 'a production node' : 'a node';
   if (c.kind) lines.push(`**${c.name} is a ${c.kind}, not ${notA}: these figures are not ${notA}'s.**`, '');

@@ -210,6 +210,16 @@ function runsRoot() {
   return null;
 }
 
+/** The directories of cgroup `name` (e.g. "chainperf/<run-id>") under every controller this process can see. */
+function cgroupDirsNamed(name) {
+  const v = cgroupVersion();
+  if (v === 2) return [path.join(ROOT, ownPath(''), name)].filter((d) => fs.existsSync(d));
+  if (v !== 1) return [];
+  return ['cpuacct', 'memory', 'blkio', 'cpuset']
+    .map((c) => mountOf(c) && path.join(mountOf(c), ownPath(c), name))
+    .filter((d) => d && fs.existsSync(d));
+}
+
 /**
  * What a forced exit leaves of these groups: the command that kills their
  * processes and removes their directories (and the run's own parent), or null.
@@ -222,8 +232,9 @@ function groupsLeftover(groups) {
   const procs = dirs.map((d) => path.join(d, 'cgroup.procs')).join(' ');
   return {
     what: `cgroups ${live.map((g) => g.name).join(', ')} (${dirs.length} directories)`,
+    cgroups: dirs,
     command: `kill -9 $(cat ${procs}) 2>/dev/null; sleep 1; rmdir ${dirs.join(' ')}; rmdir ${parents.join(' ')}`,
   };
 }
 
-module.exports = { Cgroup, cgroupVersion, cgroupsUsable, spawnInGroup, runsRoot, groupsLeftover };
+module.exports = { Cgroup, cgroupVersion, cgroupsUsable, spawnInGroup, runsRoot, groupsLeftover, cgroupDirsNamed };

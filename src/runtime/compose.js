@@ -240,7 +240,11 @@ function registerDown(stack, p, { workDir, log }) {
   stack.leftovers.unshift(() =>
     down
       ? null
-      : { what: `compose project ${project} (containers, volumes, network)`, command: stopCommand(c, fileArgs, env) },
+      : {
+          what: `compose project ${project} (containers, volumes, network)`,
+          command: stopCommand(c, fileArgs, env),
+          compose: { project },
+        },
   );
   stack.cleanups.push(async () => {
     if (!(await engineAnswers())) throw engineLostError(project, stopCommand(c, fileArgs, env));

@@ -116,6 +116,23 @@ async function projectLeftovers(project) {
   };
 }
 
+/**
+ * Removes what is left of a compose project through the engine alone (containers forced, then volumes and networks),
+ * without its compose files: how a killed run's project is reclaimed. Resolves what was removed.
+ */
+async function removeProject(project) {
+  const left = await projectLeftovers(project);
+  const removed = { containers: [], volumes: [], networks: [] };
+  const del = async (kind, pathOf, name) => {
+    const r = await engine('DELETE', pathOf(encodeURIComponent(name)), { timeoutMs: 60000 });
+    if (r.status < 300 || r.status === 404) removed[kind].push(name);
+  };
+  for (const c of left.containers) await del('containers', (n) => `/containers/${n}?force=true&v=true`, c);
+  for (const v of left.volumes) await del('volumes', (n) => `/volumes/${n}?force=true`, v);
+  for (const n of left.networks) await del('networks', (x) => `/networks/${x}`, n);
+  return removed;
+}
+
 let composeCmd;
 /**
  * The Compose command: ['docker', 'compose'] (v2) or ['docker-compose'] (v1),
@@ -172,6 +189,7 @@ function compose(args, { env, cwd, onLine = () => {}, timeoutMs = 0, argv } = {}
 }
 
 module.exports = {
+  removeProject,
   engine,
   engineVersionSync,
   inspectContainer,

@@ -19,6 +19,7 @@ const { attachTeardown } = require('./teardown');
 const { applyHostLimits, blockDeviceOf, oomKills } = require('./limits');
 const { enableIoCounting, cgroupIoSource } = require('../measure/io');
 const { restoreHostState } = require('../state/restore');
+const { processId } = require('../util/proc');
 
 /** "0-2" style list of cpus [from, to). */
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
@@ -110,7 +111,11 @@ function runNodeProcess(stack, { group, argv, spawnOpts, nodeLog }) {
     else stack.cpuCheck = pidSource(child.pid);
   };
   if (!group)
-    stack.leftovers.push(() => (exitInfo ? null : { what: `node process ${child.pid}`, command: `kill ${child.pid}` }));
+    stack.leftovers.push(() =>
+      exitInfo
+        ? null
+        : { what: `node process ${child.pid}`, command: `kill ${child.pid}`, process: processId(child.pid) },
+    );
   stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
   return () => child;
 }
@@ -152,7 +157,11 @@ async function startHostPrometheus(stack, { promBin, workDir, runId, cmd, signal
   stack.cleanups.push(() => prom.stop());
   stack.leftovers.push(() =>
     prom.child.exitCode === null && prom.child.signalCode === null
-      ? { what: `Prometheus process ${prom.child.pid}`, command: `kill -9 ${prom.child.pid}` }
+      ? {
+          what: `Prometheus process ${prom.child.pid}`,
+          command: `kill -9 ${prom.child.pid}`,
+          process: processId(prom.child.pid),
+        }
       : null,
   );
   stack.prometheus = { ...prom, version: prometheusVersion(promBin) };

@@ -45,4 +45,4 @@ function watchOtherRuns(runId, warnings, log, root) {
   }
 }
 
-module.exports = { otherRuns, watchOtherRuns };
+module.exports = { otherRuns, watchOtherRuns, hasProcesses };

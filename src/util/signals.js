@@ -26,7 +26,8 @@ function leftoversOf(stack, workDir) {
       // a leftover that cannot be described is not worth a crash while exiting
     }
   }
-  if (workDir && fs.existsSync(workDir)) out.push({ what: `work folder ${workDir}`, command: `rm -rf ${workDir}` });
+  if (workDir && fs.existsSync(workDir))
+    out.push({ what: `work folder ${workDir}`, command: `rm -rf ${workDir}`, dir: workDir });
   return out;
 }
 

@@ -85,7 +85,8 @@ describe('failure paths', () => {
   });
 
   it('a third signal forces an exit that prints what is left with the commands that remove it', async () => {
-    const r = startRun(GETH_DEV, { ...SHORT, DURATION_S: '30' });
+    // Its own runs folder: a run another test starts meanwhile would reclaim what this one left before the test looks.
+    const r = startRun(GETH_DEV, { ...SHORT, DURATION_S: '30', CHAINPERF_RUNS_DIR: tmpDir('chainperf-runs-') });
     await r.waitFor(/measure: measuring for/);
     await sleep(7000); // the load is running
     // Three kinds, sent at once: one kind sent repeatedly may arrive as one, and the teardown may finish meanwhile.
@@ -117,6 +118,44 @@ describe('failure paths', () => {
     }
     await sleep(500);
     assert.deepEqual(leftBehind(r, runId), NOTHING);
+  });
+
+  it('kill -9 in the window: a later run kills what it started, removes its cgroups and work folder, and writes its run.json (killed)', async () => {
+    const runs = tmpDir('chainperf-runs-');
+    const r = startRun(GETH_DEV, { ...SHORT, DURATION_S: '30', CHAINPERF_RUNS_DIR: runs });
+    await r.waitFor(/measure: measuring for/);
+    await sleep(4000);
+    r.child.kill('SIGKILL');
+    const res = await r.done;
+    const runId = runIdOf(res.stderr);
+    const reportDir = path.join(r.reports, 'geth-dev', runId);
+    await sleep(500);
+    const left = leftBehind(r, runId);
+    assert.ok(
+      left.processes.length && left.cgroup && left.work.length,
+      `the killed run left its parts: ${JSON.stringify(left)}`,
+    );
+    assert.ok(!fs.existsSync(path.join(reportDir, 'run.json')));
+    // Any later run reclaims it first: here one that fails at once (nothing answers at its RPC_URL).
+    const dead = writeScenario(
+      tmpDir(),
+      'dead',
+      `RUNTIME=attach\nRPC_URL=http://127.0.0.1:9\nNODE_PID=${process.pid}\n`,
+    );
+    const later = await startRun(dead, { CHAINPERF_RUNS_DIR: runs, SYNC_TIMEOUT_S: '2' }).done;
+    assert.match(
+      later.stderr,
+      new RegExp(`run ${runId} was killed before it could tear down: removed .*cgroups.*work folder`),
+    );
+    assert.deepEqual(leftBehind(r, runId), NOTHING);
+    const run = readRun(reportDir);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.status, 'killed');
+    assert.equal(run.phase, 'measure');
+    assert.match(run.error, /was killed during measure/);
+    assert.ok(run.sync && run.sync.head >= 1, 'what was measured before the kill is kept');
+    assert.match(fs.readFileSync(path.join(reportDir, 'summary.md'), 'utf8').split('\n')[0], /KILLED/);
+    assert.deepEqual(fs.readdirSync(runs), [], 'no lock is left: the killed one reclaimed, the later one released');
   });
 
   it('attach with NODE_PID: the node killed in the window fails the run at once, the generator with it', async () => {

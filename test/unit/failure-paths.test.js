@@ -149,7 +149,7 @@ describe('signal guard', () => {
     };
     assert.deepEqual(leftoversOf(stack, dir), [
       { what: 'a', command: 'b' },
-      { what: `work folder ${dir}`, command: `rm -rf ${dir}` },
+      { what: `work folder ${dir}`, command: `rm -rf ${dir}`, dir },
     ]);
     fs.rmSync(dir, { recursive: true });
     assert.deepEqual(leftoversOf(null, dir), []);

@@ -1,0 +1,194 @@
+'use strict';
+// What a killed run left behind, found and removed. A run or A/B session whose
+// lock (src/session/run-lock.js) names a process that is gone was killed
+// (SIGKILL, the OOM killer, a CI job's time-out) before it could tear down: its
+// processes may still run (a node, Prometheus, the load generator), its
+// cgroups, compose project and work folder (node data, Prometheus data) remain,
+// and its report folder has no run.json. Every run reclaims such runs when it
+// starts, and `./run.sh clean` does it on demand: processes killed, cgroups,
+// compose project and work folders removed, and a run.json (ab.json) with
+// status `killed` written into the report folder from the run's last
+// checkpoint, keeping what was measured.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { listLocks } = require('./session/run-lock');
+const { killIfSame, processesMentioning, isRunning } = require('./util/proc');
+const { removeProject } = require('./runtime/docker');
+const { runsRoot, cgroupDirsNamed } = require('./runtime/cgroup');
+const { hasProcesses } = require('./runtime/others');
+const { writeReport } = require('./report/write');
+const { writeAbReport } = require('./ab/report');
+const { scrub } = require('./util/scrub');
+
+/** Kills what runs in a cgroup directory and removes it. */
+async function removeCgroupDir(dir) {
+  for (let i = 0; i < 50 && fs.existsSync(dir); i++) {
+    let pids = [];
+    try {
+      pids = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+    } catch {
+      break;
+    }
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (!pids.length) {
+      for (const d of fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()))
+        await removeCgroupDir(path.join(dir, d.name));
+      try {
+        fs.rmdirSync(dir);
+      } catch {
+        // a process joined meanwhile: the next round kills it
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return !fs.existsSync(dir);
+}
+
+/** Removes one leftover a lock describes; returns what was removed, or null. */
+async function removeLeftover(l) {
+  if (l.cgroups) {
+    // deepest first, then the run's own folders above them (chainperf/<run-id>) once empty
+    const dirs = [...l.cgroups, ...new Set(l.cgroups.map((d) => path.dirname(d)))];
+    for (const d of dirs) await removeCgroupDir(d);
+    return l.what;
+  }
+  if (l.process) return killIfSame(l.process) ? l.what : null;
+  if (l.compose) {
+    const r = await removeProject(l.compose.project);
+    return `compose project ${l.compose.project} (${r.containers.length} containers, ${r.volumes.length} volumes, ${r.networks.length} networks)`;
+  }
+  return null; // a work folder: removed with the lock's work folders
+}
+
+/**
+ * Kills every process that still uses a work folder (a node's datadir, Prometheus' storage, the generator's script),
+ * then removes it.
+ */
+async function removeWorkDir(dir) {
+  if (!fs.existsSync(dir)) return null;
+  for (let i = 0; i < 20; i++) {
+    const users = processesMentioning(dir);
+    if (!users.length) break;
+    users.forEach(killIfSame);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  return `work folder ${dir}`;
+}
+
+/** run.json (or ab.json) with status killed from the lock's last checkpoint, unless the run wrote its own. */
+function writeKilledReport(lock, reclaimedBy) {
+  const dir = lock.report_dir;
+  const own = path.join(dir, lock.kind === 'ab' ? 'ab.json' : 'run.json');
+  if (!dir || !fs.existsSync(dir) || fs.existsSync(own)) return null;
+  const record = lock.record || {};
+  const killed = {
+    ...record,
+    status: 'killed',
+    error: `the chainperf process (PID ${lock.process.pid}) was killed during ${record.phase || 'its start'} without tearing down; ${reclaimedBy} found it, removed what it left and wrote this report from its last checkpoint (${lock.checkpoint_at})`,
+    ended_at: lock.checkpoint_at,
+  };
+  killed.warnings = [
+    ...(record.warnings || []),
+    'the run was killed: its figures, if any, are those of its last checkpoint',
+  ];
+  if (lock.kind === 'ab') {
+    try {
+      writeAbReport(dir, killed);
+    } catch {
+      // a session killed before any pair has no summary to render
+      fs.writeFileSync(own, `${JSON.stringify(killed, null, 2)}\n`);
+    }
+  } else writeReport(dir, killed, {});
+  return own;
+}
+
+/**
+ * Reclaims one killed run: its leftovers, its work folders, its report, its lock.
+ * @returns {Promise<{run_id: string, removed: string[], report: string|null}>}
+ */
+async function reclaimRun(entry, reclaimedBy) {
+  const { lock } = entry;
+  const removed = [];
+  for (const l of lock.leftovers || []) {
+    try {
+      const r = await removeLeftover(l);
+      if (r) removed.push(r);
+    } catch (err) {
+      removed.push(`not removed: ${l.what} (${err.message}); remove it with: ${l.command}`);
+    }
+  }
+  for (const d of lock.work_dirs || []) {
+    const r = await removeWorkDir(d);
+    if (r) removed.push(r);
+  }
+  let report = null;
+  try {
+    report = writeKilledReport(lock, reclaimedBy);
+  } catch (err) {
+    removed.push(`no report written into ${lock.report_dir}: ${err.message}`);
+  }
+  fs.rmSync(entry.file, { force: true });
+  return { run_id: lock.run_id, removed, report };
+}
+
+/**
+ * Reclaims every run whose process is gone, saying so.
+ * @param {{log: (line: string) => void, by: string}} o by: who reclaims (a run id, or ./run.sh clean)
+ */
+async function reclaimKilledRuns({ log, by }) {
+  const out = [];
+  for (const entry of listLocks().filter((e) => !e.alive && e.lock.process && !isRunning(e.lock.process))) {
+    const r = await reclaimRun(entry, by);
+    log(
+      scrub(
+        `run ${r.run_id} was killed before it could tear down: removed ${r.removed.join(', ') || 'nothing (nothing was left)'}${r.report ? `; wrote ${r.report} (status killed)` : ''}`,
+      ),
+    );
+    out.push(r);
+  }
+  return out;
+}
+
+/** cgroups of runs no lock names (a run from before locks, or one that died before taking its lock) with no process. */
+async function orphanCgroups(liveIds) {
+  const root = runsRoot();
+  if (!root || !fs.existsSync(root)) return [];
+  const out = [];
+  for (const e of fs.readdirSync(root, { withFileTypes: true })) {
+    if (!e.isDirectory() || liveIds.has(e.name)) continue;
+    const dir = path.join(root, e.name);
+    if (!hasProcesses(dir)) out.push(dir);
+  }
+  return out;
+}
+
+/**
+ * ./run.sh clean: lists the runs that live (left alone) and reclaims those that were killed, then removes empty
+ * cgroups no lock names. Prints what it did; exit status 0.
+ */
+async function cleanCommand({ log = (l) => process.stderr.write(`${l}\n`) } = {}) {
+  const locks = listLocks();
+  const live = locks.filter((e) => e.alive);
+  for (const { lock } of live)
+    log(`run ${lock.run_id} is running (PID ${lock.process.pid}, report folder ${lock.report_dir}): left alone`);
+  const reclaimed = await reclaimKilledRuns({ log, by: './run.sh clean' });
+  let orphans = 0;
+  for (const dir of await orphanCgroups(new Set(live.map((e) => e.lock.run_id)))) {
+    // the same folder name under each controller (cpuacct, memory, blkio, cpuset)
+    for (const d of cgroupDirsNamed(path.relative(runsRoot(), dir))) await removeCgroupDir(d);
+    log(`removed the empty cgroups of run ${path.basename(dir)} (no lock names it)`);
+    orphans++;
+  }
+  log(`clean: ${live.length} running, ${reclaimed.length} killed runs reclaimed, ${orphans} empty cgroups removed`);
+  return 0;
+}
+
+module.exports = { reclaimKilledRuns, reclaimRun, writeKilledReport, cleanCommand };
