@@ -81,6 +81,7 @@ const COMMANDS = {
   mix: {
     run: (rest) => require('./record/cli').mix(rest, { workloadsDir: require('./scenario/resolve').WORKLOADS_DIR }),
   },
+  clean: { args: 0, run: () => require('./reclaim').cleanCommand() },
   saturate: {
     args: 1,
     run: async (rest) => (await runScenario(rest[0], { env: { ...process.env, SATURATE: 'yes' } })).exitCode,
