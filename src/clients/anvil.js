@@ -35,8 +35,10 @@ function binaryPath(s) {
  */
 async function ensureBinary(s, log) {
   const bin = binaryPath(s);
-  if (fs.existsSync(bin)) return bin;
-  if (s.CLIENT_BIN) throw new Error(`CLIENT_BIN: no such file: ${bin}`);
+  if (s.CLIENT_BIN) {
+    if (fs.existsSync(bin)) return bin;
+    throw new Error(`CLIENT_BIN: no such file: ${bin}`);
+  }
   if (process.platform !== 'linux' || process.arch !== 'x64')
     throw new Error(
       `${PACKAGE} ships a Linux x86-64 binary; on ${process.platform}-${process.arch} set CLIENT_BIN to an anvil binary`,

@@ -26,8 +26,10 @@ function binaryPath(scenario) {
 
 async function ensureBinary(scenario, log) {
   const bin = binaryPath(scenario);
-  if (fs.existsSync(bin)) return bin;
-  if (scenario.CLIENT_BIN) throw new Error(`CLIENT_BIN: no such file: ${bin}`);
+  if (scenario.CLIENT_BIN) {
+    if (fs.existsSync(bin)) return bin;
+    throw new Error(`CLIENT_BIN: no such file: ${bin}`);
+  }
   return installNpmPackage({
     dir: installDir(scenario),
     pkg: PACKAGE,

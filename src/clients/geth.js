@@ -8,6 +8,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { cacheDir } = require('../install/cache');
 const { runWithProgress } = require('../install/progress');
+const { withCacheLock } = require('../install/lock');
 
 /** The cached binary for a version, or the CLIENT_BIN the scenario names. */
 function binaryPath(scenario) {
@@ -26,14 +27,27 @@ async function ensureBinary(scenario, log) {
     );
   }
   const gobin = path.dirname(bin);
-  fs.mkdirSync(gobin, { recursive: true });
-  await runWithProgress('go', ['install', `github.com/ethereum/go-ethereum/cmd/geth@v${scenario.CLIENT_VERSION}`], {
-    label: `building geth ${scenario.CLIENT_VERSION} into ${gobin}`,
-    expected: 'from the Go module proxy; about 2 minutes on 2 cores, once',
-    env: { GOBIN: gobin, GOFLAGS: '-trimpath' },
-    log,
-  });
-  if (!fs.existsSync(bin)) throw new Error(`go install finished but ${bin} is missing`);
+  const version = scenario.CLIENT_VERSION;
+  await withCacheLock(
+    `geth-${version}`,
+    async () => {
+      if (fs.existsSync(bin)) return; // built by another run while this one waited
+      // Built beside its place and moved into it: a build cut short never leaves a binary that looks complete.
+      const tmp = `${gobin}.building-${process.pid}`;
+      fs.rmSync(tmp, { recursive: true, force: true });
+      await runWithProgress('go', ['install', `github.com/ethereum/go-ethereum/cmd/geth@v${version}`], {
+        label: `building geth ${version} into ${gobin}`,
+        expected: 'from the Go module proxy; about 2 minutes on 2 cores, once',
+        env: { GOBIN: tmp, GOFLAGS: '-trimpath' },
+        log,
+      });
+      if (!fs.existsSync(path.join(tmp, 'geth'))) throw new Error(`go install finished but ${tmp}/geth is missing`);
+      fs.mkdirSync(gobin, { recursive: true });
+      fs.renameSync(path.join(tmp, 'geth'), bin);
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+    { log, what: `building geth ${version}` },
+  );
   return bin;
 }
 

@@ -13,6 +13,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { cacheDir } = require('../install/cache');
 const { runWithProgress } = require('../install/progress');
+const { withCacheLock } = require('../install/lock');
 const { ensureDebianTool, onPath } = require('../install/debian');
 const { substrateArgs, versionOf } = require('./substrate-cli');
 
@@ -80,6 +81,18 @@ async function ensureBinary(scenario, log) {
   const bin = binaryPath(scenario);
   if (fs.existsSync(bin)) return bin;
   if (scenario.CLIENT_BIN) throw new Error(`CLIENT_BIN: no such file: ${bin}`);
+  await withCacheLock(
+    `${CRATE}-${scenario.CLIENT_VERSION}`,
+    () => (fs.existsSync(bin) ? null : cargoInstall(scenario, bin, log)),
+    {
+      log,
+      what: `building ${CRATE} ${scenario.CLIENT_VERSION}`,
+    },
+  );
+  return bin;
+}
+
+async function cargoInstall(scenario, bin, log) {
   const cargo = await buildPrerequisites(scenario, log);
   const root = installRoot(scenario);
   fs.mkdirSync(root, { recursive: true });
@@ -105,7 +118,6 @@ async function ensureBinary(scenario, log) {
   );
   if (!fs.existsSync(bin)) throw new Error(`cargo install finished but ${bin} is missing`);
   fs.rmSync(path.join(root, 'target'), { recursive: true, force: true }); // 5.5 GB the binary no longer needs
-  return bin;
 }
 
 function binaryVersion(bin) {

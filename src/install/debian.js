@@ -3,6 +3,7 @@
 
 const fs = require('node:fs');
 const { runWithProgress } = require('./progress');
+const { withCacheLock } = require('./lock');
 
 function onPath(name) {
   for (const dir of (process.env.PATH || '').split(':')) {
@@ -28,13 +29,21 @@ async function ensureDebianTool(program, pkg, log, override) {
   if (!(onPath('apt-get') && process.getuid && process.getuid() === 0)) {
     throw new Error(`${program} is not installed: install it (Debian: apt-get install ${pkg})`);
   }
-  await runWithProgress('apt-get', ['update'], { label: `installing ${pkg} (apt-get update)`, log });
-  await runWithProgress('apt-get', ['install', '-y', '--no-install-recommends', pkg], {
-    label: `installing ${pkg} from Debian`,
-    expected: 'once',
-    env: { DEBIAN_FRONTEND: 'noninteractive' },
-    log,
-  });
+  // apt allows one install at a time: two runs installing at once wait for each other
+  await withCacheLock(
+    'apt-get',
+    async () => {
+      if (onPath(program)) return;
+      await runWithProgress('apt-get', ['update'], { label: `installing ${pkg} (apt-get update)`, log });
+      await runWithProgress('apt-get', ['install', '-y', '--no-install-recommends', pkg], {
+        label: `installing ${pkg} from Debian`,
+        expected: 'once',
+        env: { DEBIAN_FRONTEND: 'noninteractive' },
+        log,
+      });
+    },
+    { log, what: `installing ${pkg} from Debian` },
+  );
   const installed = onPath(program);
   if (!installed) throw new Error(`apt-get installed ${pkg} but no ${program} was found on PATH`);
   return installed;

@@ -21,6 +21,7 @@ const { spawnSync } = require('node:child_process');
 const { inspectImage } = require('../runtime/docker');
 const { runWithProgress } = require('./progress');
 const { ensureDebianTool } = require('./debian');
+const { withCacheLock } = require('./lock');
 const { cacheDir } = require('./cache');
 const clients = require('../clients');
 
@@ -95,8 +96,15 @@ async function ensureImages(s, log, { allowPull = true } = {}) {
       throw new Error(`${service}: ${why}`);
     }
     if (!(await imageId(spec.local))) {
-      log(`${service}: building ${spec.local} locally (no registry has ${spec.upstream})`);
-      await dockerBuild(spec.dir, spec.local, log, { files: spec.files ? await spec.files(log) : {} });
+      await withCacheLock(
+        `image-${spec.local}`,
+        async () => {
+          if (await imageId(spec.local)) return; // built by another run while this one waited
+          log(`${service}: building ${spec.local} locally (no registry has ${spec.upstream})`);
+          await dockerBuild(spec.dir, spec.local, log, { files: spec.files ? await spec.files(log) : {} });
+        },
+        { log, what: `building ${spec.local}` },
+      );
     }
     out[service] = { ref: spec.local, id: await imageId(spec.local), origin: 'built locally from package sources' };
   }
@@ -106,6 +114,11 @@ async function ensureImages(s, log, { allowPull = true } = {}) {
 /** chainperf/debian-base:bookworm from debootstrap, once. */
 async function ensureBase(log) {
   if (await imageId(BASE_REF)) return BASE_REF;
+  return withCacheLock('image-debian-base', () => importBase(log), { log, what: `building ${BASE_REF}` });
+}
+
+async function importBase(log) {
+  if (await imageId(BASE_REF)) return BASE_REF; // built by another run while this one waited
   const debootstrap = await ensureDebianTool('debootstrap', 'debootstrap', log);
   const rootfs = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-rootfs-'));
   try {
@@ -164,14 +177,23 @@ function cadvisorSourceHash() {
 async function ensureCadvisorBinary(log) {
   const bin = cacheDir('cadvisor', `${CADVISOR_LIB_VERSION}-${cadvisorSourceHash()}`, 'cadvisor');
   if (fs.existsSync(bin)) return bin;
-  fs.mkdirSync(path.dirname(bin), { recursive: true });
-  await runWithProgress('go', ['build', '-trimpath', '-o', bin, '.'], {
-    label: 'building cAdvisor from its Go module',
-    expected: 'from the Go module proxy; a few minutes, once',
-    log,
-    env: { CGO_ENABLED: '0' },
-    cwd: path.join(IMAGES_DIR, 'cadvisor'),
-  });
+  await withCacheLock(
+    'cadvisor-binary',
+    async () => {
+      if (fs.existsSync(bin)) return;
+      fs.mkdirSync(path.dirname(bin), { recursive: true });
+      // built beside its place and moved into it: a build cut short never leaves a binary that looks complete
+      await runWithProgress('go', ['build', '-trimpath', '-o', `${bin}.building`, '.'], {
+        label: 'building cAdvisor from its Go module',
+        expected: 'from the Go module proxy; a few minutes, once',
+        log,
+        env: { CGO_ENABLED: '0' },
+        cwd: path.join(IMAGES_DIR, 'cadvisor'),
+      });
+      fs.renameSync(`${bin}.building`, bin);
+    },
+    { log, what: 'building cAdvisor' },
+  );
   return bin;
 }
 

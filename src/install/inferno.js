@@ -11,6 +11,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { cacheDir } = require('./cache');
 const { runWithProgress } = require('./progress');
+const { withCacheLock } = require('./lock');
 const { onPath } = require('./debian');
 
 const INFERNO_VERSION = '0.12.8';
@@ -38,12 +39,19 @@ async function ensureInferno(log) {
       `inferno ${INFERNO_VERSION} (flame graphs) is not built yet and cargo is not installed: install Rust (cargo), or set INFERNO_DIR to a folder with ${PROGRAMS.join(', ')}`,
     );
   const root = path.dirname(infernoDir());
-  fs.mkdirSync(root, { recursive: true });
-  await runWithProgress('cargo', ['install', `inferno@${INFERNO_VERSION}`, '--locked', '--root', root], {
-    label: `building inferno ${INFERNO_VERSION} into ${root}`,
-    expected: 'from crates.io; about 3 minutes on 2 cores, once',
-    log,
-  });
+  await withCacheLock(
+    `inferno-${INFERNO_VERSION}`,
+    async () => {
+      if (infernoPrograms()) return; // built by another run while this one waited
+      fs.mkdirSync(root, { recursive: true });
+      await runWithProgress('cargo', ['install', `inferno@${INFERNO_VERSION}`, '--locked', '--root', root], {
+        label: `building inferno ${INFERNO_VERSION} into ${root}`,
+        expected: 'from crates.io; about 3 minutes on 2 cores, once',
+        log,
+      });
+    },
+    { log, what: `building inferno ${INFERNO_VERSION}` },
+  );
   const built = infernoPrograms();
   if (!built) throw new Error(`cargo install finished but ${PROGRAMS.join(', ')} are not all in ${infernoDir()}`);
   return built;

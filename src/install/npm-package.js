@@ -5,25 +5,29 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { runWithProgress } = require('./progress');
+const { installOnce } = require('./lock');
 
 /**
- * npm install pkg@version into dir, with progress; resolves with bin once it exists.
+ * npm install pkg@version into dir, with progress, once (under the cache's lock for it; an install that did not
+ * finish is started over); resolves with bin.
  * @param {{dir:string, pkg:string, version:string, bin:string, name:string, expected:string, log:Function}} o
  */
 async function installNpmPackage({ dir, pkg, version, bin, name, expected, log }) {
-  fs.mkdirSync(dir, { recursive: true });
-  if (!fs.existsSync(path.join(dir, 'package.json')))
-    fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}\n');
-  await runWithProgress(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--loglevel=http', '--prefix', dir, `${pkg}@${version}`],
-    {
-      label: `installing ${name} ${version} into ${dir}`,
-      expected,
-      log,
+  await installOnce(
+    `npm-${pkg}-${version}`,
+    dir,
+    async () => {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}\n');
+      await runWithProgress(
+        'npm',
+        ['install', '--no-audit', '--no-fund', '--loglevel=http', '--prefix', dir, `${pkg}@${version}`],
+        { label: `installing ${name} ${version} into ${dir}`, expected, log },
+      );
+      if (!fs.existsSync(bin)) throw new Error(`npm install finished but ${bin} is missing`);
     },
+    { log, what: `installing ${name} ${version}` },
   );
-  if (!fs.existsSync(bin)) throw new Error(`npm install finished but ${bin} is missing`);
   return bin;
 }
 

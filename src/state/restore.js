@@ -18,6 +18,9 @@ const chains = require('../chains');
 const { statePool } = require('./pool');
 const { rpcCall } = require('../util/rpc');
 const { evictDir, mib } = require('../measure/cold');
+const { withCacheLock } = require('../install/lock');
+const { cacheDir } = require('../install/cache');
+const { processStart, processesMentioning, killIfSame } = require('../util/proc');
 
 /**
  * MEMORY_MB: the restored copy (in dir) leaves the page cache, so the node reads it within its own limit; st with what
@@ -42,8 +45,41 @@ const plainVersion = (v) => String(v).replace(/-.*$/, '');
  */
 async function ensureScenarioState(s, { bin, version, log, signal }) {
   const chain = chains[s.CHAIN];
-  if (chain.ensureState) return chain.ensureState(s, { bin, version: plainVersion(version), log, signal });
-  return ensureState({ profile: s.STATE, bin, version: plainVersion(version), engine: s.DB_ENGINE, log, signal });
+  const v = plainVersion(version);
+  return lockedBuild(s, v, { log, signal }, () =>
+    chain.ensureState
+      ? chain.ensureState(s, { bin, version: v, log, signal })
+      : ensureState({ profile: s.STATE, bin, version: v, engine: s.DB_ENGINE, log, signal }),
+  );
+}
+
+/**
+ * A state is built by one run at a time (others wait for it and then use it); a build whose run was killed left a
+ * half-built folder (<state>.building-<pid>) and maybe its builder node running: both go before building again.
+ */
+function lockedBuild(s, version, { log, signal }, build) {
+  const name = `state-${s.STATE}-${s.CLIENT}-${version}-${s.DB_ENGINE}`;
+  return withCacheLock(
+    name,
+    async ({ abandoned }) => {
+      if (abandoned) removeAbandonedBuilds(cacheDir('state'), log);
+      return build();
+    },
+    { log, signal, what: `STATE=${s.STATE} (${s.CLIENT} ${version}, ${s.DB_ENGINE})` },
+  );
+}
+
+/** Half-built state folders whose builder process is gone, and any process still using them. */
+function removeAbandonedBuilds(root, log) {
+  if (!fs.existsSync(root)) return;
+  for (const name of fs.readdirSync(root)) {
+    const m = /\.building-(\d+)$/.exec(name);
+    if (!m || processStart(Number(m[1])) !== null) continue;
+    const dir = path.join(root, name);
+    processesMentioning(dir).forEach(killIfSame);
+    fs.rmSync(dir, { recursive: true, force: true });
+    log(`removed ${dir}, a state build that did not finish`);
+  }
 }
 
 /** Host runtime: the profile's state (built when missing) copied into dataDir. */
@@ -60,14 +96,10 @@ async function restoreHostState(s, { bin, version, dataDir, log, signal }) {
 
 /** Compose runtime: a new volume of the run holding a copy of the state; returns its name and a remover. */
 async function restoreComposeState(s, { bin, version, volume, docker, baseRef, log, signal }) {
-  const st = await ensureState({
-    profile: s.STATE,
-    bin,
-    version: plainVersion(version),
-    engine: s.DB_ENGINE,
-    log,
-    signal,
-  });
+  const v = plainVersion(version);
+  const st = await lockedBuild(s, v, { log, signal }, () =>
+    ensureState({ profile: s.STATE, bin, version: v, engine: s.DB_ENGINE, log, signal }),
+  );
   const made = await docker.engine('POST', '/volumes/create', {
     body: { Name: volume, Labels: { 'io.chainperf.volume': 'state' } },
   });

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { startRun, processesWith, readRun } = require('./harness');
-const { schemaErrors, ROOT } = require('../helpers');
+const { schemaErrors, ROOT, tmpDir } = require('../helpers');
 const clients = require('../../src/clients');
 
 const SHORT = {
@@ -115,5 +115,21 @@ describe('history funded by a dev account whose key the client module gives (dev
       "three fundings and the deployment came from the key's account",
     );
     assert.notEqual(await rpcCall(url, 'eth_getCode', [h.contract, 'latest']), '0x');
+  });
+});
+
+describe('two installs of the same client at once', () => {
+  it('both succeed: the second waits for the first and finds the client installed (a fresh cache)', async () => {
+    const cache = tmpDir('chainperf-cache-');
+    const install = () =>
+      startRun(['install', path.join(ROOT, 'scenarios', 'anvil-dev.env')], { CHAINPERF_CACHE: cache }).done;
+    const [a, b] = await Promise.all([install(), install()]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, 0, b.stderr);
+    const both = a.stderr + b.stderr;
+    assert.equal((both.match(/installing anvil 1\.7\.1 into .*: npm install/g) || []).length, 1, both);
+    assert.match(both, /installing anvil 1\.7\.1: waiting for another chainperf run/);
+    const bin = path.join(cache, 'anvil', '1.7.1', 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil');
+    assert.ok(fs.existsSync(bin), `${bin} installed into the fresh cache`);
   });
 });

@@ -1,0 +1,94 @@
+'use strict';
+// The cache's locks: one holder at a time, a waiter that says so, a dead
+// holder's lock taken over, and a half-done install started over.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { tmpDir } = require('../helpers');
+
+describe('cache locks', () => {
+  let saved;
+  let lock;
+  beforeEach(() => {
+    saved = process.env.CHAINPERF_CACHE;
+    process.env.CHAINPERF_CACHE = tmpDir();
+    lock = require('../../src/install/lock');
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.CHAINPERF_CACHE;
+    else process.env.CHAINPERF_CACHE = saved;
+  });
+
+  it('two holders of the same lock run one after the other, the second saying it waits', async () => {
+    const events = [];
+    const lines = [];
+    const log = (l) => lines.push(l);
+    const work = (name) => async () => {
+      events.push(`${name} start`);
+      await new Promise((r) => setTimeout(r, 300));
+      events.push(`${name} end`);
+      return name;
+    };
+    const [a, b] = await Promise.all([
+      lock.withCacheLock('thing', work('a'), { log }),
+      new Promise((r) => setTimeout(r, 50)).then(() => lock.withCacheLock('thing', work('b'), { log })),
+    ]);
+    assert.deepEqual([a, b], ['a', 'b']);
+    assert.deepEqual(events, ['a start', 'a end', 'b start', 'b end']);
+    assert.ok(
+      lines.some((l) => /thing: waiting for another chainperf run \(PID \d+/.test(l)),
+      lines.join('\n'),
+    );
+    assert.ok(!fs.existsSync(lock.lockFile('thing')), 'released');
+  });
+
+  it('a lock whose holder died is taken over, and the new holder is told the work was abandoned', async () => {
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const file = lock.lockFile('built');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ process: { pid: Number(dead.stdout), start: '1' }, since: 'then' }));
+    const lines = [];
+    const seen = await lock.withCacheLock('built', async (o) => o, { log: (l) => lines.push(l) });
+    assert.deepEqual(seen, { abandoned: true });
+    assert.match(lines.join('\n'), /died while it held this; its half-done work is redone/);
+  });
+
+  it('a folder an install did not finish is emptied and filled again; a finished one is left alone', async () => {
+    const dir = path.join(process.env.CHAINPERF_CACHE, 'pkg');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'half'), 'x');
+    let installs = 0;
+    const install = async () => {
+      installs++;
+      assert.ok(!fs.existsSync(path.join(dir, 'half')), 'the half-done files are gone before the install');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'whole'), 'y');
+    };
+    const lines = [];
+    await lock.installOnce('pkg', dir, install, { log: (l) => lines.push(l) });
+    assert.match(lines.join('\n'), /did not finish: starting it over/);
+    assert.ok(lock.isComplete(dir));
+    await lock.installOnce('pkg', dir, install, { log: () => {} });
+    assert.equal(installs, 1);
+  });
+
+  it('a failed install leaves the folder incomplete, so the next one starts over', async () => {
+    const dir = path.join(process.env.CHAINPERF_CACHE, 'bad');
+    await assert.rejects(
+      lock.installOnce(
+        'bad',
+        dir,
+        async () => {
+          fs.mkdirSync(dir, { recursive: true });
+          throw new Error('network down');
+        },
+        { log: () => {} },
+      ),
+      /network down/,
+    );
+    assert.ok(!lock.isComplete(dir));
+    assert.ok(!fs.existsSync(lock.lockFile('bad')), 'released on failure');
+  });
+});
