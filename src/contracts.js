@@ -122,7 +122,7 @@
  * Promise<object>,
  *   describeStatePool?: (pool: object) => string,
  *   install?: (s: Scenario, ctx: {log: (line: string) => void, client: Client}) => Promise<string>,
- *   clientVersion?: (rpcUrl: string, opts: object) => Promise<string>,
+ *   clientVersion?: (rpcUrl: string, opts: {signal?: AbortSignal, rpc?: Function}) => Promise<string>,
  *   prepareDryRun?: (s: Scenario, ctx: {client: Client, dir: string}) => {chainSpec?: string},
  *   chainSpecFile?: (prepared: {chainSpec?: string}) => string|null,
  *   familyLabel?: string,

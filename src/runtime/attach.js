@@ -13,16 +13,16 @@ const chains = require('../chains');
 
 /**
  * @param {import('../contracts').Scenario} s
- * @param {{signal?: AbortSignal}} ctx
+ * @param {{signal?: AbortSignal, rpc?: Function}} ctx rpc: rpcCall, or one that retries transient failures
  * @returns {Promise<import('../contracts').Stack>}
  */
-async function startAttach(s, { signal }) {
+async function startAttach(s, { signal, rpc = rpcCall }) {
   let version = 'unknown';
   const chain = chains[s.CHAIN];
   try {
     version = chain.clientVersion
-      ? await chain.clientVersion(s.RPC_URL, { signal })
-      : await rpcCall(s.RPC_URL, 'web3_clientVersion', [], { signal, timeoutMs: 10000 });
+      ? await chain.clientVersion(s.RPC_URL, { signal, rpc })
+      : await rpc(s.RPC_URL, 'web3_clientVersion', [], { signal, timeoutMs: 10000 });
   } catch (err) {
     throw new Error(
       `RPC_URL does not answer ${chain.clientVersion ? 'system_name/system_version' : 'web3_clientVersion'}: ${err.message}`,

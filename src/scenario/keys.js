@@ -504,6 +504,13 @@ const KEYS = {
   },
 
   // Dev chain history created before the run
+  RETRY_S: {
+    type: 'int',
+    min: 0,
+    max: 3600,
+    default: 60,
+    doc: 'The steps before the measured window (the sync wait, history, the parameter harvest) retry a call that fails for a transient reason (HTTP 429 or 5xx, a connection reset or refused, a time-out) with backoff, for at most this many seconds in all, saying so in the log; run.json counts the retried calls (retries). 0: no retries. Nothing in the measured window is retried: its errors are the figure.',
+  },
   CREATE_HISTORY: {
     type: 'enum',
     values: ['auto', 'yes', 'no'],

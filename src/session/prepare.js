@@ -20,6 +20,8 @@ const { shapeOf } = require('../workload/shapes');
 const { replaySpec } = require('../workload/replay');
 const { poolOfState } = require('../state/restore');
 const { describeStatePool } = require('../state/pool');
+const { rpcCall } = require('../util/rpc');
+const { retrying, newRetryTally } = require('../util/retry');
 
 const RUNTIMES = { host: startHost, compose: startCompose, attach: startAttach };
 
@@ -27,9 +29,9 @@ const RUNTIMES = { host: startHost, compose: startCompose, attach: startAttach }
  * Starts the runtime and records what it is.
  * @returns {Promise<object>} the stack
  */
-async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onStarting }) {
+async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onStarting, rpc }) {
   const profileTools = await ensureProfileTools(s, clients[s.CLIENT], log);
-  const stack = await RUNTIMES[s.RUNTIME](s, { runId, workDir, log, signal, onStack: onStarting });
+  const stack = await RUNTIMES[s.RUNTIME](s, { runId, workDir, log, signal, onStack: onStarting, rpc });
   // NODE_PROFILE and per-core reads at each window's edges
   await prepareWindowHooks(s, stack, { tools: profileTools, log });
   run.node =
@@ -44,13 +46,13 @@ async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onSt
 }
 
 /** Waits for sync, creates history on a fresh dev chain, harvests the parameter pool into reportDir/params.json. */
-async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix }) {
+async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix, rpc }) {
   const chain = chains[s.CHAIN];
   phase('sync');
   log(
     `waiting for the node at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : stack.rpcUrl} to be synced (SYNC_TIMEOUT_S=${s.SYNC_TIMEOUT_S})`,
   );
-  run.sync = await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
+  run.sync = await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log, rpc });
   log(`synced after ${run.sync.seconds.toFixed(1)} s at block ${run.sync.head}`);
 
   if (s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.freshChain)) {
@@ -63,14 +65,15 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
       devKey: clients[s.CLIENT].devKey,
       signal,
       log,
+      rpc,
     });
   }
 
   phase('harvest');
   // A STATE profile's pool is drawn across its whole state and history (state/pool.js); a dev chain is harvested.
   const pool = stack.state
-    ? await poolOfState(stack.state, s, stack.rpcUrl, { signal, log })
-    : await chain.harvest(stack.rpcUrl, { signal, log });
+    ? await poolOfState(stack.state, s, stack.rpcUrl, { signal, log, rpc })
+    : await chain.harvest(stack.rpcUrl, { signal, log, rpc });
   if (stack.state) {
     log((chain.describeStatePool || describeStatePool)(pool));
     const m = stack.state.manifest;
@@ -90,7 +93,7 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
   }
   if (chain.prepareWrites && Object.keys(mix).some((m) => m.startsWith('tx.'))) {
     // one signing account per user
-    pool.writers = await chain.prepareWrites(stack.rpcUrl, { count: s.CONCURRENCY, seed: s.SEED, signal, log });
+    pool.writers = await chain.prepareWrites(stack.rpcUrl, { count: s.CONCURRENCY, seed: s.SEED, signal, log, rpc });
   }
   const poolFile = path.join(reportDir, 'params.json');
   fs.writeFileSync(poolFile, `${JSON.stringify(scrubDeep(pool))}\n`);
@@ -183,9 +186,12 @@ async function prepareNode(
   const chain = chains[s.CHAIN];
   const mix = loadMix(s.WORKLOAD);
   phase('provision');
-  const stack = await provision(s, { run, runId, workDir, signal, log, onNodeExit, onStarting });
+  // The steps before the window retry what a flaky endpoint fails (util/retry.js); run.json counts those calls.
+  run.retries = newRetryTally();
+  const rpc = retrying(rpcCall, { budgetS: s.RETRY_S, log, tally: run.retries, phase: () => run.phase });
+  const stack = await provision(s, { run, runId, workDir, signal, log, onNodeExit, onStarting, rpc });
   onStack(stack);
-  const poolFile = await syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix });
+  const poolFile = await syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix, rpc });
   const spec = specBuilder(s, stack, { poolFile, mix, log });
   if (warm) {
     phase('warmup');

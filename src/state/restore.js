@@ -146,12 +146,12 @@ async function restoreComposeState(s, { bin, version, volume, docker, baseRef, l
 }
 
 /** The run's parameter pool from a restored state. */
-async function poolOfState(st, s, url, { signal, log }) {
+async function poolOfState(st, s, url, { signal, log, rpc = rpcCall }) {
   const chain = chains[s.CHAIN];
   if (chain.statePool) return chain.statePool(st, s, url, { signal, log });
   const txHashes = JSON.parse(fs.readFileSync(path.join(st.dir, 'tx_hashes.json'), 'utf8'));
-  const head = Number(await rpcCall(url, 'eth_blockNumber', [], { signal }));
-  const chainId = Number(await rpcCall(url, 'eth_chainId', [], { signal }));
+  const head = Number(await rpc(url, 'eth_blockNumber', [], { signal }));
+  const chainId = Number(await rpc(url, 'eth_chainId', [], { signal }));
   return statePool(st.manifest, txHashes, { distribution: s.STATE_DISTRIBUTION, seed: s.SEED, head, chainId });
 }
 

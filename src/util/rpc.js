@@ -38,7 +38,8 @@ async function rpcCall(url, method, params = [], { timeoutMs = 10000, signal } =
     body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
     signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
   });
-  if (!res.ok) throw new Error(`${method}: HTTP ${res.status} ${res.statusText}`);
+  if (!res.ok)
+    throw Object.assign(new Error(`${method}: HTTP ${res.status} ${res.statusText}`), { status: res.status });
   const body = await res.json();
   if (body.error) throw new RpcError(method, body.error);
   return body.result;

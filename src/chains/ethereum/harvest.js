@@ -17,8 +17,8 @@ const PING_TOPIC = ethers.id('Ping(address,uint256,bytes32)');
 /**
  * @returns {Promise<object>} the parameter pool (see params.js for its use)
  */
-async function harvest(url, { signal, log = () => {} } = {}) {
-  const call = (method, params) => rpcCall(url, method, params, { signal, timeoutMs: 30000 });
+async function harvest(url, { signal, log = () => {}, rpc = rpcCall } = {}) {
+  const call = (method, params) => rpc(url, method, params, { signal, timeoutMs: 30000 });
   const chainId = Number(await call('eth_chainId', []));
   const head = Number(await call('eth_blockNumber', []));
   const first = Math.max(0, head - SCAN_BLOCKS + 1);

@@ -5,24 +5,23 @@
 
 const { ethers } = require('ethers');
 const { rpcCall } = require('../../util/rpc');
-const { ethersProvider } = require('./provider');
 const { sleep } = require('../../util/time');
 const LOGGER = require('./contracts/Logger.json');
 
 const ROUNDS = 8; // transfers and calls are sent in rounds so they land in several blocks
 
 /** Deterministic wallets: the same SEED gives the same addresses on every run. */
-function historyWallets(seed, count, provider) {
-  return Array.from({ length: count }, (_, i) => new ethers.Wallet(ethers.id(`chainperf:${seed}:${i}`), provider));
+function historyWallets(seed, count) {
+  return Array.from({ length: count }, (_, i) => new ethers.Wallet(ethers.id(`chainperf:${seed}:${i}`)));
 }
 
-async function waitForReceipts(url, hashes, { signal, timeoutMs = 60000 }) {
+async function waitForReceipts(url, hashes, { rpc, signal, timeoutMs = 60000 }) {
   const deadline = Date.now() + timeoutMs;
   const pending = new Set(hashes);
   const receipts = new Map();
   while (pending.size) {
     for (const h of [...pending]) {
-      const r = await rpcCall(url, 'eth_getTransactionReceipt', [h], { signal });
+      const r = await rpc(url, 'eth_getTransactionReceipt', [h], { signal });
       if (r) {
         if (r.status !== '0x1') throw new Error(`history transaction ${h} reverted`);
         receipts.set(h, r);
@@ -43,20 +42,35 @@ async function waitForReceipts(url, hashes, { signal, timeoutMs = 60000 }) {
  * erigon), the funded dev account whose well-known key its module gives (devKey,
  * signed here). Returns its address and send(tx) resolving the transaction hash.
  */
-async function funder(url, provider, { devKey, fee, signal }) {
+async function funder(url, { rpc, devKey, fee, signal }) {
   if (devKey) {
     const wallet = new ethers.Wallet(devKey);
-    let nonce = Number(await rpcCall(url, 'eth_getTransactionCount', [wallet.address, 'pending'], { signal }));
+    let nonce = Number(await rpc(url, 'eth_getTransactionCount', [wallet.address, 'pending'], { signal }));
     const send = async (tx) =>
-      rpcCall(url, 'eth_sendRawTransaction', [await wallet.signTransaction({ ...tx, ...fee, nonce: nonce++ })], {
-        signal,
-      });
+      sendRaw(rpc, url, await wallet.signTransaction({ ...tx, ...fee, nonce: nonce++ }), signal);
     return { address: wallet.address, send };
   }
-  const [dev] = await rpcCall(url, 'eth_accounts', [], { signal });
+  const [dev] = await rpc(url, 'eth_accounts', [], { signal });
   if (!dev) throw new Error('the dev chain has no unlocked account to fund history from');
-  const signer = await provider.getSigner(dev);
-  return { address: dev, send: (tx) => signer.sendUncheckedTransaction(tx) };
+  const send = (tx) => {
+    const call = { from: dev, to: tx.to, gas: ethers.toQuantity(tx.gasLimit), data: tx.data };
+    if (tx.value !== undefined) call.value = ethers.toQuantity(tx.value);
+    return rpc(url, 'eth_sendTransaction', [call], { signal }); // the node signs with its unlocked account
+  };
+  return { address: dev, send };
+}
+
+/**
+ * eth_sendRawTransaction, resolving the transaction's hash. A send that is retried after the node had received it
+ * (the answer was lost on the way back) is told "already known": that is the transaction sent.
+ */
+async function sendRaw(rpc, url, signed, signal) {
+  try {
+    return await rpc(url, 'eth_sendRawTransaction', [signed], { signal });
+  } catch (err) {
+    if (/already known/i.test(err.message)) return ethers.keccak256(signed);
+    throw err;
+  }
 }
 
 /**
@@ -66,62 +80,57 @@ async function funder(url, provider, { devKey, fee, signal }) {
  * log?:Function}} opts
  * @returns {Promise<{contract:string, accounts:string[], txs:number}>}
  */
-async function createHistory(url, { accounts, transfers, calls, seed, devKey, signal, log = () => {} }) {
-  const provider = ethersProvider(url, undefined, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 });
-  try {
-    const chainId = Number(await rpcCall(url, 'eth_chainId', [], { signal }));
-    const wallets = historyWallets(seed, accounts, provider);
-    const fee = {
-      maxFeePerGas: ethers.parseUnits('20', 'gwei'),
-      maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'),
-      chainId,
-      type: 2,
-    };
-    const dev = await funder(url, provider, { devKey, fee, signal });
+async function createHistory(url, { accounts, transfers, calls, seed, devKey, signal, log = () => {}, rpc = rpcCall }) {
+  const chainId = Number(await rpc(url, 'eth_chainId', [], { signal }));
+  const wallets = historyWallets(seed, accounts);
+  const fee = {
+    maxFeePerGas: ethers.parseUnits('20', 'gwei'),
+    maxPriorityFeePerGas: ethers.parseUnits('1', 'gwei'),
+    chainId,
+    type: 2,
+  };
+  const dev = await funder(url, { rpc, devKey, fee, signal });
 
-    log(`creating history: funding ${accounts} accounts, deploying the Logger contract`);
-    const funding = [];
-    for (const w of wallets) {
-      funding.push(await dev.send({ to: w.address, value: ethers.parseEther('100'), gasLimit: 21000 }));
-    }
-    const factory = new ethers.ContractFactory(LOGGER.abi, LOGGER.bytecode);
-    const deployTx = await factory.getDeployTransaction();
-    const deployHash = await dev.send({ data: deployTx.data, gasLimit: 1_000_000 });
-    const receipts = await waitForReceipts(url, [...funding, deployHash], { signal });
-    const contract = ethers.getAddress(receipts.get(deployHash).contractAddress);
-
-    const logger = new ethers.Interface(LOGGER.abi);
-    const nonces = wallets.map(() => 0);
-    let sent = funding.length + 1;
-    for (let round = 0; round < ROUNDS; round++) {
-      const hashes = [];
-      const nTransfers = share(transfers, round);
-      const nCalls = share(calls, round);
-      for (let i = 0; i < nTransfers + nCalls; i++) {
-        const k = (round * 7919 + i) % wallets.length;
-        const tx =
-          i < nTransfers
-            ? {
-                to: wallets[(k + 1 + i) % wallets.length].address,
-                value: ethers.parseEther('0.001') + BigInt(i),
-                gasLimit: 21000,
-              }
-            : {
-                to: contract,
-                data: logger.encodeFunctionData('ping', [ethers.id(`ping:${round}:${i}`)]),
-                gasLimit: 100_000,
-              };
-        const signed = await wallets[k].signTransaction({ ...tx, ...fee, nonce: nonces[k]++ });
-        hashes.push(await rpcCall(url, 'eth_sendRawTransaction', [signed], { signal }));
-      }
-      await waitForReceipts(url, hashes, { signal });
-      sent += hashes.length;
-      log(`creating history: round ${round + 1} of ${ROUNDS} mined (${sent} transactions so far)`);
-    }
-    return { contract, accounts: [dev.address, ...wallets.map((w) => w.address)], txs: sent };
-  } finally {
-    provider.destroy();
+  log(`creating history: funding ${accounts} accounts, deploying the Logger contract`);
+  const funding = [];
+  for (const w of wallets) {
+    funding.push(await dev.send({ to: w.address, value: ethers.parseEther('100'), gasLimit: 21000 }));
   }
+  const factory = new ethers.ContractFactory(LOGGER.abi, LOGGER.bytecode);
+  const deployTx = await factory.getDeployTransaction();
+  const deployHash = await dev.send({ data: deployTx.data, gasLimit: 1_000_000 });
+  const receipts = await waitForReceipts(url, [...funding, deployHash], { rpc, signal });
+  const contract = ethers.getAddress(receipts.get(deployHash).contractAddress);
+
+  const logger = new ethers.Interface(LOGGER.abi);
+  const nonces = wallets.map(() => 0);
+  let sent = funding.length + 1;
+  for (let round = 0; round < ROUNDS; round++) {
+    const hashes = [];
+    const nTransfers = share(transfers, round);
+    const nCalls = share(calls, round);
+    for (let i = 0; i < nTransfers + nCalls; i++) {
+      const k = (round * 7919 + i) % wallets.length;
+      const tx =
+        i < nTransfers
+          ? {
+              to: wallets[(k + 1 + i) % wallets.length].address,
+              value: ethers.parseEther('0.001') + BigInt(i),
+              gasLimit: 21000,
+            }
+          : {
+              to: contract,
+              data: logger.encodeFunctionData('ping', [ethers.id(`ping:${round}:${i}`)]),
+              gasLimit: 100_000,
+            };
+      const signed = await wallets[k].signTransaction({ ...tx, ...fee, nonce: nonces[k]++ });
+      hashes.push(await sendRaw(rpc, url, signed, signal));
+    }
+    await waitForReceipts(url, hashes, { rpc, signal });
+    sent += hashes.length;
+    log(`creating history: round ${round + 1} of ${ROUNDS} mined (${sent} transactions so far)`);
+  }
+  return { contract, accounts: [dev.address, ...wallets.map((w) => w.address)], txs: sent };
 }
 
 /** Splits total into ROUNDS near-equal parts; part `round`. */

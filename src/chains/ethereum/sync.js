@@ -8,11 +8,11 @@ const { pollUntil } = require('../../util/poll');
 /**
  * @returns {Promise<{seconds:number, head:number}>} how long it took and the head then
  */
-async function waitForSync(url, { timeoutS, signal, log = () => {} }) {
+async function waitForSync(url, { timeoutS, signal, log = () => {}, rpc = rpcCall }) {
   let firstHead = null;
   const look = async () => {
-    const syncing = await rpcCall(url, 'eth_syncing', [], { timeoutMs: 5000, signal });
-    const head = Number(await rpcCall(url, 'eth_blockNumber', [], { timeoutMs: 5000, signal }));
+    const syncing = await rpc(url, 'eth_syncing', [], { timeoutMs: 5000, signal });
+    const head = Number(await rpc(url, 'eth_blockNumber', [], { timeoutMs: 5000, signal }));
     if (syncing)
       return {
         done: false,

@@ -18,12 +18,11 @@ const writerKey = (seed, i) => ethers.id(`chainperf:writer:${seed}:${i}`);
  * Funds `count` writer accounts from the node's first unlocked account.
  * @returns {Promise<{seed:number, count:number, addresses:string[], funded:number}>}
  */
-async function prepareWrites(url, { count, seed, signal, log = () => {} }) {
+async function prepareWrites(url, { count, seed, signal, log = () => {}, rpc = rpcCall }) {
   const addresses = Array.from({ length: count }, (_, i) => new ethers.Wallet(writerKey(seed, i)).address);
-  const [dev] = await rpcCall(url, 'eth_accounts', [], { signal });
+  const [dev] = await rpc(url, 'eth_accounts', [], { signal });
   const low = [];
-  for (const a of addresses)
-    if (BigInt(await rpcCall(url, 'eth_getBalance', [a, 'latest'], { signal })) < LOW) low.push(a);
+  for (const a of addresses) if (BigInt(await rpc(url, 'eth_getBalance', [a, 'latest'], { signal })) < LOW) low.push(a);
   if (low.length && !dev)
     throw new Error(
       `${low.length} writer accounts need funds and the node has no unlocked account to fund them from (the write workloads need a dev chain)`,
@@ -32,13 +31,13 @@ async function prepareWrites(url, { count, seed, signal, log = () => {} }) {
   const hashes = [];
   for (const to of low)
     hashes.push(
-      await rpcCall(url, 'eth_sendTransaction', [{ from: dev, to, value: ethers.toQuantity(FUND), gas: '0x5208' }], {
+      await rpc(url, 'eth_sendTransaction', [{ from: dev, to, value: ethers.toQuantity(FUND), gas: '0x5208' }], {
         signal,
       }),
     );
   const deadline = Date.now() + 60000;
   for (const h of hashes) {
-    while (!(await rpcCall(url, 'eth_getTransactionReceipt', [h], { signal }))) {
+    while (!(await rpc(url, 'eth_getTransactionReceipt', [h], { signal }))) {
       if (Date.now() > deadline) throw new Error('funding the writer accounts: not mined after 60 s');
       await sleep(200, signal);
     }

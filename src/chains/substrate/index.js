@@ -64,8 +64,8 @@ async function install(s, { log, client }) {
 }
 
 /** The client's name and version as the node reports them (attach). */
-async function clientVersion(url, { signal } = {}) {
-  const call = (m) => rpcCall(httpUrl(url), m, [], { signal, timeoutMs: 10000 });
+async function clientVersion(url, { signal, rpc = rpcCall } = {}) {
+  const call = (m) => rpc(httpUrl(url), m, [], { signal, timeoutMs: 10000 });
   return `${await call('system_name')}/${await call('system_version')}`;
 }
 

@@ -10,8 +10,8 @@ const { pollUntil } = require('../../util/poll');
 const { httpUrl } = require('./url');
 
 /** One look at the node: {synced, state, head, target, peers}. */
-async function syncState(url, { signal } = {}) {
-  const call = (m) => rpcCall(httpUrl(url), m, [], { timeoutMs: 5000, signal });
+async function syncState(url, { signal, rpc = rpcCall } = {}) {
+  const call = (m) => rpc(httpUrl(url), m, [], { timeoutMs: 5000, signal });
   const health = await call('system_health');
   const head = Number.parseInt((await call('chain_getHeader')).number, 16);
   let target = head;
@@ -30,10 +30,10 @@ async function syncState(url, { signal } = {}) {
 /**
  * @returns {Promise<{seconds:number, head:number, target:number, peers:number}>}
  */
-async function waitForSync(url, { timeoutS, signal, log = () => {} }) {
+async function waitForSync(url, { timeoutS, signal, log = () => {}, rpc = rpcCall }) {
   let firstHead = null; // synced also means producing or importing: the best block moves past the first one seen
   const look = async () => {
-    const st = await syncState(url, { signal });
+    const st = await syncState(url, { signal, rpc });
     if (firstHead === null) firstHead = st.head;
     return {
       done: st.synced && st.head > firstHead,
