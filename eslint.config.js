@@ -1,6 +1,7 @@
 'use strict';
 const js = require('@eslint/js');
 const globals = require('globals');
+const layers = require('./eslint-rules/layers');
 
 module.exports = [
   { ignores: ['node_modules/**', 'reports/**'] },
@@ -20,7 +21,9 @@ module.exports = [
     // Readability budget: a function stays short and shallow enough to read, a line fits on a screen
     // (long strings, template literals, URLs and regular expressions excepted: messages read better whole).
     files: ['src/**/*.js', 'scripts/**/*.js'],
+    plugins: { chainperf: layers },
     rules: {
+      'chainperf/layers': 'error',
       complexity: ['error', 20],
       'max-lines-per-function': ['error', { max: 130, skipBlankLines: true, skipComments: true }],
       'max-len': [

@@ -29,7 +29,7 @@ const { resolveScenario } = require('./scenario/resolve');
 const clients = require('./clients');
 const chains = require('./chains');
 const { ensurePrometheus } = require('./install/prometheus');
-const { ensureImages } = require('./install/images');
+const { ensureImages } = require('./runtime/images');
 const { ensureProfileTools } = require('./measure/profile');
 const { log } = require('./util/log');
 const { scrub } = require('./util/scrub');
@@ -79,7 +79,7 @@ const COMMANDS = {
   config: { args: 1, run: (rest) => require('./config').configCommand(rest) },
   record: { run: (rest) => require('./record/cli').record(rest) },
   mix: {
-    run: (rest) => require('./record/cli').mix(rest, { workloadsDir: require('./scenario/resolve').WORKLOADS_DIR }),
+    run: (rest) => require('./record/cli').mix(rest, { workloadsDir: require('./util/paths').WORKLOADS_DIR }),
   },
   clean: { args: 0, run: () => require('./reclaim').cleanCommand() },
   saturate: {

@@ -73,4 +73,22 @@ function welch(a, b) {
   return { t, df, significant: Math.abs(t) > t95(df) };
 }
 
-module.exports = { summarize, welch, median, mean, sd, t95 };
+/** Nearest-rank percentile of an ascending array. */
+function percentile(sorted, p) {
+  if (!sorted.length) return null;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+function latencySummary(lat) {
+  const s = Float64Array.from(lat).sort();
+  const r = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
+  return {
+    p50: r(percentile(s, 50)),
+    p95: r(percentile(s, 95)),
+    p99: r(percentile(s, 99)),
+    max: r(s.length ? s[s.length - 1] : null),
+  };
+}
+
+module.exports = { summarize, welch, median, mean, sd, t95, percentile, latencySummary };

@@ -8,55 +8,8 @@
 // are (dropping the whole page cache made the generator start from disk too,
 // late for its window on a busy machine).
 
-const fs = require('node:fs');
-const path = require('node:path');
-const { execFileSync } = require('node:child_process');
 const { log } = require('../util/log');
-
-/** Every regular file under dir. */
-function filesUnder(dir) {
-  const out = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...filesUnder(p));
-    else if (e.isFile()) out.push(p);
-  }
-  return out;
-}
-
-/** Bytes of these files in the page cache (fincore), or null where fincore is missing. */
-function residentBytes(files) {
-  if (!files.length) return 0;
-  try {
-    const out = execFileSync('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES', ...files], {
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    });
-    return out
-      .split('\n')
-      .filter(Boolean)
-      .reduce((s, x) => s + Number(x), 0);
-  } catch {
-    return null;
-  }
-}
-
-/** Bytes as MiB for the log; n/a where fincore could not tell. */
-const mib = (x) => (x === null ? 'n/a' : `${(x / 2 ** 20).toFixed(1)} MiB`);
-
-/**
- * Writes out and evicts every file under dir from the page cache; returns {files, bytes, resident_before,
- * resident_after}.
- */
-function evictDir(dir) {
-  const files = filesUnder(dir);
-  const bytes = files.reduce((s, f) => s + fs.statSync(f).size, 0);
-  const before = residentBytes(files);
-  // dirty pages cannot be evicted
-  for (let i = 0; i < files.length; i += 200) execFileSync('sync', files.slice(i, i + 200));
-  for (const f of files) execFileSync('dd', [`if=${f}`, 'iflag=nocache', 'count=0', 'status=none']);
-  return { files: files.length, bytes, resident_before: before, resident_after: residentBytes(files) };
-}
+const { evictDir, mib } = require('../platform/pagecache');
 
 /**
  * Restarts the node cold before a window.
@@ -86,4 +39,4 @@ async function coldRestart({ s, stack, chain, signal }, evict = evictDir) {
   return { seconds, evicted };
 }
 
-module.exports = { coldRestart, evictDir, residentBytes, mib };
+module.exports = { coldRestart };

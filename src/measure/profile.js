@@ -44,7 +44,7 @@ async function ensureProfileTools(s, clientModule, log) {
 async function nodeHostPid(s, stack) {
   if (stack.runtime === 'host') return stack.node.pid;
   if (stack.runtime === 'compose') {
-    const { inspectContainer } = require('../runtime/docker');
+    const { inspectContainer } = require('../platform/docker');
     const info = await inspectContainer(stack.node.container_id);
     return info && info.State && info.State.Pid ? info.State.Pid : null;
   }

@@ -3,7 +3,7 @@
 
 const os = require('node:os');
 const { execFileSync } = require('node:child_process');
-const { ROOT } = require('../scenario/resolve');
+const { ROOT } = require('../util/paths');
 
 function git(args, cwd = ROOT) {
   try {

@@ -13,10 +13,10 @@ const os = require('node:os');
 const path = require('node:path');
 const clients = require('../clients');
 const chains = require('../chains');
-const docker = require('./docker');
-const { Cgroup, cgroupsUsable, groupsLeftover } = require('./cgroup');
+const docker = require('../platform/docker');
+const { Cgroup, cgroupsUsable, groupsLeftover } = require('../platform/cgroup');
 const { cadvisorSource } = require('../measure/cadvisor');
-const { ensureImages } = require('../install/images');
+const { ensureImages } = require('./images');
 const { freePorts } = require('../util/net');
 const { sleep } = require('../util/time');
 const { rpcCall } = require('../util/rpc');
@@ -210,7 +210,7 @@ async function prepareComposeNode(stack, p, { runId, log, signal }) {
   }
   // A dev chain is fresh (history is created on it) unless it comes from a kept volume.
   if (stateVolume) {
-    const { ensureBase } = require('../install/images');
+    const { ensureBase } = require('./images');
     const bin = await client.ensureBinary(s, log); // the state is built with the same geth version on this host
     const restored = await restoreComposeState(s, {
       bin,
@@ -566,7 +566,7 @@ async function ensureVolume(s, log) {
   }
   const snap = path.resolve(s.SNAPSHOT);
   log(`node data: restoring ${snap} into new volume ${s.NODE_VOLUME}`);
-  const { BASE_REF, ensureBase } = require('../install/images');
+  const { BASE_REF, ensureBase } = require('./images');
   await ensureBase(log);
   const { runWithProgress } = require('../install/progress');
   await runWithProgress(

@@ -3,7 +3,7 @@
 // sentence (never Compose's Python traceback), with the command to run once
 // the engine is back to remove what the run left.
 
-const docker = require('./docker');
+const docker = require('../platform/docker');
 
 /** Whether the engine answers its ping now (not cached, unlike engineVersionSync). */
 async function engineAnswers(timeoutMs = 3000) {

@@ -6,7 +6,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { runsRoot } = require('./cgroup');
+const { runsRoot } = require('../platform/cgroup');
 
 /** Whether a cgroup directory or one below it holds a process. */
 function hasProcesses(dir) {

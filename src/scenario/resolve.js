@@ -11,7 +11,7 @@ const { parseEnvFile } = require('./parse');
 const { closest } = require('../util/strings');
 const chains = require('../chains');
 const clients = require('../clients');
-const { engineVersionSync } = require('../runtime/docker');
+const { engineVersionSync } = require('../platform/docker');
 const { addSecretValue, redactUrl, REDACTED } = require('../util/scrub');
 const { folderNameProblem, isInside, reportsDirProblem } = require('./paths');
 const net = require('node:net');
@@ -22,8 +22,7 @@ const yaml = require('js-yaml');
 const { limitProblems, probeKernel, memoryWarning: limitWarning } = require('../runtime/limits');
 const { readInstance, capInstanceCores, memoryWarning } = require('./instances');
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const WORKLOADS_DIR = path.join(ROOT, 'workloads');
+const { ROOT, WORKLOADS_DIR } = require('../util/paths');
 
 function convertNumber(spec, raw) {
   const ok = spec.type === 'int' ? /^-?\d+$/.test(raw) : /^-?(\d+\.?\d*|\.\d+)$/.test(raw);

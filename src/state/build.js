@@ -19,6 +19,7 @@ const { sleep } = require('../util/time');
 const { mapLimit } = require('../util/async');
 const LOGGER = require('../chains/ethereum/contracts/Logger.json');
 const P = require('./profiles');
+const { abandonBuild } = require('../install/build-dir');
 
 // transactions each signer sends per round: 256 a round, so history spreads over many blocks
 const ROUND_PER_SIGNER = 4;
@@ -474,21 +475,6 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
   } catch (err) {
     throw abandonBuild(err, { dir, tmp, node: 'geth' });
   }
-}
-
-/**
- * A failed build: the half-built folder goes; the builder node's log (tmp/build.log) stays beside the cache, named in
- * the error.
- */
-function abandonBuild(err, { dir, tmp, node }) {
-  const buildLog = path.join(tmp, 'build.log');
-  if (fs.existsSync(buildLog)) {
-    const kept = `${dir}.failed-build.log`;
-    fs.copyFileSync(buildLog, kept);
-    err.message += ` (the builder's ${node} log: ${kept})`;
-  }
-  fs.rmSync(tmp, { recursive: true, force: true });
-  return err;
 }
 
 module.exports = { ensureState, stateDir, readManifest, writeGenesis, abandonBuild };

@@ -2,7 +2,7 @@
 // The parameter pool of a STATE profile, drawn across the whole state and
 // history (not only the last blocks, as the dev chain's harvest does).
 // Accounts and storage slots are drawn for each request by the generator
-// (stateSpaceDraw below): an index over all of the state's accounts or slots,
+// (stateSpaceDraw in chains/ethereum/state-items.js): an index over all of the state's accounts or slots,
 // turned into the address or slot it names, so every one of them can be
 // asked for and the node's working set is the state, not a list. Blocks and
 // transactions (which cannot be derived from an index) are drawn here, and
@@ -18,61 +18,11 @@ const { ethers } = require('ethers');
 const { seededRandom } = require('../util/random');
 const LOGGER = require('../chains/ethereum/contracts/Logger.json');
 const P = require('./profiles');
+const { drawer, indexDrawer, HOT_SHARE, HOT_DRAWS } = require('../util/draws');
+const { stateSpaceDraw } = require('../chains/ethereum/state-items');
 
 const POOL_SIZE = 4096; // draws per list
-const HOT_SHARE = 0.1; // the hot part of each list
-const HOT_DRAWS = 0.9; // the share of draws that go to it
 const DISTRIBUTIONS = ['uniform', 'skewed'];
-
-/**
- * Index drawer over [0, n): (r) => index, uniform or skewed toward a hot tenth.
- * hot: 'recent' (the highest indices) or 'spread' (a fixed tenth spread over [0, n)).
- */
-function indexDrawer(n, distribution, hot = 'spread') {
-  if (distribution === 'uniform' || n < 10) return (r) => Math.floor(r() * n);
-  const hotN = Math.max(1, Math.floor(n * HOT_SHARE));
-  // 'spread': k -> (k * stride + 7) mod n with stride coprime to n, a bijection, so the hot tenth is spread over [0, n)
-  const stride = coprimeNear(n, Math.floor(n * 0.618034) || 1);
-  const place = hot === 'recent' ? (k) => n - 1 - k : (k) => (k * stride + 7) % n;
-  return (r) => (r() < HOT_DRAWS ? place(Math.floor(r() * hotN)) : place(hotN + Math.floor(r() * (n - hotN))));
-}
-
-/** indexDrawer bound to a random source: () => index. */
-function drawer(n, distribution, r, hot = 'spread') {
-  const d = indexDrawer(n, distribution, hot);
-  return () => d(r);
-}
-
-const spaces = new WeakMap(); // pool -> its drawers, built once per generator
-
-/**
- * The generator's draw of an account address or storage slot key from the whole state, for pools that
- * carry a state_space; null for other pools (the caller picks from the pool's list).
- * @param {'account'|'slot'} kind
- */
-function stateSpaceDraw(pool, kind, r) {
-  const space = pool.state_space;
-  if (!space) return null;
-  let d = spaces.get(pool);
-  if (!d) {
-    d = {
-      account: indexDrawer(space.accounts, space.distribution),
-      slot: indexDrawer(space.slots, space.distribution),
-    };
-    spaces.set(pool, d);
-  }
-  return kind === 'account' ? P.accountAddressLower(d.account(r)) : P.slotKey(d.slot(r));
-}
-
-function gcd(a, b) {
-  return b ? gcd(b, a % b) : a;
-}
-
-function coprimeNear(n, x) {
-  let s = Math.max(1, x);
-  while (gcd(s, n) !== 1) s++;
-  return s;
-}
 
 /**
  * @param {object} manifest the state's manifest (state/build.js)

@@ -14,6 +14,7 @@
 // trie grew to 11M, then about 7,000 accounts a second.
 
 const { ethers } = require('ethers');
+const { STORAGE_CONTRACT, accountAddressLower, accountAddress, slotKey } = require('../chains/ethereum/state-items');
 
 const PROFILES = {
   small: {
@@ -47,35 +48,10 @@ const PROFILES = {
 const STATES = ['dev', ...Object.keys(PROFILES)];
 const SIGNERS = 64; // funded in the genesis; they sign the history's transactions
 
-/**
- * Account i of a state, lower case: the last 20 bytes of keccak256(abi.encode(i)), as StateStore derives it. For each
- * request: no checksum.
- */
-const word = new Uint8Array(32);
-function accountAddressLower(i) {
-  let v = BigInt(i);
-  for (let b = 31; b >= 24; b--) {
-    word[b] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  return `0x${ethers.keccak256(word).slice(26)}`;
-}
-
-/** Account i of a state, checksummed (no key: funded in genesis, by a transfer or by StateStore). */
-const accountAddress = (i) => ethers.getAddress(accountAddressLower(i));
-
-/**
- * Storage slot i of the storage contract: its 32-byte key, i itself (the trie's key is its hash, so slots spread over
- * the trie). Its value is i + 1.
- */
-const slotKey = (i) => ethers.toBeHex(i, 32);
-
 /** The signers of the history, from fixed keys. */
 const signerWallets = (provider) =>
   Array.from({ length: SIGNERS }, (_, i) => new ethers.Wallet(ethers.id(`chainperf-state:signer:${i}`), provider));
 
-/** The storage contract's address; its code is StateStore's (eth_call with a slot's key returns that slot). */
-const STORAGE_CONTRACT = '0x00000000000000000000000000000000c0ffee01';
 const STORE = require('../chains/ethereum/contracts/StateStore.json');
 const STORAGE_CODE = STORE.deployedBytecode;
 

@@ -6,9 +6,9 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawnInGroup } = require('../runtime/cgroup');
+const { spawnInGroup } = require('../platform/cgroup');
 const yaml = require('js-yaml');
-const { WORKLOADS_DIR, ROOT } = require('../scenario/resolve');
+const { WORKLOADS_DIR, ROOT } = require('../util/paths');
 const { shapeOf } = require('./shapes');
 const { isReplay, replayMix } = require('./replay');
 

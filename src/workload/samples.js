@@ -3,6 +3,8 @@
 // several workers are merged. The recorder runs inside artillery workers;
 // mergeSamples runs in the toolkit after the run.
 
+const { percentile, latencySummary } = require('../stats');
+
 const FAILURE_KINDS = ['rpc', 'http', 'timeout', 'other'];
 const MAX_ERROR_MESSAGES = 20;
 const SLOT_MS = 10; // resolution of okBetween()
@@ -153,24 +155,6 @@ function partialSnapshot(lines, spec, cutMs) {
     });
   }
   return snap;
-}
-
-/** Nearest-rank percentile of an ascending array. */
-function percentile(sorted, p) {
-  if (!sorted.length) return null;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
-}
-
-function latencySummary(lat) {
-  const s = Float64Array.from(lat).sort();
-  const r = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
-  return {
-    p50: r(percentile(s, 50)),
-    p95: r(percentile(s, 95)),
-    p99: r(percentile(s, 99)),
-    max: r(s.length ? s[s.length - 1] : null),
-  };
 }
 
 const emptyFailures = () => Object.fromEntries(FAILURE_KINDS.map((k) => [k, 0]));

@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { startRun, readRun } = require('./harness');
 const { schemaErrors, ROOT, tmpDir, writeScenario } = require('../helpers');
-const docker = require('../../src/runtime/docker');
+const docker = require('../../src/platform/docker');
 
 const GETH_DEV = path.join(ROOT, 'scenarios', 'geth-dev.env');
 const SHORT = {

@@ -103,7 +103,7 @@ describe('host runtime: MEMORY_MB, DISK_* and COLD=yes on geth', () => {
 });
 
 describe('compose runtime: STATE=small, MEMORY_MB, DISK_* and COLD=yes on the geth container', () => {
-  const docker = require('../../src/runtime/docker');
+  const docker = require('../../src/platform/docker');
   let res;
   let run;
   const seen = new Map(); // container start time -> its cgroup's limits, read while it ran

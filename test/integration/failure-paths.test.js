@@ -12,8 +12,8 @@ const { execFileSync } = require('node:child_process');
 const { startRun, processesWith, gethOf, readRun } = require('./harness');
 const { startGeth } = require('./node');
 const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
-const { runsRoot } = require('../../src/runtime/cgroup');
-const docker = require('../../src/runtime/docker');
+const { runsRoot } = require('../../src/platform/cgroup');
+const docker = require('../../src/platform/docker');
 
 const GETH_DEV = path.join(ROOT, 'scenarios', 'geth-dev.env');
 // No warm-up: these tests are about what happens around the window, not about its figures.

@@ -275,13 +275,13 @@ describe('compose runtime: node CPU from cAdvisor samples', () => {
 
 describe('compose runtime: images', () => {
   it('the local cAdvisor image is tagged with the library version images/cadvisor/go.mod pins', () => {
-    const { CADVISOR_LIB_VERSION } = require('../../src/install/images');
+    const { CADVISOR_LIB_VERSION } = require('../../src/runtime/images');
     const gomod = fs.readFileSync(path.join(ROOT, 'images', 'cadvisor', 'go.mod'), 'utf8');
     assert.match(gomod, new RegExp(`github\\.com/google/cadvisor v${CADVISOR_LIB_VERSION.replaceAll('.', '\\.')}\\b`));
   });
 
   it('every service image has a pinned upstream reference and, except Grafana, a local build', () => {
-    const { imageSpecs, IMAGES_DIR } = require('../../src/install/images');
+    const { imageSpecs, IMAGES_DIR } = require('../../src/runtime/images');
     const { scenario } = resolve('RUNTIME=compose\n');
     for (const [svc, spec] of Object.entries(imageSpecs(scenario))) {
       assert.match(spec.upstream, /:v?\d+\.\d+\.\d+$/, svc);

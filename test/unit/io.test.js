@@ -11,7 +11,8 @@ const {
   ioBetween,
   ioFigures,
 } = require('../../src/measure/io');
-const { coldRestart, evictDir, residentBytes } = require('../../src/measure/cold');
+const { coldRestart } = require('../../src/measure/cold');
+const { evictDir, residentBytes } = require('../../src/platform/pagecache');
 const { tmpDir } = require('../helpers');
 
 const BLKIO =

@@ -3,7 +3,7 @@
 // harvested pool (see harvest.js). Pure functions: the load generator calls
 // them for every request, the unit tests call them with a fixed pool.
 
-const { stateSpaceDraw } = require('../../state/pool');
+const { stateSpaceDraw } = require('./state-items');
 
 const hex = (n) => `0x${n.toString(16)}`;
 const pick = (list, r) => list[Math.floor(r() * list.length)];

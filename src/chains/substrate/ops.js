@@ -19,7 +19,7 @@ function account(pool, r) {
   let d = spaces.get(pool);
   if (!d) {
     const { stateAccountHex } = require('./state-accounts');
-    const draw = require('../../state/pool').indexDrawer(space.accounts, space.distribution);
+    const draw = require('../../util/draws').indexDrawer(space.accounts, space.distribution);
     d = (rand) => stateAccountHex(draw(rand));
     spaces.set(pool, d);
   }

@@ -52,7 +52,7 @@ const { freePorts } = require('../../util/net');
 const { rpcCall } = require('../../util/rpc');
 const { sleep } = require('../../util/time');
 const { ensureChainSpec } = require('./specs');
-const { abandonBuild } = require('../../state/build');
+const { abandonBuild } = require('../../install/build-dir');
 
 // 2: the write-ahead log moved into table files; 3: the genesis's pruning journal gone; 4: and compacted away
 const FORMAT = 4;

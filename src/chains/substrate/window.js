@@ -5,7 +5,7 @@
 // transactions with their inclusion latency. Kept in run.json as `substrate`;
 // the transfers are also the chain-neutral figures.writes.
 
-const { latencySummary } = require('../../workload/samples');
+const { latencySummary } = require('../../stats');
 
 /** The workers' Substrate tallies merged; null when the processor was not Substrate's. */
 function mergeSubstrate(snapshots, seconds) {

@@ -18,11 +18,11 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { inspectImage } = require('../runtime/docker');
-const { runWithProgress } = require('./progress');
-const { ensureDebianTool } = require('./debian');
-const { withCacheLock } = require('./lock');
-const { cacheDir } = require('./cache');
+const { inspectImage } = require('../platform/docker');
+const { runWithProgress } = require('../install/progress');
+const { ensureDebianTool } = require('../install/debian');
+const { withCacheLock } = require('../install/lock');
+const { cacheDir } = require('../install/cache');
 const clients = require('../clients');
 
 const ROOT = path.resolve(__dirname, '..', '..');
