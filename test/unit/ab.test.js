@@ -1,7 +1,8 @@
 'use strict';
 const assert = require('node:assert/strict');
 const { pairedRatio, pairsNeeded, regressed } = require('../../src/ab/stats');
-const { regressionGate, summarizePairs, commonPool } = require('../../src/ab/run');
+const { regressionGate, summarizePairs } = require('../../src/ab/pairs');
+const { commonPool } = require('../../src/ab/shared');
 const { renderSummary } = require('../../src/ab/report');
 const { seededRandom } = require('../../src/util/random');
 

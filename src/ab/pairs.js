@@ -1,0 +1,55 @@
+'use strict';
+// The pairs of an A/B session turned into its figures: for each compared
+// figure, the ratio B/A with its 95% interval over the pairs (Student's t on
+// the logs of the pairs' ratios), and the regression gate.
+
+const { pairedRatio, regressed } = require('./stats');
+const { mean } = require('../stats');
+const { AB_FIGURES } = require('./figures');
+
+/** The figures over the pairs so far: ratio, interval, verdict for each. */
+function summarizePairs(pairs, stage1) {
+  const out = {};
+  for (const key of Object.keys(AB_FIGURES)) {
+    // CPU per request chose the number of pairs: its interval is the two-stage one. The others' are over all pairs.
+    const r = pairedRatio(
+      pairs.map((p) => ({ a: p.a.compared[key], b: p.b.compared[key] })),
+      key === 'cpu_ms_per_request' ? { stage1 } : {},
+    );
+    out[key] = {
+      ...r,
+      a_mean: meanOf(pairs.map((p) => p.a.compared[key])),
+      b_mean: meanOf(pairs.map((p) => p.b.compared[key])),
+    };
+  }
+  return out;
+}
+
+function meanOf(xs) {
+  const v = xs.filter((x) => x !== null);
+  return v.length ? mean(v) : null;
+}
+
+const fmtRatio = (r) =>
+  r.ratio === null
+    ? 'n/a'
+    : `${r.ratio.toFixed(4)}${r.ci95 ? ` [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] (±${r.halfwidth_pct.toFixed(1)}%)` : ''}`;
+
+const cpuPairs = (pairs) =>
+  pairs.map((p) => ({ a: p.a.compared.cpu_ms_per_request, b: p.b.compared.cpu_ms_per_request }));
+
+/**
+ * The regression gate: figures where B is worse than A by more than MAX_REGRESSION_PCT with the whole interval beyond.
+ */
+function regressionGate(figures, maxPct) {
+  if (maxPct === null || maxPct === undefined) return null;
+  const failed = Object.entries(figures)
+    .filter(([key, r]) => regressed(r, maxPct, AB_FIGURES[key].higherIsWorse))
+    .map(
+      ([key, r]) =>
+        `${key}: B/A ${r.ratio.toFixed(4)}, 95% [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] beyond ${maxPct}% worse`,
+    );
+  return { max_regression_pct: maxPct, pass: failed.length === 0, failed };
+}
+
+module.exports = { summarizePairs, meanOf, fmtRatio, cpuPairs, regressionGate };

@@ -1,0 +1,153 @@
+'use strict';
+// The two sides of an A/B session: each a node started, synced and
+// harvested, warmed up back to back with the other, measured one window at a
+// time while its partner idles, and torn down; and what the report says of
+// each.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { redactScenario } = require('../scenario/resolve');
+const { prepareNode, warmUp } = require('../session/prepare');
+const { windowWithFigures } = require('../measure/phases');
+const { measureIdle } = require('../measure/window');
+const { judgeStalls } = require('../measure/stall');
+const { provenance } = require('../report/provenance');
+const { log } = require('../util/log');
+const { copyScrubbed, copyTailScrubbed } = require('../util/scrub');
+const { windowFigures } = require('./figures');
+const { summarizeSideProfile } = require('./shared');
+
+/** One side of the session: its scenario, folders, run record and (once started) measuring context. */
+function newSide(key, resolved, { dir, runId }) {
+  const reportDir = path.join(dir, key.toLowerCase());
+  fs.mkdirSync(reportDir, { recursive: true });
+  return {
+    key,
+    s: resolved.scenario,
+    sources: resolved.sources,
+    reportDir,
+    workDir: fs.mkdtempSync(path.join(os.tmpdir(), `chainperf-ab-${runId}-${key}-`)),
+    run: { phase: 'starting', warnings: [] },
+    ctx: null,
+    stack: null,
+  };
+}
+
+/** Node CPU seconds of the side not under load, read now (null when its source cannot be read at any instant). */
+function partnerCpu(side) {
+  const cpu = side.stack && side.stack.cpu;
+  if (!cpu || cpu.sampled || cpu.readEdge) return null;
+  return cpu.read();
+}
+
+/** Measures one window of `side` (idle baseline first, as in a run) while `other` stays up, idle. */
+async function measureSide(side, other, name, signal) {
+  const { s } = side;
+  const idle = s.IDLE_S > 0 ? await measureIdle(side.stack, s.IDLE_S, signal) : null;
+  const p0 = await partnerCpu(other);
+  const w = await windowWithFigures(side.ctx, name, idle);
+  const p1 = await partnerCpu(other);
+  const stalled = judgeStalls([w], side.run.warnings, s.STALL_S);
+  if (stalled) throw new Error(`${side.key}, ${name}: ${stalled}`); // a frozen node's window would look healthy
+  const seconds = (w.window.end_ms - w.window.start_ms) / 1000;
+  return {
+    window: w.window,
+    idle,
+    node: w.node,
+    generator: w.generator,
+    figures: w.figures,
+    compared: windowFigures(w),
+    // What the idle partner node spent meanwhile on the same machine: not in this window's figure, but it shares the
+    // cores.
+    partner_cpu_s_per_s: p0 && p1 ? Number(((p1.total_s - p0.total_s) / seconds).toFixed(6)) : null,
+  };
+}
+
+function sideRecord(side) {
+  return {
+    scenario_file: side.file,
+    scenario_name: side.s.NAME,
+    client: side.stack ? side.stack.client : { name: side.s.CLIENT, version: null },
+    node: side.run.node || null,
+    sync: side.run.sync || null,
+    warnings: side.run.warnings,
+    ...(side.profile ? { profile: side.profile } : {}),
+    provenance: provenance({
+      scenario: redactScenario(side.s),
+      sources: side.sources,
+      client: side.stack ? side.stack.client : { name: side.s.CLIENT },
+      runtime: side.s.RUNTIME,
+    }),
+  };
+}
+
+/**
+ * Starts both nodes (each synced and harvested), then warms both up back to back, so neither cools while the other
+ * starts.
+ */
+async function startBoth(sides, { runId, signal, controller }) {
+  for (const side of sides) {
+    log(
+      `${side.key}: ${side.file} (${side.s.CHAIN}/${side.s.CLIENT}, RUNTIME=${side.s.RUNTIME}, WORKLOAD=${side.s.WORKLOAD})`,
+    );
+    side.ctx = await prepareNode(side.s, {
+      run: side.run,
+      runId: `${runId}-${side.key.toLowerCase()}`,
+      workDir: side.workDir,
+      reportDir: side.reportDir,
+      signal,
+      warm: false,
+      onStarting: (x) => {
+        side.starting = x;
+      },
+      onStack: (x) => {
+        side.stack = x;
+      },
+      onNodeExit: (info) =>
+        controller.abort(
+          new Error(
+            `node ${side.key} ${info.restarted ? 'restarted' : 'exited'} during ${side.run.phase} (${info.signal ? `signal ${info.signal}` : `status ${info.code}`}); see ${side.key.toLowerCase()}/node.log`,
+          ),
+        ),
+    });
+  }
+  return sides;
+}
+
+/** Both sides warmed up back to back with the same workload, after the pool is settled. */
+async function warmBoth(sides, signal) {
+  for (const side of sides) {
+    side.run.phase = 'warmup';
+    await warmUp(side.s, side.stack, {
+      spec: side.ctx.spec,
+      workDir: side.workDir,
+      signal,
+      log,
+      name: `warmup-${side.key}`,
+    });
+  }
+}
+
+/** Tears both sides down and keeps their node logs and artillery logs. */
+async function teardownBoth(sides) {
+  for (const side of sides) {
+    summarizeSideProfile(side);
+    if (side.stack) {
+      log(`${side.key}: tearing down`);
+      await side.stack.teardown();
+      for (const e of side.stack.teardownErrors || []) side.run.warnings.push(`teardown: ${e}`);
+      if (side.stack.nodeLog && fs.existsSync(side.stack.nodeLog))
+        copyTailScrubbed(side.stack.nodeLog, path.join(side.reportDir, 'node.log'), 400);
+    }
+    try {
+      for (const f of fs.readdirSync(side.workDir).filter((x) => /\.artillery\.log$/.test(x))) {
+        copyScrubbed(path.join(side.workDir, f), path.join(side.reportDir, f));
+      }
+    } finally {
+      fs.rmSync(side.workDir, { recursive: true, force: true }); // it holds the generator's spec, with the node's URL
+    }
+  }
+}
+
+module.exports = { newSide, partnerCpu, measureSide, sideRecord, startBoth, warmBoth, teardownBoth };

@@ -1,0 +1,85 @@
+'use strict';
+// What a reader of a run's figures must know, as warnings in its report: the
+// window's requests, the generator's cores and load, a flaky endpoint, the
+// chain family's own warnings, a CPU cross-check that disagrees.
+
+const os = require('node:os');
+const chains = require('../chains');
+
+/** Things a reader of the figures must know. */
+function addWarnings(run, s, samples) {
+  const w = run.warnings;
+  if (samples.before_window === 0)
+    w.push('the load generator completed no request before the window opened: the window may start with idle time');
+  if (samples.ok === 0) w.push('no request succeeded in the window: CPU time per request is not defined');
+  if (samples.failed > 0) w.push(`${samples.failed} requests failed in the window (see Errors seen)`);
+  if (run.retries && run.retries.calls > 0)
+    w.push(
+      `${run.retries.calls} calls before the window (${Object.keys(run.retries.by_phase).join(', ')}) failed for a transient reason (${Object.keys(run.retries.by_reason).join(', ')}) and were tried again (run.json retries): the endpoint is flaky`,
+    );
+  const writes = run.figures && run.figures.writes;
+  if (writes && writes.failed > 0)
+    w.push(`${writes.failed} transactions failed in the window (see figures.writes.errors)`);
+  w.push(...generatorWarnings(run, s, samples));
+  if (
+    run.node.cpu_source &&
+    run.node.cpu_source.kind === 'cadvisor' &&
+    run.node.disk_read_bytes === 0 &&
+    run.node.disk_write_bytes === 0
+  ) {
+    w.push(
+      "the node container's blkio counters did not move: on cgroup v1 some kernels count block I/O only once a blkio throttle rule exists, and writes the kernel flushes later are charged to the root cgroup (see README, compose runtime)",
+    );
+  }
+  const chain = chains[s.CHAIN];
+  if (chain && chain.runWarnings) w.push(...chain.runWarnings(run));
+  w.push(...cpuCheckWarnings(run.node));
+}
+
+/** The generator's side: replayed requests the chain lacks, requests it could not start, its cores and its load. */
+function generatorWarnings(run, s, samples) {
+  const w = [];
+  const replay = run.generator.replay;
+  if (replay && replay.missing_on_target > 0)
+    w.push(
+      `${replay.missing_on_target} replayed requests asked for blocks, transactions or state this chain does not have (generator.replay.missing_on_target): answered, not counted as errors`,
+    );
+  if (samples.skipped > 0)
+    w.push(
+      `the open loop could not start ${samples.skipped} requests in the window (over 8192 unanswered at once): the node was far behind the rate offered`,
+    );
+  if (!run.generator.cpus && s.RUNTIME !== 'attach')
+    w.push(
+      `the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`,
+    );
+  const g = run.generator;
+  if (g.cpu_utilization > 0.9)
+    w.push(
+      `the load generator used ${(g.cpu_utilization * 100).toFixed(0)}% of its ${g.cores} core(s): it, not the node, may have been the limit`,
+    );
+  return w;
+}
+
+/** The second CPU source disagreeing with the first by more than 5%. */
+function cpuCheckWarnings(node) {
+  const check = node.cpu_check;
+  if (!check || !(node.cpu_total_s > 0.5)) return [];
+  const name = {
+    pid: '/proc/PID/stat',
+    cgroup: 'the cgroup',
+    docker: "the Docker engine's stats",
+    cadvisor: 'cAdvisor',
+  };
+  const [theirs, ours, unit] =
+    check.cpu_s_per_s !== undefined
+      ? [check.cpu_s_per_s, node.cpu_s_per_s, 'CPU s/s'] // read at other instants: compared as rates
+      : [check.total_s, node.cpu_total_s, 's'];
+  const diff = Math.abs(theirs - ours) / ours;
+  if (diff > 0.05)
+    return [
+      `the node's CPU from ${name[check.kind] || check.kind} (${theirs.toFixed(3)} ${unit}) differs from ${name[node.cpu_source.kind] || node.cpu_source.kind}'s (${ours.toFixed(3)} ${unit}) by ${(diff * 100).toFixed(1)}%`,
+    ];
+  return [];
+}
+
+module.exports = { addWarnings, generatorWarnings, cpuCheckWarnings };
