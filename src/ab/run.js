@@ -82,27 +82,9 @@ async function measurePairs(ab, A, B, signal) {
   return `AB_MAX_PAIRS=${set.max_pairs} reached`;
 }
 
-/**
- * @param {string} fileA scenario A
- * @param {string} fileB scenario B
- * @returns {Promise<{exitCode:number, dir?:string, ab?:object}>}
- */
-async function runAb(fileA, fileB, { env = process.env, out = (l) => process.stdout.write(`${l}\n`) } = {}) {
-  const { a, b, errors } = resolveBoth(fileA, fileB, env);
-  if (errors.length) {
-    reportProblems('ab: a scenario is not valid; nothing was started.', errors);
-    return { exitCode: 2 };
-  }
-  const sa = a.scenario;
-  const runId = newRunId();
-  const reportsRoot = path.resolve(sa.REPORTS_DIR);
-  const dir = path.join(reportsRoot, 'ab', runId);
-  fs.mkdirSync(dir, { recursive: true });
-  logTo(path.join(dir, 'run.log'));
-  await reclaimKilledRuns({ log, by: `A/B session ${runId}` });
-  const A = { ...newSide('A', a, { dir, runId }), file: fileA };
-  const B = { ...newSide('B', b, { dir, runId }), file: fileB };
-  const ab = {
+/** The session's record (ab.json as it is built), before any pair. */
+function newAbRecord(sa, runId) {
+  return {
     schema_version: 1,
     kind: 'ab',
     run_id: runId,
@@ -123,6 +105,29 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
     progress: [],
     warnings: [],
   };
+}
+
+/**
+ * @param {string} fileA scenario A
+ * @param {string} fileB scenario B
+ * @returns {Promise<{exitCode:number, dir?:string, ab?:object}>}
+ */
+async function runAb(fileA, fileB, { env = process.env, out = (l) => process.stdout.write(`${l}\n`) } = {}) {
+  const { a, b, errors } = resolveBoth(fileA, fileB, env);
+  if (errors.length) {
+    reportProblems('ab: a scenario is not valid; nothing was started.', errors);
+    return { exitCode: 2 };
+  }
+  const sa = a.scenario;
+  const runId = newRunId();
+  const reportsRoot = path.resolve(sa.REPORTS_DIR);
+  const dir = path.join(reportsRoot, 'ab', runId);
+  fs.mkdirSync(dir, { recursive: true });
+  logTo(path.join(dir, 'run.log'));
+  await reclaimKilledRuns({ log, by: `A/B session ${runId}` });
+  const A = { ...newSide('A', a, { dir, runId }), file: fileA };
+  const B = { ...newSide('B', b, { dir, runId }), file: fileB };
+  const ab = newAbRecord(sa, runId);
   log(
     `A/B session ${runId}: A=${fileA}, B=${fileB}; until B/A of CPU per request is within ±${sa.AB_TARGET_PCT}% (at least ${sa.AB_MIN_PAIRS} pairs, at most ${sa.AB_MAX_PAIRS} pairs or ${sa.AB_MAX_S} s)`,
   );
