@@ -28,8 +28,7 @@ const { renderReport } = require('./report/write');
 const { resolveScenario } = require('./scenario/resolve');
 const clients = require('./clients');
 const chains = require('./chains');
-const { ensurePrometheus } = require('./install/prometheus');
-const { ensureImages } = require('./runtime/images');
+const runtimes = require('./runtime');
 const { ensureProfileTools } = require('./measure/profile');
 const { log } = require('./util/log');
 const { scrub } = require('./util/scrub');
@@ -130,33 +129,21 @@ function compareCommand(args) {
 }
 
 /** Builds or installs the scenario's client and Prometheus, so a first run starts measuring at once. */
-async function install(args, { runtime } = {}) {
+async function install(args, { runtime: only } = {}) {
   if (args.length !== 1) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const { scenario, errors } = resolveScenario(args[0], runtime ? { env: { ...process.env, RUNTIME: runtime } } : {});
+  const { scenario, errors } = resolveScenario(args[0], only ? { env: { ...process.env, RUNTIME: only } } : {});
   if (errors.length) {
     reportProblems('the scenario is not valid.', errors);
     return 2;
   }
-  if (scenario.NODE_PROFILE === 'cpu') await ensureProfileTools(scenario, clients[scenario.CLIENT], log);
-  if (scenario.RUNTIME === 'compose') {
-    const images = await ensureImages(scenario, log);
-    for (const [service, img] of Object.entries(images))
-      log(`${service}: ${img.ref ? `${img.ref} (${img.origin})` : `skipped: ${img.skipped}`}`);
-    return 0;
-  }
-  if (scenario.RUNTIME !== 'host') {
-    log(`RUNTIME=${scenario.RUNTIME}: nothing to install`);
-    return 0;
-  }
   const client = clients[scenario.CLIENT];
-  const bin = await client.ensureBinary(scenario, log);
-  log(`${scenario.CLIENT}: ${bin}`);
-  const chain = chains[scenario.CHAIN];
-  if (chain.install) log(`chain spec: ${await chain.install(scenario, { log, client })}`);
-  log(`Prometheus: ${await ensurePrometheus(log)}`);
+  if (scenario.NODE_PROFILE === 'cpu') await ensureProfileTools(scenario, client, log);
+  const runtime = runtimes[scenario.RUNTIME];
+  for (const line of await runtime.install(scenario, { log, client, chain: chains[scenario.CHAIN] }))
+    log(`${runtime.name === 'attach' ? 'RUNTIME=attach: ' : ''}${line}`);
   return 0;
 }
 

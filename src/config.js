@@ -10,6 +10,7 @@
 const os = require('node:os');
 const path = require('node:path');
 const clients = require('./clients');
+const runtimes = require('./runtime');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
 const { composeFiles, composeEnv, projectName, prometheusConfig, chainSpecFileOf } = require('./runtime/compose');
 const { imageSpecs } = require('./runtime/images');
@@ -140,10 +141,13 @@ async function configCommand(args, { env = process.env, write = (t) => process.s
   }
   const out = ['# scenario, resolved (secrets redacted)', ...scenarioLines(s, sources), ''];
   if (clients[s.CLIENT].warning) out.push(`# ${clients[s.CLIENT].warning}`);
-  if (s.RUNTIME === 'host') out.push(...hostLines(s));
-  else if (s.RUNTIME === 'compose')
-    out.push(...(await composeLines(s))); // the rendered configuration comes last
-  else out.push(`# RUNTIME=attach: nothing is started; the node at ${redactScenario(s).RPC_URL} is measured`);
+  // What each runtime would start; the compose configuration, rendered, comes last.
+  const describe = {
+    host: hostLines,
+    compose: composeLines,
+    attach: (x) => [`# RUNTIME=attach: nothing is started; the node at ${redactScenario(x).RPC_URL} is measured`],
+  }[s.RUNTIME];
+  out.push(...(describe ? await describe(s) : [`# RUNTIME=${s.RUNTIME}: ${runtimes[s.RUNTIME].summary}`]));
   write(`${out.join('\n')}\n`);
   return 0;
 }

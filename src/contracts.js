@@ -11,7 +11,7 @@
  * rest are reached by name.
  * @typedef {{
  *   NAME: string, CHAIN: string, CLIENT: string, CLIENT_VERSION: string|null, CLIENT_BIN: string,
- *   RUNTIME: 'compose'|'host'|'attach', DB_CACHE_MB: number, PEERS: number, CORES: number,
+ *   RUNTIME: string, DB_CACHE_MB: number, PEERS: number, CORES: number,
  *   DB_ENGINE: string, DB_SIZE_LIMIT_GB: number|null, TRIE_CACHE_MB: number, CHAIN_SPEC: string,
  *   DEV_BLOCK_TIME_S: number, CONCURRENCY: number, RATE: number|null,
  *   [key: string]: any,
@@ -169,7 +169,7 @@
  * What a runtime (host, compose, attach) started or found: the node's
  * endpoints, its CPU sources, what to tear down, and what run.json records.
  * @typedef {{
- *   runtime: 'host'|'compose'|'attach',
+ *   runtime: string,
  *   rpcUrl: string,
  *   wsUrl?: string,
  *   cpu: CpuSource,
@@ -193,6 +193,39 @@
  * void,
  *   teardown: () => Promise<void>,
  * }} Stack
+ */
+
+/**
+ * What a runtime receives when it starts the node: the run's id and private
+ * work folder, its log, its abort signal, onStack(stack) as soon as there is
+ * something to tear down, and the rpc function for its own calls to the node
+ * (rpcCall, or one that retries transient failures: util/retry.js).
+ * @typedef {{
+ *   runId: string,
+ *   workDir: string,
+ *   log: (line: string) => void,
+ *   signal?: AbortSignal,
+ *   onStack?: (stack: Stack) => void,
+ *   rpc?: (url: string, method: string, params?: any[], o?: object) => Promise<any>,
+ * }} RuntimeContext
+ */
+
+/**
+ * A runtime: where the node under test runs (src/runtime/index.js). start()
+ * gives the Stack; ownKeys are scenario keys only it reads (refused with any
+ * other runtime); checkScenario adds its problems to errors; nodeRecord is
+ * what run.json's node says of the stack at its start; install builds or
+ * installs what a first run would (./run.sh install) and says what.
+ * @typedef {{
+ *   name: string,
+ *   summary: string,
+ *   ownKeys: string[],
+ *   checkScenario?: (v: Scenario, ctx: {sources: object, given: object, client: Client, at: (key: string) => string},
+ *     errors: string[]) => void,
+ *   start: (s: Scenario, ctx: RuntimeContext) => Promise<Stack>,
+ *   nodeRecord: (stack: Stack) => object,
+ *   install: (s: Scenario, ctx: {log: (line: string) => void, client: Client, chain: Chain}) => Promise<string[]>,
+ * }} Runtime
  */
 
 module.exports = {};

@@ -423,7 +423,9 @@ async function describeNode(stack, p, containers, promUrl) {
 
 /**
  * Starts the stack; resolves once every service is ready.
- * @returns {Promise<object>} the stack (same shape as the host runtime's)
+ * @param {import('../contracts').Scenario} scenario
+ * @param {import('../contracts').RuntimeContext} ctx
+ * @returns {Promise<any>} the stack (a Stack: src/contracts.js)
  */
 async function startCompose(scenario, { runId, workDir, log, signal, onStack }) {
   const p = await planCompose(scenario, { runId, workDir, log });

@@ -3,30 +3,31 @@
 // another, for the chain and client chosen, for the runtime chosen. Every
 // problem is collected, with the file and line (or 'default') that set it.
 
-const fs = require('node:fs');
 const { closest } = require('../util/strings');
 const chains = require('../chains');
 const clients = require('../clients');
 const { folderNameProblem, isInside, reportsDirProblem } = require('./paths');
 const { clientChecks } = require('./client-checks');
+const runtimes = require('../runtime');
 const { safetyChecks } = require('./safety-checks');
 const { WORKLOADS_DIR } = require('../util/paths');
 const { loopChecks, replayChecks, shapeChecks, writeChecks } = require('./workload-checks');
 
-const COMPOSE_ONLY = [
-  'KEEP',
-  'NODE_VOLUME',
-  'SNAPSHOT',
-  'BIND_ADDR',
-  'STACK_TIMEOUT_S',
-  'GRAFANA',
-  'GRAFANA_PORT',
-  'COMPOSE_FILES',
-  'NODE_IMAGE',
-  'PROMETHEUS_IMAGE',
-  'CADVISOR_IMAGE',
-  'GRAFANA_IMAGE',
-];
+/**
+ * The runtime's own checks (its checkScenario hook); the keys another runtime owns are refused, as they would do
+ * nothing.
+ */
+function runtimeChecks(v, ctx, errors) {
+  for (const r of Object.values(runtimes)) {
+    if (r.name === v.RUNTIME) continue;
+    for (const key of r.ownKeys || []) {
+      if (ctx.given[key])
+        errors.push(`${ctx.at(key)}: ${key} is only used with RUNTIME=${r.name} (RUNTIME is ${v.RUNTIME})`);
+    }
+  }
+  const own = runtimes[v.RUNTIME];
+  if (own && own.checkScenario) own.checkScenario(v, ctx, errors);
+}
 
 /** Rules between keys: what one key's value means for another. */
 function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
@@ -56,9 +57,8 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
       `${at('WORKLOAD')}: WORKLOAD: ${method} is not a method chainperf can parameterize on ${v.CHAIN}${near ? ` (did you mean method:${near}?)` : ''}; known: ${chain.methods.join(', ')}`,
     );
   }
-  attachChecks(v, sources, given, at, errors);
+  runtimeChecks(v, { sources, given, client, at }, errors);
   safetyChecks(v, { chain, at, workloadsDir: WORKLOADS_DIR }, errors);
-  composeChecks(v, given, client, at, errors);
   writeChecks(v, at, errors); // after TRANSPORT has followed an attached RPC_URL
 }
 
@@ -97,79 +97,6 @@ function stateChecks(v, given, at, errors) {
   }
 }
 
-/** RUNTIME=attach needs RPC_URL and a CPU source; its keys mean nothing with another runtime. */
-function attachChecks(v, sources, given, at, errors) {
-  if (v.RUNTIME !== 'attach') {
-    for (const key of ['RPC_URL', 'METRICS_URL', 'NODE_PID']) {
-      if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=attach (RUNTIME is ${v.RUNTIME})`);
-    }
-    return;
-  }
-  if (!v.RPC_URL) errors.push(`${at('RUNTIME')}: RUNTIME=attach needs RPC_URL, the node's JSON-RPC endpoint`);
-  else checkTransport(v, sources, given, at, errors);
-  const cpu = v.CPU_SOURCE;
-  if (cpu === 'cgroup')
-    errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=cgroup needs RUNTIME=host (attach reads a PID or a metrics endpoint)`);
-  if (cpu === 'pid' && !v.NODE_PID) errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=pid needs NODE_PID`);
-  if (v.NODE_PROFILE === 'cpu' && !v.NODE_PID)
-    errors.push(
-      `${at('NODE_PROFILE')}: NODE_PROFILE=cpu with RUNTIME=attach needs NODE_PID, the node's process on this host, for perf to profile`,
-    );
-  if ((cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID)) && !v.METRICS_URL) {
-    errors.push(
-      `${at('RUNTIME')}: RUNTIME=attach needs a CPU source: NODE_PID (a process on this host) or METRICS_URL (the node's metrics endpoint)`,
-    );
-  }
-}
-
-/**
- * RUNTIME=compose: windows long enough for cAdvisor, a compose service, files that exist; its keys mean nothing
- * elsewhere.
- */
-function composeChecks(v, given, client, at, errors) {
-  if (v.RUNTIME !== 'compose') {
-    for (const key of COMPOSE_ONLY) {
-      if (given[key]) errors.push(`${at(key)}: ${key} is only used with RUNTIME=compose (RUNTIME is ${v.RUNTIME})`);
-    }
-    return;
-  }
-  // cAdvisor samples every 1 to 2 s: a window needs room for two samples inside it.
-  for (const [key, min] of [
-    ['DURATION_S', 5],
-    ['SATURATE_STEP_S', 5],
-    ['PROFILE_DURATION_S', 5],
-    ['IDLE_S', 4],
-  ]) {
-    if (v[key] > 0 && v[key] < min)
-      errors.push(
-        `${at(key)}: ${key}: at least ${min} s with RUNTIME=compose (cAdvisor samples every 1 to 2 s and a window needs two samples inside it)${key === 'IDLE_S' ? ', or 0 for no idle baseline' : ''}`,
-      );
-  }
-  if (!client.compose)
-    errors.push(`${at('RUNTIME')}: RUNTIME=compose: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
-  if (v.SNAPSHOT && !v.NODE_VOLUME)
-    errors.push(`${at('SNAPSHOT')}: SNAPSHOT is unpacked into NODE_VOLUME: set NODE_VOLUME too`);
-  if (v.SNAPSHOT && !fs.existsSync(v.SNAPSHOT)) errors.push(`${at('SNAPSHOT')}: SNAPSHOT: no such file: ${v.SNAPSHOT}`);
-  for (const f of v.COMPOSE_FILES ? v.COMPOSE_FILES.split(',') : []) {
-    if (!fs.existsSync(f.trim())) errors.push(`${at('COMPOSE_FILES')}: COMPOSE_FILES: no such file: ${f.trim()}`);
-  }
-}
-
-/** In attach, RPC_URL's scheme is the transport: TRANSPORT follows it, or must agree with it. */
-function checkTransport(v, sources, given, at, errors) {
-  const scheme = v.RPC_URL.slice(0, v.RPC_URL.indexOf(':')).toLowerCase();
-  const urlTransport = scheme === 'ws' || scheme === 'wss' ? 'ws' : 'http';
-  if (!given.TRANSPORT) {
-    v.TRANSPORT = urlTransport;
-    sources.TRANSPORT = `RPC_URL (${scheme}://, ${at('RPC_URL')})`;
-  } else if (v.TRANSPORT !== urlTransport) {
-    const want = v.TRANSPORT === 'ws' ? 'a ws:// or wss://' : 'an http:// or https://';
-    errors.push(
-      `${at('TRANSPORT')}: TRANSPORT=${v.TRANSPORT} contradicts RPC_URL (${scheme}://, ${at('RPC_URL')}): with RUNTIME=attach the transport is RPC_URL's; give ${want} RPC_URL, or leave TRANSPORT unset`,
-    );
-  }
-}
-
 /**
  * What the chain family means for the other keys, through its hooks: keys
  * another family owns are refused (CHAIN_SPEC on an EVM chain), then the
@@ -190,13 +117,4 @@ function familyChecks(v, given, { chain, client, at }, errors) {
   if (chain.checkScenario) chain.checkScenario(v, { client, at }, errors);
 }
 
-module.exports = {
-  COMPOSE_ONLY,
-  crossCheck,
-  reportFolderChecks,
-  stateChecks,
-  attachChecks,
-  composeChecks,
-  checkTransport,
-  familyChecks,
-};
+module.exports = { crossCheck, reportFolderChecks, stateChecks, familyChecks };

@@ -12,6 +12,7 @@ const os = require('node:os');
 const registry = {
   chains: () => require('../chains'),
   clients: () => require('../clients'),
+  runtimes: () => require('../runtime'),
 };
 
 /** A key whose allowed values and meaning are read from the registries when first asked for. */
@@ -76,12 +77,14 @@ const KEYS = {
     default: '',
     doc: 'Path to a client binary to use instead of the one chainperf builds into its cache.',
   },
-  RUNTIME: {
-    type: 'enum',
-    values: ['auto', 'compose', 'host', 'attach'],
-    default: 'auto',
-    doc: 'compose: the node, cAdvisor, Prometheus (and Grafana) as one Docker Compose project. host: the node runs here as a child process in its own cgroup. attach: measure a node that is already running. auto: compose where a Docker engine answers, else host.',
-  },
+  RUNTIME: fromRegistry(
+    { type: 'enum', default: 'auto' },
+    () => ['auto', ...Object.keys(registry.runtimes())],
+    () =>
+      `Where the node runs, one of the runtimes in src/runtime/index.js. ${Object.values(registry.runtimes())
+        .map((r) => `${r.name}: ${r.summary}`)
+        .join('. ')}. auto: compose where a Docker engine answers and the client has a compose service, else host.`,
+  ),
 
   // Node configuration
   DB_CACHE_MB: {

@@ -9,9 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const chains = require('../chains');
 const clients = require('../clients');
-const { startHost } = require('../runtime/host');
-const { startAttach } = require('../runtime/attach');
-const { startCompose } = require('../runtime/compose');
+const runtimes = require('../runtime');
 const { loadMix, runArtillery, STARTUP_S } = require('../workload/artillery');
 const { log: defaultLog } = require('../util/log');
 const { ensureProfileTools, prepareWindowHooks } = require('../measure/profile');
@@ -23,21 +21,17 @@ const { describeStatePool } = require('../state/pool');
 const { rpcCall } = require('../util/rpc');
 const { retrying, newRetryTally } = require('../util/retry');
 
-const RUNTIMES = { host: startHost, compose: startCompose, attach: startAttach };
-
 /**
  * Starts the runtime and records what it is.
  * @returns {Promise<object>} the stack
  */
 async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onStarting, rpc }) {
   const profileTools = await ensureProfileTools(s, clients[s.CLIENT], log);
-  const stack = await RUNTIMES[s.RUNTIME](s, { runId, workDir, log, signal, onStack: onStarting, rpc });
+  const runtime = runtimes[s.RUNTIME];
+  const stack = await runtime.start(s, { runId, workDir, log, signal, onStack: onStarting, rpc });
   // NODE_PROFILE and per-core reads at each window's edges
   await prepareWindowHooks(s, stack, { tools: profileTools, log });
-  run.node =
-    s.RUNTIME === 'compose'
-      ? { container: stack.node.container, cpus: stack.node.cpus }
-      : { pid: stack.node.pid, cpus: stack.node.cpus || null };
+  run.node = runtime.nodeRecord(stack);
   if (stack.limits) run.node.limits = stack.limits; // MEMORY_MB and DISK_* as applied (runtime/limits.js)
   if (stack.compose)
     run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };

@@ -1,0 +1,85 @@
+'use strict';
+// What each runtime asks of a scenario (its checkScenario hook in
+// src/runtime/index.js), and the keys only it reads (refused elsewhere by the
+// scenario's checks).
+
+const fs = require('node:fs');
+
+/** Keys only the compose runtime reads. */
+const COMPOSE_ONLY = [
+  'KEEP',
+  'NODE_VOLUME',
+  'SNAPSHOT',
+  'BIND_ADDR',
+  'STACK_TIMEOUT_S',
+  'GRAFANA',
+  'GRAFANA_PORT',
+  'COMPOSE_FILES',
+  'NODE_IMAGE',
+  'PROMETHEUS_IMAGE',
+  'CADVISOR_IMAGE',
+  'GRAFANA_IMAGE',
+];
+
+/** Keys only the attach runtime reads. */
+const ATTACH_ONLY = ['RPC_URL', 'METRICS_URL', 'NODE_PID'];
+
+/** RUNTIME=attach needs RPC_URL and a CPU source. */
+function attachChecks(v, { sources, given, at }, errors) {
+  if (!v.RPC_URL) errors.push(`${at('RUNTIME')}: RUNTIME=attach needs RPC_URL, the node's JSON-RPC endpoint`);
+  else checkTransport(v, sources, given, at, errors);
+  const cpu = v.CPU_SOURCE;
+  if (cpu === 'cgroup')
+    errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=cgroup needs RUNTIME=host (attach reads a PID or a metrics endpoint)`);
+  if (cpu === 'pid' && !v.NODE_PID) errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=pid needs NODE_PID`);
+  if (v.NODE_PROFILE === 'cpu' && !v.NODE_PID)
+    errors.push(
+      `${at('NODE_PROFILE')}: NODE_PROFILE=cpu with RUNTIME=attach needs NODE_PID, the node's process on this host, for perf to profile`,
+    );
+  if ((cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID)) && !v.METRICS_URL) {
+    errors.push(
+      `${at('RUNTIME')}: RUNTIME=attach needs a CPU source: NODE_PID (a process on this host) or METRICS_URL (the node's metrics endpoint)`,
+    );
+  }
+}
+
+/** RUNTIME=compose: windows long enough for cAdvisor, a compose service, files that exist. */
+function composeChecks(v, { client, at }, errors) {
+  // cAdvisor samples every 1 to 2 s: a window needs room for two samples inside it.
+  for (const [key, min] of [
+    ['DURATION_S', 5],
+    ['SATURATE_STEP_S', 5],
+    ['PROFILE_DURATION_S', 5],
+    ['IDLE_S', 4],
+  ]) {
+    if (v[key] > 0 && v[key] < min)
+      errors.push(
+        `${at(key)}: ${key}: at least ${min} s with RUNTIME=compose (cAdvisor samples every 1 to 2 s and a window needs two samples inside it)${key === 'IDLE_S' ? ', or 0 for no idle baseline' : ''}`,
+      );
+  }
+  if (!client.compose)
+    errors.push(`${at('RUNTIME')}: RUNTIME=compose: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
+  if (v.SNAPSHOT && !v.NODE_VOLUME)
+    errors.push(`${at('SNAPSHOT')}: SNAPSHOT is unpacked into NODE_VOLUME: set NODE_VOLUME too`);
+  if (v.SNAPSHOT && !fs.existsSync(v.SNAPSHOT)) errors.push(`${at('SNAPSHOT')}: SNAPSHOT: no such file: ${v.SNAPSHOT}`);
+  for (const f of v.COMPOSE_FILES ? v.COMPOSE_FILES.split(',') : []) {
+    if (!fs.existsSync(f.trim())) errors.push(`${at('COMPOSE_FILES')}: COMPOSE_FILES: no such file: ${f.trim()}`);
+  }
+}
+
+/** In attach, RPC_URL's scheme is the transport: TRANSPORT follows it, or must agree with it. */
+function checkTransport(v, sources, given, at, errors) {
+  const scheme = v.RPC_URL.slice(0, v.RPC_URL.indexOf(':')).toLowerCase();
+  const urlTransport = scheme === 'ws' || scheme === 'wss' ? 'ws' : 'http';
+  if (!given.TRANSPORT) {
+    v.TRANSPORT = urlTransport;
+    sources.TRANSPORT = `RPC_URL (${scheme}://, ${at('RPC_URL')})`;
+  } else if (v.TRANSPORT !== urlTransport) {
+    const want = v.TRANSPORT === 'ws' ? 'a ws:// or wss://' : 'an http:// or https://';
+    errors.push(
+      `${at('TRANSPORT')}: TRANSPORT=${v.TRANSPORT} contradicts RPC_URL (${scheme}://, ${at('RPC_URL')}): with RUNTIME=attach the transport is RPC_URL's; give ${want} RPC_URL, or leave TRANSPORT unset`,
+    );
+  }
+}
+
+module.exports = { attachChecks, composeChecks, COMPOSE_ONLY, ATTACH_ONLY };
