@@ -196,6 +196,18 @@
  */
 
 /**
+ * A load generator (GENERATOR, src/workload/generators.js): the artillery
+ * script of one pass, with the target artillery requires (a placeholder: the
+ * node's URL is in the generator's spec file), the chain's processor, the
+ * pass's length and whether it replays a capture; and how reports name it.
+ * @typedef {{
+ *   name: string,
+ *   label: (s: Scenario) => string,
+ *   script: (s: Scenario, o: {target: string, processor?: string, totalS: number, replay: boolean}) => object,
+ * }} Generator
+ */
+
+/**
  * What a runtime receives when it starts the node: the run's id and private
  * work folder, its log, its abort signal, onStack(stack) as soon as there is
  * something to tear down, and the rpc function for its own calls to the node

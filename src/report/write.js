@@ -11,6 +11,7 @@ const { scrub, scrubDeep } = require('../util/scrub');
 const { perCoreLine, perCoreChart, profileSection } = require('./profile');
 const { workloadLines } = require('./workloads');
 const chains = require('../chains');
+const generators = require('../workload/generators');
 
 /** The run's chain module, for its report hooks (none for a chain this version does not know). */
 const chainOf = (run) => chains[((run.provenance || {}).scenario || {}).CHAIN] || {};
@@ -299,7 +300,7 @@ function generatorLines(run) {
     const chain = chainOf(run);
     const gen = chain.generatorLabel
       ? chain.generatorLabel(s)
-      : `${s.GENERATOR === 'lean' ? "chainperf's lean engine" : 'artillery + ethers'} over ${s.TRANSPORT === 'ws' ? 'WebSocket' : 'HTTP'}`;
+      : (generators[s.GENERATOR] || generators.ethers).label(s);
     lines.push(
       `- Load generator (${gen}): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`,
     );

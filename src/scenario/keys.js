@@ -13,6 +13,7 @@ const registry = {
   chains: () => require('../chains'),
   clients: () => require('../clients'),
   runtimes: () => require('../runtime'),
+  generators: () => require('../workload/generators'),
 };
 
 /** A key whose allowed values and meaning are read from the registries when first asked for. */
@@ -308,12 +309,13 @@ const KEYS = {
     default: 1,
     doc: "WORKLOAD=replay: how much faster than captured the requests are sent (2: twice as fast); 0: as fast as a closed loop of CONCURRENCY users allows, in the capture's order. The capture's first request is sent when the window opens, and it repeats end to end before and after.",
   },
-  GENERATOR: {
-    type: 'enum',
-    values: ['ethers', 'lean'],
-    default: 'ethers',
-    doc: "How requests are sent. ethers: through the chain's client library (ethers JsonRpcProvider; @polkadot/api over WebSocket for Substrate chains, whatever this key says). lean (ethereum only for now): chainperf's artillery engine, keep-alive HTTP/1.1 sockets (or WebSocket connections) with requests prepared ahead, for figures at full speed (see docs/generator.md).",
-  },
+  GENERATOR: fromRegistry(
+    { type: 'enum', default: 'ethers' },
+    () => Object.keys(registry.generators()),
+    () =>
+      "How requests are sent. ethers: through the chain's client library (ethers JsonRpcProvider; @polkadot/api over WebSocket for Substrate chains, whatever this key says). lean (ethereum only for now): chainperf's artillery engine, keep-alive HTTP/1.1 sockets (or WebSocket connections) with requests prepared ahead, for figures at full speed (see docs/generator.md). The generators are the entries of src/workload/generators.js.",
+  ),
+
   TRANSPORT: {
     type: 'enum',
     values: ['http', 'ws'],

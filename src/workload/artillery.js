@@ -9,8 +9,8 @@ const path = require('node:path');
 const { spawnInGroup } = require('../platform/cgroup');
 const yaml = require('js-yaml');
 const { WORKLOADS_DIR, ROOT } = require('../util/paths');
-const { shapeOf } = require('./shapes');
 const { isReplay, replayMix } = require('./replay');
+const generators = require('./generators');
 
 const ENGINES_DIR = path.join(__dirname, 'engines');
 
@@ -54,28 +54,6 @@ function loadMix(workload) {
   return mix;
 }
 
-/** artillery phases for the load shape; they run from artillery's start until after endAt. */
-function phases(s, totalS) {
-  const shape = shapeOf(s);
-  if (shape) {
-    // Arrivals at the peak rate throughout; the processor lets through what the shape asks at each instant (shapes.js).
-    return [
-      {
-        duration: Math.max(1, totalS),
-        arrivalRate: Math.ceil(shape.peak_rps),
-        name: `${shape.kind} shape (arrivals at its peak rate)`,
-      },
-    ];
-  }
-  if (s.RATE) {
-    const out = [];
-    if (s.RAMP_S) out.push({ duration: s.RAMP_S, arrivalRate: 1, rampTo: s.RATE, name: 'ramp' });
-    out.push({ duration: Math.max(1, totalS - s.RAMP_S), arrivalRate: s.RATE, name: 'open loop' });
-    return out;
-  }
-  return [{ duration: Math.max(1, s.RAMP_S), arrivalCount: s.CONCURRENCY, name: 'closed loop' }];
-}
-
 /**
  * artillery requires a target; the script holds this word instead of the
  * node's URL (which may carry credentials or keys): the generator reads the
@@ -83,47 +61,14 @@ function phases(s, totalS) {
  */
 const TARGET = 'from-generator-spec';
 
-/** The artillery script (as an object) for scenario s. */
+/** The artillery script (as an object) for scenario s: the generator GENERATOR names writes it. */
 function buildScript(s, { processor, totalS }) {
-  const target = TARGET;
-  if (isReplay(s.WORKLOAD)) {
-    // One virtual user replays the capture on its own clock (replay.js), in the lean engine or the ethers processor.
-    const phase = [{ duration: 1, arrivalCount: 1, name: 'replay (paced by the generator)' }];
-    return s.GENERATOR === 'lean'
-      ? {
-          config: { target, phases: phase, engines: { chainperf: {} } },
-          scenarios: [{ name: `chainperf ${s.WORKLOAD}`, engine: 'chainperf', replay: true, flow: [] }],
-        }
-      : {
-          config: { target, processor, phases: phase },
-          scenarios: [
-            { name: `chainperf ${s.WORKLOAD}`, flow: [{ function: 'replay' }, { function: 'afterScenario' }] },
-          ],
-        };
-  }
-  if (s.GENERATOR === 'lean') {
-    // The chainperf engine runs each virtual user's loop itself; an open loop is one user pacing the rate.
-    const scenario = s.RATE
-      ? { engine: 'chainperf', openLoopRate: s.RATE, rampS: s.RAMP_S, flow: [] }
-      : { engine: 'chainperf', closedLoop: true, flow: [] };
-    return {
-      config: {
-        target,
-        phases: s.RATE
-          ? [{ duration: 1, arrivalCount: 1, name: 'open loop (paced by the engine)' }]
-          : phases(s, totalS),
-        engines: { chainperf: {} },
-      },
-      scenarios: [{ name: `chainperf ${s.WORKLOAD}`, ...scenario }],
-    };
-  }
-  const flow = s.RATE
-    ? [{ function: 'sendRequest' }, { function: 'afterScenario' }]
-    : [{ loop: [{ function: 'sendRequest' }], whileTrue: 'keepGoing' }, { function: 'afterScenario' }];
-  return {
-    config: { target, processor, phases: phases(s, totalS) },
-    scenarios: [{ name: `chainperf ${s.WORKLOAD}`, flow }],
-  };
+  return (generators[s.GENERATOR] || generators.ethers).script(s, {
+    target: TARGET,
+    processor,
+    totalS,
+    replay: isReplay(s.WORKLOAD),
+  });
 }
 
 /**
@@ -180,4 +125,4 @@ function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
   });
 }
 
-module.exports = { loadMix, buildScript, phases, runArtillery, killGenerators, STARTUP_S, TAIL_MS, TARGET };
+module.exports = { loadMix, buildScript, runArtillery, killGenerators, STARTUP_S, TAIL_MS, TARGET };
