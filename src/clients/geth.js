@@ -126,7 +126,11 @@ function command(s, { dataDir, ports, external = false }) {
 /** The container's ports: the ones compose/node-geth.yml publishes and Prometheus scrapes. */
 const CONTAINER_PORTS = { rpc: 8545, ws: 8546, metrics: 6060, p2p: 30303, auth: 8551 };
 
-/** The node's image for the compose runtime: upstream's, or one built here from the binary above (images/geth). */
+/**
+ * The node's image for the compose runtime: upstream's, or one built here from the binary above (images/geth).
+ * @param {import('../contracts').Scenario} s
+ * @returns {import('../contracts').ImageSpec}
+ */
 function image(s) {
   return {
     upstream: `ethereum/client-go:v${s.CLIENT_VERSION}`,
@@ -161,12 +165,12 @@ const client = {
     failures: 'rpc_failure',
     latency: { summary: 'rpc_duration_all', unit: 'ns' },
   },
-  compose: {
+  compose: /** @type {import('../contracts').ComposeService} */ ({
     file: path.join(__dirname, '..', '..', 'compose', 'node-geth.yml'),
     rpc: { scheme: 'http', port: CONTAINER_PORTS.rpc },
     metrics: { port: CONTAINER_PORTS.metrics, path: '/debug/metrics/prometheus' },
     args: (s) => command(s, { dataDir: '/data', ports: CONTAINER_PORTS, external: true }).args,
-  },
+  }),
   binaryPath,
   ensureBinary,
   binaryVersion,

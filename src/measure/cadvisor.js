@@ -13,6 +13,8 @@
 
 const { sleep } = require('../util/time');
 
+/** @typedef {import('../contracts').CpuReading} CpuReading a cAdvisor sample of the container's CPU */
+
 /**
  * Every series a selector matches, as Prometheus returns a range query over [fromMs - 5 s, toMs]: [{metric, values:
  * [[t_s, v]]}].

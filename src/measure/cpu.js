@@ -60,6 +60,7 @@ function cgroupSource(cgroup) {
     kind: 'cgroup',
     describe: `cgroup ${cgroup.name} (cgroup v${cgroup.version}, total ${cgroup.version === 1 ? 'cpuacct.usage, ns; split by cpuacct.usage_user/usage_sys' : 'cpu.stat usage_usec; split by user_usec/system_usec'})`,
     split: true,
+    /** @returns {Promise<import('../contracts').CpuReading>} */
     async read() {
       const c = cgroup.cpu();
       return { ...c, total_s: Number.isFinite(c.total_s) ? c.total_s : c.user_s + c.system_s, at_ms: Date.now() };

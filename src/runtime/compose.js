@@ -103,8 +103,9 @@ function shellJoin(args) {
 
 /** prometheus/compose.yml with the run's values. */
 function prometheusConfig(s, runId) {
-  const client = clients[s.CLIENT];
-  const m = client.compose.metrics;
+  /** @type {import('../contracts').ComposeService} */
+  const service = clients[s.CLIENT].compose;
+  const m = service.metrics;
   return fs
     .readFileSync(path.join(ROOT, 'prometheus', 'compose.yml'), 'utf8')
     .replaceAll('__NODE_METRICS_PATH__', m.path)

@@ -171,7 +171,7 @@ async function startHostPrometheus(stack, { promBin, workDir, runId, cmd, signal
 /**
  * @param {import('../contracts').Scenario} s
  * @param {import('../contracts').RuntimeContext} ctx
- * @returns {Promise<any>} the stack (a Stack: src/contracts.js): rpcUrl (HTTP, for the toolkit's own calls), wsUrl, cpu
+ * @returns {Promise<import('../contracts').Stack>} the stack: rpcUrl (HTTP, for the toolkit's own calls), wsUrl, cpu
  * sources, node info, onNodeExit, teardown
  */
 async function startHost(s, { runId, workDir, log, signal, onStack }) {

@@ -33,7 +33,10 @@ const CADVISOR_VERSION = '0.49.1'; // the upstream image
 const CADVISOR_LIB_VERSION = '0.60.6'; // the library module images/cadvisor builds on (go.mod)
 const GRAFANA_VERSION = '11.3.0';
 
-/** Upstream (pinned) and local references of each service's image. */
+/**
+ * Upstream (pinned) and local references of each service's image.
+ * @returns {Object<string, import('../contracts').ImageSpec & {optional?: boolean}>}
+ */
 function imageSpecs(s) {
   const specs = {
     node: clients[s.CLIENT].image(s),

@@ -23,10 +23,11 @@ const { retrying, newRetryTally } = require('../util/retry');
 
 /**
  * Starts the runtime and records what it is.
- * @returns {Promise<object>} the stack
+ * @returns {Promise<import('../contracts').Stack>} the stack
  */
 async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onStarting, rpc }) {
   const profileTools = await ensureProfileTools(s, clients[s.CLIENT], log);
+  /** @type {import('../contracts').Runtime} */
   const runtime = runtimes[s.RUNTIME];
   const stack = await runtime.start(s, { runId, workDir, log, signal, onStack: onStarting, rpc });
   // NODE_PROFILE and per-core reads at each window's edges

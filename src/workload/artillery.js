@@ -63,7 +63,9 @@ const TARGET = 'from-generator-spec';
 
 /** The artillery script (as an object) for scenario s: the generator GENERATOR names writes it. */
 function buildScript(s, { processor, totalS }) {
-  return (generators[s.GENERATOR] || generators.ethers).script(s, {
+  /** @type {import('../contracts').Generator} */
+  const generator = generators[s.GENERATOR] || generators.ethers;
+  return generator.script(s, {
     target: TARGET,
     processor,
     totalS,

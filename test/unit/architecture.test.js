@@ -1,0 +1,83 @@
+'use strict';
+// The structure docs/architecture.md describes is the code's: its layer table
+// is the one the lint rule enforces, the rule catches an upward require, and
+// every contract is referred to by an implementation and by a caller.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { RuleTester } = require('eslint');
+const { LAYERS, rules } = require('../../eslint-rules/layers');
+const { ROOT } = require('../helpers');
+
+/** The rows of the doc's "## Layers" table: [{name, paths}]. */
+function docLayers() {
+  const text = fs.readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const section = text.slice(text.indexOf('## Layers'), text.indexOf('## One run'));
+  return section
+    .split('\n')
+    .filter((l) => /^\| [a-z]+ \| `/.test(l))
+    .map((l) => {
+      const [, name, paths] = l.split('|').map((c) => c.trim());
+      return { name, paths: [...paths.matchAll(/`([^`]+)`/g)].map((m) => m[1]) };
+    });
+}
+
+/** Every .js file under dir. */
+function jsFiles(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? jsFiles(p) : e.name.endsWith('.js') ? [p] : [];
+  });
+}
+
+describe('architecture', () => {
+  it('docs/architecture.md holds the layer table the lint rule enforces', () => {
+    assert.deepEqual(
+      docLayers(),
+      LAYERS.map((l) => ({ name: l.name, paths: l.paths })),
+    );
+  });
+
+  it('every module of src/ is in a layer', () => {
+    const { layerOf } = require('../../eslint-rules/layers');
+    const src = path.join(ROOT, 'src');
+    const outside = jsFiles(src).filter((f) => layerOf(f, src) === null);
+    assert.deepEqual(outside, []);
+  });
+
+  it('the layer rule reports a require of a higher layer and lets a lower one through', () => {
+    const tester = new RuleTester({ languageOptions: { ecmaVersion: 2023, sourceType: 'commonjs' } });
+    const inSrc = (p) => path.join(ROOT, 'src', p);
+    tester.run('layers', rules.layers, {
+      valid: [
+        { code: "require('../util/rpc')", filename: inSrc('chains/x.js') },
+        { code: "require('./runtime')", filename: inSrc('run.js') },
+        { code: "require('node:fs')", filename: inSrc('util/x.js') },
+      ],
+      invalid: [
+        {
+          code: "require('../runtime/host')",
+          filename: inSrc('measure/x.js'),
+          errors: [{ message: /layer measure requires \.\.\/runtime\/host of layer runtime, above it/ }],
+        },
+        {
+          code: "const x = () => require('../../workload/samples')",
+          filename: inSrc('chains/ethereum/x.js'),
+          errors: [{ message: /layer chains requires/ }],
+        },
+      ],
+    });
+  });
+
+  it('every contract is referred to by at least two modules: an implementation and a caller', () => {
+    const src = path.join(ROOT, 'src');
+    const contracts = fs.readFileSync(path.join(src, 'contracts.js'), 'utf8');
+    const names = [...contracts.matchAll(/@typedef \{[\s\S]*?\} (\w+)/g)].map((m) => m[1]);
+    assert.ok(names.length >= 10, names.join(', '));
+    const files = jsFiles(src).filter((f) => !f.endsWith('contracts.js'));
+    const texts = files.map((f) => fs.readFileSync(f, 'utf8'));
+    const unused = names.filter((n) => texts.filter((t) => new RegExp(`contracts'\\)\\.${n}\\b`).test(t)).length < 2);
+    assert.deepEqual(unused, [], 'contracts referred to by fewer than two modules');
+  });
+});
