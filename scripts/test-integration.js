@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+'use strict';
+// npm run test:integration: the integration test files, several at a time
+// (TEST_JOBS, default 3: most of a test's time is a node syncing, blocks being
+// mined, a window running; two cores serve three such tests). Each file runs
+// in its own mocha process; the longest files (by the last timings recorded in
+// test/integration/timings.json) start first, so the run ends with short ones.
+// Each file's output is printed whole when it ends, then the slowest files and
+// the totals; the exit status is mocha's worst.
+//
+//   TEST_JOBS=3 npm run test:integration [-- file ...]
+//   UPDATE_TIMINGS=1 npm run test:integration    # writes the timings of this run
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+
+const ROOT = path.resolve(__dirname, '..');
+const DIR = path.join(ROOT, 'test', 'integration');
+const TIMINGS = path.join(DIR, 'timings.json');
+const JOBS = Math.max(1, Number(process.env.TEST_JOBS || 3));
+const MOCHA = path.join(ROOT, 'node_modules', '.bin', 'mocha');
+const REPORTER = path.join(DIR, 'timing-reporter.js');
+
+const known = fs.existsSync(TIMINGS) ? JSON.parse(fs.readFileSync(TIMINGS, 'utf8')) : {};
+const files = (process.argv.slice(2).length ? process.argv.slice(2) : fs.readdirSync(DIR))
+  .map((f) => path.basename(f))
+  .filter((f) => f.endsWith('.test.js'))
+  .sort((a, b) => (known[b] || 60) - (known[a] || 60) || a.localeCompare(b));
+
+/** Runs one file; resolves {file, code, seconds, out}. */
+function runFile(file) {
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const args = ['--timeout', '900000', '--slow', '60000', '--reporter', REPORTER, path.join(DIR, file)];
+    const child = spawn(MOCHA, args, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) =>
+      resolve({ file, code: code === null ? 1 : code, seconds: (Date.now() - t0) / 1000, out }),
+    );
+  });
+}
+
+/** mocha's own closing counts in a file's output. */
+function counts(out) {
+  const n = (word) => Number((new RegExp(`^ +(\\d+) ${word}`, 'm').exec(out) || [0, 0])[1]);
+  return { passing: n('passing'), failing: n('failing'), pending: n('pending') };
+}
+
+async function main() {
+  const t0 = Date.now();
+  process.stdout.write(`integration tests: ${files.length} files, ${JOBS} at a time\n`);
+  const queue = [...files];
+  const done = [];
+  const worker = async () => {
+    while (queue.length) {
+      const r = await runFile(queue.shift());
+      done.push(r);
+      const c = counts(r.out);
+      process.stdout.write(
+        `\n===== ${r.file}: ${r.seconds.toFixed(0)} s, ${c.passing} passing, ${c.failing} failing, ${c.pending} pending${r.code ? `, exit status ${r.code}` : ''}\n${r.out}`,
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(JOBS, files.length) }, worker));
+  const total = done.reduce(
+    (a, r) => {
+      const c = counts(r.out);
+      return { passing: a.passing + c.passing, failing: a.failing + c.failing, pending: a.pending + c.pending };
+    },
+    { passing: 0, failing: 0, pending: 0 },
+  );
+  const wall = (Date.now() - t0) / 1000;
+  const serial = done.reduce((n, r) => n + r.seconds, 0);
+  process.stdout.write(
+    `\n  Slowest test files (${(serial / 60).toFixed(1)} min of tests in ${(wall / 60).toFixed(1)} min, ${JOBS} at a time):\n`,
+  );
+  for (const r of [...done].sort((a, b) => b.seconds - a.seconds).slice(0, 10))
+    process.stdout.write(`    ${r.seconds.toFixed(0).padStart(5)} s  ${r.file}\n`);
+  const failed = done.filter((r) => r.code !== 0).map((r) => r.file);
+  process.stdout.write(
+    `\n  ${total.passing} passing, ${total.failing} failing, ${total.pending} pending${failed.length ? `; failed: ${failed.join(', ')}` : ''}\n`,
+  );
+  if (process.env.UPDATE_TIMINGS) {
+    const timings = { ...known, ...Object.fromEntries(done.map((r) => [r.file, Math.round(r.seconds)])) };
+    fs.writeFileSync(TIMINGS, `${JSON.stringify(timings, null, 2)}\n`);
+  }
+  process.exit(failed.length ? 1 : 0);
+}
+
+main();
