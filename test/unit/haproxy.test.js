@@ -1,0 +1,65 @@
+'use strict';
+// The balancer's configuration, its exporter's per-server counters and its
+// access log, from known texts.
+
+const assert = require('node:assert/strict');
+const { renderConfig, serverCounts, accessLog } = require('../../src/runtime/haproxy');
+
+describe('HAProxy in front of the replicas', () => {
+  it('one server line per replica, each with a JSON-RPC health check, the algorithm and the exporter', () => {
+    const text = renderConfig({
+      port: 8000,
+      statsPort: 8001,
+      servers: [
+        { name: 'r1', host: '127.0.0.1', port: 9001 },
+        { name: 'r2', host: '127.0.0.1', port: 9002 },
+      ],
+      algorithm: 'leastconn',
+      healthBody: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+    });
+    assert.match(text, /^ {2}bind 127\.0\.0\.1:8000$/m);
+    assert.match(text, /^ {2}balance leastconn$/m);
+    assert.match(text, /^ {2}server r1 127\.0\.0\.1:9001 check$/m);
+    assert.match(text, /^ {2}server r2 127\.0\.0\.1:9002 check$/m);
+    assert.match(
+      text,
+      /http-check send meth POST .*body "\{\\"jsonrpc\\":\\"2\.0\\",\\"id\\":1,\\"method\\":\\"eth_blockNumber\\"/,
+    );
+    assert.match(text, /http-check expect rstring/);
+    assert.match(text, /use-service prometheus-exporter if \{ path \/metrics \}/);
+  });
+
+  it("reads each server's responses, errors and state from the exporter", () => {
+    const text = [
+      '# HELP haproxy_server_http_responses_total x',
+      'haproxy_server_http_responses_total{proxy="replicas",server="r1",code="2xx"} 120',
+      'haproxy_server_http_responses_total{proxy="replicas",server="r1",code="5xx"} 3',
+      'haproxy_server_http_responses_total{proxy="replicas",server="r2",code="2xx"} 80',
+      'haproxy_server_http_responses_total{proxy="other",server="x",code="2xx"} 999',
+      'haproxy_server_connection_errors_total{proxy="replicas",server="r2"} 4',
+      'haproxy_server_status{proxy="replicas",server="r1",state="UP"} 1',
+      'haproxy_server_status{proxy="replicas",server="r2",state="UP"} 0',
+      'haproxy_server_status{proxy="replicas",server="r2",state="DOWN"} 1',
+    ].join('\n');
+    const c = serverCounts(text);
+    assert.deepEqual(Object.keys(c).sort(), ['r1', 'r2']);
+    assert.equal(c.r1.responses, 123);
+    assert.equal(c.r1.by_code['5xx'], 3);
+    assert.equal(c.r2.errors, 4);
+    assert.equal(c.r1.up, true);
+    assert.equal(c.r2.up, false);
+  });
+
+  it('takes the access log lines that ended inside the window, by server', () => {
+    const log = [
+      '[NOTICE] a line HAProxy writes itself',
+      '1000.000 r1 2 3 200', // ends at 1000.003 s: before the window
+      '1001.000 r1 4 5 200',
+      '1001.500 r2 -1 7 503',
+      '1002.000 r2 1 1 200', // ends at 1002.001 s: after
+    ].join('\n');
+    const a = accessLog(log, 1000500, 1002000);
+    assert.deepEqual(a.r1, { tr_ms: [4], ta_ms: [5], status: { 200: 1 } });
+    assert.deepEqual(a.r2, { tr_ms: [], ta_ms: [7], status: { 503: 1 } });
+  });
+});
