@@ -25,6 +25,7 @@ describe('attach runtime: a running geth measured through its metrics endpoint',
         `RPC_URL=${node.rpcUrl}`,
         `METRICS_URL=${node.metricsUrl}`,
         'CREATE_HISTORY=yes',
+        'ALLOW_WRITES=yes', // history is transactions: a node chainperf did not start gets them only when allowed
         'HISTORY_TRANSFERS=40',
         'HISTORY_CONTRACT_CALLS=24',
         'CONCURRENCY=16',

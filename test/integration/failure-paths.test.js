@@ -164,7 +164,7 @@ describe('failure paths', () => {
       const file = writeScenario(
         tmpDir(),
         'attach-dies',
-        `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nNODE_PID=${node.pid}\nCREATE_HISTORY=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=0\nIDLE_S=2\nDURATION_S=40\n`,
+        `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nNODE_PID=${node.pid}\nCREATE_HISTORY=yes\nALLOW_WRITES=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=0\nIDLE_S=2\nDURATION_S=40\n`,
       );
       const r = startRun(file);
       await r.waitFor(/measure: measuring for/);
@@ -200,7 +200,7 @@ describe('failure paths', () => {
       const file = writeScenario(
         tmpDir(),
         'attach-gone',
-        `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nMETRICS_URL=${node.metricsUrl}\nCREATE_HISTORY=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=0\nIDLE_S=3\nDURATION_S=45\n`,
+        `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nMETRICS_URL=${node.metricsUrl}\nCREATE_HISTORY=yes\nALLOW_WRITES=yes\nHISTORY_TRANSFERS=16\nHISTORY_CONTRACT_CALLS=8\nWARMUP_S=0\nIDLE_S=3\nDURATION_S=45\n`,
       );
       const r = startRun(file);
       await r.waitFor(/measure: measuring for/);

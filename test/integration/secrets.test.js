@@ -191,6 +191,7 @@ describe('secrets: sentinel credentials and keys in RPC_URL and METRICS_URL reac
         `RPC_URL=${proxy.rpcUrl()}`,
         `METRICS_URL=${proxy.metricsUrl}`,
         'CREATE_HISTORY=yes',
+        'ALLOW_WRITES=yes', // history is transactions: a node chainperf did not start gets them only when allowed
         'HISTORY_TRANSFERS=16',
         'HISTORY_CONTRACT_CALLS=8',
         'CONCURRENCY=4',

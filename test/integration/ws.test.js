@@ -80,6 +80,7 @@ describe('TRANSPORT=ws, attach: a geth that serves only WebSocket, and its JSON-
         `RPC_URL=${node.rpcUrl}`,
         `NODE_PID=${node.pid}`,
         'CREATE_HISTORY=yes',
+        'ALLOW_WRITES=yes', // history is transactions: a node chainperf did not start gets them only when allowed
         'HISTORY_TRANSFERS=16',
         'HISTORY_CONTRACT_CALLS=8',
         'GENERATOR=lean',
