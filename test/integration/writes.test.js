@@ -27,6 +27,7 @@ async function runWrites(node, workload) {
       `RPC_URL=${node.rpcUrl}`,
       `NODE_PID=${node.pid}`,
       'CREATE_HISTORY=no',
+      'ALLOW_WRITES=yes', // the workload signs transactions: an attached node gets them only when allowed
       `WORKLOAD=${workload}`,
       `CONCURRENCY=${USERS}`,
       'WARMUP_S=1',
