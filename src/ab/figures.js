@@ -24,6 +24,10 @@ const AB_FIGURES = {
     get: (w) => (w.node && Number.isFinite(w.node.memory_peak_bytes) ? w.node.memory_peak_bytes : null),
     higherIsWorse: true,
     digits: 0,
+    // Pairs resample windows, not processes: two identical node processes settle at heaps of different sizes and keep
+    // them all session (4 of 10 A/A sessions called them different). Reported, never decided.
+    undecided:
+      "each side is one node process for the whole session, and its memory is that process's: the pairs resample windows, not processes, so their interval says nothing of the configurations",
   },
   disk_bytes_per_request: {
     label: 'disk bytes/request (read+write)',

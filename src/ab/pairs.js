@@ -16,8 +16,10 @@ function summarizePairs(pairs, stage1) {
       pairs.map((p) => ({ a: p.a.compared[key], b: p.b.compared[key] })),
       key === 'cpu_ms_per_request' ? { stage1 } : {},
     );
+    const f = AB_FIGURES[key];
     out[key] = {
       ...r,
+      ...(f.undecided ? { verdict: null, undecided: f.undecided } : {}),
       a_mean: meanOf(pairs.map((p) => p.a.compared[key])),
       b_mean: meanOf(pairs.map((p) => p.b.compared[key])),
     };
@@ -44,7 +46,7 @@ const cpuPairs = (pairs) =>
 function regressionGate(figures, maxPct) {
   if (maxPct === null || maxPct === undefined) return null;
   const failed = Object.entries(figures)
-    .filter(([key, r]) => regressed(r, maxPct, AB_FIGURES[key].higherIsWorse))
+    .filter(([key, r]) => !AB_FIGURES[key].undecided && regressed(r, maxPct, AB_FIGURES[key].higherIsWorse))
     .map(
       ([key, r]) =>
         `${key}: B/A ${r.ratio.toFixed(4)}, 95% [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] beyond ${maxPct}% worse`,

@@ -23,7 +23,7 @@ function figuresTable(ab) {
     const r = ab.figures[key];
     const ci = r.ci95 ? `${fmt(r.ci95[0], 4)} to ${fmt(r.ci95[1], 4)} (±${fmt(r.halfwidth_pct, 1)}%)` : 'n/a';
     lines.push(
-      `| ${f.label} | ${fmt(r.a_mean, f.digits)} | ${fmt(r.b_mean, f.digits)} | ${fmt(r.ratio, 4)} | ${ci} | ${r.verdict ? VERDICT[r.verdict] : 'n/a (fewer than two pairs)'} | ${r.n} |`,
+      `| ${f.label} | ${fmt(r.a_mean, f.digits)} | ${fmt(r.b_mean, f.digits)} | ${fmt(r.ratio, 4)} | ${ci} | ${r.verdict ? VERDICT[r.verdict] : r.undecided ? 'not decided (one process per side)' : 'n/a (fewer than two pairs)'} | ${r.n} |`,
     );
   }
   return lines;

@@ -247,3 +247,17 @@ describe('A/B report', () => {
     assert.doesNotMatch(md, /GENERATOR=ethers/);
   });
 });
+
+describe('A/B: memory is reported, never decided', () => {
+  it('two processes whose memory differs in every pair get no verdict and pass the regression gate', () => {
+    const { summarizePairs, regressionGate } = require('../../src/ab/pairs');
+    const win = (cpu, mem) => ({ compared: { cpu_ms_per_request: cpu, memory_peak_bytes: mem } });
+    const pairs = [1, 2, 3, 4, 5].map((i) => ({ a: win(1 + i / 1000, 100e6), b: win(1 + i / 1000, 150e6 + i) }));
+    const f = summarizePairs(pairs, 5);
+    assert.equal(f.memory_peak_bytes.verdict, null);
+    assert.match(f.memory_peak_bytes.undecided, /one node process/);
+    assert.ok(f.memory_peak_bytes.ci95[0] > 1.4, 'the interval is still computed and reported');
+    assert.equal(f.cpu_ms_per_request.verdict, 'same');
+    assert.equal(regressionGate(f, 5).pass, true);
+  });
+});
