@@ -11,7 +11,7 @@ const {
   composeOverride,
   blockDeviceOf,
 } = require('../../src/runtime/limits');
-const { composeFiles } = require('../../src/runtime/compose');
+const { composeFiles } = require('../../src/runtime/compose-render');
 const { resolveScenario } = require('../../src/scenario/resolve');
 const { tmpDir, writeScenario } = require('../helpers');
 
