@@ -20,8 +20,6 @@ const { parseFolded, topFunctions, mergeFolded } = require('./folded');
 const { perCpuFile, perCoreBetween, perSecond } = require('./percore');
 const {
   PERF_HZ,
-  ensurePerf,
-  ensureProfileTools,
   nodeHostPid,
   renderFlamegraph,
   startPerf,
