@@ -1,0 +1,238 @@
+'use strict';
+// The sections of summary.md that say how each figure was measured: the
+// window, the node's CPU and its cross-checks, its resources, the generator,
+// the stack, repetitions, a saturation search and PROFILE=methods.
+
+const { perCoreLine } = require('./profile');
+const { workloadLines } = require('./workloads');
+const generators = require('../workload/generators');
+const { chainOf, mib, ms, num } = require('./format');
+
+function windowLines(run) {
+  if (!run.window) return [];
+  return [
+    `- Measured window: ${num((run.window.end_ms - run.window.start_ms) / 1000, 3)} s, from ${new Date(run.window.start_ms).toISOString()} to ${new Date(run.window.end_ms).toISOString()}. A request counts when it completes inside it.${run.window.partial ? ' Cut short by the failure: the figures cover the window up to the last instant measured before it.' : ''}`,
+  ];
+}
+
+/** How the node's CPU was read: between cAdvisor samples, at the window's edges, or without a window record. */
+function nodeCpuLine(n) {
+  const split = `(user ${n.cpu_user_s === null ? 'n/a' : num(n.cpu_user_s, 3)}, system ${n.cpu_system_s === null ? 'n/a' : num(n.cpu_system_s, 3)})`;
+  const w = n.cpu_window;
+  if (w && n.cpu_source.kind === 'cadvisor') {
+    return `- Node CPU: ${n.cpu_source.describe}. The first and last samples inside the window were read ${num((w.end_ms - w.start_ms) / 1000, 3)} s apart (from ${new Date(w.start_ms).toISOString()} to ${new Date(w.end_ms).toISOString()}): ${num(n.cpu_total_s, 3)} s of CPU ${split}, over the ${w.requests_ok} requests that completed between those two instants. CPU per request = that CPU / those requests.`;
+  }
+  if (w) {
+    return `- Node CPU: ${n.cpu_source.describe}, read at the window's edges, ${num((w.end_ms - w.start_ms) / 1000, 3)} s apart (from ${new Date(w.start_ms).toISOString()} to ${new Date(w.end_ms).toISOString()}): ${num(n.cpu_total_s, 3)} s ${split}, over the ${w.requests_ok} requests that completed between those two reads. CPU per request = that CPU / those requests.`;
+  }
+  return `- Node CPU: ${n.cpu_source.describe}, read at the window's edges: ${num(n.cpu_total_s, 3)} s ${split}. CPU per request = that / requests ok.`;
+}
+
+function crossCheckLines(n) {
+  if (n.cpu_check && n.cpu_check.cpu_s_per_s !== undefined) {
+    return [
+      `- Cross-check: ${n.cpu_check.describe} at the window's edges: ${num(n.cpu_check.cpu_s_per_s, 4)} CPU s/s, against ${num(n.cpu_s_per_s, 4)} from cAdvisor (rates, because the two were read at different instants).`,
+    ];
+  }
+  if (n.cpu_check)
+    return [`- Cross-check: ${n.cpu_check.describe} over the same window: ${num(n.cpu_check.total_s, 3)} s.`];
+  return [];
+}
+
+/** Memory, disk, block I/O, limits and network of the node. */
+function nodeResourceLines(run, n) {
+  const s = (run.provenance || {}).scenario || {};
+  const lines = [];
+  if (n.memory_peak_bytes)
+    lines.push(
+      `- Node memory: peak ${num(n.memory_peak_bytes / 2 ** 20, 1)} MiB, mean ${num(n.memory_mean_bytes / 2 ** 20, 1)} MiB${n.cpu_source.kind === 'cadvisor' ? ' (cAdvisor working set)' : ''}.`,
+    );
+  if (n.disk_read_bytes !== undefined)
+    lines.push(`- Node disk: ${mib(n.disk_read_bytes)} read, ${mib(n.disk_write_bytes)} written.`);
+  if (n.io)
+    lines.push(
+      `- Node block I/O (${n.io.source}): ${mib(n.io.read_bytes)} read in ${n.io.read_ops ?? 'n/a'} operations, ${mib(n.io.write_bytes)} written, ${n.io.major_faults ?? 'n/a'} major page faults over ${n.io.requests_ok} requests: ${num(run.figures.disk_read_bytes_per_request, 1)} bytes read and ${num(run.figures.major_faults_per_request, 4)} major faults per request, ${num(run.figures.disk_read_iops, 1)} read IOPS.`,
+    );
+  if (n.limits)
+    lines.push(
+      `- Node limits: ${n.limits.memory_bytes ? `memory ${num(n.limits.memory_bytes / 2 ** 20, 0)} MiB (page cache included)` : 'no memory limit'}${n.limits.device ? `, disk throttled on ${n.limits.device}` : ''} (${s.INSTANCE ? `INSTANCE=${s.INSTANCE}; ` : ''}see run.json node.limits).`,
+    );
+  if (n.network_rx_bytes !== undefined)
+    lines.push(`- Node network: ${mib(n.network_rx_bytes)} received, ${mib(n.network_tx_bytes)} sent.`);
+  return lines;
+}
+
+function nodeLines(run) {
+  if (!run.node || !run.node.cpu_source) return [];
+  const n = run.node;
+  const lines = [nodeCpuLine(n), ...crossCheckLines(n)];
+  if (n.per_core) lines.push(perCoreLine(n.per_core, n));
+  if (n.steal)
+    lines.push(
+      `- Steal time (/proc/stat, cpus ${n.steal.cpus}): the hypervisor ran something else on the node's cores for ${num(n.steal.share * 100, 2)}% of their time in the window (${num(n.steal.steal_s, 2)} s). It is not in the node's CPU time, but the node waited through it.`,
+    );
+  lines.push(...nodeResourceLines(run, n));
+  if (n.rpc_requests !== undefined && n.rpc_requests !== null)
+    lines.push(
+      `- The node's own request counter (Prometheus, 1 s scrapes, so approximate at the edges) rose by ${n.rpc_requests} over the window.`,
+    );
+  return lines;
+}
+
+function generatorLines(run) {
+  const lines = [];
+  const s = (run.provenance || {}).scenario || {};
+  if (run.idle)
+    lines.push(
+      `- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num((run.idle.cpu_s / run.idle.seconds) * 1000, 2)} ms/s); the net figure subtracts that rate over the window.`,
+    );
+  if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) {
+    const chain = chainOf(run);
+    const gen = chain.generatorLabel
+      ? chain.generatorLabel(s)
+      : (generators[s.GENERATOR] || generators.ethers).label(s);
+    lines.push(
+      `- Load generator (${gen}): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`,
+    );
+  }
+  if (run.sync) lines.push(`- Node synced with its head advancing after ${num(run.sync.seconds, 1)} s.`);
+  return lines;
+}
+
+function stackLines(run) {
+  if (!run.stack || !run.stack.compose) return [];
+  const c = run.stack.compose;
+  const imgs = Object.entries(run.stack.images || {}).map(([svc, i]) =>
+    i.ref ? `${svc} ${i.ref} (${i.origin})` : `${svc} skipped: ${i.skipped}`,
+  );
+  return [
+    `- Stack: compose project ${c.project} (${c.command} ${c.version}, Docker engine ${c.engine}); images: ${imgs.join('; ')}.`,
+  ];
+}
+
+function measuredLines(run) {
+  return [
+    '## How it was measured',
+    '',
+    ...windowLines(run),
+    ...nodeLines(run),
+    ...generatorLines(run),
+    ...(chainOf(run).reportLines ? chainOf(run).reportLines(run) : []),
+    ...workloadLines(run),
+    ...stackLines(run),
+  ];
+}
+
+function repetitionSummaryLines(run) {
+  if (!run.summary) return ['The repetitions measured before the run failed:'];
+  const lines = ["The figures above are the median repetition's. Over all of them:", ''];
+  lines.push('| figure | median | mean | 95% interval of the mean | CV |', '|---|---:|---:|---|---:|');
+  for (const [key, x] of Object.entries(run.summary)) {
+    const d = key === 'rps' || key === 'generator_us_per_request' ? 1 : key === 'error_rate' ? 6 : 3;
+    lines.push(
+      `| ${key} | ${num(x.median, d)} | ${num(x.mean, d)} | ${x.ci95 ? `${num(x.ci95[0], d)} .. ${num(x.ci95[1], d)}` : 'n/a'} | ${x.cv === null ? 'n/a' : `${(x.cv * 100).toFixed(2)}%`} |`,
+    );
+  }
+  if (run.summary.generator_us_per_request)
+    lines.push(
+      '',
+      "generator_us_per_request is the load generator's own CPU per request on its cores: the same requests in every repetition, so its CV is the noise of the machine itself over windows this long.",
+    );
+  return lines;
+}
+
+function repetitionLines(run) {
+  if (!run.repetitions) return [];
+  const lines = [
+    '',
+    `## Repetitions (${run.repetitions.length}, on the warm stack)`,
+    '',
+    ...repetitionSummaryLines(run),
+  ];
+  lines.push(
+    '',
+    '| repetition | CPU ms/request | net | requests/s | p99 ms | idle CPU ms/s | generator us/request | outlier |',
+    '|---:|---:|---:|---:|---:|---:|---:|---|',
+  );
+  run.repetitions.forEach((r, i) => {
+    const out = (run.outliers || []).some((o) => o.repetition === i + 1);
+    lines.push(
+      `| ${i + 1} | ${num(r.figures.cpu_ms_per_request, 3)} | ${num(r.figures.cpu_ms_per_request_net, 3)} | ${num(r.figures.rps)} | ${num(r.figures.latency_ms.p99, 2)} | ${r.idle ? num((r.idle.cpu_s / r.idle.seconds) * 1000, 2) : 'n/a'} | ${num(r.generator && r.generator.cpu_us_per_request, 1)} | ${out ? 'yes' : ''} |`,
+    );
+  });
+  return lines;
+}
+
+function saturationLines(run) {
+  if (!run.saturation) return [];
+  const sat = run.saturation;
+  const b = sat.bounds;
+  const lines = ['', '## Saturation', ''];
+  lines.push(
+    sat.max_sustainable_rps === null
+      ? `No rate held the bounds, not even the first (${sat.steps[0] ? sat.steps[0].target_rps : '?'}/s).`
+      : `Highest sustainable rate: **${num(sat.max_sustainable_rps, 0)} requests/s** (offered ${sat.max_sustainable_target_rps}/s) at ${ms(sat.cpu_ms_per_request_at_max)} CPU per request${sat.reached_limit ? `; ${sat.first_failing_rps}/s did not hold` : '; the search stopped before finding the limit'}.`,
+  );
+  if (sat.cost_per_million_at_max !== null && sat.cost_per_million_at_max !== undefined)
+    lines.push(
+      `At that rate a million requests cost ${num(sat.cost_per_million_at_max, 4)} (HOURLY_PRICE=${run.provenance.scenario.HOURLY_PRICE}).`,
+    );
+  lines.push(
+    '',
+    `Bounds: p99 <= ${b.max_p99_ms} ms, error rate <= ${b.max_error_rate}, at least ${b.min_achieved_ratio * 100}% of the offered rate answered.`,
+    '',
+  );
+  lines.push(
+    '| step | offered/s | answered/s | p99 ms | error rate | CPU ms/request | generator busy | holds |',
+    '|---:|---:|---:|---:|---:|---:|---:|---|',
+  );
+  sat.steps.forEach((x, i) =>
+    lines.push(
+      `| ${i + 1} | ${x.target_rps} | ${num(x.achieved_rps, 0)} | ${num(x.p99_ms, 1)} | ${num(x.error_rate, 4)} | ${num(x.cpu_ms_per_request, 3)} | ${x.generator_cpu_utilization === null ? 'n/a' : `${(x.generator_cpu_utilization * 100).toFixed(0)}%`} | ${x.holds ? 'yes' : `no: ${x.reasons.join('; ')}`} |`,
+    ),
+  );
+  lines.push(
+    '',
+    '![p99 against rate](charts/saturation-latency.svg)',
+    '',
+    '![CPU per request against rate](charts/saturation-cpu.svg)',
+  );
+  return lines;
+}
+
+function methodsProfileLines(run) {
+  if (!run.methods_profile) return [];
+  const lines = [
+    '',
+    '## CPU per method (PROFILE=methods)',
+    '',
+    'Each method alone in its own window, back to back on the warm node.',
+    '',
+  ];
+  lines.push(
+    '| method | CPU ms/request | net | requests/s | p50 ms | p99 ms | failed |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const [name, x] of Object.entries(run.methods_profile)) {
+    lines.push(
+      `| ${name} | ${num(x.cpu_ms_per_request, 3)} | ${num(x.cpu_ms_per_request_net, 3)} | ${num(x.rps)} | ${num(x.latency_ms.p50, 2)} | ${num(x.latency_ms.p99, 2)} | ${x.requests_failed} |`,
+    );
+  }
+  lines.push('', '![CPU per method](charts/methods.svg)');
+  return lines;
+}
+
+module.exports = {
+  windowLines,
+  nodeCpuLine,
+  crossCheckLines,
+  nodeResourceLines,
+  nodeLines,
+  generatorLines,
+  stackLines,
+  measuredLines,
+  repetitionSummaryLines,
+  repetitionLines,
+  saturationLines,
+  methodsProfileLines,
+};
