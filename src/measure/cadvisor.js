@@ -37,6 +37,83 @@ async function rawSamples(promUrl, selector, fromMs, toMs, signal) {
   return r ? r.values.map(([t, v]) => ({ t_ms: Math.round(t * 1000), v: Number(v) })) : [];
 }
 
+/** The selector of a metric of the container named container. */
+const selector =
+  (container) =>
+  (metric, extra = '') =>
+    `${metric}{name="${container}"${extra}}`;
+
+/**
+ * Waits until Prometheus holds a CPU sample of the container stamped after toMs, then returns every sample in
+ * [fromMs, toMs], with its user and system parts.
+ */
+async function cpuSamplesBetween(promUrl, container, { fromMs, toMs, lagMs, waitMs, signal }) {
+  const sel = selector(container);
+  await sleep(toMs + lagMs - Date.now(), signal);
+  const deadline = Date.now() + waitMs;
+  let total;
+  for (;;) {
+    total = await rawSamples(promUrl, sel('container_cpu_usage_seconds_total'), fromMs, toMs + 15000, signal);
+    if (total.some((x) => x.t_ms > toMs)) break;
+    if (Date.now() > deadline)
+      throw new Error(
+        `cAdvisor has no sample of container ${container} after the window's end in Prometheus; is cAdvisor running?`,
+      );
+    await sleep(500, signal);
+  }
+  const [user, system] = await Promise.all([
+    rawSamples(promUrl, sel('container_cpu_user_seconds_total'), fromMs, toMs + 15000, signal),
+    rawSamples(promUrl, sel('container_cpu_system_seconds_total'), fromMs, toMs + 15000, signal),
+  ]);
+  const at = (xs, t) => {
+    const hit = xs.find((x) => x.t_ms === t);
+    return hit ? hit.v : null;
+  };
+  return total
+    .filter((x) => x.t_ms >= fromMs && x.t_ms <= toMs)
+    .map((x) => ({ at_ms: x.t_ms, total_s: x.v, user_s: at(user, x.t_ms), system_s: at(system, x.t_ms) }));
+}
+
+/** A counter per device or interface, summed at each of cAdvisor's sample instants in [aMs, bMs]; null when absent. */
+async function summedSamples(promUrl, selectorText, aMs, bMs, signal) {
+  // A query Prometheus refuses leaves that resource unmeasured (null); a failed request still fails the window.
+  const rows = await rangeQuery(promUrl, selectorText, aMs, bMs, signal).catch((err) => {
+    if (err.prometheusRefused) return [];
+    throw err;
+  });
+  if (!rows.length) return null;
+  const byT = new Map();
+  for (const r of rows) {
+    for (const [ts, v] of r.values) {
+      const tMs = Math.round(ts * 1000);
+      if (tMs >= aMs && tMs <= bMs) byT.set(tMs, (byT.get(tMs) || 0) + Number(v));
+    }
+  }
+  return [...byT].sort((x, y) => x[0] - y[0]).map(([tMs, v]) => ({ t_ms: tMs, v }));
+}
+
+/** Memory, disk and network of the container between two sample instants: totals, and the samples behind the charts. */
+async function containerResources(promUrl, container, aMs, bMs, signal) {
+  const sel = selector(container);
+  const summed = (metric, extra) => summedSamples(promUrl, sel(metric, extra), aMs, bMs, signal);
+  const delta = (xs) => (xs && xs.length >= 2 ? xs[xs.length - 1].v - xs[0].v : null);
+  const [memory, read, write, rx, tx] = await Promise.all([
+    summed('container_memory_working_set_bytes'),
+    summed('container_blkio_device_usage_total', ',operation="Read"'),
+    summed('container_blkio_device_usage_total', ',operation="Write"'),
+    summed('container_network_receive_bytes_total'),
+    summed('container_network_transmit_bytes_total'),
+  ]);
+  return {
+    memory: (memory || []).map((x) => ({ t_ms: x.t_ms, bytes: x.v })),
+    disk_read_bytes: delta(read),
+    disk_write_bytes: delta(write),
+    network_rx_bytes: delta(rx),
+    network_tx_bytes: delta(tx),
+    io: { disk_read: read || [], disk_write: write || [], network_rx: rx || [], network_tx: tx || [] },
+  };
+}
+
 /**
  * @param {string} promUrl Prometheus base URL
  * @param {string} container the node container's name
@@ -45,38 +122,8 @@ async function rawSamples(promUrl, selector, fromMs, toMs, signal) {
  * @returns {import('../contracts').CpuSource}
  */
 function cadvisorSource(promUrl, container, { lagMs = 2500, waitMs = 15000 } = {}) {
-  const sel = (metric, extra = '') => `${metric}{name="${container}"${extra}}`;
-  /** Waits until Prometheus holds a CPU sample stamped after toMs, then returns every sample in [fromMs, toMs]. */
-  const samplesBetween = async (fromMs, toMs, signal) => {
-    await sleep(toMs + lagMs - Date.now(), signal);
-    const deadline = Date.now() + waitMs;
-    let total;
-    for (;;) {
-      total = await rawSamples(promUrl, sel('container_cpu_usage_seconds_total'), fromMs, toMs + 15000, signal);
-      if (total.some((x) => x.t_ms > toMs)) break;
-      if (Date.now() > deadline)
-        throw new Error(
-          `cAdvisor has no sample of container ${container} after the window's end in Prometheus; is cAdvisor running?`,
-        );
-      await sleep(500, signal);
-    }
-    const [user, system] = await Promise.all([
-      rawSamples(promUrl, sel('container_cpu_user_seconds_total'), fromMs, toMs + 15000, signal),
-      rawSamples(promUrl, sel('container_cpu_system_seconds_total'), fromMs, toMs + 15000, signal),
-    ]);
-    const at = (xs, t) => {
-      const hit = xs.find((x) => x.t_ms === t);
-      return hit ? hit.v : null;
-    };
-    return total
-      .filter((x) => x.t_ms >= fromMs && x.t_ms <= toMs)
-      .map((x) => ({
-        at_ms: x.t_ms,
-        total_s: x.v,
-        user_s: at(user, x.t_ms),
-        system_s: at(system, x.t_ms),
-      }));
-  };
+  const samplesBetween = (fromMs, toMs, signal) =>
+    cpuSamplesBetween(promUrl, container, { fromMs, toMs, lagMs, waitMs, signal });
   return {
     kind: 'cadvisor',
     describe: `cAdvisor counters of container ${container} through Prometheus, raw samples at cAdvisor's own timestamps (total: container_cpu_usage_seconds_total, ns; user and system: container_cpu_{user,system}_seconds_total, 10 ms ticks)`,
@@ -90,44 +137,7 @@ function cadvisorSource(promUrl, container, { lagMs = 2500, waitMs = 15000 } = {
         throw new Error(`cAdvisor has fewer than two samples of container ${container} inside the window`);
       return { a: xs[0], b: xs[xs.length - 1], samples: xs };
     },
-    /**
-     * Memory, disk and network of the container between two sample instants: totals, and the samples behind the charts.
-     */
-    async resources(aMs, bMs, signal) {
-      // A counter per device or interface: the series are summed at each of cAdvisor's sample instants.
-      const summed = async (metric, extra = '') => {
-        // A query Prometheus refuses leaves that resource unmeasured (null); a failed request still fails the window.
-        const rows = await rangeQuery(promUrl, sel(metric, extra), aMs, bMs, signal).catch((err) => {
-          if (err.prometheusRefused) return [];
-          throw err;
-        });
-        if (!rows.length) return null;
-        const byT = new Map();
-        for (const r of rows) {
-          for (const [ts, v] of r.values) {
-            const tMs = Math.round(ts * 1000);
-            if (tMs >= aMs && tMs <= bMs) byT.set(tMs, (byT.get(tMs) || 0) + Number(v));
-          }
-        }
-        return [...byT].sort((x, y) => x[0] - y[0]).map(([tMs, v]) => ({ t_ms: tMs, v }));
-      };
-      const delta = (xs) => (xs && xs.length >= 2 ? xs[xs.length - 1].v - xs[0].v : null);
-      const [memory, read, write, rx, tx] = await Promise.all([
-        summed('container_memory_working_set_bytes'),
-        summed('container_blkio_device_usage_total', ',operation="Read"'),
-        summed('container_blkio_device_usage_total', ',operation="Write"'),
-        summed('container_network_receive_bytes_total'),
-        summed('container_network_transmit_bytes_total'),
-      ]);
-      return {
-        memory: (memory || []).map((x) => ({ t_ms: x.t_ms, bytes: x.v })),
-        disk_read_bytes: delta(read),
-        disk_write_bytes: delta(write),
-        network_rx_bytes: delta(rx),
-        network_tx_bytes: delta(tx),
-        io: { disk_read: read || [], disk_write: write || [], network_rx: rx || [], network_tx: tx || [] },
-      };
-    },
+    resources: (aMs, bMs, signal) => containerResources(promUrl, container, aMs, bMs, signal),
   };
 }
 
