@@ -76,51 +76,49 @@ const fmt = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed
 const fmtSummary = (s, d) =>
   s.n === 0 ? 'n/a' : s.ci95 ? `${fmt(s.mean, d)} [${fmt(s.ci95[0], d)}, ${fmt(s.ci95[1], d)}]` : fmt(s.mean, d);
 
-function renderPlanReport(dir) {
-  const state = JSON.parse(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'));
-  const results = pointResults(dir, state);
-  fs.writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(scrubDeep(results), null, 2)}\n`);
+/** The x axis of the plan's charts: the swept value when one numeric key is swept (log scale over a wide range). */
+function planAxis(state, results) {
   const single = state.sweep.length === 1 && results.every((r) => Number.isFinite(Number(r.values[state.sweep[0]])));
   const xOf = (r, i) => (single ? Number(r.values[state.sweep[0]]) : i + 1);
   const xs = results.map(xOf);
   const logX = single && xs.every((x) => x > 0) && Math.max(...xs) / Math.min(...xs) >= 16;
-  const xLabel = single ? `${state.sweep[0]}${logX ? ' (log scale)' : ''}` : 'point (see the table)';
+  return { xOf, logX, xLabel: single ? `${state.sweep[0]}${logX ? ' (log scale)' : ''}` : 'point (see the table)' };
+}
+
+/** One chart per figure shown (charts/<figure>.svg): the mean of each point with its interval; returns the files. */
+function writePlanCharts(dir, state, results, shown) {
+  const { xOf, logX, xLabel } = planAxis(state, results);
   fs.mkdirSync(path.join(dir, 'charts'), { recursive: true });
   const charts = [];
-  const shown = FIGURES.filter((f) => !f.optional || results.some((r) => r.figures[f.key].length > 0));
   for (const f of shown.filter((x) => x.key !== 'cpu_ms_per_request_net')) {
     const points = results
       .map((r, i) => [xOf(r, i), r.summary[f.key].mean, ...(r.summary[f.key].ci95 || [])])
       .filter(([, y]) => y !== null);
-    const file = `${f.key}.svg`;
-    fs.writeFileSync(
-      path.join(dir, 'charts', file),
-      scrub(
-        lineChart({
-          title: `${f.label} against ${state.sweep.join(' x ')}`,
-          xLabel,
-          yLabel: f.label,
-          logX,
-          series: [{ name: `mean of ${state.repetitions} run(s)`, points, markers: true }],
-          note:
-            state.repetitions > 1
-              ? 'bars: 95% confidence interval of the mean (Student t)'
-              : 'one run per point: no interval',
-        }),
-      ),
-    );
-    charts.push(file);
+    const chart = lineChart({
+      title: `${f.label} against ${state.sweep.join(' x ')}`,
+      xLabel,
+      yLabel: f.label,
+      logX,
+      series: [{ name: `mean of ${state.repetitions} run(s)`, points, markers: true }],
+      note:
+        state.repetitions > 1
+          ? 'bars: 95% confidence interval of the mean (Student t)'
+          : 'one run per point: no interval',
+    });
+    fs.writeFileSync(path.join(dir, 'charts', `${f.key}.svg`), scrub(chart));
+    charts.push(`${f.key}.svg`);
   }
+  return charts;
+}
+
+/** plan.md's head and its table: each point's runs and the mean of each figure with its interval. */
+function planTable(state, results, shown) {
   const lines = [`# chainperf plan: ${state.plan} — ${state.status}`, ''];
   lines.push(
     `Base scenario \`${path.basename(state.base)}\`, sweeping ${state.sweep.join(', ')}, ${state.repetitions} repetition(s) per point; started ${state.started_at}${state.ended_at ? `, ended ${state.ended_at}` : ''}.`,
   );
-  if (Object.keys(state.fixed).length)
-    lines.push(
-      `Fixed for every point: ${Object.entries(state.fixed)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(', ')}.`,
-    );
+  const fixed = Object.entries(state.fixed).map(([k, v]) => `${k}=${v}`);
+  if (fixed.length) lines.push(`Fixed for every point: ${fixed.join(', ')}.`);
   lines.push(
     '',
     "Each cell: mean over the point's successful runs, with its 95% confidence interval in brackets when there are two or more.",
@@ -133,6 +131,12 @@ function renderPlanReport(dir) {
       `| ${state.sweep.map((k) => r.values[k]).join(' | ')} | ${r.runs_ok} | ${r.runs_failed} | ${shown.map((f) => fmtSummary(r.summary[f.key], f.digits)).join(' | ')} |`,
     );
   }
+  return lines;
+}
+
+/** plan.md's failed runs, the link to every run's report, and the charts. */
+function planRunLines(state, charts) {
+  const lines = [];
   const failures = state.points.flatMap((p) =>
     p.runs
       .filter((r) => r.status !== 'ok')
@@ -143,6 +147,17 @@ function renderPlanReport(dir) {
   for (const p of state.points)
     for (const r of p.runs) if (r.dir) lines.push(`- ${p.name}: [${r.status}](${r.dir}/summary.md)`);
   lines.push('', '## Charts', '', ...charts.map((c) => `![${c}](charts/${c})\n`));
+  return lines;
+}
+
+/** Writes results.json, the charts and plan.md of a plan folder from its plan.json and its runs' reports. */
+function renderPlanReport(dir) {
+  const state = JSON.parse(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'));
+  const results = pointResults(dir, state);
+  fs.writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(scrubDeep(results), null, 2)}\n`);
+  const shown = FIGURES.filter((f) => !f.optional || results.some((r) => r.figures[f.key].length > 0));
+  const charts = writePlanCharts(dir, state, results, shown);
+  const lines = [...planTable(state, results, shown), ...planRunLines(state, charts)];
   fs.writeFileSync(path.join(dir, 'plan.md'), scrub(`${lines.join('\n')}\n`));
   return results;
 }
