@@ -89,6 +89,55 @@ async function startProxy({ listen, to, toWs, out }) {
   };
 }
 
+/** The request options for the node's URL: its host, path, credentials, and the client's authorization. */
+function upstreamOptions(httpUrl, agent, req, length) {
+  const headers = { 'content-type': 'application/json', 'content-length': length };
+  if (req.headers.authorization) headers.authorization = req.headers.authorization;
+  return {
+    agent,
+    method: 'POST',
+    hostname: httpUrl.hostname,
+    port: httpUrl.port,
+    path: `${httpUrl.pathname}${httpUrl.search}`,
+    auth: httpUrl.username
+      ? `${decodeURIComponent(httpUrl.username)}:${decodeURIComponent(httpUrl.password)}`
+      : undefined,
+    headers,
+  };
+}
+
+/** The node's answer passed back to the client, and its calls recorded. */
+function onHttpAnswer(answer, { request, t, res, seq, state, write }) {
+  const parts = [];
+  answer.on('data', (c) => parts.push(c));
+  answer.on('end', () => {
+    const raw = Buffer.concat(parts);
+    const latency = now() - t;
+    res.writeHead(answer.statusCode, { 'content-type': answer.headers['content-type'] || 'application/json' }).end(raw);
+    let parsed = null;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch {
+      // recorded as an error of each call below
+    }
+    const meta = { t, latency_ms: latency, transport: 'http', status: answer.statusCode, seq };
+    write(linesFor({ request: request || {}, answer: parsed, raw, meta }, state));
+  });
+}
+
+/** The node did not answer: the client gets a JSON-RPC error, the calls are recorded as failed upstream. */
+function onHttpUpstreamError(err, { request, t, res, seq, state, write }) {
+  const latency = now() - t;
+  const id = request && !Array.isArray(request) ? request.id : null;
+  const error = { code: -32603, message: 'chainperf record: the node did not answer' };
+  res
+    .writeHead(502, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error }));
+  const failure = { kind: 'upstream', message: String(err.code || err.message) };
+  const meta = { t, latency_ms: latency, transport: 'http', seq, failure };
+  write(linesFor({ request: request || {}, answer: null, raw: null, meta }, state));
+}
+
 /** Forwards one HTTP POST and records its calls. */
 function forwardHttp({ body, t, req, res, httpUrl, agent, state, write }) {
   let request = null;
@@ -97,65 +146,45 @@ function forwardHttp({ body, t, req, res, httpUrl, agent, state, write }) {
   } catch {
     // forwarded as it is: the node answers what it answers; recorded as one unparsable call
   }
-  const seq = ++state.seq;
-  const headers = { 'content-type': 'application/json', 'content-length': body.length };
-  if (req.headers.authorization) headers.authorization = req.headers.authorization;
+  const call = { request, t, res, seq: ++state.seq, state, write };
   const up = (httpUrl.protocol === 'https:' ? https : http).request(
-    {
-      agent,
-      method: 'POST',
-      hostname: httpUrl.hostname,
-      port: httpUrl.port,
-      path: `${httpUrl.pathname}${httpUrl.search}`,
-      auth: httpUrl.username
-        ? `${decodeURIComponent(httpUrl.username)}:${decodeURIComponent(httpUrl.password)}`
-        : undefined,
-      headers,
-    },
-    (answer) => {
-      const parts = [];
-      answer.on('data', (c) => parts.push(c));
-      answer.on('end', () => {
-        const raw = Buffer.concat(parts);
-        const latency = now() - t;
-        res
-          .writeHead(answer.statusCode, { 'content-type': answer.headers['content-type'] || 'application/json' })
-          .end(raw);
-        let parsed = null;
-        try {
-          parsed = JSON.parse(raw.toString('utf8'));
-        } catch {
-          // recorded as an error of each call below
-        }
-        const meta = { t, latency_ms: latency, transport: 'http', status: answer.statusCode, seq };
-        write(linesFor({ request: request || {}, answer: parsed, raw, meta }, state));
-      });
-    },
+    upstreamOptions(httpUrl, agent, req, body.length),
+    (answer) => onHttpAnswer(answer, call),
   );
-  up.on('error', (err) => {
-    const latency = now() - t;
-    const id = request && !Array.isArray(request) ? request.id : null;
-    res.writeHead(502, { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: id ?? null,
-        error: { code: -32603, message: 'chainperf record: the node did not answer' },
-      }),
-    );
-    const failure = { kind: 'upstream', message: String(err.code || err.message) };
-    write(
-      linesFor(
-        {
-          request: request || {},
-          answer: null,
-          raw: null,
-          meta: { t, latency_ms: latency, transport: 'http', seq, failure },
-        },
-        state,
-      ),
-    );
-  });
+  up.on('error', (err) => onHttpUpstreamError(err, call));
   up.end(body);
+}
+
+/** A message from the node on a client's WebSocket: passed on; an answer to a pending call is recorded. */
+function onWsAnswer(data, isBinary, { client, pending, conn, state, write, tally }) {
+  const text = data.toString('utf8');
+  if (client.readyState === WebSocket.OPEN) client.send(isBinary ? data : text);
+  let answer;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    return;
+  }
+  if (!Array.isArray(answer) && answer.method && answer.params && answer.params.subscription !== undefined) {
+    tally.notification();
+    return;
+  }
+  const key = keyOf(answer);
+  const p = key === null ? null : pending.get(key);
+  if (!p) return;
+  pending.delete(key);
+  const meta = { t: p.t, latency_ms: now() - p.t, transport: 'ws', conn, seq: p.seq };
+  write(linesFor({ request: p.request, answer, raw: text, meta }, state));
+}
+
+/** The calls still waiting when the node's connection ends, recorded as failed upstream. */
+function failPending(why, { pending, conn, state, write, scrub }) {
+  for (const p of pending.values()) {
+    const failure = { kind: 'upstream', message: scrub(why) };
+    const meta = { t: p.t, latency_ms: now() - p.t, transport: 'ws', conn, seq: p.seq, failure };
+    write(linesFor({ request: p.request, answer: null, raw: null, meta }, state));
+  }
+  pending.clear();
 }
 
 /** One client WebSocket: its own connection to the node, requests matched to answers by id. */
@@ -163,6 +192,7 @@ function proxyWs({ client, url, state, write, tally, scrub }) {
   const conn = ++state.conns;
   const upstream = new WebSocket(url);
   const pending = new Map(); // JSON id of a call (or of a batch's first call) -> {request, t, seq}
+  const ctx = { client, pending, conn, state, write, tally, scrub };
   const queue = [];
   const send = (data) => (upstream.readyState === WebSocket.OPEN ? upstream.send(data) : queue.push(data));
   upstream.on('open', () => {
@@ -179,64 +209,13 @@ function proxyWs({ client, url, state, write, tally, scrub }) {
     }
     send(isBinary ? data : data.toString('utf8'));
   });
-  upstream.on('message', (data, isBinary) => {
-    const text = data.toString('utf8');
-    if (client.readyState === WebSocket.OPEN) client.send(isBinary ? data : text);
-    let answer;
-    try {
-      answer = JSON.parse(text);
-    } catch {
-      return;
-    }
-    if (!Array.isArray(answer) && answer.method && answer.params && answer.params.subscription !== undefined) {
-      tally.notification();
-      return;
-    }
-    const key = keyOf(answer);
-    const p = key === null ? null : pending.get(key);
-    if (!p) return;
-    pending.delete(key);
-    write(
-      linesFor(
-        {
-          request: p.request,
-          answer,
-          raw: text,
-          meta: { t: p.t, latency_ms: now() - p.t, transport: 'ws', conn, seq: p.seq },
-        },
-        state,
-      ),
-    );
-  });
-  const fail = (why) => {
-    for (const p of pending.values()) {
-      write(
-        linesFor(
-          {
-            request: p.request,
-            answer: null,
-            raw: null,
-            meta: {
-              t: p.t,
-              latency_ms: now() - p.t,
-              transport: 'ws',
-              conn,
-              seq: p.seq,
-              failure: { kind: 'upstream', message: scrub(why) },
-            },
-          },
-          state,
-        ),
-      );
-    }
-    pending.clear();
-  };
+  upstream.on('message', (data, isBinary) => onWsAnswer(data, isBinary, ctx));
   upstream.on('error', (err) => {
-    fail(String(err.code || err.message));
+    failPending(String(err.code || err.message), ctx);
     client.close(1011, 'the node did not answer');
   });
   upstream.on('close', () => {
-    fail('the node closed the connection');
+    failPending('the node closed the connection', ctx);
     if (client.readyState === WebSocket.OPEN) client.close();
   });
   client.on('close', () => upstream.terminate());
