@@ -74,49 +74,8 @@ function flagOutliers(reps) {
     const mad = 1.4826 * median(others.map((x) => Math.abs(x - m)));
     const dev = Math.abs(cpu[i] - m);
     if (dev <= 3 * mad || dev <= 0.05 * m) return;
-    const reasons = [];
-    const idle = reps.map((x) => (x.idle ? x.idle.cpu_s / x.idle.seconds : null));
-    if (
-      idle[i] !== null &&
-      Math.abs(
-        relDev(
-          idle[i],
-          idle.filter((v) => v !== null),
-        ),
-      ) > 0.5
-    )
-      reasons.push(
-        `the node's idle CPU before it was ${(relDev(idle[i], idle) * 100).toFixed(0)}% off the others' (background work: GC, compaction, a sync burst)`,
-      );
-    const gen = reps.map((x) => x.generator.cpu_utilization).filter((v) => v !== undefined);
-    if (gen.length === reps.length && Math.abs(relDev(gen[i], gen)) > 0.15)
-      reasons.push(
-        `the generator was ${(gen[i] * 100).toFixed(0)}% busy against a median of ${(median(gen) * 100).toFixed(0)}%`,
-      );
-    const gcPerRequest = reps.map((x) =>
-      Number.isFinite(x.node && x.node.gc_cycles) && x.figures.requests_ok
-        ? x.node.gc_cycles / x.figures.requests_ok
-        : null,
-    );
-    if (gcPerRequest.every((v) => v !== null) && Math.abs(relDev(gcPerRequest[i], gcPerRequest)) > 0.25)
-      reasons.push(
-        `the node ran ${r.node.gc_cycles} garbage collections in it, ${(relDev(gcPerRequest[i], gcPerRequest) * 100).toFixed(0)}% off the median per request`,
-      );
-    const steal = reps.map((x) => (x.node && x.node.steal ? x.node.steal.share : null));
-    if (steal.every((v) => v !== null) && Math.abs(steal[i] - median(steal)) > 0.02)
-      reasons.push(
-        `the hypervisor took ${(steal[i] * 100).toFixed(1)}% of the node's cores in it (steal time), against a median of ${(median(steal) * 100).toFixed(1)}%`,
-      );
-    const genCost = reps.map(generatorCost);
-    if (genCost.every((v) => v !== null) && Math.abs(relDev(genCost[i], genCost)) > 0.1)
-      reasons.push(
-        `the generator's own CPU per request was ${(relDev(genCost[i], genCost) * 100).toFixed(0)}% off its median: the same requests cost its cores more or less too, so the machine itself ran slower or faster then`,
-      );
-    const rps = reps.map((x) => x.figures.rps);
-    if (Math.abs(relDev(rps[i], rps)) > 0.1)
-      reasons.push(`its throughput was ${(relDev(rps[i], rps) * 100).toFixed(0)}% off the median`);
-    const failed = r.figures.requests_failed;
-    if (failed > 0) reasons.push(`${failed} requests failed in it`);
+    const reasons = [...nodeReasons(reps, i), ...machineReasons(reps, i)];
+    if (r.figures.requests_failed > 0) reasons.push(`${r.figures.requests_failed} requests failed in it`);
     if (!reasons.length) reasons.push('nothing else measured differed');
     flags.push({
       repetition: i + 1,
@@ -126,6 +85,58 @@ function flagOutliers(reps) {
     });
   });
   return flags;
+}
+
+/** What the node did differently in repetition i: idle CPU before it, garbage collections in it. */
+function nodeReasons(reps, i) {
+  const reasons = [];
+  const idle = reps.map((x) => (x.idle ? x.idle.cpu_s / x.idle.seconds : null));
+  if (
+    idle[i] !== null &&
+    Math.abs(
+      relDev(
+        idle[i],
+        idle.filter((v) => v !== null),
+      ),
+    ) > 0.5
+  )
+    reasons.push(
+      `the node's idle CPU before it was ${(relDev(idle[i], idle) * 100).toFixed(0)}% off the others' (background work: GC, compaction, a sync burst)`,
+    );
+  const gcPerRequest = reps.map((x) =>
+    Number.isFinite(x.node && x.node.gc_cycles) && x.figures.requests_ok
+      ? x.node.gc_cycles / x.figures.requests_ok
+      : null,
+  );
+  if (gcPerRequest.every((v) => v !== null) && Math.abs(relDev(gcPerRequest[i], gcPerRequest)) > 0.25)
+    reasons.push(
+      `the node ran ${reps[i].node.gc_cycles} garbage collections in it, ${(relDev(gcPerRequest[i], gcPerRequest) * 100).toFixed(0)}% off the median per request`,
+    );
+  return reasons;
+}
+
+/** What the machine and the generator did differently in repetition i: busy share, steal, own cost, throughput. */
+function machineReasons(reps, i) {
+  const reasons = [];
+  const gen = reps.map((x) => x.generator.cpu_utilization).filter((v) => v !== undefined);
+  if (gen.length === reps.length && Math.abs(relDev(gen[i], gen)) > 0.15)
+    reasons.push(
+      `the generator was ${(gen[i] * 100).toFixed(0)}% busy against a median of ${(median(gen) * 100).toFixed(0)}%`,
+    );
+  const steal = reps.map((x) => (x.node && x.node.steal ? x.node.steal.share : null));
+  if (steal.every((v) => v !== null) && Math.abs(steal[i] - median(steal)) > 0.02)
+    reasons.push(
+      `the hypervisor took ${(steal[i] * 100).toFixed(1)}% of the node's cores in it (steal time), against a median of ${(median(steal) * 100).toFixed(1)}%`,
+    );
+  const genCost = reps.map(generatorCost);
+  if (genCost.every((v) => v !== null) && Math.abs(relDev(genCost[i], genCost)) > 0.1)
+    reasons.push(
+      `the generator's own CPU per request was ${(relDev(genCost[i], genCost) * 100).toFixed(0)}% off its median: the same requests cost its cores more or less too, so the machine itself ran slower or faster then`,
+    );
+  const rps = reps.map((x) => x.figures.rps);
+  if (Math.abs(relDev(rps[i], rps)) > 0.1)
+    reasons.push(`its throughput was ${(relDev(rps[i], rps) * 100).toFixed(0)}% off the median`);
+  return reasons;
 }
 
 module.exports = { summarizeRepetitions, medianIndex, flagOutliers, HEADLINES };

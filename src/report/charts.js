@@ -30,6 +30,26 @@ function lineChart({ title, xLabel, yLabel, series: input, note, xRange, yRange,
   const tx = (x) => (logX ? Math.log10(x) : x);
   const series = input.map((s) => ({ ...s, points: s.points.map(([x, ...rest]) => [tx(x), ...rest]) }));
   const pts = series.flatMap((s) => s.points).filter(([, y]) => Number.isFinite(y));
+  const sc = scales(pts, xRange, yRange);
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${W}" height="${H}" fill="white"/>`,
+    `<text x="${W / 2}" y="20" text-anchor="middle" font-size="15">${esc(title)}</text>`,
+    ...axes(sc, { xLabel, yLabel, logX }),
+  ];
+  series.forEach((s, i) => out.push(...seriesMarks(s, i, sc)));
+  if (!pts.length)
+    out.push(`<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no data in the measured window</text>`);
+  if (note)
+    out.push(
+      `<text x="${W - PAD.right}" y="${H - 6}" text-anchor="end" fill="#666" font-size="10">${esc(note)}</text>`,
+    );
+  out.push('</svg>');
+  return `${out.join('\n')}\n`;
+}
+
+/** The plot's ranges and the functions from data to pixels. */
+function scales(pts, xRange, yRange) {
   const xs = pts.map(([x]) => x);
   const xMin = xRange ? xRange[0] : xs.length ? Math.min(...xs) : 0;
   const xMax = xRange ? xRange[1] : xs.length ? Math.max(...xs, xMin + 1) : 1;
@@ -41,12 +61,12 @@ function lineChart({ title, xLabel, yLabel, series: input, note, xRange, yRange,
   const ph = H - PAD.top - PAD.bottom;
   const sx = (x) => PAD.left + ((x - xMin) / (xMax - xMin)) * pw;
   const sy = (y) => PAD.top + ph - ((y - yMin) / (yMax - yMin)) * ph;
+  return { xMin, xMax, yMin, yMax, ph, sx, sy };
+}
+
+/** Grid lines, tick labels, the axes and their labels. */
+function axes({ xMin, xMax, yMin, yMax, ph, sx, sy }, { xLabel, yLabel, logX }) {
   const out = [];
-  out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
-  );
-  out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
-  out.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="15">${esc(title)}</text>`);
   for (let i = 0; i <= 5; i++) {
     const y = yMin + ((yMax - yMin) * i) / 5;
     out.push(
@@ -67,38 +87,37 @@ function lineChart({ title, xLabel, yLabel, series: input, note, xRange, yRange,
   out.push(
     `<text transform="translate(16 ${PAD.top + ph / 2}) rotate(-90)" text-anchor="middle">${esc(yLabel)}</text>`,
   );
-  series.forEach((s, i) => {
-    const color = COLORS[i % COLORS.length];
-    const good = s.points.filter(([, y]) => Number.isFinite(y));
-    if (good.length === 1) {
-      out.push(`<circle cx="${sx(good[0][0]).toFixed(1)}" cy="${sy(good[0][1]).toFixed(1)}" r="3" fill="${color}"/>`);
-    } else if (good.length > 1) {
-      const d = good.map(([x, y], k) => `${k ? 'L' : 'M'}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ');
-      out.push(
-        `<path d="${d}" fill="none" stroke="${color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
-      );
-    }
-    for (const [x, , lo, hi] of good) {
-      if (!Number.isFinite(lo) || !Number.isFinite(hi)) continue;
-      const X = sx(x).toFixed(1);
-      out.push(
-        `<path d="M${X},${sy(lo).toFixed(1)} L${X},${sy(hi).toFixed(1)} M${(sx(x) - 4).toFixed(1)},${sy(lo).toFixed(1)} L${(sx(x) + 4).toFixed(1)},${sy(lo).toFixed(1)} M${(sx(x) - 4).toFixed(1)},${sy(hi).toFixed(1)} L${(sx(x) + 4).toFixed(1)},${sy(hi).toFixed(1)}" stroke="${color}" stroke-width="1.2"/>`,
-      );
-    }
-    if (s.markers)
-      for (const [x, y] of good)
-        out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="2.5" fill="${color}"/>`);
-    out.push(`<rect x="${PAD.left + 10 + i * 140}" y="${PAD.top - 14}" width="10" height="10" fill="${color}"/>`);
-    out.push(`<text x="${PAD.left + 24 + i * 140}" y="${PAD.top - 5}">${esc(s.name)}</text>`);
-  });
-  if (!pts.length)
-    out.push(`<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#888">no data in the measured window</text>`);
-  if (note)
+  return out;
+}
+
+/** One series: its line (or lone point), its error bars, its markers and its legend entry. */
+function seriesMarks(s, i, { sx, sy }) {
+  const out = [];
+  const color = COLORS[i % COLORS.length];
+  const good = s.points.filter(([, y]) => Number.isFinite(y));
+  if (good.length === 1) {
+    out.push(`<circle cx="${sx(good[0][0]).toFixed(1)}" cy="${sy(good[0][1]).toFixed(1)}" r="3" fill="${color}"/>`);
+  } else if (good.length > 1) {
+    const d = good.map(([x, y], k) => `${k ? 'L' : 'M'}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ');
     out.push(
-      `<text x="${W - PAD.right}" y="${H - 6}" text-anchor="end" fill="#666" font-size="10">${esc(note)}</text>`,
+      `<path d="${d}" fill="none" stroke="${color}" stroke-width="1.8"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
     );
-  out.push('</svg>');
-  return `${out.join('\n')}\n`;
+  }
+  for (const [x, , lo, hi] of good) {
+    if (!Number.isFinite(lo) || !Number.isFinite(hi)) continue;
+    const X = sx(x).toFixed(1);
+    const [l, r] = [(sx(x) - 4).toFixed(1), (sx(x) + 4).toFixed(1)];
+    const [yl, yh] = [sy(lo).toFixed(1), sy(hi).toFixed(1)];
+    out.push(
+      `<path d="M${X},${yl} L${X},${yh} M${l},${yl} L${r},${yl} M${l},${yh} L${r},${yh}" stroke="${color}" stroke-width="1.2"/>`,
+    );
+  }
+  if (s.markers)
+    for (const [x, y] of good)
+      out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="2.5" fill="${color}"/>`);
+  out.push(`<rect x="${PAD.left + 10 + i * 140}" y="${PAD.top - 14}" width="10" height="10" fill="${color}"/>`);
+  out.push(`<text x="${PAD.left + 24 + i * 140}" y="${PAD.top - 5}">${esc(s.name)}</text>`);
+  return out;
 }
 
 /**
