@@ -24,107 +24,122 @@ function classifyError(err) {
 }
 
 /** Per-worker record of requests by the second they completed in, and by method. */
-function newRecorder(spec, worker) {
-  const seconds = {}; // epoch second -> method -> {lat: number[], failed: {kind: n}}
-  const okSlots = {}; // 10 ms slot -> successful completions, to count requests between any two instants
-  const errors = {};
-  let inFlight = 0;
-  let inFlightAtEnd = null;
-  let before = 0;
-  let skipped = 0;
-  let firstRequestAt = null;
-  const drained = new Set();
-  const drainedSlots = new Set();
-  return {
-    worker,
-    /** An open-loop request the generator could not start (too many unanswered). */
-    skipped() {
-      const now = Date.now();
-      if (now >= spec.start_at && now < spec.end_at) skipped++;
-    },
-    started() {
-      inFlight++;
-      if (firstRequestAt === null) firstRequestAt = Date.now();
-    },
-    /** @returns {'before'|'window'|'after'} where the completion fell */
-    completed(method, latencyMs, failure, now) {
-      inFlight--;
-      if (now < spec.start_at) {
-        before++;
-        return 'before';
+class Recorder {
+  constructor(spec, worker) {
+    this.spec = spec;
+    this.worker = worker;
+    this.seconds = {}; // epoch second -> method -> {lat: number[], failed: {kind: n}}
+    this.okSlots = {}; // 10 ms slot -> successful completions, to count requests between any two instants
+    this.errors = {};
+    this.inFlight = 0;
+    this.inFlightAtEnd = null;
+    this.before = 0;
+    this.skippedCount = 0;
+    this.firstRequestAt = null;
+    this.drained = new Set();
+    this.drainedSlots = new Set();
+  }
+
+  /** An open-loop request the generator could not start (too many unanswered). */
+  skipped() {
+    const now = Date.now();
+    if (now >= this.spec.start_at && now < this.spec.end_at) this.skippedCount++;
+  }
+
+  started() {
+    this.inFlight++;
+    if (this.firstRequestAt === null) this.firstRequestAt = Date.now();
+  }
+
+  /** @returns {'before'|'window'|'after'} where the completion fell */
+  completed(method, latencyMs, failure, now) {
+    const { spec } = this;
+    this.inFlight--;
+    if (now < spec.start_at) {
+      this.before++;
+      return 'before';
+    }
+    if (now >= spec.end_at) {
+      // After the window: only counted for okBetween(), up to the instant the node's CPU was read.
+      // Never in the slot that holds end_at: okBetween(x, end_at) must count the window's requests only.
+      if (!failure && now < (spec.stop_at || spec.end_at)) this.countOk(now, spec.end_at);
+      return 'after';
+    }
+    const sec = Math.floor(now / 1000);
+    const bySec = this.seconds[sec] || (this.seconds[sec] = {});
+    const m = bySec[method] || (bySec[method] = { lat: [], failed: {} });
+    if (failure) {
+      m.failed[failure.kind] = (m.failed[failure.kind] || 0) + 1;
+      if (this.errors[failure.message] !== undefined || Object.keys(this.errors).length < MAX_ERROR_MESSAGES)
+        this.errors[failure.message] = (this.errors[failure.message] || 0) + 1;
+    } else {
+      m.lat.push(Math.round(latencyMs * 1000) / 1000);
+      // Never in the slot that holds start_at either: okBetween(start_at, end_at) is exactly the window's requests.
+      this.countOk(now, spec.start_at);
+    }
+    return 'window';
+  }
+
+  /** A success in its 10 ms slot, or in the first whole slot after edgeMs when it fell before. */
+  countOk(now, edgeMs) {
+    const slot = Math.max(Math.floor(now / SLOT_MS), Math.ceil(edgeMs / SLOT_MS));
+    this.okSlots[slot] = (this.okSlots[slot] || 0) + 1;
+  }
+
+  /** The window's end has come: the requests in flight now are those it did not see complete. */
+  windowClosed() {
+    if (this.inFlightAtEnd === null) this.inFlightAtEnd = this.inFlight;
+  }
+
+  /**
+   * What completed in the whole seconds before nowMs that earlier drains did
+   * not return, with the counters as of now: one line of the partial record
+   * a failed window keeps (see partialSnapshots).
+   */
+  drain(nowMs) {
+    const upto = Math.floor(nowMs / 1000) * 1000;
+    const out = { upto_ms: upto, seconds: {}, ok_slots: {} };
+    for (const sec of Object.keys(this.seconds))
+      if (Number(sec) * 1000 < upto && !this.drained.has(sec)) {
+        out.seconds[sec] = this.seconds[sec];
+        this.drained.add(sec);
       }
-      if (now >= spec.end_at) {
-        // After the window: only counted for okBetween(), up to the instant the node's CPU was read.
-        if (!failure && now < (spec.stop_at || spec.end_at)) {
-          // Never in the slot that holds end_at: okBetween(x, end_at) must count the window's requests only.
-          const slot = Math.max(Math.floor(now / SLOT_MS), Math.ceil(spec.end_at / SLOT_MS));
-          okSlots[slot] = (okSlots[slot] || 0) + 1;
-        }
-        return 'after';
+    for (const slot of Object.keys(this.okSlots))
+      if (Number(slot) * SLOT_MS < upto && !this.drainedSlots.has(slot)) {
+        out.ok_slots[slot] = this.okSlots[slot];
+        this.drainedSlots.add(slot);
       }
-      const sec = Math.floor(now / 1000);
-      const bySec = seconds[sec] || (seconds[sec] = {});
-      const m = bySec[method] || (bySec[method] = { lat: [], failed: {} });
-      if (failure) {
-        m.failed[failure.kind] = (m.failed[failure.kind] || 0) + 1;
-        if (errors[failure.message] !== undefined || Object.keys(errors).length < MAX_ERROR_MESSAGES) {
-          errors[failure.message] = (errors[failure.message] || 0) + 1;
-        }
-      } else {
-        m.lat.push(Math.round(latencyMs * 1000) / 1000);
-        // Never in the slot that holds start_at either: okBetween(start_at, end_at) is exactly the window's requests.
-        const slot = Math.max(Math.floor(now / SLOT_MS), Math.ceil(spec.start_at / SLOT_MS));
-        okSlots[slot] = (okSlots[slot] || 0) + 1;
-      }
-      return 'window';
-    },
-    /** The window's end has come: the requests in flight now are those it did not see complete. */
-    windowClosed() {
-      if (inFlightAtEnd === null) inFlightAtEnd = inFlight;
-    },
-    /**
-     * What completed in the whole seconds before nowMs that earlier drains did
-     * not return, with the counters as of now: one line of the partial record
-     * a failed window keeps (see partialSnapshots).
-     */
-    drain(nowMs) {
-      const upto = Math.floor(nowMs / 1000) * 1000;
-      const out = { upto_ms: upto, seconds: {}, ok_slots: {} };
-      for (const sec of Object.keys(seconds))
-        if (Number(sec) * 1000 < upto && !drained.has(sec)) {
-          out.seconds[sec] = seconds[sec];
-          drained.add(sec);
-        }
-      for (const slot of Object.keys(okSlots))
-        if (Number(slot) * SLOT_MS < upto && !drainedSlots.has(slot)) {
-          out.ok_slots[slot] = okSlots[slot];
-          drainedSlots.add(slot);
-        }
-      return {
-        ...out,
-        before_window: before,
-        in_flight_at_end: inFlight,
-        skipped,
-        first_request_at: firstRequestAt,
-        errors,
-      };
-    },
-    snapshot() {
-      return {
-        worker,
-        start_at: spec.start_at,
-        end_at: spec.end_at,
-        before_window: before,
-        in_flight_at_end: inFlightAtEnd === null ? inFlight : inFlightAtEnd,
-        skipped,
-        first_request_at: firstRequestAt,
-        seconds,
-        ok_slots: okSlots,
-        errors,
-      };
-    },
-  };
+    return { ...out, ...this.counters(this.inFlight) };
+  }
+
+  /** The counters every record carries. */
+  counters(inFlight) {
+    return {
+      before_window: this.before,
+      in_flight_at_end: inFlight,
+      skipped: this.skippedCount,
+      first_request_at: this.firstRequestAt,
+      errors: this.errors,
+    };
+  }
+
+  snapshot() {
+    const { start_at: startAt, end_at: endAt } = this.spec;
+    const inFlight = this.inFlightAtEnd === null ? this.inFlight : this.inFlightAtEnd;
+    const { errors, ...counters } = this.counters(inFlight);
+    return {
+      worker: this.worker,
+      start_at: startAt,
+      end_at: endAt,
+      ...counters,
+      seconds: this.seconds,
+      ok_slots: this.okSlots,
+      errors,
+    };
+  }
 }
+
+const newRecorder = (spec, worker) => new Recorder(spec, worker);
 
 /**
  * A worker's partial record (the lines its drains wrote) as a snapshot cut
@@ -159,62 +174,56 @@ function partialSnapshot(lines, spec, cutMs) {
 
 const emptyFailures = () => Object.fromEntries(FAILURE_KINDS.map((k) => [k, 0]));
 
-/**
- * Merges worker snapshots into totals, per-method figures and a per-second series.
- * @returns {{ok:number, failed:number, failures:object, latency_ms:object, methods:object, series:object[],
- *   before_window:number, in_flight_at_end:number, first_request_at:number|null, errors:object, workers:number}}
- */
-function mergeSamples(snapshots) {
-  const methods = {};
-  const perSecond = {};
-  const all = [];
-  const failures = emptyFailures();
-  const errors = {};
-  let before = 0;
-  let inFlight = 0;
-  let skipped = 0;
-  let first = null;
-  const okSlots = new Map();
-  for (const snap of snapshots) {
-    for (const [slot, n] of Object.entries(snap.ok_slots || {}))
-      okSlots.set(Number(slot), (okSlots.get(Number(slot)) || 0) + n);
-    before += snap.before_window;
-    skipped += snap.skipped || 0;
-    inFlight += snap.in_flight_at_end;
-    if (snap.first_request_at !== null && (first === null || snap.first_request_at < first))
-      first = snap.first_request_at;
-    for (const [msg, n] of Object.entries(snap.errors)) errors[msg] = (errors[msg] || 0) + n;
-    for (const [sec, byMethod] of Object.entries(snap.seconds)) {
-      const ps = perSecond[sec] || (perSecond[sec] = { ok: 0, failed: 0, lat: [] });
-      for (const [method, rec] of Object.entries(byMethod)) {
-        const m = methods[method] || (methods[method] = { lat: [], failures: emptyFailures() });
-        for (const x of rec.lat) {
-          m.lat.push(x);
-          ps.lat.push(x);
-          all.push(x);
-        }
-        ps.ok += rec.lat.length;
-        for (const [kind, n] of Object.entries(rec.failed)) {
-          m.failures[kind] += n;
-          failures[kind] += n;
-          ps.failed += n;
-        }
+/** Adds one worker's snapshot to the running totals of mergeSamples. */
+function addSnapshot(acc, snap) {
+  for (const [slot, n] of Object.entries(snap.ok_slots || {}))
+    acc.okSlots.set(Number(slot), (acc.okSlots.get(Number(slot)) || 0) + n);
+  acc.before += snap.before_window;
+  acc.skipped += snap.skipped || 0;
+  acc.inFlight += snap.in_flight_at_end;
+  if (snap.first_request_at !== null && (acc.first === null || snap.first_request_at < acc.first))
+    acc.first = snap.first_request_at;
+  for (const [msg, n] of Object.entries(snap.errors)) acc.errors[msg] = (acc.errors[msg] || 0) + n;
+  for (const [sec, byMethod] of Object.entries(snap.seconds)) {
+    const ps = acc.perSecond[sec] || (acc.perSecond[sec] = { ok: 0, failed: 0, lat: [] });
+    for (const [method, rec] of Object.entries(byMethod)) {
+      const m = acc.methods[method] || (acc.methods[method] = { lat: [], failures: emptyFailures() });
+      for (const x of rec.lat) {
+        m.lat.push(x);
+        ps.lat.push(x);
+        acc.all.push(x);
+      }
+      ps.ok += rec.lat.length;
+      for (const [kind, n] of Object.entries(rec.failed)) {
+        m.failures[kind] += n;
+        acc.failures[kind] += n;
+        ps.failed += n;
       }
     }
   }
-  const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
-  const methodFigures = {};
+}
+
+const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
+
+/** Each method's counts and latency percentiles. */
+function methodFigures(methods) {
+  const out = {};
   for (const [name, m] of Object.entries(methods).sort()) {
-    methodFigures[name] = {
+    out[name] = {
       requests_ok: m.lat.length,
       requests_failed: sum(m.failures),
       failures: m.failures,
       latency_ms: latencySummary(m.lat),
     };
   }
-  // The first and last seconds are cut by the window's edges: span_ms says how much of each was measured.
-  const { start_at: start, end_at: end } = snapshots[0] || {};
-  const series = Object.keys(perSecond)
+  return out;
+}
+
+/**
+ * The per-second series; the first and last seconds are cut by the window's edges: span_ms says how much was measured.
+ */
+function secondsSeries(perSecond, start, end) {
+  return Object.keys(perSecond)
     .map(Number)
     .sort((a, b) => a - b)
     .map((sec) => {
@@ -222,23 +231,46 @@ function mergeSamples(snapshots) {
       const span = Math.min(end, (sec + 1) * 1000) - Math.max(start, sec * 1000);
       return { t_ms: sec * 1000, span_ms: span, ok: ps.ok, failed: ps.failed, latency_ms: latencySummary(ps.lat) };
     });
+}
+
+/**
+ * Merges worker snapshots into totals, per-method figures and a per-second series. Latencies are merged whole (every
+ * worker's, of every generator process), so percentiles are exact, never averaged.
+ * @returns {{ok:number, failed:number, failures:object, latency_ms:object, methods:object, series:object[],
+ *   before_window:number, in_flight_at_end:number, first_request_at:number|null, errors:object, workers:number}}
+ */
+function mergeSamples(snapshots) {
+  const acc = {
+    methods: {},
+    perSecond: {},
+    all: [],
+    failures: emptyFailures(),
+    errors: {},
+    before: 0,
+    inFlight: 0,
+    skipped: 0,
+    first: null,
+    okSlots: new Map(),
+  };
+  for (const snap of snapshots) addSnapshot(acc, snap);
+  const { start_at: start, end_at: end } = snapshots[0] || {};
   return {
-    ok: all.length,
-    failed: sum(failures),
-    failures,
-    latency_ms: latencySummary(all),
-    methods: methodFigures,
-    series,
-    before_window: before,
-    in_flight_at_end: inFlight,
-    skipped,
-    first_request_at: first,
-    errors,
+    ok: acc.all.length,
+    failed: sum(acc.failures),
+    failures: acc.failures,
+    latency_ms: latencySummary(acc.all),
+    methods: methodFigures(acc.methods),
+    series: secondsSeries(acc.perSecond, start, end),
+    before_window: acc.before,
+    in_flight_at_end: acc.inFlight,
+    skipped: acc.skipped,
+    first_request_at: acc.first,
+    errors: acc.errors,
     workers: snapshots.length,
     /** Successful requests completed in [fromMs, toMs), to 10 ms. */
     okBetween(fromMs, toMs) {
       let n = 0;
-      for (const [slot, k] of okSlots) if (slot * SLOT_MS >= fromMs && slot * SLOT_MS < toMs) n += k;
+      for (const [slot, k] of acc.okSlots) if (slot * SLOT_MS >= fromMs && slot * SLOT_MS < toMs) n += k;
       return n;
     },
   };
@@ -247,6 +279,7 @@ function mergeSamples(snapshots) {
 module.exports = {
   classifyError,
   newRecorder,
+  Recorder,
   partialSnapshot,
   mergeSamples,
   percentile,
