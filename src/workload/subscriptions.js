@@ -17,6 +17,93 @@ const { performance } = require('node:perf_hooks');
 const SUB_KINDS = ['sub.newHeads', 'sub.logs'];
 const isSubscription = (method) => method.startsWith('sub.');
 
+/** A subscription workload's tally for a worker (extras.subscriptions), and how it counts. */
+class SubscriptionTally {
+  constructor(spec) {
+    this.spec = spec;
+    this.record = {
+      subscriptions: { 'sub.newHeads': 0, 'sub.logs': 0 },
+      notifications: { 'sub.newHeads': 0, 'sub.logs': 0 },
+      heads_by_block: {},
+      delay_ms: [],
+      spread_ms: [],
+      errors: {},
+    };
+    this.firstSeen = new Map(); // block number -> performance.now() of the worker's first header for it
+  }
+
+  inWindow(t) {
+    return t >= this.spec.start_at && t < this.spec.end_at;
+  }
+
+  note(msg) {
+    const m = String(msg).slice(0, 200);
+    const errors = this.record.errors;
+    if (errors[m] !== undefined || Object.keys(errors).length < 20) errors[m] = (errors[m] || 0) + 1;
+  }
+
+  subscribed(kind) {
+    if (this.inWindow(Date.now()) || Date.now() < this.spec.start_at) this.record.subscriptions[kind]++;
+  }
+
+  notified(kind, result) {
+    const now = Date.now();
+    const n = kind === 'sub.newHeads' ? Number(result.number) : Number(result.blockNumber);
+    const t = performance.now();
+    if (kind === 'sub.newHeads' && !this.firstSeen.has(n)) this.firstSeen.set(n, t);
+    if (!this.inWindow(now)) return;
+    const r = this.record;
+    r.notifications[kind]++;
+    if (kind !== 'sub.newHeads') return;
+    r.heads_by_block[n] = (r.heads_by_block[n] || 0) + 1;
+    r.delay_ms.push(now - Number(result.timestamp) * 1000);
+    r.spread_ms.push(Math.round((t - this.firstSeen.get(n)) * 1000) / 1000);
+  }
+}
+
+/** One user's subscription of `kind` on its own WebSocket, held until the window closes. */
+function holdSubscription(kind, { spec, pool, recorder, tally }) {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(spec.rpc_url, { perMessageDeflate: false, handshakeTimeout: spec.timeout_ms });
+    let subId = null;
+    let t0 = null;
+    const end = setTimeout(() => ws.close(), Math.max(0, spec.end_at - Date.now()));
+    const answered = (msg) => {
+      const failure = msg.error ? { kind: 'rpc', message: `JSON-RPC ${msg.error.code}: ${msg.error.message}` } : null;
+      recorder.completed('eth_subscribe', performance.now() - t0, failure, Date.now());
+      t0 = null;
+      if (!failure) {
+        subId = msg.result;
+        tally.subscribed(kind);
+        return;
+      }
+      tally.note(failure.message);
+      ws.close();
+    };
+    ws.on('open', () => {
+      const params = kind === 'sub.newHeads' ? ['newHeads'] : ['logs', { address: pool.contract }];
+      recorder.started();
+      t0 = performance.now();
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params }));
+    });
+    ws.on('message', (data) => {
+      const msg = JSON.parse(data.toString());
+      if (msg.id === 1) answered(msg);
+      else if (msg.method === 'eth_subscription' && msg.params && msg.params.subscription === subId)
+        tally.notified(kind, msg.params.result);
+    });
+    ws.on('error', (err) => tally.note(`WebSocket: ${err.code || err.message}`));
+    ws.on('close', () => {
+      clearTimeout(end);
+      if (t0 !== null) {
+        const failure = { kind: 'other', message: 'WebSocket closed before eth_subscribe was answered' };
+        recorder.completed('eth_subscribe', performance.now() - t0, failure, Date.now());
+      }
+      resolve();
+    });
+  });
+}
+
 /**
  * @param {object} o
  * @param {object} o.spec generator spec (rpc_url: ws(s)://, start_at, end_at, timeout_ms)
@@ -25,85 +112,10 @@ const isSubscription = (method) => method.startsWith('sub.');
  * @param {object} o.extras extras.subscriptions is filled here
  */
 function newSubscriber({ spec, pool, recorder, extras }) {
-  const tally = {
-    subscriptions: { 'sub.newHeads': 0, 'sub.logs': 0 },
-    notifications: { 'sub.newHeads': 0, 'sub.logs': 0 },
-    heads_by_block: {},
-    delay_ms: [],
-    spread_ms: [],
-    errors: {},
-  };
-  extras.subscriptions = tally;
-  const inWindow = (t) => t >= spec.start_at && t < spec.end_at;
-  const firstSeen = new Map(); // block number -> performance.now() of the worker's first header for it
-
-  function note(msg) {
-    const m = String(msg).slice(0, 200);
-    if (tally.errors[m] !== undefined || Object.keys(tally.errors).length < 20)
-      tally.errors[m] = (tally.errors[m] || 0) + 1;
-  }
-
-  function notified(kind, result) {
-    const now = Date.now();
-    const n = kind === 'sub.newHeads' ? Number(result.number) : Number(result.blockNumber);
-    const t = performance.now();
-    if (kind === 'sub.newHeads' && !firstSeen.has(n)) firstSeen.set(n, t);
-    if (!inWindow(now)) return;
-    tally.notifications[kind]++;
-    if (kind !== 'sub.newHeads') return;
-    tally.heads_by_block[n] = (tally.heads_by_block[n] || 0) + 1;
-    tally.delay_ms.push(now - Number(result.timestamp) * 1000);
-    tally.spread_ms.push(Math.round((t - firstSeen.get(n)) * 1000) / 1000);
-  }
-
+  const tally = new SubscriptionTally(spec);
+  extras.subscriptions = tally.record;
   /** Subscribes this user to `kind` and holds it until the window closes. */
-  function hold(kind) {
-    return new Promise((resolve) => {
-      const ws = new WebSocket(spec.rpc_url, { perMessageDeflate: false, handshakeTimeout: spec.timeout_ms });
-      let subId = null;
-      let t0 = null;
-      const end = setTimeout(() => ws.close(), Math.max(0, spec.end_at - Date.now()));
-      ws.on('open', () => {
-        const params = kind === 'sub.newHeads' ? ['newHeads'] : ['logs', { address: pool.contract }];
-        recorder.started();
-        t0 = performance.now();
-        ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params }));
-      });
-      ws.on('message', (data) => {
-        const msg = JSON.parse(data.toString());
-        if (msg.id === 1) {
-          const failure = msg.error
-            ? { kind: 'rpc', message: `JSON-RPC ${msg.error.code}: ${msg.error.message}` }
-            : null;
-          recorder.completed('eth_subscribe', performance.now() - t0, failure, Date.now());
-          t0 = null;
-          if (failure) {
-            note(failure.message);
-            ws.close();
-          } else {
-            subId = msg.result;
-            if (inWindow(Date.now()) || Date.now() < spec.start_at) tally.subscriptions[kind]++;
-          }
-        } else if (msg.method === 'eth_subscription' && msg.params && msg.params.subscription === subId) {
-          notified(kind, msg.params.result);
-        }
-      });
-      ws.on('error', (err) => note(`WebSocket: ${err.code || err.message}`));
-      ws.on('close', () => {
-        clearTimeout(end);
-        if (t0 !== null)
-          recorder.completed(
-            'eth_subscribe',
-            performance.now() - t0,
-            { kind: 'other', message: 'WebSocket closed before eth_subscribe was answered' },
-            Date.now(),
-          );
-        resolve();
-      });
-    });
-  }
-
-  return { hold };
+  return { hold: (kind) => holdSubscription(kind, { spec, pool, recorder, tally }) };
 }
 
 module.exports = { newSubscriber, isSubscription, SUB_KINDS };

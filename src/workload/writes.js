@@ -132,6 +132,102 @@ function inclusionWatcher(call) {
   return { state, included };
 }
 
+/** Signed transactions from the virtual users' accounts, each waited for until included (a wallet's way). */
+class Writer {
+  constructor({ spec, pool, recorder, extras, send, classify, claimsDir }) {
+    if (!pool.writers) throw new Error('the write workload has no funded writer accounts in the parameter pool');
+    this.spec = spec;
+    this.pool = pool;
+    this.tally = { submitted: 0, included: 0, failed: 0, inclusion_ms: [], included_blocks: {}, errors: {} };
+    extras.writes = this.tally;
+    this.slots = claimer(claimsDir, pool.writers.count);
+    this.call = recordedCall(recorder, send, classify);
+    this.watcher = inclusionWatcher(this.call);
+  }
+
+  inWindow(t) {
+    return t >= this.spec.start_at && t < this.spec.end_at;
+  }
+
+  note(err) {
+    const tally = this.tally;
+    tally.failed++;
+    const m = String(err.shortMessage || err.message || err).slice(0, 200);
+    if (tally.errors[m] !== undefined || Object.keys(tally.errors).length < 20)
+      tally.errors[m] = (tally.errors[m] || 0) + 1;
+  }
+
+  /** The account this virtual user signs with, claimed on its first transaction, and its next nonce. */
+  async claimWriter(vars) {
+    if (vars.chainperfWriter !== undefined && vars.chainperfWriter !== null) return;
+    const slot = this.slots.claim();
+    if (slot === null)
+      throw new Error(`all ${this.pool.writers.count} writer accounts are signing for other virtual users`);
+    vars.chainperfWriter = slot;
+    vars.chainperfWallet = new ethers.Wallet(writerKey(this.pool.writers.seed, slot));
+    vars.chainperfNonce = Number(await this.call('eth_getTransactionCount', [vars.chainperfWallet.address, 'pending']));
+  }
+
+  /** The signed transaction of kind for this user's next nonce. */
+  signNext(kind, vars) {
+    const { pool } = this;
+    const to = pool.writers.addresses[(vars.chainperfWriter + 1) % pool.writers.count];
+    const body =
+      kind === 'tx.token_transfer'
+        ? { to: pool.contract, data: token.encodeFunctionData('transfer', [to, 1n]), gasLimit: 100_000 }
+        : { to, value: 1_000_000_000n, gasLimit: 21_000 };
+    return vars.chainperfWallet.signTransaction({
+      ...body,
+      ...FEE,
+      chainId: pool.chain_id,
+      nonce: vars.chainperfNonce,
+    });
+  }
+
+  /** Waits for the transaction's block; counts it when it was included inside the window. */
+  async awaitInclusion(hash, t0) {
+    const tally = this.tally;
+    try {
+      const r = await this.watcher.included(hash, t0);
+      if (!this.inWindow(r.at)) return;
+      tally.included++;
+      tally.inclusion_ms.push(Math.round((performance.now() - t0) * 1000) / 1000);
+      tally.included_blocks[r.block] = (tally.included_blocks[r.block] || 0) + 1;
+    } catch (err) {
+      if (this.inWindow(Date.now())) this.note(err);
+    }
+  }
+
+  /** One transaction of kind tx.transfer or tx.token_transfer from this virtual user's account. */
+  async write(kind, vars) {
+    await this.claimWriter(vars);
+    // the watcher looks from here on
+    if (this.watcher.state.lastBlock === null)
+      this.watcher.state.lastBlock = Number(await this.call('eth_blockNumber', []));
+    const signed = await this.signNext(kind, vars);
+    const t0 = performance.now();
+    let hash;
+    try {
+      hash = await this.call('eth_sendRawTransaction', [signed]);
+    } catch (err) {
+      const address = vars.chainperfWallet.address;
+      vars.chainperfNonce = Number(
+        await this.call('eth_getTransactionCount', [address, 'pending']).catch(() => vars.chainperfNonce),
+      );
+      if (this.inWindow(Date.now())) this.note(err);
+      return;
+    }
+    vars.chainperfNonce++;
+    if (this.inWindow(Date.now())) this.tally.submitted++;
+    await this.awaitInclusion(hash, t0);
+  }
+
+  release(vars) {
+    if (vars.chainperfWriter !== undefined && vars.chainperfWriter !== null) this.slots.release(vars.chainperfWriter);
+    vars.chainperfWriter = null;
+  }
+}
+
 /**
  * @param {object} o
  * @param {object} o.spec generator spec (start_at, end_at)
@@ -141,78 +237,6 @@ function inclusionWatcher(call) {
  * @param {(method:string, params:any[])=>Promise<any>} o.send the worker's JSON-RPC call (throws on failure)
  * @param {(err:Error)=>{kind:string, message:string}} o.classify
  */
-function newWriter({ spec, pool, recorder, extras, send, classify, claimsDir }) {
-  if (!pool.writers) throw new Error('the write workload has no funded writer accounts in the parameter pool');
-  const tally = { submitted: 0, included: 0, failed: 0, inclusion_ms: [], included_blocks: {}, errors: {} };
-  extras.writes = tally;
-  const slots = claimer(claimsDir, pool.writers.count);
-  const inWindow = (t) => t >= spec.start_at && t < spec.end_at;
-  const call = recordedCall(recorder, send, classify);
-  const watcher = inclusionWatcher(call);
-  const { included } = watcher;
-
-  function note(err) {
-    tally.failed++;
-    const m = String(err.shortMessage || err.message || err).slice(0, 200);
-    if (tally.errors[m] !== undefined || Object.keys(tally.errors).length < 20)
-      tally.errors[m] = (tally.errors[m] || 0) + 1;
-  }
-
-  /** One transaction of kind tx.transfer or tx.token_transfer from this virtual user's account. */
-  async function write(kind, vars) {
-    if (vars.chainperfWriter === undefined || vars.chainperfWriter === null) {
-      const slot = slots.claim();
-      if (slot === null)
-        throw new Error(`all ${pool.writers.count} writer accounts are signing for other virtual users`);
-      vars.chainperfWriter = slot;
-      vars.chainperfWallet = new ethers.Wallet(writerKey(pool.writers.seed, slot));
-      vars.chainperfNonce = Number(await call('eth_getTransactionCount', [vars.chainperfWallet.address, 'pending']));
-    }
-    // the watcher looks from here on
-    if (watcher.state.lastBlock === null) watcher.state.lastBlock = Number(await call('eth_blockNumber', []));
-    const wallet = vars.chainperfWallet;
-    const to = pool.writers.addresses[(vars.chainperfWriter + 1) % pool.writers.count];
-    const body =
-      kind === 'tx.token_transfer'
-        ? { to: pool.contract, data: token.encodeFunctionData('transfer', [to, 1n]), gasLimit: 100_000 }
-        : { to, value: 1_000_000_000n, gasLimit: 21_000 };
-    const signed = await wallet.signTransaction({
-      ...body,
-      ...FEE,
-      chainId: pool.chain_id,
-      nonce: vars.chainperfNonce,
-    });
-    const t0 = performance.now();
-    let hash;
-    try {
-      hash = await call('eth_sendRawTransaction', [signed]);
-    } catch (err) {
-      vars.chainperfNonce = Number(
-        await call('eth_getTransactionCount', [wallet.address, 'pending']).catch(() => vars.chainperfNonce),
-      );
-      if (inWindow(Date.now())) note(err);
-      return;
-    }
-    vars.chainperfNonce++;
-    if (inWindow(Date.now())) tally.submitted++;
-    try {
-      const r = await included(hash, t0);
-      if (inWindow(r.at)) {
-        tally.included++;
-        tally.inclusion_ms.push(Math.round((performance.now() - t0) * 1000) / 1000);
-        tally.included_blocks[r.block] = (tally.included_blocks[r.block] || 0) + 1;
-      }
-    } catch (err) {
-      if (inWindow(Date.now())) note(err);
-    }
-  }
-
-  function release(vars) {
-    if (vars.chainperfWriter !== undefined && vars.chainperfWriter !== null) slots.release(vars.chainperfWriter);
-    vars.chainperfWriter = null;
-  }
-
-  return { write, release };
-}
+const newWriter = (o) => new Writer(o);
 
 module.exports = { newWriter, isWrite, WRITE_KINDS };
