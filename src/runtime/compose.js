@@ -53,8 +53,8 @@ async function waitUntil(check, { timeoutS, what, signal, onExit }) {
 
 const httpOk = async (url) => (await fetch(url, { signal: AbortSignal.timeout(3000) })).ok;
 
-/** Everything decided before anything starts: compose command, images, ports, files, environment. */
-async function planCompose(s, { runId, workDir, log }) {
+/** Compose and an engine that answers, and a compose service for the client; what they are. */
+function composeTools(s) {
   const c = docker.findCompose();
   if (!c)
     throw new Error(
@@ -64,7 +64,21 @@ async function planCompose(s, { runId, workDir, log }) {
   if (!engineVersion) throw new Error(`RUNTIME=compose needs a Docker engine, and none answers on ${docker.SOCKET}`);
   const client = clients[s.CLIENT];
   if (!client.compose) throw new Error(`CLIENT=${s.CLIENT} has no compose service yet; use RUNTIME=host`);
+  return { c, engineVersion, client };
+}
 
+/** Prometheus' configuration and recording rules for the run, written into its work folder. */
+function writePrometheusFiles(s, client, { runId, workDir }) {
+  const promConfig = path.join(workDir, 'prometheus.yml');
+  fs.writeFileSync(promConfig, prometheusConfig(s, runId));
+  const promRules = path.join(workDir, 'prometheus-rules.yml');
+  fs.writeFileSync(promRules, rulesFile(client));
+  return { promConfig, promRules };
+}
+
+/** Everything decided before anything starts: compose command, images, ports, files, environment. */
+async function planCompose(s, { runId, workDir, log }) {
+  const { c, engineVersion, client } = composeTools(s);
   const images = await ensureImages(s, log);
   const grafana = Boolean(images.grafana && images.grafana.ref);
   const project = projectName(runId);
@@ -76,50 +90,19 @@ async function planCompose(s, { runId, workDir, log }) {
   const generatorCpus = s.CORES < ncpu ? cpuList(s.CORES, ncpu) : null;
   const ports = await freePorts(['rpc', 'ws', 'prometheus', 'cadvisor', 'grafana']);
   if (s.GRAFANA_PORT) ports.grafana = s.GRAFANA_PORT;
-  const promConfig = path.join(workDir, 'prometheus.yml');
-  fs.writeFileSync(promConfig, prometheusConfig(s, runId));
-  const promRules = path.join(workDir, 'prometheus-rules.yml');
-  fs.writeFileSync(promRules, rulesFile(client));
+  const { promConfig, promRules } = writePrometheusFiles(s, client, { runId, workDir });
   // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
   const chain = chains[s.CHAIN];
   const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
-  const env = composeEnv(s, {
-    images,
-    ports,
-    nodeCpus,
-    promConfig,
-    promRules,
-    grafanaPassword: crypto.randomBytes(18).toString('base64url'),
-    prepared,
-  });
+  const grafanaPassword = crypto.randomBytes(18).toString('base64url');
+  const env = composeEnv(s, { images, ports, nodeCpus, promConfig, promRules, grafanaPassword, prepared });
   const limits = await composeLimits(s, workDir, log);
-  const files = composeFiles(s, {
-    grafana,
-    chainSpecFile: env.CHAIN_SPEC_FILE || null,
-    limitsFile: limits && limits.file,
-  });
+  const chainSpecFile = env.CHAIN_SPEC_FILE || null;
+  const files = composeFiles(s, { grafana, chainSpecFile, limitsFile: limits && limits.file });
   const fileArgs = ['-p', project, '--project-directory', COMPOSE_DIR, ...files.flatMap((f) => ['-f', f])];
   const run = (args, opts = {}) => docker.compose([...fileArgs, ...args], { env, ...opts });
-  return {
-    s,
-    c,
-    engineVersion,
-    client,
-    images,
-    grafana,
-    project,
-    stateVolume,
-    ncpu,
-    nodeCpus,
-    generatorCpus,
-    ports,
-    chain,
-    env,
-    limits,
-    files,
-    fileArgs,
-    run,
-  };
+  const plan = { s, c, engineVersion, client, images, grafana, project, stateVolume, ncpu, nodeCpus, generatorCpus };
+  return { ...plan, ports, chain, env, limits, files, fileArgs, run };
 }
 
 /**
