@@ -33,7 +33,6 @@
 // the node (one core) may cap before the generator does.
 
 const fs = require('node:fs');
-const { execFileSync } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
 const { resolveScenario, ROOT } = require('../src/scenario/resolve');
@@ -43,19 +42,15 @@ const { ensureDebianTool } = require('../src/install/debian');
 const { runArtillery, STARTUP_S } = require('../src/workload/artillery');
 const { waitForSync } = require('../src/chains/ethereum/sync');
 const { metricValue } = require('../src/measure/cpu');
-const { median, summarize } = require('../src/stats');
-const { newRunId, runScenario } = require('../src/run');
+const { median } = require('../src/stats');
+const { newRunId } = require('../src/run');
 const { log } = require('../src/util/log');
 const { sleepUntil, sleep } = require('../src/util/time');
+const { CV_REPEAT, cpuFloor, repeatability } = require('./lib/bench-repeat');
 
 const WARM_S = Number(process.env.BENCH_WARM_S || 2);
 const MEASURE_S = Number(process.env.BENCH_MEASURE_S || 5);
 const REPS = Number(process.env.BENCH_REPS || 3);
-const CV_REPEAT = Number(process.env.BENCH_CV_REPEAT ?? 5);
-// A warm-up of a minute: geth --dev's memory and latency drift over its first
-// minutes under load (docs/generator.md).
-const CV_WARM_S = Number(process.env.BENCH_CV_WARM_S || 60);
-const CV_WINDOW_S = Number(process.env.BENCH_CV_WINDOW_S || 30);
 const CONNECTIONS = 16;
 // the lean engine over ws: 16 users on this many WebSockets
 const WS_CONNECTIONS = Number(process.env.BENCH_WS_CONNECTIONS || 4);
@@ -142,86 +137,75 @@ async function benchArtillery(stack, generator, transport, workDir, poolFile, k)
   return figures;
 }
 
-/**
- * Repeatability: the default mix on geth --dev, REPEAT=CV_REPEAT windows of
- * CV_WINDOW_S on the warm stack with the lean generator; returns the CV of CPU
- * time per request across them (the goal is 3% or less), or null when
- * CV_REPEAT is under 2.
- */
-async function repeatability() {
-  if (CV_REPEAT < 2) return null;
-  const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-cv-'));
-  log(
-    `repeatability: REPEAT=${CV_REPEAT} windows of ${CV_WINDOW_S} s after a ${CV_WARM_S} s warm-up, default mix, GENERATOR=lean`,
-  );
-  try {
-    const { run } = await runScenario(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-      env: {
-        RUNTIME: 'host',
-        ...process.env,
-        REPEAT: String(CV_REPEAT),
-        WARMUP_S: String(CV_WARM_S),
-        DURATION_S: String(CV_WINDOW_S),
-        IDLE_S: '5',
-        GENERATOR: 'lean',
-        CORES: '1',
-        REPORTS_DIR: reports,
-        ARCHIVE: 'none',
-      },
-      out: () => {},
-      index: false,
-    });
-    if (!run || run.status !== 'ok') throw new Error(`the repeatability run failed: ${run ? run.error : 'no report'}`);
-    const s = run.summary.cpu_ms_per_request;
-    const each = run.repetitions.map((r) => r.figures.cpu_ms_per_request.toFixed(4)).join(', ');
-    process.stdout.write(
-      `\nrepeatability: CPU ms per request over ${s.n} windows (${each}): median ${s.median.toFixed(4)}, 95% interval ${s.ci95.map((x) => x.toFixed(4)).join(' .. ')}, CV ${(s.cv * 100).toFixed(2)}%\n`,
+/** REPS rounds of every generator against the node, each its warm-up and measured window; results by generator. */
+async function runGenerators(stack, wrk, workDir, poolFile) {
+  const results = { wrk: [], lean: [], lean_ws: [], ethers: [], ethers_ws: [] };
+  for (let k = 0; k < REPS; k++) {
+    results.wrk.push(await benchWrk(stack, wrk, workDir));
+    results.lean.push(await benchArtillery(stack, 'lean', 'http', workDir, poolFile, k));
+    results.lean_ws.push(await benchArtillery(stack, 'lean', 'ws', workDir, poolFile, k));
+    results.ethers.push(await benchArtillery(stack, 'ethers', 'http', workDir, poolFile, k));
+    results.ethers_ws.push(await benchArtillery(stack, 'ethers', 'ws', workDir, poolFile, k));
+    log(
+      `repetition ${k + 1}/${REPS}: ${Object.entries(results)
+        .map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`)
+        .join(', ')}`,
     );
-    const g = run.summary.generator_us_per_request;
-    if (g)
-      process.stdout.write(
-        `  the generator's own CPU per request for the same requests, window by window (${run.repetitions.map((r) => r.generator.cpu_us_per_request.toFixed(1)).join(', ')} us): CV ${(g.cv * 100).toFixed(2)}%\n`,
-      );
-    for (const o of run.outliers)
-      process.stdout.write(
-        `  repetition ${o.repetition} flagged, ${(o.deviation * 100).toFixed(1)}% from the median: ${o.reasons.join('; ')}\n`,
-      );
-    return { cv: s.cv, generatorCv: g ? g.cv : null };
-  } finally {
-    fs.rmSync(reports, { recursive: true, force: true });
+    await sleep(500);
+  }
+  return results;
+}
+
+/** The table of medians, one row per generator. */
+function printTable(med) {
+  process.stdout.write(
+    '\ngenerator                  CPU us/request (median)   requests/s (median)   generator core busy\n',
+  );
+  const rows = [
+    ['wrk', 'wrk (reference)'],
+    ['lean', 'chainperf lean, HTTP'],
+    ['lean_ws', `chainperf lean, ws (${WS_CONNECTIONS} conn.)`],
+    ['ethers', 'artillery + ethers, HTTP'],
+    ['ethers_ws', 'artillery + ethers, ws'],
+  ];
+  for (const [g, label] of rows) {
+    process.stdout.write(
+      `${label.padEnd(27)}${med(g, 'us_per_request').toFixed(1).padStart(22)}${med(g, 'rps').toFixed(0).padStart(22)}${`${(med(g, 'cpu_utilization') * 100).toFixed(0)}%`.padStart(22)}\n`,
+    );
   }
 }
 
-/**
- * The machine's noise floor: the same CPU-bound work timed in CV_REPEAT
- * windows of CV_WINDOW_S on the node's cores (scripts/lib/cpu-floor.js);
- * returns the CV of its CPU time across windows, or null when CV_REPEAT is under 2.
- */
-async function cpuFloor(cpus) {
-  if (CV_REPEAT < 2) return null;
-  log(`machine floor: fixed CPU-bound work in ${CV_REPEAT} windows of ${CV_WINDOW_S} s on cpus ${cpus}`);
-  const out = execFileSync(
-    'taskset',
-    ['-c', cpus, process.execPath, path.join(__dirname, 'lib', 'cpu-floor.js'), String(CV_REPEAT), String(CV_WINDOW_S)],
-    { encoding: 'utf8' },
-  );
-  const xs = JSON.parse(out).window_cpu_s;
-  const s = summarize(xs);
-  process.stdout.write(
-    `machine floor: the same work took ${xs.map((x) => x.toFixed(2)).join(', ')} s of CPU in its ${xs.length} windows: CV ${(s.cv * 100).toFixed(2)}% (no CPU-time figure over windows this long on this core can vary less)\n`,
-  );
-  return s.cv;
+/** The closing key=value line. */
+function keyValues(med, rep, floor) {
+  const engine = med('lean', 'us_per_request');
+  const ref = med('wrk', 'us_per_request');
+  return {
+    engine_us_per_request: engine.toFixed(1),
+    wrk_us_per_request: ref.toFixed(1),
+    ratio: (engine / ref).toFixed(2),
+    engine_max_rps: (1e6 / engine).toFixed(0),
+    engine_rps: med('lean', 'rps').toFixed(0),
+    wrk_rps: med('wrk', 'rps').toFixed(0),
+    ethers_us_per_request: med('ethers', 'us_per_request').toFixed(1),
+    ethers_rps: med('ethers', 'rps').toFixed(0),
+    engine_ws_us_per_request: med('lean_ws', 'us_per_request').toFixed(1),
+    engine_ws_ratio: (med('lean_ws', 'us_per_request') / ref).toFixed(2),
+    engine_ws_max_rps: (1e6 / med('lean_ws', 'us_per_request')).toFixed(0),
+    engine_ws_rps: med('lean_ws', 'rps').toFixed(0),
+    ethers_ws_us_per_request: med('ethers_ws', 'us_per_request').toFixed(1),
+    ethers_ws_rps: med('ethers_ws', 'rps').toFixed(0),
+    cv_cpu_ms_per_request: rep === null ? 'n/a' : rep.cv.toFixed(4),
+    cv_repetitions: CV_REPEAT,
+    cpu_floor_cv: floor === null ? 'n/a' : floor.toFixed(4),
+    cv_generator_us_per_request: rep === null || rep.generatorCv === null ? 'n/a' : rep.generatorCv.toFixed(4),
+  };
 }
 
-async function main() {
-  if (os.cpus().length < 2) throw new Error('the benchmark needs 2 cores: one for the node, one for the generator');
-  if (!cgroupsUsable()) throw new Error('the benchmark needs cgroups to pin and count the generator (run it as root)');
-  const wrk = await ensureDebianTool('wrk', 'wrk', log);
+/** A geth --dev node on one core, and its stop (once). */
+async function startBenchNode(workDir) {
   const { scenario, errors } = resolveScenario(path.join(ROOT, 'scenarios', 'geth-dev.env'), { env: { CORES: '1' } });
   if (errors.length) throw new Error(errors.join('\n'));
-  const runId = `bench-${newRunId()}`;
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-'));
-  const stack = await startHost(scenario, { runId, workDir, log });
+  const stack = await startHost(scenario, { runId: `bench-${newRunId()}`, workDir, log });
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -230,6 +214,15 @@ async function main() {
     fs.rmSync(workDir, { recursive: true, force: true });
   };
   process.once('SIGINT', () => stop().then(() => process.exit(130)));
+  return { stack, stop };
+}
+
+async function main() {
+  if (os.cpus().length < 2) throw new Error('the benchmark needs 2 cores: one for the node, one for the generator');
+  if (!cgroupsUsable()) throw new Error('the benchmark needs cgroups to pin and count the generator (run it as root)');
+  const wrk = await ensureDebianTool('wrk', 'wrk', log);
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-'));
+  const { stack, stop } = await startBenchNode(workDir);
   try {
     const sync = await waitForSync(stack.rpcUrl, { timeoutS: 60, log });
     const poolFile = path.join(workDir, 'pool.json');
@@ -237,64 +230,16 @@ async function main() {
     log(
       `generator benchmark: eth_getBlockByNumber(0x1), ${CONNECTIONS} connections, node on cpus ${stack.node.cpus}, generator on cpus ${stack.generatorCpus}; ${REPS} x (${WARM_S} s warm-up + ${MEASURE_S} s measured)`,
     );
-    const results = { wrk: [], lean: [], lean_ws: [], ethers: [], ethers_ws: [] };
-    for (let k = 0; k < REPS; k++) {
-      results.wrk.push(await benchWrk(stack, wrk, workDir));
-      results.lean.push(await benchArtillery(stack, 'lean', 'http', workDir, poolFile, k));
-      results.lean_ws.push(await benchArtillery(stack, 'lean', 'ws', workDir, poolFile, k));
-      results.ethers.push(await benchArtillery(stack, 'ethers', 'http', workDir, poolFile, k));
-      results.ethers_ws.push(await benchArtillery(stack, 'ethers', 'ws', workDir, poolFile, k));
-      log(
-        `repetition ${k + 1}/${REPS}: ${Object.entries(results)
-          .map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`)
-          .join(', ')}`,
-      );
-      await sleep(500);
-    }
+    const results = await runGenerators(stack, wrk, workDir, poolFile);
     const med = (g, key) => median(results[g].map((r) => r[key]));
-    process.stdout.write(
-      '\ngenerator                  CPU us/request (median)   requests/s (median)   generator core busy\n',
-    );
-    const rows = [
-      ['wrk', 'wrk (reference)'],
-      ['lean', 'chainperf lean, HTTP'],
-      ['lean_ws', `chainperf lean, ws (${WS_CONNECTIONS} conn.)`],
-      ['ethers', 'artillery + ethers, HTTP'],
-      ['ethers_ws', 'artillery + ethers, ws'],
-    ];
-    for (const [g, label] of rows) {
-      process.stdout.write(
-        `${label.padEnd(27)}${med(g, 'us_per_request').toFixed(1).padStart(22)}${med(g, 'rps').toFixed(0).padStart(22)}${`${(med(g, 'cpu_utilization') * 100).toFixed(0)}%`.padStart(22)}\n`,
-      );
-    }
+    printTable(med);
     const nodeCpus = String(stack.node.cpus);
     await stop(); // the repeatability run below starts its own node
     const rep = await repeatability();
     const floor = await cpuFloor(nodeCpus);
-    const engine = med('lean', 'us_per_request');
-    const ref = med('wrk', 'us_per_request');
-    const pairs = {
-      engine_us_per_request: engine.toFixed(1),
-      wrk_us_per_request: ref.toFixed(1),
-      ratio: (engine / ref).toFixed(2),
-      engine_max_rps: (1e6 / engine).toFixed(0),
-      engine_rps: med('lean', 'rps').toFixed(0),
-      wrk_rps: med('wrk', 'rps').toFixed(0),
-      ethers_us_per_request: med('ethers', 'us_per_request').toFixed(1),
-      ethers_rps: med('ethers', 'rps').toFixed(0),
-      engine_ws_us_per_request: med('lean_ws', 'us_per_request').toFixed(1),
-      engine_ws_ratio: (med('lean_ws', 'us_per_request') / ref).toFixed(2),
-      engine_ws_max_rps: (1e6 / med('lean_ws', 'us_per_request')).toFixed(0),
-      engine_ws_rps: med('lean_ws', 'rps').toFixed(0),
-      ethers_ws_us_per_request: med('ethers_ws', 'us_per_request').toFixed(1),
-      ethers_ws_rps: med('ethers_ws', 'rps').toFixed(0),
-      cv_cpu_ms_per_request: rep === null ? 'n/a' : rep.cv.toFixed(4),
-      cv_repetitions: CV_REPEAT,
-      cpu_floor_cv: floor === null ? 'n/a' : floor.toFixed(4),
-      cv_generator_us_per_request: rep === null || rep.generatorCv === null ? 'n/a' : rep.generatorCv.toFixed(4),
-    };
+    const kv = keyValues(med, rep, floor);
     process.stdout.write(
-      `\n${Object.entries(pairs)
+      `\n${Object.entries(kv)
         .map(([k, v]) => `${k}=${v}`)
         .join(' ')}\n`,
     );

@@ -1,0 +1,95 @@
+'use strict';
+// npm run bench's second part: how much a run's CPU per request varies over
+// REPEAT windows of the default mix, and the machine's floor for that
+// variation (the same CPU-bound work timed in windows as long on the node's
+// core).
+
+const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT } = require('../../src/scenario/resolve');
+const { summarize } = require('../../src/stats');
+const { runScenario } = require('../../src/run');
+const { log } = require('../../src/util/log');
+
+const CV_REPEAT = Number(process.env.BENCH_CV_REPEAT ?? 5);
+
+// A warm-up of a minute: geth --dev's memory and latency drift over its first
+// minutes under load (docs/generator.md).
+const CV_WARM_S = Number(process.env.BENCH_CV_WARM_S || 60);
+
+const CV_WINDOW_S = Number(process.env.BENCH_CV_WINDOW_S || 30);
+
+/**
+ * Repeatability: the default mix on geth --dev, REPEAT=CV_REPEAT windows of
+ * CV_WINDOW_S on the warm stack with the lean generator; returns the CV of CPU
+ * time per request across them (the goal is 3% or less), or null when
+ * CV_REPEAT is under 2.
+ */
+async function repeatability() {
+  if (CV_REPEAT < 2) return null;
+  const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-cv-'));
+  log(
+    `repeatability: REPEAT=${CV_REPEAT} windows of ${CV_WINDOW_S} s after a ${CV_WARM_S} s warm-up, default mix, GENERATOR=lean`,
+  );
+  try {
+    const { run } = await runScenario(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      env: {
+        RUNTIME: 'host',
+        ...process.env,
+        REPEAT: String(CV_REPEAT),
+        WARMUP_S: String(CV_WARM_S),
+        DURATION_S: String(CV_WINDOW_S),
+        IDLE_S: '5',
+        GENERATOR: 'lean',
+        CORES: '1',
+        REPORTS_DIR: reports,
+        ARCHIVE: 'none',
+      },
+      out: () => {},
+      index: false,
+    });
+    if (!run || run.status !== 'ok') throw new Error(`the repeatability run failed: ${run ? run.error : 'no report'}`);
+    const s = run.summary.cpu_ms_per_request;
+    const each = run.repetitions.map((r) => r.figures.cpu_ms_per_request.toFixed(4)).join(', ');
+    process.stdout.write(
+      `\nrepeatability: CPU ms per request over ${s.n} windows (${each}): median ${s.median.toFixed(4)}, 95% interval ${s.ci95.map((x) => x.toFixed(4)).join(' .. ')}, CV ${(s.cv * 100).toFixed(2)}%\n`,
+    );
+    const g = run.summary.generator_us_per_request;
+    if (g)
+      process.stdout.write(
+        `  the generator's own CPU per request for the same requests, window by window (${run.repetitions.map((r) => r.generator.cpu_us_per_request.toFixed(1)).join(', ')} us): CV ${(g.cv * 100).toFixed(2)}%\n`,
+      );
+    for (const o of run.outliers)
+      process.stdout.write(
+        `  repetition ${o.repetition} flagged, ${(o.deviation * 100).toFixed(1)}% from the median: ${o.reasons.join('; ')}\n`,
+      );
+    return { cv: s.cv, generatorCv: g ? g.cv : null };
+  } finally {
+    fs.rmSync(reports, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The machine's noise floor: the same CPU-bound work timed in CV_REPEAT
+ * windows of CV_WINDOW_S on the node's cores (scripts/lib/cpu-floor.js);
+ * returns the CV of its CPU time across windows, or null when CV_REPEAT is under 2.
+ */
+async function cpuFloor(cpus) {
+  if (CV_REPEAT < 2) return null;
+  log(`machine floor: fixed CPU-bound work in ${CV_REPEAT} windows of ${CV_WINDOW_S} s on cpus ${cpus}`);
+  const out = execFileSync(
+    'taskset',
+    ['-c', cpus, process.execPath, path.join(__dirname, 'lib', 'cpu-floor.js'), String(CV_REPEAT), String(CV_WINDOW_S)],
+    { encoding: 'utf8' },
+  );
+  const xs = JSON.parse(out).window_cpu_s;
+  const s = summarize(xs);
+  process.stdout.write(
+    `machine floor: the same work took ${xs.map((x) => x.toFixed(2)).join(', ')} s of CPU in its ${xs.length} windows: CV ${(s.cv * 100).toFixed(2)}% (no CPU-time figure over windows this long on this core can vary less)\n`,
+  );
+  return s.cv;
+}
+
+module.exports = { CV_REPEAT, CV_WARM_S, CV_WINDOW_S, repeatability, cpuFloor };
