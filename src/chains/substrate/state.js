@@ -46,13 +46,11 @@
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn, execFileSync } = require('node:child_process');
 const { cacheDir } = require('../../install/cache');
-const { freePorts } = require('../../util/net');
-const { rpcCall } = require('../../util/rpc');
-const { sleep } = require('../../util/time');
 const { ensureChainSpec } = require('./specs');
 const { abandonBuild } = require('../../install/build-dir');
+const { runBuilder, compactionsSettled, duBytes } = require('./state-builder');
+const { writeStateSpec } = require('./state-spec');
 
 // 2: the write-ahead log moved into table files; 3: the genesis's pruning journal gone; 4: and compacted away
 const FORMAT = 4;
@@ -66,12 +64,10 @@ const PROFILES = {
   medium: { accounts: 1000000, doc: 'a spec of 316 MiB, 170 MiB of database' },
   large: { accounts: 5000000, doc: 'a spec of about 1.6 GB' },
 };
-const BUILD_TIMEOUT_S = 3600;
 const BUILT_BLOCKS = 2; // authored on the new genesis before the builder stops: the database is a working chain
 const PRUNED_BLOCKS = 300; // past the state database's pruning window (256 blocks), so the genesis's journal is pruned
 // a memory budget that makes RocksDB compact the state-meta column at the first start
 const COMPACTING_DB_CACHE_MB = 32;
-const COMPACTION_TIMEOUT_S = 600;
 
 /** The short name of a spec file and the first 12 hex digits of its sha256: a state is keyed by its spec. */
 function specKey(file) {
@@ -92,170 +88,100 @@ function readManifest(dir) {
   }
 }
 
-/**
- * Writes the build's spec: runSpec (a raw spec, dev accounts funded) with `accounts` state accounts added to
- * its genesis and the total issuance raised by theirs. Streamed: a spec of millions of entries is larger than
- * a string can be. Returns its size and sha256.
- */
-async function writeStateSpec(runSpec, outFile, accounts, log = () => {}, signal = null) {
-  const { cryptoWaitReady } = require('@polkadot/util-crypto');
-  const { u8aToHex, bnToU8a, hexToU8a, u8aToBn } = require('@polkadot/util');
-  const { accountKey, accountInfo, TOTAL_ISSUANCE } = require('./accounts');
-  const { stateAccountId, stateIssuance, STATE_FREE } = require('./state-accounts');
-  await cryptoWaitReady();
-  const spec = JSON.parse(fs.readFileSync(runSpec, 'utf8'));
-  const top = spec.genesis.raw.top;
-  const issued = top[TOTAL_ISSUANCE] ? BigInt(u8aToBn(hexToU8a(top[TOTAL_ISSUANCE]), { isLe: true }).toString()) : 0n;
-  top[TOTAL_ISSUANCE] = u8aToHex(bnToU8a(issued + stateIssuance(accounts), { bitLength: 128 }));
-  const MARK = '"0xc4a1c4a1":"chainperf"'; // the last key of top, replaced by the state's entries
-  top['0xc4a1c4a1'] = 'chainperf';
-  const text = JSON.stringify(spec);
-  const at = text.indexOf(MARK);
-  const hash = crypto.createHash('sha256');
-  const fd = fs.openSync(outFile, 'w');
-  const write = (s) => {
-    fs.writeSync(fd, s);
-    hash.update(s);
-  };
-  let bytes = 0;
-  try {
-    write(text.slice(0, at));
-    bytes += at;
-    const step = Math.max(1, Math.floor(accounts / 10));
-    let chunk = [];
-    for (let i = 0; i < accounts; i++) {
-      chunk.push(`"${accountKey(stateAccountId(i))}":"${accountInfo(STATE_FREE + BigInt(i))}"`);
-      if (chunk.length === 2000 || i === accounts - 1) {
-        if (signal && signal.aborted) throw new Error('state: interrupted');
-        const s = (bytes > at ? ',' : '') + chunk.join(',');
-        write(s);
-        bytes += s.length;
-        chunk = [];
-      }
-      if ((i + 1) % step === 0) log(`state spec: ${i + 1} of ${accounts} accounts written`);
-    }
-    const rest = text.slice(at + MARK.length);
-    write(rest);
-    bytes += rest.length;
-  } finally {
-    fs.closeSync(fd);
-  }
-  return { bytes, sha256: hash.digest('hex') };
-}
-
-/** Resident memory of a process, in bytes (0 when it is gone). */
-function rssOf(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * Starts the node on a spec and data directory, waits until its head reaches `until`, stops it cleanly.
- * @returns {Promise<{genesis_hash:string, head:number, seconds:number, peak_rss_bytes:number}>}
- */
-async function runBuilder(
-  bin,
-  { spec, dataDir, engine, logFile, until, doing, blockTimeMs = 2000, args = [], settle = null, log, signal },
-) {
-  const ports = await freePorts(['rpc', 'p2p']);
-  const out = fs.openSync(logFile, 'a');
-  const child = spawn(
-    bin,
-    [
-      '--chain',
-      spec,
-      '--base-path',
-      dataDir,
-      '--database',
-      engine,
-      '--dev-block-time',
-      String(blockTimeMs),
-      '--rpc-port',
-      String(ports.rpc),
-      '--port',
-      String(ports.p2p),
-      '--no-prometheus',
-      '--name',
-      'chainperf-state-builder',
-      '--no-telemetry',
-      '--no-mdns',
-      '--no-hardware-benchmarks',
-      ...args,
-    ],
-    { stdio: ['ignore', out, out] },
+/** The state's four builder runs into dataDir (state-builder.js says why four); what each found. */
+async function buildData(bin, { buildSpec, runSpec, dataDir, engine, logFile, log, signal }) {
+  const run = (o) => runBuilder(bin, { dataDir, engine, logFile, log, signal, ...o });
+  const built = await run({ spec: buildSpec, until: BUILT_BLOCKS, doing: 'building the genesis' });
+  fs.rmSync(buildSpec);
+  const logged = duBytes(dataDir);
+  log(
+    `state: genesis written (${(logged / 2 ** 20).toFixed(0)} MiB); starting the node again: its write-ahead log into table files, then ${PRUNED_BLOCKS} blocks`,
   );
-  fs.closeSync(out);
-  const exited = new Promise((resolve) => child.once('exit', (code, sig) => resolve({ code, sig })));
-  const url = `http://127.0.0.1:${ports.rpc}`;
-  const t0 = Date.now();
-  let peak = 0;
-  let said = 0;
-  try {
-    for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null)
-        throw new Error(
-          `the node exited (${child.exitCode !== null ? `status ${child.exitCode}` : child.signalCode}) while building the state`,
-        );
-      if (signal && signal.aborted) throw new Error('state: interrupted');
-      peak = Math.max(peak, rssOf(child.pid));
-      const s = (Date.now() - t0) / 1000;
-      if (s > BUILD_TIMEOUT_S)
-        throw new Error(`the node had not reached block ${until} on the new state after ${BUILD_TIMEOUT_S} s`);
-      let head = null;
-      try {
-        head = parseInt((await rpcCall(url, 'chain_getHeader', [], { timeoutMs: 5000 })).number, 16);
-      } catch {
-        // still building the genesis: no RPC yet
-      }
-      if (head !== null && head >= until && (!settle || settle(s))) {
-        const genesis = await rpcCall(url, 'chain_getBlockHash', [0], { timeoutMs: 5000 });
-        return { genesis_hash: genesis, head, seconds: Math.round(s * 10) / 10, peak_rss_bytes: peak };
-      }
-      if (s - said >= 30) {
-        said = s;
-        log(
-          `state: the node is ${head === null ? doing : `at block ${head}`} (${Math.round(s)} s, ${(peak / 2 ** 30).toFixed(1)} GiB resident at most)`,
-        );
-      }
-      await sleep(250); // memory sampled four times a second
-    }
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGINT'); // a clean stop: the database closed
-      const t = setTimeout(() => child.kill('SIGKILL'), 60000);
-      await exited;
-      clearTimeout(t);
-    }
-  }
+  const again = await run({
+    spec: runSpec,
+    until: PRUNED_BLOCKS,
+    blockTimeMs: 100,
+    doing: 'opening the database (its log into table files)',
+  });
+  if (again.genesis_hash !== built.genesis_hash)
+    throw new Error(
+      `state: the node opened the built database with genesis ${again.genesis_hash}, not ${built.genesis_hash}`,
+    );
+  const pruned = duBytes(dataDir);
+  log(
+    `state: ${(pruned / 2 ** 20).toFixed(0)} MiB after ${again.head} blocks; starting the node with --db-cache ${COMPACTING_DB_CACHE_MB} until RocksDB has compacted the pruned journal away`,
+  );
+  const compacted = await run({
+    spec: runSpec,
+    until: again.head + 1,
+    args: ['--db-cache', String(COMPACTING_DB_CACHE_MB)],
+    settle: (s) => compactionsSettled(dataDir, s),
+    doing: 'opening the database (compacting)',
+  });
+  const last = await run({ spec: runSpec, until: compacted.head + 1, doing: 'opening the database' });
+  log(
+    `state: a start on the built state took ${last.seconds} s and ${(last.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB of memory at most`,
+  );
+  return { built, again, compacted, last, logged, pruned };
 }
 
-/**
- * True once every compaction RocksDB started in the data directory has finished, by its LOG files' event
- * lines (RocksDB starts the ones its level sizes ask for as it opens, before the node authors its first block).
- */
-function compactionsSettled(dataDir, waitedS) {
-  if (waitedS > COMPACTION_TIMEOUT_S)
-    throw new Error(`state: RocksDB's compactions had not finished after ${COMPACTION_TIMEOUT_S} s`);
-  const logs = execFileSync('find', [dataDir, '-name', 'LOG', '-path', '*/db/*'], { encoding: 'utf8' })
-    .split('\n')
-    .filter(Boolean);
-  if (!logs.length) return true; // not RocksDB
-  let started = 0;
-  let finished = 0;
-  for (const f of logs) {
-    const text = fs.readFileSync(f, 'utf8');
-    started += (text.match(/"event": "compaction_started"/g) || []).length;
-    finished += (text.match(/"event": "compaction_finished"/g) || []).length;
-  }
-  return finished >= started;
+/** The manifest of a built state. */
+function stateManifest({
+  name,
+  client,
+  version,
+  engine,
+  specSource,
+  spec,
+  funded,
+  written,
+  profile,
+  runs,
+  from,
+  dataDir,
+}) {
+  const { built, again, compacted, last, logged, pruned } = runs;
+  return {
+    format: FORMAT,
+    family: 'substrate',
+    profile: name,
+    client,
+    version,
+    db_engine: engine,
+    chain_spec: { source: specSource, sha256: spec.sha256, id: funded.id, name: funded.name },
+    build_spec: { bytes: written.bytes, sha256: written.sha256 },
+    accounts: profile.accounts,
+    dev_accounts: funded.funded,
+    slots: 0,
+    genesis_hash: built.genesis_hash,
+    blocks: last.head,
+    build_seconds: Math.round((Date.now() - from) / 100) / 10,
+    builder_seconds: built.seconds + again.seconds + compacted.seconds,
+    builder_peak_rss_bytes: Math.max(built.peak_rss_bytes, again.peak_rss_bytes, compacted.peak_rss_bytes),
+    start_seconds: last.seconds,
+    start_peak_rss_bytes: last.peak_rss_bytes,
+    size_bytes: duBytes(dataDir),
+    size_bytes_before_flush: logged,
+    size_bytes_before_compaction: pruned,
+    built_at: new Date().toISOString(),
+  };
 }
 
-function duBytes(dir) {
-  return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
+/** Builds the state in tmp: its specs, its data, its manifest. */
+async function buildInto(tmp, o) {
+  const { profile, specSource, bin, engine, log, signal } = o;
+  const { fundedSpec } = require('./accounts');
+  const runSpec = path.join(tmp, 'spec.json');
+  const funded = await fundedSpec(specSource, runSpec, { accounts: DEV_ACCOUNTS });
+  const buildSpec = path.join(tmp, 'build-spec.json');
+  const written = await writeStateSpec(runSpec, buildSpec, profile.accounts, log, signal);
+  log(`state spec: ${(written.bytes / 2 ** 20).toFixed(0)} MiB; starting ${o.client} on it`);
+  const dataDir = path.join(tmp, 'data');
+  const logFile = path.join(tmp, 'build.log');
+  const runs = await buildData(bin, { buildSpec, runSpec, dataDir, engine, logFile, log, signal });
+  const manifest = stateManifest({ ...o, funded, written, runs, dataDir });
+  fs.writeFileSync(path.join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
 }
 
 /**
@@ -267,18 +193,14 @@ function duBytes(dir) {
 async function ensureSubstrateState({ profile: name, client, bin, version, engine, specSource, log, signal }) {
   const spec = specKey(specSource);
   const dir = stateDir(name, client, version, engine, spec);
-  const found = (manifest, built) => ({
-    dir,
-    dataDir: path.join(dir, 'data'),
-    chainSpec: path.join(dir, 'spec.json'),
-    manifest,
-    built,
-  });
+  const found = (manifest, built) => {
+    const chainSpec = path.join(dir, 'spec.json');
+    return { dir, dataDir: path.join(dir, 'data'), chainSpec, manifest, built };
+  };
   const existing = readManifest(dir);
   if (existing) return found(existing, false);
   const profile = PROFILES[name];
   if (!profile) throw new Error(`no STATE profile ${name}`);
-  const { fundedSpec } = require('./accounts');
   const from = Date.now();
   const tmp = `${dir}.building-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -286,98 +208,9 @@ async function ensureSubstrateState({ profile: name, client, bin, version, engin
   log(
     `building STATE=${name} once into ${dir} (${spec.name} with ${profile.accounts} more accounts in its genesis; ${profile.doc})`,
   );
-  const buildLog = path.join(tmp, 'build.log');
   try {
-    const runSpec = path.join(tmp, 'spec.json');
-    const funded = await fundedSpec(specSource, runSpec, { accounts: DEV_ACCOUNTS });
-    const buildSpec = path.join(tmp, 'build-spec.json');
-    const written = await writeStateSpec(runSpec, buildSpec, profile.accounts, log, signal);
-    log(`state spec: ${(written.bytes / 2 ** 20).toFixed(0)} MiB; starting ${client} on it`);
-    const dataDir = path.join(tmp, 'data');
-    const built = await runBuilder(bin, {
-      spec: buildSpec,
-      dataDir,
-      engine,
-      logFile: buildLog,
-      until: BUILT_BLOCKS,
-      doing: 'building the genesis',
-      log,
-      signal,
-    });
-    fs.rmSync(buildSpec);
-    const logged = duBytes(dataDir);
-    log(
-      `state: genesis written (${(logged / 2 ** 20).toFixed(0)} MiB); starting the node again: its write-ahead log into table files, then ${PRUNED_BLOCKS} blocks`,
-    );
-    const again = await runBuilder(bin, {
-      spec: runSpec,
-      dataDir,
-      engine,
-      logFile: buildLog,
-      until: PRUNED_BLOCKS,
-      blockTimeMs: 100,
-      doing: 'opening the database (its log into table files)',
-      log,
-      signal,
-    });
-    if (again.genesis_hash !== built.genesis_hash)
-      throw new Error(
-        `state: the node opened the built database with genesis ${again.genesis_hash}, not ${built.genesis_hash}`,
-      );
-    const pruned = duBytes(dataDir);
-    log(
-      `state: ${(pruned / 2 ** 20).toFixed(0)} MiB after ${again.head} blocks; starting the node with --db-cache ${COMPACTING_DB_CACHE_MB} until RocksDB has compacted the pruned journal away`,
-    );
-    const compacted = await runBuilder(bin, {
-      spec: runSpec,
-      dataDir,
-      engine,
-      logFile: buildLog,
-      until: again.head + 1,
-      args: ['--db-cache', String(COMPACTING_DB_CACHE_MB)],
-      settle: (s) => compactionsSettled(dataDir, s),
-      doing: 'opening the database (compacting)',
-      log,
-      signal,
-    });
-    const last = await runBuilder(bin, {
-      spec: runSpec,
-      dataDir,
-      engine,
-      logFile: buildLog,
-      until: compacted.head + 1,
-      doing: 'opening the database',
-      log,
-      signal,
-    });
-    log(
-      `state: a start on the built state took ${last.seconds} s and ${(last.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB of memory at most`,
-    );
-    const manifest = {
-      format: FORMAT,
-      family: 'substrate',
-      profile: name,
-      client,
-      version,
-      db_engine: engine,
-      chain_spec: { source: specSource, sha256: spec.sha256, id: funded.id, name: funded.name },
-      build_spec: { bytes: written.bytes, sha256: written.sha256 },
-      accounts: profile.accounts,
-      dev_accounts: funded.funded,
-      slots: 0,
-      genesis_hash: built.genesis_hash,
-      blocks: last.head,
-      build_seconds: Math.round((Date.now() - from) / 100) / 10,
-      builder_seconds: built.seconds + again.seconds + compacted.seconds,
-      builder_peak_rss_bytes: Math.max(built.peak_rss_bytes, again.peak_rss_bytes, compacted.peak_rss_bytes),
-      start_seconds: last.seconds,
-      start_peak_rss_bytes: last.peak_rss_bytes,
-      size_bytes: duBytes(dataDir),
-      size_bytes_before_flush: logged,
-      size_bytes_before_compaction: pruned,
-      built_at: new Date().toISOString(),
-    };
-    fs.writeFileSync(path.join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    const o = { name, client, bin, version, engine, specSource, spec, profile, from, log, signal };
+    const manifest = await buildInto(tmp, o);
     if (readManifest(dir)) {
       fs.rmSync(tmp, { recursive: true, force: true }); // another run finished the same build first
     } else {
