@@ -25,7 +25,8 @@ module.exports = [
     rules: {
       'chainperf/layers': 'error',
       complexity: ['error', 20],
-      'max-lines-per-function': ['error', { max: 130, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 300 }],
       'max-len': [
         'error',
         { code: 120, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreUrls: true, ignoreRegExpLiterals: true },
@@ -43,5 +44,11 @@ module.exports = [
         { code: 120, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreUrls: true, ignoreRegExpLiterals: true },
       ],
     },
+  },
+
+  {
+    // The one table of every scenario key, flat by design: one entry a key, read top to bottom.
+    files: ['src/scenario/keys.js'],
+    rules: { 'max-lines': 'off' },
   },
 ];

@@ -73,6 +73,21 @@ function session(a, b, env) {
 const fmtR = (r) =>
   `B/A ${r.ratio.toFixed(4)} [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] ±${r.halfwidth_pct.toFixed(2)}% ${r.verdict}`;
 
+/** B: a copy of the scenario with BENCH_AB_B's keys set (a key the file has is replaced: one set twice is an error). */
+function scenarioB(reports, env) {
+  const bFile = path.join(reports, 'b.env');
+  const bKeys = parseKv(process.env.BENCH_AB_B || 'WORKLOAD=eth-reads-light');
+  let text = `${fs.readFileSync(SCENARIO, 'utf8')}\nNAME=geth-dev-b\n`;
+  for (const [k, v] of Object.entries(bKeys)) {
+    const line = new RegExp(`^${k}=.*$`, 'm');
+    text = line.test(text) ? text.replace(line, `${k}=${v}`) : `${text}${k}=${v}\n`;
+  }
+  fs.writeFileSync(bFile, text);
+  const envB = { ...env };
+  for (const k of Object.keys(bKeys)) delete envB[k]; // the environment would override B's file
+  return { bFile, bKeys, envB };
+}
+
 async function main() {
   const env = { ...parseKv(DEFAULTS), ...parseKv(process.env.BENCH_AB_ENV || '') };
   const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-ab-'));
@@ -93,17 +108,7 @@ async function main() {
       `A/A ${i} of ${SESSIONS}: ${s.doc.status}, ${s.doc.pairs.length} pairs, ${s.minutes.toFixed(1)} min: ${r.ci95 ? fmtR(r) : 'no interval'}\n`,
     );
   }
-  // B: a copy of the scenario with BENCH_AB_B's keys set (a key the file has is replaced: a key set twice is an error).
-  const bFile = path.join(reports, 'b.env');
-  const bKeys = parseKv(process.env.BENCH_AB_B || 'WORKLOAD=eth-reads-light');
-  let text = `${fs.readFileSync(SCENARIO, 'utf8')}\nNAME=geth-dev-b\n`;
-  for (const [k, v] of Object.entries(bKeys)) {
-    const line = new RegExp(`^${k}=.*$`, 'm');
-    text = line.test(text) ? text.replace(line, `${k}=${v}`) : `${text}${k}=${v}\n`;
-  }
-  fs.writeFileSync(bFile, text);
-  const envB = { ...env };
-  for (const k of Object.keys(bKeys)) delete envB[k]; // the environment would override B's file
+  const { bFile, bKeys, envB } = scenarioB(reports, env);
   const ab = await session(SCENARIO, bFile, envB);
   const rab = ab.doc.figures.cpu_ms_per_request;
   process.stdout.write(
