@@ -31,10 +31,19 @@ async function rangeQuery(promUrl, selector, fromMs, toMs, signal) {
   return body.data.result;
 }
 
-/** Raw samples [{t_ms, v}] of the first series a selector matches, over [fromMs - 5 s, toMs]. */
+/**
+ * Raw samples [{t_ms, v}] of a selector over [fromMs - 5 s, toMs], its series summed at each instant: cAdvisor with
+ * per-CPU metrics gives a container's CPU counter as one series per core (`cpu` label), all stamped with the instant
+ * of the read, and their sum is the container's counter.
+ */
 async function rawSamples(promUrl, selector, fromMs, toMs, signal) {
-  const r = (await rangeQuery(promUrl, selector, fromMs, toMs, signal))[0];
-  return r ? r.values.map(([t, v]) => ({ t_ms: Math.round(t * 1000), v: Number(v) })) : [];
+  const byT = new Map();
+  for (const r of await rangeQuery(promUrl, selector, fromMs, toMs, signal))
+    for (const [t, v] of r.values) {
+      const tMs = Math.round(t * 1000);
+      byT.set(tMs, (byT.get(tMs) || 0) + Number(v));
+    }
+  return [...byT].sort((a, b) => a[0] - b[0]).map(([tMs, v]) => ({ t_ms: tMs, v }));
 }
 
 /** The selector of a metric of the container named container. */
@@ -77,19 +86,12 @@ async function cpuSamplesBetween(promUrl, container, { fromMs, toMs, lagMs, wait
 /** A counter per device or interface, summed at each of cAdvisor's sample instants in [aMs, bMs]; null when absent. */
 async function summedSamples(promUrl, selectorText, aMs, bMs, signal) {
   // A query Prometheus refuses leaves that resource unmeasured (null); a failed request still fails the window.
-  const rows = await rangeQuery(promUrl, selectorText, aMs, bMs, signal).catch((err) => {
+  const xs = await rawSamples(promUrl, selectorText, aMs, bMs, signal).catch((err) => {
     if (err.prometheusRefused) return [];
     throw err;
   });
-  if (!rows.length) return null;
-  const byT = new Map();
-  for (const r of rows) {
-    for (const [ts, v] of r.values) {
-      const tMs = Math.round(ts * 1000);
-      if (tMs >= aMs && tMs <= bMs) byT.set(tMs, (byT.get(tMs) || 0) + Number(v));
-    }
-  }
-  return [...byT].sort((x, y) => x[0] - y[0]).map(([tMs, v]) => ({ t_ms: tMs, v }));
+  const inside = xs.filter((x) => x.t_ms >= aMs && x.t_ms <= bMs);
+  return xs.length ? inside : null;
 }
 
 /** Memory, disk and network of the container between two sample instants: totals, and the samples behind the charts. */

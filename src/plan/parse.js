@@ -162,4 +162,4 @@ function parsePlan(file, { env = process.env } = {}) {
   return { plan: { file, name, base, sweep, repetitions, fixed, points }, errors: [] };
 }
 
-module.exports = { parsePlan, expandValues, isPlanFile, pointEnv };
+module.exports = { parsePlan, expandValues, isPlanFile, pointEnv, PLAN_KEYS };

@@ -8,7 +8,7 @@
 /** Window of the recorded rates: five 1 s scrapes. */
 const RATE_WINDOW = '5s';
 
-/** The rule names the dashboard (grafana/dashboards/chainperf-node.json) queries. */
+/** The rule names the dashboards (grafana/dashboards.js) query; each keeps the run's id. */
 const RULES = {
   requests: 'chainperf:node_rpc_requests:rate5s',
   failures: 'chainperf:node_rpc_failures:rate5s',
@@ -26,14 +26,16 @@ const UNIT_S = { ns: 1e-9, us: 1e-6, ms: 1e-3, s: 1 };
 function recordingRules(client) {
   const m = client.metrics || {};
   const rules = [];
-  if (m.requests) rules.push({ record: RULES.requests, expr: `sum(rate(${m.requests}{job="node"}[${RATE_WINDOW}]))` });
-  if (m.failures) rules.push({ record: RULES.failures, expr: `sum(rate(${m.failures}{job="node"}[${RATE_WINDOW}]))` });
+  if (m.requests)
+    rules.push({ record: RULES.requests, expr: `sum by (run_id) (rate(${m.requests}{job="node"}[${RATE_WINDOW}]))` });
+  if (m.failures)
+    rules.push({ record: RULES.failures, expr: `sum by (run_id) (rate(${m.failures}{job="node"}[${RATE_WINDOW}]))` });
   if (m.latency) {
     if (!UNIT_S[m.latency.unit])
       throw new Error(`latency unit ${m.latency.unit}: expected one of ${Object.keys(UNIT_S).join(', ')}`);
     rules.push({
       record: RULES.latency,
-      expr: `max by (quantile) (${m.latency.summary}{job="node", quantile=~"0.5|0.95|0.99"}) * ${UNIT_S[m.latency.unit]}`,
+      expr: `max by (run_id, quantile) (${m.latency.summary}{job="node", quantile=~"0.5|0.95|0.99"}) * ${UNIT_S[m.latency.unit]}`,
     });
   }
   return rules;

@@ -107,7 +107,7 @@ const KEYS = {
     min: 1,
     max: 4096,
     default: defaultCores,
-    doc: "CPU cores the node is pinned to (cpuset; every client sizes its thread pools from the cores it may use; anvil also gets --threads). Default: all but one. Above this machine's count is an error.",
+    doc: "CPU cores the node is pinned to (cpuset; every client sizes its thread pools from the cores it may use; anvil also gets --threads). Default: all but one. More than the host's cores is an error.",
   },
   DB_ENGINE: fromRegistry(
     { type: 'enum', default: 'pebble' },
@@ -144,7 +144,7 @@ const KEYS = {
   INSTANCE: {
     type: 'string',
     default: '',
-    doc: "An instance profile, instances/<name>.env (shipped: m5.xlarge, m5.xlarge-gp3-16k, i3.xlarge): sets CORES (capped to this machine's cores less the load generator's, with a warning), MEMORY_MB, the DISK_* limits and HOURLY_PRICE, which the file and the environment can still override.",
+    doc: "An instance profile, instances/<name>.env (shipped: m5.xlarge, m5.xlarge-gp3-16k, i3.xlarge): sets CORES (capped to the host's cores less the load generator's, with a warning), MEMORY_MB, the DISK_* limits and HOURLY_PRICE, which the file and the environment can still override.",
   },
   // Resource limits of the node (host and compose runtimes; refused where the kernel cannot enforce them)
   MEMORY_MB: {
@@ -222,7 +222,7 @@ const KEYS = {
     type: 'enum',
     values: ['auto', 'yes', 'no'],
     default: 'auto',
-    doc: 'Grafana for live supervision (compose). auto: started when its image is here or can be pulled, else skipped with a notice (it cannot be built from package sources); yes: a run without it fails; no: never.',
+    doc: 'Grafana for live supervision (compose). auto: started when the Docker engine has its image or can pull it, else skipped with a notice (it cannot be built from package sources); yes: a run without it fails; no: never.',
   },
   GRAFANA_PORT: {
     type: 'int',
@@ -239,22 +239,22 @@ const KEYS = {
   NODE_IMAGE: {
     type: 'string',
     default: '',
-    doc: "Image of the node service. Default: the client's pinned upstream image when it is here or can be pulled, else one built locally (./run.sh images).",
+    doc: "Image of the node service. Default: the client's pinned upstream image when the Docker engine has it or can pull it, else one built locally (./run.sh images).",
   },
   PROMETHEUS_IMAGE: {
     type: 'string',
     default: '',
-    doc: "Image of the Prometheus service. Default: prom/prometheus:v2.42.0 when here or pullable, else chainperf/prometheus:2.42.0 built from Debian's package.",
+    doc: "Image of the Prometheus service. Default: prom/prometheus:v2.42.0 when the Docker engine has it or can pull it, else chainperf/prometheus:2.42.0 built from Debian's package.",
   },
   CADVISOR_IMAGE: {
     type: 'string',
     default: '',
-    doc: 'Image of the cAdvisor service. Default: gcr.io/cadvisor/cadvisor:v0.49.1 when here or pullable, else chainperf/cadvisor built from the cAdvisor Go module (images/cadvisor).',
+    doc: 'Image of the cAdvisor service. Default: gcr.io/cadvisor/cadvisor:v0.49.1 when the Docker engine has it or can pull it, else chainperf/cadvisor built from the cAdvisor Go module (images/cadvisor).',
   },
   GRAFANA_IMAGE: {
     type: 'string',
     default: '',
-    doc: 'Image of the Grafana service. Default: grafana/grafana:11.3.0 when here or pullable.',
+    doc: 'Image of the Grafana service. Default: grafana/grafana:11.3.0 when the Docker engine has it or can pull it.',
   },
 
   // Attach runtime

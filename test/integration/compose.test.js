@@ -64,8 +64,8 @@ async function nodeContainerId(project) {
   return r.body.length ? r.body[0].Id : null;
 }
 
-/** Every PromQL expression of the committed dashboards, with Grafana's interval variables filled in. */
-function dashboardQueries() {
+/** Every PromQL expression of the committed dashboards, with Grafana's variables filled in (the run: runId). */
+function dashboardQueries(runId) {
   const dir = path.join(ROOT, 'grafana', 'dashboards');
   const out = [];
   for (const f of fs.readdirSync(dir)) {
@@ -73,7 +73,7 @@ function dashboardQueries() {
       for (const t of p.targets)
         out.push({
           panel: `${f}: ${p.title}`,
-          expr: t.expr.replaceAll('$__rate_interval', '10s').replaceAll('$__interval', '1s'),
+          expr: t.expr.replaceAll('$__rate_interval', '10s').replaceAll('$__interval', '1s').replaceAll('$run', runId),
         });
     }
   }
@@ -92,6 +92,7 @@ describe('compose runtime: geth, cAdvisor and Prometheus end to end', () => {
   let project;
   let cpuWatch;
   const dashboards = [];
+  let runValues = null;
 
   before(async () => {
     const r = startRun(GETH_DEV, SHORT);
@@ -102,9 +103,13 @@ describe('compose runtime: geth, cAdvisor and Prometheus end to end', () => {
     await r.waitFor(/measure: measuring for/);
     await r.waitFor(/measure: 10 s of/);
     const { promUrl } = fromLog(r.stderrText());
-    for (const q of dashboardQueries()) {
+    const runId = /run (\d{8}-\d{6}-[0-9a-f]{4}): scenario/.exec(r.stderrText())[1];
+    for (const q of dashboardQueries(runId)) {
       dashboards.push({ ...q, result: await promQuery(promUrl, q.expr).catch((err) => ({ error: err.message })) });
     }
+    // The run variable's query, label_values(up, run_id), as Grafana asks Prometheus for it.
+    const labels = await fetch(`${promUrl}/api/v1/label/run_id/values?${new URLSearchParams({ 'match[]': 'up' })}`);
+    runValues = { runId, values: (await labels.json()).data };
     res = await r.done;
     cpuWatch.stop();
     if (res.code !== 0) process.stderr.write(res.stderr);
@@ -148,8 +153,14 @@ describe('compose runtime: geth, cAdvisor and Prometheus end to end', () => {
     assert.ok(run.node.steal.share >= 0 && run.node.steal.share <= 1);
   });
 
-  it("every query of the dashboards returns data from the run's Prometheus", () => {
-    assert.ok(dashboards.length >= 8);
+  it("every query of the dashboards returns data from the run's Prometheus, the run's series chosen by its variable", () => {
+    assert.deepEqual(runValues.values, [runValues.runId], 'the run variable resolves to this run');
+    assert.ok(dashboards.length >= 12);
+    const perCore = dashboards.find((d) => /per core/.test(d.panel));
+    assert.ok(
+      perCore.result.length >= 1 && perCore.result.every((x) => /^cpu\d+$/.test(x.metric.cpu)),
+      JSON.stringify(perCore.result),
+    );
     const empty = dashboards
       .filter((d) => d.result.error || d.result.length === 0)
       .map((d) => `${d.panel}: ${d.expr} ${d.result.error || '(no data)'}`);

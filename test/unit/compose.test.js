@@ -130,7 +130,7 @@ describe('compose runtime: scenario to compose project', () => {
       geth.map((r) => r.record),
       [RULES.requests, RULES.failures, RULES.latency],
     );
-    assert.equal(geth[0].expr, 'sum(rate(rpc_requests{job="node"}[5s]))');
+    assert.equal(geth[0].expr, 'sum by (run_id) (rate(rpc_requests{job="node"}[5s]))');
     assert.match(
       geth[2].expr,
       /rpc_duration_all\{job="node", quantile=~"0.5\|0.95\|0.99"\}\) \* 1e-9$/,
@@ -138,7 +138,7 @@ describe('compose runtime: scenario to compose project', () => {
     );
     assert.deepEqual(
       yaml.load(rulesFile(clients['polkadot-omni-node'])).groups[0].rules.map((r) => r.expr),
-      ['sum(rate(substrate_rpc_calls_finished{job="node"}[5s]))'],
+      ['sum by (run_id) (rate(substrate_rpc_calls_finished{job="node"}[5s]))'],
     );
     assert.deepEqual(yaml.load(rulesFile(clients.chopsticks)).groups[0].rules, [], 'no metrics: no rule');
     assert.deepEqual(yaml.load(fs.readFileSync(path.join(ROOT, 'prometheus', 'rules.yml'), 'utf8')), { groups: [] });
@@ -291,5 +291,34 @@ describe('compose runtime: images', () => {
       }
       assert.ok(fs.existsSync(path.join(IMAGES_DIR, spec.dir, 'Dockerfile')), `${svc}: images/${spec.dir}/Dockerfile`);
     }
+  });
+});
+
+describe('the Grafana dashboards, built as code', () => {
+  const { build, PANELS } = require('../../grafana/dashboards');
+
+  it('the committed JSON is what grafana/dashboards.js builds (npm run dashboards)', () => {
+    for (const [file, text] of build())
+      assert.equal(fs.readFileSync(path.join(ROOT, 'grafana', 'dashboards', file), 'utf8'), text, file);
+  });
+
+  it('a panel for each figure of the report, every query on the chosen run, the variables to choose it', () => {
+    const [, text] = build()[0];
+    const dash = JSON.parse(text);
+    const titles = dash.panels.map((p) => p.title);
+    for (const figure of [/CPU time per request/, /^Throughput/, /Latency percentiles/, /^Memory/, /^Disk/, /per core/])
+      assert.ok(
+        titles.some((t) => figure.test(t)),
+        `${figure}: ${titles.join(', ')}`,
+      );
+    assert.equal(dash.panels.length, PANELS.length);
+    for (const p of dash.panels) {
+      assert.ok(p.targets.length > 0, p.title);
+      for (const t of p.targets) assert.match(t.expr, /run_id="\$run"/, `${p.title}: ${t.expr}`);
+      assert.equal(p.datasource.uid, '${datasource}');
+    }
+    const vars = Object.fromEntries(dash.templating.list.map((v) => [v.name, v]));
+    assert.equal(vars.datasource.query, 'prometheus');
+    assert.equal(vars.run.query, 'label_values(up, run_id)');
   });
 });
