@@ -12,7 +12,13 @@ const path = require('node:path');
 const clients = require('./clients');
 const runtimes = require('./runtime');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
-const { composeFiles, composeEnv, projectName, prometheusConfig, chainSpecFileOf } = require('./runtime/compose-render');
+const {
+  composeFiles,
+  composeEnv,
+  projectName,
+  prometheusConfig,
+  chainSpecFileOf,
+} = require('./runtime/compose-render');
 const { imageSpecs } = require('./runtime/images');
 const docker = require('./platform/docker');
 const { cpuList } = require('./runtime/host');

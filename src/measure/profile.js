@@ -18,14 +18,7 @@ const path = require('node:path');
 const { INFERNO_VERSION } = require('../install/inferno');
 const { parseFolded, topFunctions, mergeFolded } = require('./folded');
 const { perCpuFile, perCoreBetween, perSecond } = require('./percore');
-const {
-  PERF_HZ,
-  nodeHostPid,
-  renderFlamegraph,
-  startPerf,
-  startPprof,
-  tryRead,
-} = require('./profilers');
+const { PERF_HZ, nodeHostPid, renderFlamegraph, startPerf, startPprof, tryRead } = require('./profilers');
 
 /**
  * Sets stack.windowHooks once the stack is up: where the per-CPU counter is,

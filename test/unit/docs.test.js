@@ -99,7 +99,13 @@ describe('the docs', () => {
       const named = [...text.matchAll(/`([A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:=[^`]*)?`|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)=/g)];
       for (const m of named) {
         const name = m[1] || m[2];
-        if (KEYS[name] || PLAN_KEYS.includes(name) || NOT_KEYS.has(name) || NOT_KEY_PREFIXES.some((p) => name.startsWith(p))) continue;
+        if (
+          KEYS[name] ||
+          PLAN_KEYS.includes(name) ||
+          NOT_KEYS.has(name) ||
+          NOT_KEY_PREFIXES.some((p) => name.startsWith(p))
+        )
+          continue;
         unknown.push(`${f}: ${name}`);
       }
     }
