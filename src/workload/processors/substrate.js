@@ -82,7 +82,7 @@ const extra = {
   notifications: 0,
   tx: { submitted: 0, included: 0, failed: 0, inclusion_ms: [], errors: {} },
 };
-const snapshot = recorder.snapshot;
+const snapshot = recorder.snapshot.bind(recorder);
 recorder.snapshot = () => ({ ...snapshot(), substrate: extra });
 
 function noteError(map, message) {
