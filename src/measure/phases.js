@@ -6,7 +6,8 @@
 
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
-const { measureWorkload, measureIdle } = require('./window');
+const { measureWorkload } = require('./window');
+const { measureIdle } = require('./edges');
 const { STARTUP_S } = require('../workload/artillery');
 const { partialFigures } = require('./partial');
 const { computeFigures } = require('../figures');
