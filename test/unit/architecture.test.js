@@ -81,3 +81,26 @@ describe('architecture', () => {
     assert.deepEqual(unused, [], 'contracts referred to by fewer than two modules');
   });
 });
+
+describe('requires', () => {
+  it('every name a module takes from a relative require is one the required module exports', () => {
+    const files = [...jsFiles(path.join(ROOT, 'src')), ...jsFiles(path.join(ROOT, 'scripts'))];
+    const missing = [];
+    for (const file of files) {
+      const src = fs.readFileSync(file, 'utf8');
+      for (const m of src.matchAll(/const \{([^}]+)\} = require\('(\.[^']+)'\)/g)) {
+        const target = require.resolve(path.resolve(path.dirname(file), m[2]));
+        if (!target.endsWith('.js')) continue;
+        const exported = require(target);
+        for (const part of m[1]
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean)) {
+          const name = part.split(':')[0].trim();
+          if (!(name in exported)) missing.push(`${path.relative(ROOT, file)}: ${name} from ${m[2]}`);
+        }
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+});
