@@ -209,7 +209,7 @@ const KEYS = {
   BIND_ADDR: {
     type: 'ip',
     default: '127.0.0.1',
-    doc: "IPv4 address the compose services' published ports bind to (anything else is refused before the run starts). Anything but 127.0.0.1 exposes the node and Prometheus beyond this host.",
+    doc: "IPv4 address the compose services' published ports bind to (anything else is refused before the run starts). Anything but 127.0.0.1 exposes the node and Prometheus beyond the machine chainperf runs on.",
   },
   STACK_TIMEOUT_S: {
     type: 'int',
@@ -276,7 +276,7 @@ const KEYS = {
     min: 1,
     max: 4194304,
     default: null,
-    doc: 'PID of the node process on this host (attach); its CPU is read from /proc.',
+    doc: 'PID of the node process on the machine chainperf runs on (attach); its CPU is read from /proc.',
   },
   ALLOW_WRITES: {
     type: 'enum',
@@ -415,7 +415,7 @@ const KEYS = {
     type: 'enum',
     values: ['none', 'cpu'],
     default: 'none',
-    doc: "cpu: a CPU profile of the node over each measured window, kept in the report folder (profile/) in its native format, drawn as a flame graph SVG (inferno, built with cargo on first use) and summarized as the top functions in summary.md and run.json. geth on the host runtime: its own profiler (--pprof, /debug/pprof/profile); any other node on this host (host runtime, a compose node container's main process, NODE_PID in attach): perf record -e cpu-clock -F 99 -g (Debian linux-perf, installed on first use). The profiler's cost is in the figures: the report says profiling was on.",
+    doc: "cpu: a CPU profile of the node over each measured window, kept in the report folder (profile/) in its native format, drawn as a flame graph SVG (inferno, built with cargo on first use) and summarized as the top functions in summary.md and run.json. geth on the host runtime: its own profiler (--pprof, /debug/pprof/profile); any other node on the machine chainperf runs on (host runtime, a compose node container's main process, NODE_PID in attach): perf record -e cpu-clock -F 99 -g (Debian linux-perf, installed on first use). The profiler's cost is in the figures: the report says profiling was on.",
   },
   PROFILE_DURATION_S: {
     type: 'int',
@@ -499,7 +499,7 @@ const KEYS = {
     type: 'enum',
     values: ['dev', 'small', 'medium', 'large'],
     default: 'dev',
-    doc: "dev: a fresh --dev chain with the history below. small | medium | large (geth; host and compose): a chain with many accounts, a contract with many storage slots and blocks of history (transfers, contract calls with logs), built once with progress shown and cached in ~/.cache/chainperf/state/<profile>-geth-<version>-<DB_ENGINE>, then copied for each run (never written). small: 20,000 accounts and slots in the genesis, 2,500 transactions, then 10,000 slots and 5,000 accounts more (StateStore calls), about 20 s to build; medium: 1,000,000 accounts and slots, 25,000 transactions, about 0.4 GB of database built in about 4 minutes, 11.4 GB of memory at geth init; large: medium grown by 10,000,000 slots and 5,000,000 accounts (StateStore calls, hundreds of items per transaction), 3.2 GiB of database built in about 45 minutes. With polkadot-omni-node (host): the CHAIN_SPEC genesis with 20,000 (small), 1,000,000 (medium) or 5,000,000 (large) more accounts (keyless, System.Account entries), built once into ~/.cache/chainperf/state/<profile>-polkadot-omni-node-<version>-<DB_ENGINE>-<spec>; the history is the run's own, as on a dev chain.",
+    doc: "dev: a fresh --dev chain with the history below. small | medium | large (geth; host and compose): a chain with many accounts, a contract with many storage slots and blocks of history (transfers, contract calls with logs), built once with progress shown and cached in ~/.cache/chainperf/state/<profile>-geth-<version>-<DB_ENGINE>, then copied for each run (never written). small: 20,000 accounts and slots in the genesis, 2,500 transactions, then 10,000 slots and 5,000 accounts more (StateStore calls); medium: 1,000,000 accounts and slots, 25,000 transactions, about 11.4 GB of memory at geth init; large: medium grown by 10,000,000 slots and 5,000,000 accounts (StateStore calls, hundreds of items per transaction). Build times and sizes on a 2-core machine: docs/results.md. With polkadot-omni-node (host): the CHAIN_SPEC genesis with 20,000 (small), 1,000,000 (medium) or 5,000,000 (large) more accounts (keyless, System.Account entries), built once into ~/.cache/chainperf/state/<profile>-polkadot-omni-node-<version>-<DB_ENGINE>-<spec>; the history is the run's own, as on a dev chain.",
   },
   STATE_DISTRIBUTION: {
     type: 'enum',
