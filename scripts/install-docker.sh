@@ -3,7 +3,7 @@
 # engine (Debian's docker.io), Compose v1 (Debian's docker-compose), debootstrap
 # for the local base image, and Compose v2 built from the Go module proxy as a
 # Docker CLI plugin (no registry or GitHub download is needed). Idempotent;
-# needs root and apt. Used by .ci/run; the README says when to run it yourself.
+# needs root and apt. Used by .ci/run; docs/runtimes.md says when to run it yourself.
 set -Eeuo pipefail
 COMPOSE_V2_VERSION=${COMPOSE_V2_VERSION:-2.29.7}
 PLUGIN_DIR=/usr/local/lib/docker/cli-plugins
