@@ -81,7 +81,7 @@ async function main() {
     process.stdout.write(`    ${r.seconds.toFixed(0).padStart(5)} s  ${r.file}\n`);
   const failed = done.filter((r) => r.code !== 0).map((r) => r.file);
   process.stdout.write(
-    `\n  ${total.passing} passing, ${total.failing} failing, ${total.pending} pending${failed.length ? `; failed: ${failed.join(', ')}` : ''}\n`,
+    `\nintegration tests: ${total.passing} passed, ${total.failing} failed, ${total.pending} pending${failed.length ? `; failed: ${failed.join(', ')}` : ''}\n`,
   );
   if (process.env.UPDATE_TIMINGS) {
     const timings = { ...known, ...Object.fromEntries(done.map((r) => [r.file, Math.round(r.seconds)])) };
