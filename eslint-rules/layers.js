@@ -18,7 +18,11 @@ const LAYERS = [
     paths: ['measure/', 'figures.js', 'repetitions.js', 'saturation.js', 'verdict.js'],
     what: 'CPU sources, windows, figures',
   },
-  { name: 'runtime', paths: ['runtime/'], what: 'where the node runs: host, compose, attach' },
+  {
+    name: 'runtime',
+    paths: ['runtime/', 'network/'],
+    what: 'where the node runs: host, compose, attach; the local network around it',
+  },
   { name: 'scenario', paths: ['scenario/'], what: 'scenario files: keys, defaults, checks' },
   { name: 'report', paths: ['report/'], what: 'report folders: run.json, summary.md, charts, git' },
   { name: 'session', paths: ['session/'], what: 'the steps of a run before its windows; its lock and signals' },

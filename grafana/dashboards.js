@@ -41,7 +41,7 @@ const PANELS = [
     "The node's CPU per request it served, as rates over a few seconds (cAdvisor's CPU counter over the node's request counter). The report's figure is the same ratio from counter values at the measured window's edges.",
     [
       [
-        `1000 * sum(rate(container_cpu_usage_seconds_total{${NODE}}[${RATE}])) / avg_over_time(${RULES.requests}{${RUN}}[${RATE}])`,
+        `1000 * sum by (run_id) (rate(container_cpu_usage_seconds_total{${NODE}}[${RATE}])) / avg_over_time(${RULES.requests}{${RUN}}[${RATE}])`,
         'CPU ms per request',
       ],
     ],

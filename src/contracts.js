@@ -27,7 +27,23 @@
  *   ports: {rpc: number, ws?: number, metrics?: number, p2p?: number, auth?: number, [name: string]: number|undefined},
  *   chainSpec?: string,
  *   external?: boolean,
+ *   network?: {nodeKeyHex: string, jwtFile: string},
  * }} Where
+ */
+
+/**
+ * A client's part in a local network (NETWORK_NODES, src/network/): how its
+ * nodes share a genesis, find each other and are told of new blocks. `network`
+ * in a Where turns the node under test from a lone dev chain into a member.
+ * @typedef {{
+ *   protocol: string,
+ *   devKey: string,
+ *   writeGenesis: (bin: string, file: string) => void,
+ *   init: (bin: string, dataDir: string, genesisFile: string, dbEngine: string) => void,
+ *   enode: (nodeKeyHex: string, port: number) => string,
+ *   peerCommand: (s: Scenario, where: Where) => Command,
+ *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
+ * }} NetworkPeer
  */
 
 /**
@@ -83,6 +99,7 @@
  *   profiler?: 'pprof'|'perf',
  *   profileEnv?: Object<string, string>,
  *   devKey?: string,
+ *   network?: NetworkPeer,
  *   builtinSpecs?: string[],
  *   needsClientBin?: boolean,
  *   binaryPath?: (s: Scenario) => string,

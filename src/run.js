@@ -107,6 +107,8 @@ async function tearDownRun(r) {
   killGenerators(); // the load stops first, on every path
   watchOtherRuns(r.runId, run.warnings, log); // a run that started after this one
   if (stack && stack.windowHooks && stack.windowHooks.profiler) addProfile(run, stack.windowHooks, reportDir);
+  // NETWORK_NODES: network nodes lost, blocks not handed over, transactions refused
+  if (stack && stack.network) run.warnings.push(...stack.network.watch.problems());
   if (stack) {
     log('tearing down');
     await stack.teardown();
@@ -122,6 +124,11 @@ function copyRunLogs(run, stack, workDir, reportDir) {
   try {
     if (stack && stack.nodeLog && fs.existsSync(stack.nodeLog))
       copyTailScrubbed(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
+    // NETWORK_NODES: the tail of each network node's log
+    const netDir = path.join(workDir, 'network');
+    if (fs.existsSync(netDir))
+      for (const f of fs.readdirSync(netDir).filter((x) => x.endsWith('.log')))
+        copyTailScrubbed(path.join(netDir, f), path.join(reportDir, `network-${f}`), 200);
     // artillery's logs and scripts of every pass (scrubbed): artillery.log/.yml for the main window,
     // <pass>.artillery.log for the others
     for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {

@@ -6,6 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
+const { ethers } = require('ethers');
 const { cacheDir } = require('../install/cache');
 const { runWithProgress } = require('../install/progress');
 const { withCacheLock } = require('../install/lock');
@@ -65,13 +66,13 @@ function binaryVersion(bin) {
  * @param {import('../contracts').Where} where
  * @returns {import('../contracts').Command}
  */
-function command(s, { dataDir, ports, external = false }) {
+function command(s, { dataDir, ports, external = false, network }) {
   const addr = external ? '0.0.0.0' : '127.0.0.1';
   return {
     args: [
-      '--dev',
-      '--dev.period',
-      String(s.DEV_BLOCK_TIME_S),
+      // A lone dev chain sealing its own blocks, or a member of a local network (NETWORK_NODES) told of its blocks
+      // through the engine API: geth's --dev mode turns peer-to-peer networking off.
+      ...(network ? memberArgs(network) : ['--dev', '--dev.period', String(s.DEV_BLOCK_TIME_S)]),
       '--datadir',
       dataDir,
       '--cache',
@@ -122,6 +123,93 @@ function command(s, { dataDir, ports, external = false }) {
       : {}),
   };
 }
+
+/** geth's well-known developer key (cmd/utils DeveloperKey): the account its dev genesis funds. Public knowledge. */
+const DEV_KEY = '0xb71c71a67e1177ad4e901695e1b4b9ee17ae16c6668d313eac2f96dbcda3f291';
+const NETWORK_ID = '1337'; // the dev chain's, kept for the network's genesis
+
+/** A network member's flags: the network's id, its node key, the engine API's secret; full sync of what peers hold. */
+function memberArgs({ nodeKeyHex, jwtFile }) {
+  return ['--networkid', NETWORK_ID, '--syncmode', 'full', '--nodekeyhex', nodeKeyHex, '--authrpc.jwtsecret', jwtFile];
+}
+
+/**
+ * A network node beside the node under test: a small cache, admin (chainperf peers it) and txpool over HTTP on
+ * 127.0.0.1, no WebSocket. It builds blocks when the network's driver asks (recommit often: a block time can be 1 s).
+ * @param {import('../contracts').Scenario} s
+ * @param {import('../contracts').Where} where
+ * @returns {import('../contracts').Command}
+ */
+function peerCommand(s, { dataDir, ports, network }) {
+  if (!network) throw new Error('peerCommand: a network member needs its node key and the engine secret');
+  return {
+    args: [
+      ...memberArgs(network),
+      '--datadir',
+      dataDir,
+      '--cache',
+      '64',
+      '--maxpeers',
+      '50',
+      '--db.engine',
+      s.DB_ENGINE,
+      '--http',
+      '--http.addr',
+      '127.0.0.1',
+      '--http.port',
+      String(ports.rpc),
+      '--http.api',
+      'eth,net,web3,admin,txpool',
+      '--metrics',
+      '--metrics.addr',
+      '127.0.0.1',
+      '--metrics.port',
+      String(ports.metrics),
+      '--port',
+      String(ports.p2p),
+      '--authrpc.port',
+      String(ports.auth),
+      '--authrpc.addr',
+      '127.0.0.1',
+      '--miner.gasprice',
+      '1',
+      '--miner.recommit',
+      '200ms',
+      '--ipcdisable',
+      '--nodiscover',
+    ],
+    rpcUrl: `http://127.0.0.1:${ports.rpc}`,
+    metrics: { target: `127.0.0.1:${ports.metrics}`, path: '/debug/metrics/prometheus' },
+  };
+}
+
+/** @type {import('../contracts').NetworkPeer} */
+const network = {
+  protocol: 'devp2p (eth/68 and eth/69, static peers, no discovery)',
+  devKey: DEV_KEY,
+  /** geth's dev genesis (geth --dev dumpgenesis) with the developer account funded, as --dev funds it. */
+  writeGenesis(bin, file) {
+    const genesis = JSON.parse(execFileSync(bin, ['--dev', 'dumpgenesis'], { encoding: 'utf8' }));
+    const dev = new ethers.Wallet(DEV_KEY).address.toLowerCase().slice(2);
+    genesis.alloc[dev] = { balance: `0x${((1n << 256n) - 9n).toString(16)}` };
+    fs.writeFileSync(file, JSON.stringify(genesis));
+  },
+  init(bin, dataDir, genesisFile, dbEngine) {
+    execFileSync(bin, ['init', '--datadir', dataDir, '--db.engine', dbEngine, genesisFile], { stdio: 'pipe' });
+  },
+  enode(nodeKeyHex, port) {
+    const pub = new ethers.SigningKey(`0x${nodeKeyHex}`).publicKey.slice(4); // uncompressed, without its 04 prefix
+    return `enode://${pub}@127.0.0.1:${port}`;
+  },
+  peerCommand,
+  /** geth's meters: p2p bytes, and transactions delivered by peers (broadcast, or fetched after an announcement). */
+  counters: {
+    p2pIn: 'p2p_ingress',
+    p2pOut: 'p2p_egress',
+    gossipIn: ['eth_fetcher_transaction_broadcasts_in', 'eth_fetcher_transaction_replies_in'],
+    gossipKnown: ['eth_fetcher_transaction_broadcasts_known', 'eth_fetcher_transaction_replies_known'],
+  },
+};
 
 /** The container's ports: the ones compose/node-geth.yml publishes and Prometheus scrapes. */
 const CONTAINER_PORTS = { rpc: 8545, ws: 8546, metrics: 6060, p2p: 30303, auth: 8551 };
@@ -176,6 +264,7 @@ const client = {
   binaryVersion,
   command,
   image,
+  network,
 };
 
 module.exports = client;

@@ -25,7 +25,14 @@ const { PERF_HZ, nodeHostPid, renderFlamegraph, startPerf, startPprof, tryRead }
  * and which profiler serves. Kills a profiler still running at teardown.
  */
 async function prepareWindowHooks(s, stack, { tools, log }) {
-  const hooks = { perCore: null, profiler: null, windows: [], active: new Set() };
+  // NETWORK_NODES: the network's own window hook (src/network/watch.js), passed in by the runtime on the stack
+  const hooks = {
+    perCore: null,
+    profiler: null,
+    network: stack.network ? stack.network.watch : null,
+    windows: [],
+    active: new Set(),
+  };
   const pid = await nodeHostPid(s, stack);
   // The host runtime's node group, or the compose node container's cgroup (found from its main process).
   let file = null;
@@ -122,6 +129,7 @@ function startWindowHooks({ stack, name, window, reportDir }) {
       if (r) reads.push(r);
     }, 1000);
   }
+  const net = hooks.network ? hooks.network.windowHook() : null;
   let prof = null;
   if (hooks.profiler) {
     fs.mkdirSync(path.join(reportDir, 'profile'), { recursive: true });
@@ -135,6 +143,7 @@ function startWindowHooks({ stack, name, window, reportDir }) {
     cancel() {
       clearInterval(timer);
       if (prof) prof.cancel();
+      if (net) net.cancel();
     },
     async stop() {
       const last = hooks.perCore ? tryRead(hooks.perCore.file) : null; // first: it belongs to the end edge
@@ -145,6 +154,7 @@ function startWindowHooks({ stack, name, window, reportDir }) {
         out.per_core_series = perSecond([...reads, last]);
       }
       if (prof) out.profile = await finishProfile(hooks, prof, { name, reportDir });
+      if (net) out.network = await net.stop();
       return out;
     },
   };

@@ -103,6 +103,16 @@ async function addPrometheusCheck(node, { stack, runId, w, signal, name, warning
   }
 }
 
+/** NETWORK_NODES: the node's peer-to-peer bytes per request answered in the window. */
+function networkPerRequest(net, requestsOk) {
+  if (net.p2p_in_bytes === undefined || !requestsOk) return net;
+  return {
+    ...net,
+    p2p_in_bytes_per_request: Number((net.p2p_in_bytes / requestsOk).toFixed(2)),
+    p2p_out_bytes_per_request: Number((net.p2p_out_bytes / requestsOk).toFixed(2)),
+  };
+}
+
 function nodeRecord(m, stack, { cpu, cpuWindow, resources }, samples) {
   const node = {
     cpu_source: {
@@ -116,6 +126,7 @@ function nodeRecord(m, stack, { cpu, cpuWindow, resources }, samples) {
   };
   if (cpuWindow) node.cpu_window = cpuWindow;
   if (m.explained.per_core) node.per_core = m.explained.per_core;
+  if (m.explained.network) node.network = networkPerRequest(m.explained.network, samples.ok);
   const steal = stealBetween(m.stealStart, m.stealEnd, m.stealCpus);
   if (steal) node.steal = steal;
   addCpuCheck(node, m, stack, cpu, cpuWindow);

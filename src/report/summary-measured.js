@@ -4,6 +4,7 @@
 // the stack, repetitions, a saturation search and PROFILE=methods.
 
 const { perCoreLine } = require('./profile');
+const { networkLines } = require('./network');
 const { workloadLines } = require('./workloads');
 const generators = require('../workload/generators');
 const { chainOf, mib, ms, num } = require('./format');
@@ -116,6 +117,7 @@ function measuredLines(run) {
     '',
     ...windowLines(run),
     ...nodeLines(run),
+    ...networkLines(run),
     ...generatorLines(run),
     ...(chainOf(run).reportLines ? chainOf(run).reportLines(run) : []),
     ...workloadLines(run),

@@ -14,12 +14,13 @@ const { cgroupSource, pidSource } = require('../measure/cpu');
 const { ensurePrometheus, prometheusVersion } = require('../install/prometheus');
 const { startPrometheus } = require('./prometheus');
 const { freePort, freePorts } = require('../util/net');
-const { rpcCall } = require('../util/rpc');
+const { blockTicker } = require('./block-ticker');
 const { attachTeardown } = require('./teardown');
 const { applyHostLimits, blockDeviceOf, oomKills } = require('./limits');
 const { enableIoCounting, cgroupIoSource } = require('../measure/io');
 const { restoreHostState } = require('../state/restore');
 const { processId } = require('../util/proc');
+const { prepareNetwork, startNetwork } = require('../network/host-network');
 
 /** "0-2" style list of cpus [from, to). */
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
@@ -168,6 +169,30 @@ async function startHostPrometheus(stack, { promBin, workDir, runId, cmd, signal
   log(`Prometheus ${stack.prometheus.version} at ${prom.url} scraping ${cmd.metrics.target}`);
 }
 
+/** Starts the node under test in its group, from the chain's preparation (a chain spec) and the network's. */
+async function startHostNode(
+  stack,
+  s,
+  { client, bin, version, workDir, dataDir, ports, group, nodeCpus, network, log },
+) {
+  // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
+  const chain = chains[s.CHAIN];
+  const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client, state: stack.state }) : {};
+  if (prepared.source) stack.client.chain_spec = prepared.source;
+  const cmd = client.command(s, { dataDir, ports, ...prepared, ...(network ? { network: network.member } : {}) });
+  const nodeLog = path.join(workDir, 'node.log');
+  const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', nodeCpus, bin, ...cmd.args];
+  log(`starting ${s.CLIENT} ${version} on cpus ${nodeCpus}: ${path.basename(bin)} ${cmd.args.join(' ')}`);
+  // NODE_PROFILE=cpu: what the client needs for perf to name its frames (a Node.js process: its JIT map).
+  const spawnOpts =
+    s.NODE_PROFILE === 'cpu' && client.profileEnv ? { env: { ...process.env, ...client.profileEnv } } : {};
+  const child = runNodeProcess(stack, { group, argv, spawnOpts, nodeLog })();
+  stack.nodeLog = nodeLog;
+  stack.nodeDataDir = dataDir; // COLD=yes evicts it from the page cache
+  describeHostNode(stack, { s, client, cmd, group, child, nodeCpus, log });
+  return cmd;
+}
+
 /**
  * @param {import('../contracts').Scenario} s
  * @param {import('../contracts').RuntimeContext} ctx
@@ -205,22 +230,23 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
     const group = hostGroups(stack, { runId, nodeCpus, generatorCpus, ncpu, log });
     const ports = await freePorts(['rpc', 'ws', 'metrics', 'p2p', 'auth', 'pprof']);
     const dataDir = await prepareHostData(stack, s, group, { bin, version, workDir, log, signal });
-    // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
-    const chain = chains[s.CHAIN];
-    const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client, state: stack.state }) : {};
-    if (prepared.source) stack.client.chain_spec = prepared.source;
-    const cmd = client.command(s, { dataDir, ports, ...prepared });
-    const nodeLog = path.join(workDir, 'node.log');
-    const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', nodeCpus, bin, ...cmd.args];
-    log(`starting ${s.CLIENT} ${version} on cpus ${nodeCpus}: ${path.basename(bin)} ${cmd.args.join(' ')}`);
-    // NODE_PROFILE=cpu: what the client needs for perf to name its frames (a Node.js process: its JIT map).
-    const spawnOpts =
-      s.NODE_PROFILE === 'cpu' && client.profileEnv ? { env: { ...process.env, ...client.profileEnv } } : {};
-    const child = runNodeProcess(stack, { group, argv, spawnOpts, nodeLog })();
-    stack.nodeLog = nodeLog;
-    stack.nodeDataDir = dataDir; // COLD=yes evicts it from the page cache
-    describeHostNode(stack, { s, client, cmd, group, child, nodeCpus, log });
-
+    // NETWORK_NODES: the node under test joins a local network instead of sealing a dev chain of its own.
+    const network = s.NETWORK_NODES > 0 ? prepareNetwork(s, { client, bin, workDir, dataDir }) : null;
+    const cmd = await startHostNode(stack, s, {
+      client,
+      bin,
+      version,
+      workDir,
+      dataDir,
+      ports,
+      group,
+      nodeCpus,
+      network,
+      log,
+    });
+    const networkCpus = generatorCpus || cpuList(0, ncpu); // away from the node's cores where there are others
+    if (network)
+      await startNetwork(s, stack, { client, bin, prepared: network, runId, cpus: networkCpus, ports, log, signal });
     if (!cmd.metrics) {
       log(`${s.CLIENT} exports no metrics: no Prometheus beside it`);
       return stack;
@@ -231,36 +257,6 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
     await stack.teardown();
     throw err;
   }
-}
-
-/**
- * A client that builds blocks only when asked (chopsticks) is asked every
- * `periodS` seconds, so its head advances like a dev node's. Calls before the
- * node listens fail quietly. Returns the function that stops it.
- */
-function blockTicker(rpcUrl, method, periodS, log) {
-  const url = rpcUrl.replace(/^ws(s?):/, 'http$1:');
-  let stopped = false;
-  let busy = false;
-  let built = 0;
-  const timer = setInterval(async () => {
-    if (busy || stopped) return;
-    busy = true;
-    try {
-      await rpcCall(url, method, [], { timeoutMs: 30000 });
-      built++;
-    } catch {
-      // not listening yet, or stopping
-    } finally {
-      busy = false;
-    }
-  }, periodS * 1000);
-  log(`${method} every ${periodS} s, so the dev chain's head advances`);
-  return () => {
-    stopped = true;
-    clearInterval(timer);
-    log(`${method}: ${built} blocks built on request`);
-  };
 }
 
 module.exports = { startHost, cpuList, blockTicker };

@@ -102,6 +102,20 @@ const KEYS = {
     default: 50,
     doc: 'Maximum peers (geth, erigon --maxpeers; besu --max-peers; nethermind --Network.MaxActivePeers; reth --max-outbound-peers and --max-inbound-peers, Substrate --out-peers and --in-peers: PEERS split in two, the larger half inbound). A dev chain has no peers to connect to. anvil has no networking and refuses it when set.',
   },
+  NETWORK_NODES: {
+    type: 'int',
+    min: 0,
+    max: 64,
+    default: 0,
+    doc: "More nodes of the same client beside the node under test, forming a local network with it (host runtime, geth): they peer with it through the client's own protocol (devp2p, static peers, no discovery), in their own cgroup on the cores the node does not use, and get their blocks every DEV_BLOCK_TIME_S from chainperf's engine-API driver, which stands in for a consensus client (docs/network.md). 0: a lone dev chain with no peers.",
+  },
+  NETWORK_TPS: {
+    type: 'number',
+    min: 0,
+    max: 10000,
+    default: null,
+    doc: 'Signed transfers per second entering the network through the other nodes (never through the node under test, which receives them by gossip). Default: 2 with NETWORK_NODES, 0 without.',
+  },
   CORES: {
     type: 'int',
     min: 1,

@@ -16,6 +16,7 @@ const { ROOT, WORKLOADS_DIR } = require('../util/paths');
 const { listWorkloads } = require('./values');
 const { builtInDefaults, chooseRuntime, defaultLayers, rawSettings, typedSettings } = require('./defaults');
 const { crossCheck } = require('./checks');
+const { networkDefaults, networkWarning } = require('./network-checks');
 
 /**
  * @param {string} file scenario path
@@ -36,9 +37,11 @@ function resolveScenario(file, opts = {}) {
     values[key] = value;
     sources[key] = where;
   }
+  networkDefaults(values, sources);
   const warnings = [
     capInstanceCores(values, sources, cpuCount),
     memoryWarning(values, sources, opts.totalMemoryBytes),
+    networkWarning(values),
   ].filter(Boolean);
   if (!values.NAME) values.NAME = path.basename(file).replace(/\.env$/, '');
   chooseRuntime(values, sources, client, opts);

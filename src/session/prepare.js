@@ -34,6 +34,7 @@ async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onSt
   // NODE_PROFILE and per-core reads at each window's edges
   await prepareWindowHooks(s, stack, { tools: profileTools, log });
   run.node = runtime.nodeRecord(stack);
+  if (stack.network) run.network = stack.network.record(); // NETWORK_NODES: the network around the node
   if (stack.limits) run.node.limits = stack.limits; // MEMORY_MB and DISK_* as applied (runtime/limits.js)
   if (stack.compose)
     run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };
@@ -58,7 +59,7 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
       transfers: s.HISTORY_TRANSFERS,
       calls: s.HISTORY_CONTRACT_CALLS,
       seed: s.SEED,
-      devKey: clients[s.CLIENT].devKey,
+      devKey: stack.devKey || clients[s.CLIENT].devKey, // a network member has no unlocked account
       signal,
       log,
       rpc,

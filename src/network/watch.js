@@ -1,0 +1,143 @@
+// @ts-check
+'use strict';
+// What the node under test sees of its network, read from the node itself:
+// its peer count (net_peerCount) every PEER_EVERY_MS and at each window's
+// edges, and its own counters at the edges (bytes in and out over
+// peer-to-peer, transactions delivered by peers). Network nodes that exit are
+// noted with the instant, whichever phase of the run they exit in.
+
+const { rpcCall } = require('../util/rpc');
+const { median } = require('../stats');
+
+const PEER_EVERY_MS = 2000;
+
+/** The sum of the named counters in a Prometheus text page (a missing one counts 0, and is named in `missing`). */
+function sumCounters(text, names, missing) {
+  let sum = 0;
+  for (const name of names) {
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+(\\S+)`, 'm').exec(text);
+    if (m) sum += Number(m[1]);
+    else missing.add(name);
+  }
+  return sum;
+}
+
+/** Reads the node's network counters from its metrics page (null without one); names it lacks go into `missing`. */
+function counterReader(metricsUrl, counters, missing) {
+  return async () => {
+    if (!metricsUrl) return null;
+    const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
+    return {
+      at_ms: Date.now(),
+      p2p_in: sumCounters(text, [counters.p2pIn], missing),
+      p2p_out: sumCounters(text, [counters.p2pOut], missing),
+      gossip_in: sumCounters(text, counters.gossipIn, missing),
+      gossip_known: sumCounters(text, counters.gossipKnown, missing),
+    };
+  };
+}
+
+/** The window's record from the counters at its edges (a, b; null when unread) and the peer counts inside it. */
+function windowRecord({ a, b, peerCounts, counters, missing }) {
+  const names = [counters.p2pIn, counters.p2pOut, ...counters.gossipIn, ...counters.gossipKnown];
+  return {
+    peers: {
+      min: peerCounts.length ? Math.min(...peerCounts) : null,
+      median: peerCounts.length ? median(peerCounts) : null,
+      max: peerCounts.length ? Math.max(...peerCounts) : null,
+      samples: peerCounts.length,
+      source: `net_peerCount of the node, at the window's edges and every ${PEER_EVERY_MS / 1000} s`,
+    },
+    ...(a && b
+      ? {
+          p2p_in_bytes: b.p2p_in - a.p2p_in,
+          p2p_out_bytes: b.p2p_out - a.p2p_out,
+          gossip_transactions_in: b.gossip_in - a.gossip_in,
+          gossip_transactions_known: b.gossip_known - a.gossip_known,
+          counters_source: `the node's metrics (${names.join(', ')}), read at ${new Date(a.at_ms).toISOString()} and ${new Date(b.at_ms).toISOString()}`,
+        }
+      : {}),
+    ...(missing.size ? { counters_missing: [...missing] } : {}),
+  };
+}
+
+/**
+ * @param {{rpcUrl: string, metricsUrl: string|null,
+ *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
+ *   peers: {name: string, child: import('node:child_process').ChildProcess}[],
+ *   driver: {stats: {blocks: number, transactions: number, failures: Object<string, number>, last_error: string|null}},
+ *   log: (m: string) => void}} o
+ */
+function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, log }) {
+  /** @type {{at_ms: number, peers: number}[]} */
+  const samples = [];
+  const missing = new Set();
+  let stopped = false;
+  const readPeers = async () => {
+    const at = Date.now();
+    const n = Number(await rpcCall(rpcUrl, 'net_peerCount', [], { timeoutMs: 2000 }));
+    samples.push({ at_ms: at, peers: n });
+  };
+  const timer = setInterval(() => readPeers().catch(() => {}), PEER_EVERY_MS);
+  /** Network nodes that exited before the network was stopped. */
+  const lost = [];
+  for (const p of peers)
+    p.child.on('exit', (code, signal) => {
+      if (stopped) return;
+      lost.push({ node: p.name, pid: p.child.pid, at_ms: Date.now(), code, signal });
+      log(`network: ${p.name} (pid ${p.child.pid}) exited (${signal || `status ${code}`})`);
+    });
+  const readCounters = counterReader(metricsUrl, counters, missing);
+  // A read that fails (the node went away) leaves its figures out; the window's own checks say why.
+  const readEdge = () => Promise.all([readCounters().catch(() => null), readPeers().catch(() => null)]);
+
+  const watch = {
+    /** @type {null|{stats: {sent: number, failed: number}}} */
+    feed: null,
+    /** A measured window's hook: started at its start edge, stopped at its end edge. */
+    windowHook() {
+      const start = { at_ms: Date.now(), blocks: driver.stats.blocks, included: driver.stats.transactions };
+      const sentAtStart = watch.feed ? watch.feed.stats.sent : 0;
+      const first = readEdge();
+      return {
+        cancel() {},
+        async stop() {
+          const [[a], [b]] = [await first, await readEdge()];
+          const end = Date.now();
+          const peerCounts = samples.filter((x) => x.at_ms >= start.at_ms && x.at_ms <= end).map((x) => x.peers);
+          return {
+            ...windowRecord({ a, b, peerCounts, counters, missing }),
+            blocks: driver.stats.blocks - start.blocks,
+            transactions_included: driver.stats.transactions - start.included,
+            transactions_sent: watch.feed ? watch.feed.stats.sent - sentAtStart : 0,
+            nodes_lost: lost.filter((x) => x.at_ms <= end),
+          };
+        },
+      };
+    },
+    /** What went wrong in the network over the run, for the run's warnings. */
+    problems: () => problems(lost, driver, watch.feed),
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+  return watch;
+}
+
+/** Network nodes lost, blocks a node did not take, transactions refused: the run's warnings. */
+function problems(lost, driver, feed) {
+  const out = lost.map(
+    (x) => `network node ${x.node} exited at ${new Date(x.at_ms).toISOString()} (${x.signal || `status ${x.code}`})`,
+  );
+  const failed = Object.entries(driver.stats.failures);
+  if (failed.length)
+    out.push(
+      `the engine-API driver could not hand blocks to ${failed.map(([n, k]) => `${n} (${k} times)`).join(', ')}; last error: ${driver.stats.last_error}`,
+    );
+  if (feed && feed.stats.failed)
+    out.push(`${feed.stats.failed} of the network's transactions were refused by the node they were sent to`);
+  return out;
+}
+
+module.exports = { startNetworkWatch, sumCounters, windowRecord };

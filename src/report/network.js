@@ -1,0 +1,29 @@
+'use strict';
+// NETWORK_NODES in summary.md: the network around the node and what the node
+// saw of it during the window (its peers, its peer-to-peer bytes, the
+// transactions that reached it by gossip).
+
+const { num } = require('./format');
+
+/** The summary's lines for run.network and the window's node.network (none without a network). */
+function networkLines(run) {
+  const net = run.network;
+  const w = run.node && run.node.network;
+  if (!net) return [];
+  const lines = [
+    `- Network: ${net.nodes} more nodes of the same client beside the node (${net.protocol}; on cpus ${net.cpus}, their CPU not counted as the node's), blocks ${net.blocks}; ${net.tps} transfers per second sent through the other nodes.`,
+  ];
+  if (!w) return lines;
+  lines.push(
+    `- Peers during the window (${w.peers.source}): min ${w.peers.min}, median ${num(w.peers.median, 1)}, max ${w.peers.max} over ${w.peers.samples} reads.`,
+  );
+  if (w.p2p_in_bytes !== undefined)
+    lines.push(
+      `- Peer to peer in the window: ${w.p2p_in_bytes} bytes in, ${w.p2p_out_bytes} out (${num(w.p2p_in_bytes_per_request, 2)} and ${num(w.p2p_out_bytes_per_request, 2)} per request); ${w.gossip_transactions_in} transactions received by gossip, ${w.gossip_transactions_known} of them already known; the network sent ${w.transactions_sent} and built ${w.blocks} blocks holding ${w.transactions_included}.`,
+    );
+  for (const x of w.nodes_lost || [])
+    lines.push(`- **Network node ${x.node} exited during the window** at ${new Date(x.at_ms).toISOString()}.`);
+  return lines;
+}
+
+module.exports = { networkLines };

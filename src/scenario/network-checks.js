@@ -1,0 +1,51 @@
+'use strict';
+// NETWORK_NODES and NETWORK_TPS: their derived default, what a scenario may
+// ask of a local network (a client that can join one, a runtime that starts
+// one), and the warning when PEERS cannot be reached on a network this small.
+
+/** NETWORK_TPS left unset: 2 per second on a network, none without one. */
+function networkDefaults(values, sources) {
+  if (values.NETWORK_TPS !== null) return;
+  values.NETWORK_TPS = values.NETWORK_NODES > 0 ? 2 : 0;
+  sources.NETWORK_TPS = `default (${values.NETWORK_NODES > 0 ? 'a network' : 'no network'})`;
+}
+
+/** What a network needs, refused before anything starts. */
+function networkChecks(v, { client, given, at }, errors) {
+  if (!(v.NETWORK_NODES > 0)) {
+    if (given.NETWORK_TPS && v.NETWORK_TPS > 0)
+      errors.push(
+        `${at('NETWORK_TPS')}: NETWORK_TPS: transactions enter through the network's nodes; set NETWORK_NODES`,
+      );
+    return;
+  }
+  const where = at('NETWORK_NODES');
+  if (client.kind && client.kind !== 'node')
+    errors.push(`${where}: NETWORK_NODES: ${v.CLIENT} is a ${client.kind} without peer-to-peer networking`);
+  else if (!client.network)
+    errors.push(
+      `${where}: NETWORK_NODES: ${v.CLIENT} cannot join a local network yet (geth can: a client takes part through its network hooks, docs/network.md)`,
+    );
+  if (v.RUNTIME === 'attach')
+    errors.push(`${where}: NETWORK_NODES: RUNTIME=attach measures a node chainperf did not start, in its own network`);
+  else if (v.RUNTIME !== 'host')
+    errors.push(
+      `${where}: NETWORK_NODES: the network starts in the host runtime only, for now (RUNTIME is ${v.RUNTIME})`,
+    );
+  if (v.STATE !== 'dev')
+    errors.push(
+      `${where}: NETWORK_NODES: not yet with a STATE profile (STATE=${v.STATE}); the network starts from the dev genesis`,
+    );
+}
+
+/** PEERS the network cannot give, or none at all: said before the run, which goes on. */
+function networkWarning(v) {
+  if (!(v.NETWORK_NODES > 0)) return null;
+  if (v.PEERS === 0)
+    return 'PEERS=0: the node refuses every peer, so no transaction reaches it by gossip; it still gets its blocks from the engine-API driver';
+  if (v.PEERS > v.NETWORK_NODES)
+    return `PEERS=${v.PEERS} but the network has ${v.NETWORK_NODES} other nodes: the node will have at most ${v.NETWORK_NODES} peers`;
+  return null;
+}
+
+module.exports = { networkDefaults, networkChecks, networkWarning };

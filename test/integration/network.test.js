@@ -1,0 +1,113 @@
+'use strict';
+// NETWORK_NODES=3 on the host runtime with real geth nodes: the node under
+// test peers with them over devp2p, gets its blocks through the engine API
+// like every member, receives the network's transactions by gossip, and its
+// CPU still agrees with an independent /proc reading of its own process. One
+// network node is killed inside the window: the run reports which and when.
+
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { startRun, watchCpu, processesWith, readRun } = require('./harness');
+const { schemaErrors, ROOT } = require('../helpers');
+
+const RUN = {
+  NETWORK_NODES: '3',
+  PEERS: '6', // geth admits PEERS less a third of it as inbound peers; the network nodes dial in
+  NETWORK_TPS: '5',
+  DURATION_S: '12',
+  WARMUP_S: '2',
+  IDLE_S: '3',
+  HISTORY_TRANSFERS: '30',
+  HISTORY_CONTRACT_CALLS: '16',
+};
+
+/** The run's geth processes: the node under test (its data in node-data) and network node i (network/node-i). */
+const gethProcess = (tmp, re) => processesWith(tmp).find((x) => re.test(x.cmd) && !x.cmd.startsWith('sh '));
+const NODE = /\bgeth --networkid .*--datadir \S+\/node-data /;
+
+describe('NETWORK_NODES=3: geth among three peers, on the host runtime', () => {
+  let res;
+  let run;
+  let nodeCmd = null;
+  let killedAt = null;
+  let tmp;
+  let cpuWatch;
+
+  before(async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), RUN);
+    tmp = r.tmp;
+    cpuWatch = watchCpu(() => {
+      const p = gethProcess(tmp, NODE);
+      if (p) nodeCmd = p.cmd;
+      return p ? p.pid : null;
+    });
+    await r.waitFor(/measure: measuring for \d+ s from \S+ /);
+    const start = Date.parse(/measure: measuring for \d+ s from (\S+) /.exec(r.stderrText())[1]);
+    await new Promise((resolve) => setTimeout(resolve, start + 5000 - Date.now()));
+    const victim = gethProcess(tmp, /\bgeth --networkid .*\/network\/node-3 /);
+    if (victim) {
+      process.kill(victim.pid, 'SIGKILL');
+      killedAt = Date.now();
+    }
+    res = await r.done;
+    cpuWatch.stop();
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it('exits 0 with a valid run.json that describes the network', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.network.nodes, 3);
+    assert.equal(run.network.tps, 5);
+    assert.match(run.network.protocol, /devp2p/);
+    assert.notEqual(run.network.cpus, run.node.cpus, "the network nodes run on other cores than the node's");
+  });
+
+  it('the node under test is a network member, not a dev chain of its own', () => {
+    assert.ok(nodeCmd, 'the node under test was seen running');
+    assert.ok(!/ --dev /.test(nodeCmd), nodeCmd);
+    assert.match(nodeCmd, /--networkid 1337 /);
+    assert.match(nodeCmd, /--maxpeers 6 /);
+  });
+
+  it('has at least 2 peers through the whole window, by its own net_peerCount', () => {
+    const p = run.node.network.peers;
+    assert.ok(p.samples >= 5, `${p.samples} peer reads`);
+    assert.ok(p.min >= 2, JSON.stringify(p));
+    assert.equal(p.max, 3, JSON.stringify(p));
+  });
+
+  it('receives transactions by gossip and moves peer-to-peer bytes in the window', () => {
+    const n = run.node.network;
+    assert.ok(n.gossip_transactions_in > 0, JSON.stringify(n));
+    assert.ok(n.p2p_in_bytes > 0 && n.p2p_out_bytes > 0, JSON.stringify(n));
+    assert.ok(n.transactions_sent > 0 && n.blocks >= 8, JSON.stringify(n));
+    assert.ok(n.p2p_in_bytes_per_request > 0);
+  });
+
+  it("node CPU agrees within 3% with /proc of the node's own process: the network nodes are not counted", () => {
+    const w = run.node.cpu_window;
+    const independent = cpuWatch.cpuAt(w.end_ms) - cpuWatch.cpuAt(w.start_ms);
+    const measured = run.node.cpu_total_s;
+    assert.ok(Math.abs(independent - measured) / measured < 0.03, `chainperf ${measured} s, /proc ${independent} s`);
+  });
+
+  it('a network node killed in the window is named, with when, in the record and the warnings', () => {
+    assert.ok(killedAt, 'network-3 was found and killed');
+    const lost = run.node.network.nodes_lost;
+    assert.equal(lost.length, 1, JSON.stringify(lost));
+    assert.equal(lost[0].node, 'network-3');
+    assert.equal(lost[0].signal, 'SIGKILL');
+    assert.ok(Math.abs(lost[0].at_ms - killedAt) < 2000);
+    assert.ok(
+      run.warnings.some((w) => /network node network-3 exited/.test(w)),
+      run.warnings.join('\n'),
+    );
+    assert.equal(run.node.network.peers.min, 2, 'the peer count dropped by one');
+  });
+
+  it('leaves no process behind', () => {
+    assert.deepEqual(processesWith(tmp), []);
+  });
+});

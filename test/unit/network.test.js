@@ -1,0 +1,204 @@
+'use strict';
+// The local network's parts without a node: the engine API's token, the
+// driver's calls against a stand-in engine endpoint, the window's record from
+// known counters, geth's member flags and enode, and the scenario's checks.
+
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const http = require('node:http');
+const { jwtToken, startEngineDriver } = require('../../src/network/engine-driver');
+const { sumCounters, windowRecord } = require('../../src/network/watch');
+const geth = require('../../src/clients/geth');
+const { resolveScenario } = require('../../src/scenario/resolve');
+const { tmpDir, writeScenario } = require('../helpers');
+
+const SECRET = 'aa'.repeat(32);
+
+/** An engine endpoint: records each call's method, params and token; answer(method) gives the result or throws. */
+function fakeEngine(name, answer, calls) {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const { method, params } = JSON.parse(body);
+      calls.push({ node: name, method, params, auth: req.headers.authorization });
+      try {
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: answer(method, params) }));
+      } catch (err) {
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: err.message } }));
+      }
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` })),
+  );
+}
+
+describe('the engine API driver (the consensus-client stand-in)', () => {
+  it("signs an HS256 token over iat with the secret, as the engine API's authentication asks", () => {
+    const token = jwtToken(SECRET, 1700000000);
+    const [head, body, sig] = token.split('.');
+    assert.deepEqual(JSON.parse(Buffer.from(head, 'base64url').toString()), { alg: 'HS256', typ: 'JWT' });
+    assert.deepEqual(JSON.parse(Buffer.from(body, 'base64url').toString()), { iat: 1700000000 });
+    const expected = crypto.createHmac('sha256', Buffer.from(SECRET, 'hex')).update(`${head}.${body}`).digest();
+    assert.equal(sig, expected.toString('base64url'));
+  });
+
+  it('asks the producer for a payload, then hands it to every node with its head; a failing follower is counted', async () => {
+    const calls = [];
+    let n = 0;
+    const block = () => ({
+      executionPayload: {
+        blockHash: `0x${String(n).padStart(64, '0')}`,
+        blockNumber: '0x1',
+        timestamp: '0x10',
+        transactions: ['0xaa'],
+      },
+      executionRequests: [],
+    });
+    const producer = await fakeEngine(
+      'producer',
+      (m) => {
+        if (m === 'engine_forkchoiceUpdatedV3') return { payloadStatus: { status: 'VALID' }, payloadId: `0x0${++n}` };
+        if (m === 'engine_getPayloadV5') return block();
+        return { status: 'VALID' };
+      },
+      calls,
+    );
+    const follower = await fakeEngine(
+      'follower',
+      () => ({ status: 'VALID', payloadStatus: { status: 'VALID' } }),
+      calls,
+    );
+    const broken = await fakeEngine(
+      'broken',
+      () => {
+        throw new Error('unknown ancestor');
+      },
+      calls,
+    );
+    const driver = startEngineDriver({
+      nodes: [
+        { name: 'producer', authUrl: producer.url },
+        { name: 'follower', authUrl: follower.url },
+        { name: 'broken', authUrl: broken.url },
+      ],
+      secretHex: SECRET,
+      head: `0x${'11'.repeat(32)}`,
+      headTimeS: 5,
+      periodS: 0.05,
+      feeRecipient: `0x${'00'.repeat(20)}`,
+      log: () => {},
+    });
+    while (driver.stats.blocks < 2) await new Promise((r) => setTimeout(r, 20));
+    await driver.stop();
+    for (const s of [producer, follower, broken]) s.server.close();
+
+    const first = calls[0];
+    assert.equal(first.node, 'producer');
+    assert.equal(first.method, 'engine_forkchoiceUpdatedV3');
+    assert.equal(first.params[0].headBlockHash, `0x${'11'.repeat(32)}`);
+    assert.ok(Number(first.params[1].timestamp) > 5, 'the payload is later than the head');
+    assert.deepEqual(first.params[1].withdrawals, []);
+    assert.match(first.auth, /^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    const follows = calls.filter((c) => c.node === 'follower').map((c) => c.method);
+    assert.deepEqual(follows.slice(0, 2), ['engine_newPayloadV4', 'engine_forkchoiceUpdatedV3']);
+    const head = calls.find((c) => c.node === 'follower' && c.method === 'engine_forkchoiceUpdatedV3');
+    assert.equal(head.params[1], null, 'a follower is told the head, not asked to build');
+    assert.ok(driver.stats.blocks >= 2);
+    assert.equal(driver.stats.transactions, driver.stats.blocks);
+    assert.equal(driver.stats.failures.broken, driver.stats.blocks);
+    assert.match(driver.stats.last_error, /broken: .*unknown ancestor/);
+  });
+});
+
+describe("the network's window record", () => {
+  const counters = { p2pIn: 'p2p_ingress', p2pOut: 'p2p_egress', gossipIn: ['a_in', 'b_in'], gossipKnown: ['a_known'] };
+
+  it('sums the named counters of a metrics page and names the missing ones', () => {
+    const missing = new Set();
+    const text = 'p2p_ingress 100\na_in 3\nb_in{x="y"} 4\n';
+    assert.equal(sumCounters(text, ['a_in', 'b_in'], missing), 7);
+    assert.equal(sumCounters(text, ['a_known'], missing), 0);
+    assert.deepEqual([...missing], ['a_known']);
+  });
+
+  it('gives the edges’ differences and the peer counts’ min, median and max', () => {
+    const a = { at_ms: 1000, p2p_in: 100, p2p_out: 50, gossip_in: 3, gossip_known: 1 };
+    const b = { at_ms: 11000, p2p_in: 1100, p2p_out: 250, gossip_in: 23, gossip_known: 6 };
+    const r = windowRecord({ a, b, peerCounts: [3, 2, 3, 3], counters, missing: new Set() });
+    assert.deepEqual(
+      [r.p2p_in_bytes, r.p2p_out_bytes, r.gossip_transactions_in, r.gossip_transactions_known],
+      [1000, 200, 20, 5],
+    );
+    assert.deepEqual([r.peers.min, r.peers.median, r.peers.max, r.peers.samples], [2, 3, 3, 4]);
+    assert.match(r.counters_source, /p2p_ingress, p2p_egress, a_in, b_in, a_known/);
+  });
+
+  it('leaves the byte figures out when an edge could not be read, rather than guess', () => {
+    const r = windowRecord({ a: null, b: null, peerCounts: [], counters, missing: new Set() });
+    assert.equal(r.p2p_in_bytes, undefined);
+    assert.equal(r.peers.min, null);
+  });
+});
+
+describe('geth as a network member', () => {
+  const s = { DEV_BLOCK_TIME_S: 1, DB_CACHE_MB: 1024, PEERS: 4, DB_ENGINE: 'pebble', NODE_PROFILE: 'none' };
+  const ports = { rpc: 1, ws: 2, metrics: 3, p2p: 4, auth: 5 };
+
+  it('drops --dev for the network id, its node key and the engine secret; PEERS is still --maxpeers', () => {
+    const args = geth.command(s, {
+      dataDir: '/d',
+      ports,
+      network: { nodeKeyHex: 'ab'.repeat(32), jwtFile: '/j' },
+    }).args;
+    assert.ok(!args.includes('--dev'));
+    const flag = (f) => args[args.indexOf(f) + 1];
+    assert.equal(flag('--networkid'), '1337');
+    assert.equal(flag('--nodekeyhex'), 'ab'.repeat(32));
+    assert.equal(flag('--authrpc.jwtsecret'), '/j');
+    assert.equal(flag('--maxpeers'), '4');
+    assert.ok(args.includes('--nodiscover'));
+    assert.ok(geth.command(s, { dataDir: '/d', ports }).args.includes('--dev'), 'a lone node stays a dev chain');
+  });
+
+  it('names a node by the public key of its node key (secp256k1: key 1 is the generator point)', () => {
+    const enode = geth.network.enode(`${'00'.repeat(31)}01`, 30303);
+    assert.equal(
+      enode,
+      'enode://79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8@127.0.0.1:30303',
+    );
+  });
+});
+
+describe('NETWORK_NODES in a scenario', () => {
+  let dir;
+  beforeEach(() => {
+    dir = tmpDir();
+  });
+  const resolve = (text) =>
+    resolveScenario(writeScenario(dir, 'n.env', text), { env: {}, cpuCount: 2, dockerEngine: null });
+
+  it('sends 2 transactions per second by default on a network, none without one', () => {
+    assert.equal(resolve('RUNTIME=host\nNETWORK_NODES=3\nPEERS=3\n').scenario.NETWORK_TPS, 2);
+    assert.equal(resolve('RUNTIME=host\n').scenario.NETWORK_TPS, 0);
+  });
+
+  it('warns when PEERS is above what the network can give, or 0', () => {
+    assert.match(resolve('RUNTIME=host\nNETWORK_NODES=3\nPEERS=50\n').warnings.join(), /at most 3 peers/);
+    assert.match(resolve('RUNTIME=host\nNETWORK_NODES=3\nPEERS=0\n').warnings.join(), /refuses every peer/);
+    assert.deepEqual(resolve('RUNTIME=host\nNETWORK_NODES=3\nPEERS=3\n').warnings, []);
+  });
+
+  it('refuses a client without networking, another runtime, a STATE profile and NETWORK_TPS alone, saying why', () => {
+    const errs = (text) => resolve(text).errors.join('\n');
+    assert.match(
+      errs('CLIENT=anvil\nRUNTIME=host\nNETWORK_NODES=2\n'),
+      /anvil is a development node without peer-to-peer/,
+    );
+    assert.match(errs('RUNTIME=compose\nNETWORK_NODES=2\n'), /host runtime only/);
+    assert.match(errs('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNETWORK_NODES=2\n'), /did not start/);
+    assert.match(errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\n'), /not yet with a STATE profile/);
+    assert.match(errs('RUNTIME=host\nNETWORK_TPS=5\n'), /set NETWORK_NODES/);
+  });
+});
