@@ -81,7 +81,7 @@ async function cpuFloor(cpus) {
   log(`machine floor: fixed CPU-bound work in ${CV_REPEAT} windows of ${CV_WINDOW_S} s on cpus ${cpus}`);
   const out = execFileSync(
     'taskset',
-    ['-c', cpus, process.execPath, path.join(__dirname, 'lib', 'cpu-floor.js'), String(CV_REPEAT), String(CV_WINDOW_S)],
+    ['-c', cpus, process.execPath, path.join(__dirname, 'cpu-floor.js'), String(CV_REPEAT), String(CV_WINDOW_S)],
     { encoding: 'utf8' },
   );
   const xs = JSON.parse(out).window_cpu_s;
