@@ -196,6 +196,7 @@ async function startNetwork(s, stack, o) {
     counters: net.counters,
     peers,
     driver: parts.driver,
+    group,
     log,
   });
   parts.watch = watch;

@@ -66,9 +66,10 @@ function windowRecord({ a, b, peerCounts, counters, missing }) {
  *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
  *   peers: {name: string, child: import('node:child_process').ChildProcess}[],
  *   driver: {stats: {blocks: number, transactions: number, failures: Object<string, number>, last_error: string|null}},
- *   log: (m: string) => void}} o
+ *   group?: {cpu: () => {total_s?: number}, memoryBytes: () => number|null}|null,
+ *   log: (m: string) => void}} o group: the network nodes' cgroup, for what the network itself costs
  */
-function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, log }) {
+function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group = null, log }) {
   /** @type {{at_ms: number, peers: number}[]} */
   const samples = [];
   const missing = new Set();
@@ -98,6 +99,7 @@ function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, log })
     windowHook() {
       const start = { at_ms: Date.now(), blocks: driver.stats.blocks, included: driver.stats.transactions };
       const sentAtStart = watch.feed ? watch.feed.stats.sent : 0;
+      const groupCpu = group ? group.cpu().total_s : null;
       const first = readEdge();
       return {
         cancel() {},
@@ -111,6 +113,13 @@ function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, log })
             transactions_included: driver.stats.transactions - start.included,
             transactions_sent: watch.feed ? watch.feed.stats.sent - sentAtStart : 0,
             nodes_lost: lost.filter((x) => x.at_ms <= end),
+            // what the network nodes themselves used meanwhile (their cgroup), none of it the node's
+            ...(group
+              ? {
+                  network_nodes_cpu_s: Number((group.cpu().total_s - groupCpu).toFixed(3)),
+                  network_nodes_memory_bytes: group.memoryBytes(),
+                }
+              : {}),
           };
         },
       };
