@@ -134,6 +134,8 @@ async function teardownBoth(sides) {
   for (const side of sides) {
     summarizeSideProfile(side);
     if (side.stack) {
+      // NETWORK_NODES: network nodes lost, blocks not handed over, transactions refused
+      if (side.stack.network) side.run.warnings.push(...side.stack.network.watch.problems());
       log(`${side.key}: tearing down`);
       await side.stack.teardown();
       for (const e of side.stack.teardownErrors || []) side.run.warnings.push(`teardown: ${e}`);

@@ -70,9 +70,12 @@ async function handOver(nodes, call, envelope, stats) {
   await Promise.all(
     nodes.map(async (node, i) => {
       try {
-        const status = await call(node, 'engine_newPayloadV4', [payload, [], ZERO32, requests]);
-        if (status.status === 'INVALID')
-          throw new Error(`block ${Number(payload.blockNumber)} invalid: ${status.validationError}`);
+        // A node joining by sync (headOnly) is told the head alone: it fetches what it lacks from its peers.
+        if (!node.headOnly) {
+          const status = await call(node, 'engine_newPayloadV4', [payload, [], ZERO32, requests]);
+          if (status.status === 'INVALID')
+            throw new Error(`block ${Number(payload.blockNumber)} invalid: ${status.validationError}`);
+        }
         await call(node, 'engine_forkchoiceUpdatedV3', [head, null]);
       } catch (err) {
         stats.failures[node.name] = (stats.failures[node.name] || 0) + 1;
@@ -85,11 +88,13 @@ async function handOver(nodes, call, envelope, stats) {
 }
 
 /**
- * Drives the network's blocks. nodes: [{name, authUrl}], the first one produces; head: the hash of the chain's
- * current head (the same on every node at start). Each tick takes the payload the producer built since the last one,
- * hands it to every node, and starts the next. Returns {stop, stats}: blocks, transactions in them, failures per node
- * and the last error, which the run reports.
- * @param {{nodes: {name: string, authUrl: string}[], secretHex: string, head: string, headTimeS: number,
+ * Drives the network's blocks. nodes: [{name, authUrl, headOnly?}], the first one produces; head: the hash of the
+ * chain's current head (the same on every node at start). Each tick takes the payload the producer built since the
+ * last one, hands it to every node, and starts the next. Returns {stop, join, stats, head}: join(node) adds a node
+ * (headOnly: told the head, and it syncs from its peers; later set headOnly false to hand it payloads); stats:
+ * blocks, transactions in them, failures per node and the last error, which the run reports.
+ * @param {{nodes: {name: string, authUrl: string, headOnly?: boolean}[], secretHex: string, head: string,
+ *   headTimeS: number,
  *   periodS: number, feeRecipient: string, log: (m: string) => void}} o
  */
 function startEngineDriver({ nodes, secretHex, head, headTimeS, periodS, feeRecipient, log }) {
@@ -135,6 +140,16 @@ function startEngineDriver({ nodes, secretHex, head, headTimeS, periodS, feeReci
   }, periodS * 1000);
   return {
     stats,
+    head: () => state.headBlockHash,
+    /** Adds a node; one that joins by sync is told the current head at once. */
+    async join(node) {
+      nodes.push(node);
+      if (node.headOnly) await call(node, 'engine_forkchoiceUpdatedV3', [state, null]);
+    },
+    /** A node that has synced gets every payload from now on. */
+    setFull(name) {
+      for (const n of nodes) if (n.name === name) n.headOnly = false;
+    },
     async stop() {
       stopped = true;
       clearInterval(timer);

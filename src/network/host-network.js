@@ -22,7 +22,8 @@ const { processId } = require('../util/proc');
 const { sleep } = require('../util/time');
 const { writeJwtSecret, startEngineDriver } = require('./engine-driver');
 const { fundSenders, startTxFeed } = require('./tx-feed');
-const { startNetworkWatch } = require('./watch');
+const { startNetworkWatch, counterReader } = require('./watch');
+const { syncFromNetwork } = require('./sync');
 
 const nodeKey = () => crypto.randomBytes(32).toString('hex');
 
@@ -140,13 +141,19 @@ async function startPeers(s, peers, { client, bin, prepared, group, cpus, nodeRp
   }
 }
 
-/** The engine-API driver over every node, the first network node producing. */
+/** The node under test as the driver knows it. */
+const nodeUnderTest = (authPort) => ({ name: 'node under test', authUrl: `http://127.0.0.1:${authPort}` });
+
+/**
+ * The engine-API driver over every node, the first network node producing. With SYNC=network the node under test
+ * is left out until it joins by sync (src/network/sync.js).
+ */
 async function driveBlocks(s, peers, { prepared, authPort, log }) {
   const genesis = await rpcCall(peers[0].rpcUrl, 'eth_getBlockByNumber', ['latest', false]);
   const driver = startEngineDriver({
     nodes: [
       ...peers.map((p) => ({ name: p.name, authUrl: p.authUrl })),
-      { name: 'node under test', authUrl: `http://127.0.0.1:${authPort}` },
+      ...(s.SYNC === 'network' ? [] : [nodeUnderTest(authPort)]),
     ],
     secretHex: fs.readFileSync(prepared.jwtFile, 'utf8'),
     head: genesis.hash,
@@ -169,6 +176,28 @@ async function feedTransactions(s, peers, { devKey, log, signal }) {
     `network: ${s.NETWORK_TPS} transfers per second enter through the network nodes, never through the node under test`,
   );
   return feed;
+}
+
+/**
+ * SYNC=network: the history is built on the network (through network-1), and syncNode() makes the node under test
+ * download the chain from its peers; the session calls it in place of the usual sync wait.
+ */
+function syncHooks(s, stack, { peers, driver, net, authPort, log, signal }) {
+  stack.historyUrl = peers[0].rpcUrl;
+  return {
+    syncNode: ({ timeoutS }) =>
+      syncFromNetwork({
+        nodeRpcUrl: stack.rpcUrl,
+        networkRpcUrl: peers[0].rpcUrl,
+        member: nodeUnderTest(authPort),
+        driver,
+        readCounters: counterReader(stack.node.metrics_url, net.counters, new Set()),
+        cpu: stack.cpu && stack.cpu.read && !stack.cpu.sampled ? stack.cpu : null,
+        timeoutS,
+        signal,
+        log,
+      }),
+  };
 }
 
 /**
@@ -206,6 +235,9 @@ async function startNetwork(s, stack, o) {
   stack.network = {
     nodes: peers,
     watch,
+    ...(s.SYNC === 'network'
+      ? syncHooks(s, stack, { peers, driver: parts.driver, net, authPort: o.ports.auth, log, signal })
+      : {}),
     record: () => ({
       nodes: s.NETWORK_NODES,
       protocol: net.protocol,

@@ -149,4 +149,4 @@ function problems(lost, driver, feed) {
   return out;
 }
 
-module.exports = { startNetworkWatch, sumCounters, windowRecord };
+module.exports = { startNetworkWatch, sumCounters, windowRecord, counterReader };

@@ -13,6 +13,11 @@ function networkLines(run) {
   const lines = [
     `- Network: ${net.nodes} more nodes of the same client beside the node (${net.protocol}; on cpus ${net.cpus}, their CPU not counted as the node's), blocks ${net.blocks}; ${net.tps} transfers per second sent through the other nodes.`,
   ];
+  const sync = run.sync;
+  if (sync && sync.mode === 'network')
+    lines.push(
+      `- Sync from the network (SYNC=network): from block ${sync.start_head} to ${sync.head} (${sync.blocks} blocks) in ${num(sync.seconds, 1)} s, ${sync.p2p_in_bytes ?? 'n/a'} bytes received from peers, ${sync.cpu_s ?? 'n/a'} s of the node's CPU; ${sync.describe}.`,
+    );
   if (!w) return lines;
   lines.push(
     `- Peers during the window (${w.peers.source}): min ${w.peers.min}, median ${num(w.peers.median, 1)}, max ${w.peers.max} over ${w.peers.samples} reads.`,

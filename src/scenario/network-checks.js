@@ -17,6 +17,8 @@ function networkChecks(v, { client, given, at }, errors) {
       errors.push(
         `${at('NETWORK_TPS')}: NETWORK_TPS: transactions enter through the network's nodes; set NETWORK_NODES`,
       );
+    if (v.SYNC === 'network')
+      errors.push(`${at('SYNC')}: SYNC=network: the node syncs from a network chainperf starts; set NETWORK_NODES`);
     return;
   }
   const where = at('NETWORK_NODES');

@@ -43,27 +43,49 @@ async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onSt
 }
 
 /** Waits for sync, creates history on a fresh dev chain, harvests the parameter pool into reportDir/params.json. */
-async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix, rpc }) {
+/** Creates history on a fresh dev chain (CREATE_HISTORY), through `url`: the node, or the network it syncs from. */
+async function historyStep(s, stack, url, { run, phase, signal, log, rpc }) {
+  if (!(s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.freshChain))) return;
+  phase('history');
+  run.history = await chains[s.CHAIN].createHistory(url, {
+    accounts: s.HISTORY_ACCOUNTS,
+    transfers: s.HISTORY_TRANSFERS,
+    calls: s.HISTORY_CONTRACT_CALLS,
+    seed: s.SEED,
+    devKey: stack.devKey || clients[s.CLIENT].devKey, // a network member has no unlocked account
+    signal,
+    log,
+    rpc,
+  });
+}
+
+/** Waits for the node to be synced: on its own, or (SYNC=network) by downloading the chain from its peers. */
+async function syncStep(s, stack, { run, phase, signal, log, rpc }) {
   const chain = chains[s.CHAIN];
   phase('sync');
-  log(
-    `waiting for the node at ${s.RUNTIME === 'attach' ? '(RPC_URL)' : stack.rpcUrl} to be synced (SYNC_TIMEOUT_S=${s.SYNC_TIMEOUT_S})`,
-  );
-  run.sync = await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log, rpc });
-  log(`synced after ${run.sync.seconds.toFixed(1)} s at block ${run.sync.head}`);
+  const where = s.RUNTIME === 'attach' ? '(RPC_URL)' : stack.rpcUrl;
+  if (stack.network && stack.network.syncNode) {
+    run.sync = await stack.network.syncNode({ timeoutS: s.SYNC_TIMEOUT_S });
+    const mb = run.sync.p2p_in_bytes === null ? 'n/a' : (run.sync.p2p_in_bytes / 1e6).toFixed(2);
+    log(`synced from the network in ${run.sync.seconds.toFixed(1)} s: ${run.sync.blocks} blocks, ${mb} MB received`);
+  }
+  log(`waiting for the node at ${where} to be synced (SYNC_TIMEOUT_S=${s.SYNC_TIMEOUT_S})`);
+  const check = await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log, rpc });
+  run.sync = run.sync ? { ...run.sync, check } : check;
+  log(`synced after ${check.seconds.toFixed(1)} s at block ${check.head}`);
+}
 
-  if (s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.freshChain)) {
-    phase('history');
-    run.history = await chain.createHistory(stack.rpcUrl, {
-      accounts: s.HISTORY_ACCOUNTS,
-      transfers: s.HISTORY_TRANSFERS,
-      calls: s.HISTORY_CONTRACT_CALLS,
-      seed: s.SEED,
-      devKey: stack.devKey || clients[s.CLIENT].devKey, // a network member has no unlocked account
-      signal,
-      log,
-      rpc,
-    });
+/** Waits for sync, creates history on a fresh dev chain, harvests the parameter pool into reportDir/params.json. */
+async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix, rpc }) {
+  const chain = chains[s.CHAIN];
+  const steps = { run, phase, signal, log, rpc };
+  if (stack.historyUrl) {
+    // SYNC=network: the chain is built on the network first; the node then downloads it from its peers
+    await historyStep(s, stack, stack.historyUrl, steps);
+    await syncStep(s, stack, steps);
+  } else {
+    await syncStep(s, stack, steps);
+    await historyStep(s, stack, stack.rpcUrl, steps);
   }
 
   phase('harvest');

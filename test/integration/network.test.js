@@ -6,6 +6,7 @@
 // network node is killed inside the window: the run reports which and when.
 
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
 const path = require('node:path');
 const { startRun, watchCpu, processesWith, readRun } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
@@ -105,6 +106,59 @@ describe('NETWORK_NODES=3: geth among three peers, on the host runtime', () => {
       run.warnings.join('\n'),
     );
     assert.equal(run.node.network.peers.min, 2, 'the peer count dropped by one');
+  });
+
+  it('leaves no process behind', () => {
+    assert.deepEqual(processesWith(tmp), []);
+  });
+});
+
+describe('SYNC=network: a node that starts with only the genesis downloads the chain from its peers', () => {
+  let res;
+  let run;
+  let tmp;
+
+  before(async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      NETWORK_NODES: '2',
+      PEERS: '6',
+      SYNC: 'network',
+      DURATION_S: '6',
+      WARMUP_S: '1',
+      IDLE_S: '2',
+      HISTORY_TRANSFERS: '30',
+      HISTORY_CONTRACT_CALLS: '16',
+    });
+    tmp = r.tmp;
+    res = await r.done;
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it('exits 0; the history was built on the network before the node joined', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.ok(run.history, 'history created');
+    assert.ok(res.stderr.indexOf('creating history') < res.stderr.indexOf('sync from the network'));
+  });
+
+  it('the node was at the genesis when it joined, and reached the network’s head by its own API', () => {
+    const s = run.sync;
+    assert.equal(s.mode, 'network');
+    assert.equal(s.start_head, 0, 'only the genesis in its database');
+    assert.ok(s.blocks >= 8 && s.head === s.start_head + s.blocks, JSON.stringify(s));
+    const joined = Number(/the network at (\d+); telling it the head/.exec(res.stderr)[1]);
+    assert.ok(s.head >= joined, `head ${s.head}, the network's when it joined ${joined}`);
+    assert.ok(s.check.head >= s.head, 'then the usual check: not syncing, head advancing');
+  });
+
+  it('gives the bytes it received from its peers and its CPU during the sync', () => {
+    assert.ok(run.sync.p2p_in_bytes > 1000, JSON.stringify(run.sync));
+    assert.ok(run.sync.cpu_s > 0);
+    assert.match(
+      fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'),
+      /Sync from the network \(SYNC=network\)/,
+    );
   });
 
   it('leaves no process behind', () => {

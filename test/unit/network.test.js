@@ -200,5 +200,6 @@ describe('NETWORK_NODES in a scenario', () => {
     assert.match(errs('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNETWORK_NODES=2\n'), /did not start/);
     assert.match(errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\n'), /not yet with a STATE profile/);
     assert.match(errs('RUNTIME=host\nNETWORK_TPS=5\n'), /set NETWORK_NODES/);
+    assert.match(errs('RUNTIME=host\nSYNC=network\n'), /SYNC=network: the node syncs from a network/);
   });
 });
