@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { startRun, watchCpu, processesWith, readRun } = require('./harness');
-const { schemaErrors, ROOT } = require('../helpers');
+const { schemaErrors, ROOT, tmpDir } = require('../helpers');
 
 const RUN = {
   NETWORK_NODES: '3',
@@ -163,5 +163,38 @@ describe('SYNC=network: a node that starts with only the genesis downloads the c
 
   it('leaves no process behind', () => {
     assert.deepEqual(processesWith(tmp), []);
+  });
+});
+
+describe('NETWORK_NODES: a run killed with SIGKILL leaves its network to the next clean', () => {
+  it('./run.sh clean kills the network nodes with the node and writes run.json (killed)', async () => {
+    const runs = tmpDir('chainperf-runs-');
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      NETWORK_NODES: '2',
+      PEERS: '6',
+      DURATION_S: '30',
+      WARMUP_S: '1',
+      IDLE_S: '2',
+      HISTORY_TRANSFERS: '20',
+      HISTORY_CONTRACT_CALLS: '8',
+      CHAINPERF_RUNS_DIR: runs,
+    });
+    await r.waitFor(/measure: measuring for/);
+    const geths = processesWith(r.tmp).filter((x) => /\bgeth --networkid /.test(x.cmd));
+    assert.equal(geths.length, 3, 'the node and its two network nodes run');
+    r.child.kill('SIGKILL');
+    const res = await r.done;
+    const runId = /run (\d{8}-\d{6}-[0-9a-f]{4}): scenario/.exec(res.stderr)[1];
+    const clean = await startRun(['clean'], { CHAINPERF_RUNS_DIR: runs }).done;
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.match(clean.stdout + clean.stderr, new RegExp(`run ${runId} was killed`));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.deepEqual(
+      processesWith(r.tmp).filter((x) => /\bgeth\b/.test(x.cmd)),
+      [],
+      'no geth of the killed run is left',
+    );
+    const run = readRun(path.join(r.reports, 'geth-dev', runId));
+    assert.equal(run.status, 'killed');
   });
 });
