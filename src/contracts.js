@@ -43,6 +43,7 @@
  *   enode: (nodeKeyHex: string, port: number) => string,
  *   peerCommand: (s: Scenario, where: Where) => Command,
  *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
+ *   profileFrames?: RegExp,
  * }} NetworkPeer
  */
 

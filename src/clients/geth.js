@@ -202,6 +202,8 @@ const network = {
     return `enode://${pub}@127.0.0.1:${port}`;
   },
   peerCommand,
+  /** NODE_PROFILE=cpu: the packages of geth's networking and gossip (devp2p, eth protocol, fetchers, pool). */
+  profileFrames: /^github\.com\/ethereum\/go-ethereum\/(p2p|eth\/protocols|eth\/fetcher|core\/txpool)[./]/,
   /** geth's meters: p2p bytes, and transactions delivered by peers (broadcast, or fetched after an announcement). */
   counters: {
     p2pIn: 'p2p_ingress',

@@ -95,6 +95,20 @@ const share = (x, total) => (total ? Number((x / total).toFixed(4)) : 0);
  * @returns {{samples:number, by_self:object[], by_total:object[]}} rows {function, self, self_share, total,
  * total_share}
  */
+/**
+ * The share of samples whose stack holds a frame matching `re` (e.g. a client's networking packages): where the
+ * node spent that part of its CPU, counted once per stack.
+ */
+function shareMatching(stacks, re) {
+  let total = 0;
+  let hit = 0;
+  for (const st of stacks) {
+    total += st.count;
+    if (st.frames.some((f) => re.test(f))) hit += st.count;
+  }
+  return { samples: hit, of: total, share: total ? Number((hit / total).toFixed(4)) : null, frames: re.source };
+}
+
 function topFunctions(stacks, n = 15) {
   const { fns, total } = functionCounts(stacks);
   const rows = [...fns].map(([name, c]) => ({
@@ -157,4 +171,12 @@ function mergeFolded(texts) {
   return [...counts].map(([k, v]) => `${k} ${v}\n`).join('');
 }
 
-module.exports = { pprofToFolded, parseFolded, topFunctions, diffFunctions, mergeFolded, functionCounts };
+module.exports = {
+  shareMatching,
+  pprofToFolded,
+  parseFolded,
+  topFunctions,
+  diffFunctions,
+  mergeFolded,
+  functionCounts,
+};

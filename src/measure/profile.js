@@ -16,7 +16,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { INFERNO_VERSION } = require('../install/inferno');
-const { parseFolded, topFunctions, mergeFolded } = require('./folded');
+const { shareMatching, parseFolded, topFunctions, mergeFolded } = require('./folded');
 const { perCpuFile, perCoreBetween, perSecond } = require('./percore');
 const { PERF_HZ, nodeHostPid, renderFlamegraph, startPerf, startPprof, tryRead } = require('./profilers');
 
@@ -90,6 +90,9 @@ async function finishProfile(hooks, prof, { name, reportDir }) {
     fs.writeFileSync(path.join(dir, `${name}.folded`), r.folded);
     const stacks = parseFolded(r.folded);
     const top = topFunctions(stacks, 10);
+    // NETWORK_NODES: the share of the window's samples in the client's networking and gossip code
+    if (hooks.network && hooks.network.profileFrames)
+      entry.networking = shareMatching(stacks, hooks.network.profileFrames);
     Object.assign(entry, {
       start_ms: r.start_ms,
       seconds: r.seconds,
@@ -155,6 +158,7 @@ function startWindowHooks({ stack, name, window, reportDir }) {
       }
       if (prof) out.profile = await finishProfile(hooks, prof, { name, reportDir });
       if (net) out.network = await net.stop();
+      if (net && out.profile && out.profile.networking) out.network.cpu_share_networking = out.profile.networking;
       return out;
     },
   };

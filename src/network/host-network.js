@@ -229,6 +229,7 @@ async function startNetwork(s, stack, o) {
     log,
   });
   parts.watch = watch;
+  watch.profileFrames = net.profileFrames || null; // NODE_PROFILE=cpu: the share of the node's CPU in networking
   if (s.NETWORK_TPS > 0)
     watch.feed = parts.feed = await feedTransactions(s, peers, { devKey: net.devKey, log, signal });
   stack.devKey = net.devKey;

@@ -95,6 +95,8 @@ function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group 
   const watch = {
     /** @type {null|{stats: {sent: number, failed: number}}} */
     feed: null,
+    /** @type {RegExp|null} the client's networking frames, for NODE_PROFILE=cpu */
+    profileFrames: null,
     /** A measured window's hook: started at its start edge, stopped at its end edge. */
     windowHook() {
       const start = { at_ms: Date.now(), blocks: driver.stats.blocks, included: driver.stats.transactions };

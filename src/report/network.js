@@ -30,6 +30,10 @@ function networkLines(run) {
     lines.push(
       `- The network nodes themselves (their cgroup): ${num(w.network_nodes_cpu_s, 2)} s of CPU over the window, ${w.network_nodes_memory_bytes === null ? 'memory not readable' : `${num(w.network_nodes_memory_bytes / 2 ** 20, 0)} MiB of memory at its end`}.`,
     );
+  if (w.cpu_share_networking)
+    lines.push(
+      `- NODE_PROFILE=cpu: ${num(w.cpu_share_networking.share * 100, 1)}% of the window's ${w.cpu_share_networking.of} profile samples were in networking and gossip (stacks with a frame matching ${w.cpu_share_networking.frames}).`,
+    );
   for (const x of w.nodes_lost || [])
     lines.push(`- **Network node ${x.node} exited during the window** at ${new Date(x.at_ms).toISOString()}.`);
   return lines;

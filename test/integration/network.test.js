@@ -15,6 +15,7 @@ const RUN = {
   NETWORK_NODES: '3',
   PEERS: '6', // geth admits PEERS less a third of it as inbound peers; the network nodes dial in
   NETWORK_TPS: '5',
+  NODE_PROFILE: 'cpu', // geth's own profiler: the share of the node's CPU in networking
   DURATION_S: '12',
   WARMUP_S: '2',
   IDLE_S: '3',
@@ -85,6 +86,13 @@ describe('NETWORK_NODES=3: geth among three peers, on the host runtime', () => {
     assert.ok(n.p2p_in_bytes > 0 && n.p2p_out_bytes > 0, JSON.stringify(n));
     assert.ok(n.transactions_sent > 0 && n.blocks >= 8, JSON.stringify(n));
     assert.ok(n.p2p_in_bytes_per_request > 0);
+  });
+
+  it("with NODE_PROFILE=cpu, gives the share of the profile's samples in geth's networking code", () => {
+    const c = run.node.network.cpu_share_networking;
+    assert.ok(c && c.of > 100, JSON.stringify(c));
+    assert.ok(c.samples <= c.of && c.share >= 0 && c.share < 0.5, JSON.stringify(c));
+    assert.match(c.frames, /p2p/);
   });
 
   it("node CPU agrees within 3% with /proc of the node's own process: the network nodes are not counted", () => {

@@ -9,6 +9,7 @@ const http = require('node:http');
 const { jwtToken, startEngineDriver } = require('../../src/network/engine-driver');
 const { sumCounters, windowRecord } = require('../../src/network/watch');
 const geth = require('../../src/clients/geth');
+const { shareMatching } = require('../../src/measure/folded');
 const { resolveScenario } = require('../../src/scenario/resolve');
 const { tmpDir, writeScenario } = require('../helpers');
 
@@ -139,6 +140,24 @@ describe("the network's window record", () => {
     const r = windowRecord({ a: null, b: null, peerCounts: [], counters, missing: new Set() });
     assert.equal(r.p2p_in_bytes, undefined);
     assert.equal(r.peers.min, null);
+  });
+});
+
+describe('NODE_PROFILE=cpu on a network: the share of samples in networking code', () => {
+  it("counts a stack once when any of its frames is in geth's networking packages", () => {
+    const stacks = [
+      { frames: ['runtime.main', 'github.com/ethereum/go-ethereum/p2p.(*Peer).readLoop'], count: 3 },
+      {
+        frames: [
+          'github.com/ethereum/go-ethereum/eth/fetcher.(*TxFetcher).loop',
+          'github.com/ethereum/go-ethereum/p2p.x',
+        ],
+        count: 2,
+      },
+      { frames: ['github.com/ethereum/go-ethereum/rpc.(*handler).handleMsg'], count: 15 },
+    ];
+    const r = shareMatching(stacks, geth.network.profileFrames);
+    assert.deepEqual([r.samples, r.of, r.share], [5, 20, 0.25]);
   });
 });
 
