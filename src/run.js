@@ -109,6 +109,7 @@ async function tearDownRun(r) {
   if (stack && stack.windowHooks && stack.windowHooks.profiler) addProfile(run, stack.windowHooks, reportDir);
   // NETWORK_NODES: network nodes lost, blocks not handed over, transactions refused
   if (stack && stack.network) run.warnings.push(...stack.network.watch.problems());
+  if (stack && stack.fleet) run.warnings.push(...stack.fleet.problems()); // REPLICAS: replicas lost
   if (stack) {
     log('tearing down');
     await stack.teardown();
@@ -124,6 +125,11 @@ function copyRunLogs(run, stack, workDir, reportDir) {
   try {
     if (stack && stack.nodeLog && fs.existsSync(stack.nodeLog))
       copyTailScrubbed(stack.nodeLog, path.join(reportDir, 'node.log'), 400);
+    // REPLICAS: the other replicas' logs, the balancer's configuration (whole)
+    for (const x of (stack && stack.extraLogs) || [])
+      if (fs.existsSync(x.file))
+        if (x.whole) copyScrubbed(x.file, path.join(reportDir, x.name));
+        else copyTailScrubbed(x.file, path.join(reportDir, x.name), 200);
     // NETWORK_NODES: the tail of each network node's log
     const netDir = path.join(workDir, 'network');
     if (fs.existsSync(netDir))

@@ -30,6 +30,7 @@ async function prepareWindowHooks(s, stack, { tools, log }) {
     perCore: null,
     profiler: null,
     network: stack.network ? stack.network.watch : null,
+    fleet: stack.fleet || null, // REPLICAS: per-replica figures (src/runtime/host-fleet.js)
     windows: [],
     active: new Set(),
   };
@@ -133,6 +134,7 @@ function startWindowHooks({ stack, name, window, reportDir }) {
     }, 1000);
   }
   const net = hooks.network ? hooks.network.windowHook() : null;
+  const fleet = hooks.fleet ? hooks.fleet.windowHook(window) : null;
   let prof = null;
   if (hooks.profiler) {
     fs.mkdirSync(path.join(reportDir, 'profile'), { recursive: true });
@@ -147,6 +149,7 @@ function startWindowHooks({ stack, name, window, reportDir }) {
       clearInterval(timer);
       if (prof) prof.cancel();
       if (net) net.cancel();
+      if (fleet) fleet.cancel();
     },
     async stop() {
       const last = hooks.perCore ? tryRead(hooks.perCore.file) : null; // first: it belongs to the end edge
@@ -158,6 +161,7 @@ function startWindowHooks({ stack, name, window, reportDir }) {
       }
       if (prof) out.profile = await finishProfile(hooks, prof, { name, reportDir });
       if (net) out.network = await net.stop();
+      if (fleet) out.fleet = await fleet.stop();
       if (net && out.profile && out.profile.networking) out.network.cpu_share_networking = out.profile.networking;
       return out;
     },

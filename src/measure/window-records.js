@@ -127,6 +127,7 @@ function nodeRecord(m, stack, { cpu, cpuWindow, resources }, samples) {
   if (cpuWindow) node.cpu_window = cpuWindow;
   if (m.explained.per_core) node.per_core = m.explained.per_core;
   if (m.explained.network) node.network = networkPerRequest(m.explained.network, samples.ok);
+  if (m.explained.fleet) node.fleet = m.explained.fleet; // REPLICAS: each replica's share of the window
   const steal = stealBetween(m.stealStart, m.stealEnd, m.stealCpus);
   if (steal) node.steal = steal;
   addCpuCheck(node, m, stack, cpu, cpuWindow);

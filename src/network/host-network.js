@@ -116,44 +116,50 @@ function keepTidy(stack, { peers, parts, group }) {
 }
 
 /**
- * Starts the network nodes, waits for them and the node under test, and makes a full mesh of static peers.
+ * A node measured on the network: the node under test, or each replica of a fleet (REPLICAS).
+ * @typedef {{name: string, nodeKeyHex: string, p2pPort: number, authPort: number, rpcUrl: string,
+ *   metricsUrl: string|null}} Member
+ */
+
+/**
+ * Starts the network nodes, waits for them and the measured nodes, and makes a full mesh of static peers.
  * @param {import('../contracts').Scenario} s
  * @param {object[]} peers filled here
  * @param {{client: import('../contracts').Client, bin: string, prepared: ReturnType<typeof prepareNetwork>,
- *   group: object|null, cpus: string, nodeRpcUrl: string, p2pPort: number, log: (m: string) => void,
- *   signal?: AbortSignal}} o
+ *   group: object|null, cpus: string, members: Member[], log: (m: string) => void, signal?: AbortSignal}} o
  */
-async function startPeers(s, peers, { client, bin, prepared, group, cpus, nodeRpcUrl, p2pPort, log, signal }) {
+async function startPeers(s, peers, { client, bin, prepared, group, cpus, members, log, signal }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   log(
     `network: starting ${s.NETWORK_NODES} more ${s.CLIENT} nodes on cpus ${cpus} (${net.protocol}; their logs in the work folder's network/)`,
   );
   for (let i = 1; i <= s.NETWORK_NODES; i++) peers.push(await spawnPeer(s, { client, bin, prepared, group, cpus, i }));
-  await waitForRpc([nodeRpcUrl, ...peers.map((p) => p.rpcUrl)], 'net_version', {
+  await waitForRpc([...members.map((m) => m.rpcUrl), ...peers.map((p) => p.rpcUrl)], 'net_version', {
     signal,
-    what: 'the node under test and the network nodes',
+    what: 'the measured nodes and the network nodes',
   });
-  // Each network node dials the node under test and the network nodes after it: every link once.
-  const self = net.enode(prepared.member.nodeKeyHex, p2pPort);
+  // Each network node dials every measured node and the network nodes after it: every link once. Measured nodes
+  // (replicas) do not dial each other: each has the network nodes as its own peers.
+  const measured = members.map((m) => net.enode(m.nodeKeyHex, m.p2pPort));
   for (const [i, p] of peers.entries()) {
-    for (const target of [self, ...peers.slice(i + 1).map((q) => q.enode)])
+    for (const target of [...measured, ...peers.slice(i + 1).map((q) => q.enode)])
       await rpcCall(p.rpcUrl, 'admin_addPeer', [target]);
   }
 }
 
-/** The node under test as the driver knows it. */
-const nodeUnderTest = (authPort) => ({ name: 'node under test', authUrl: `http://127.0.0.1:${authPort}` });
+/** A measured node as the driver knows it. */
+const driven = (m) => ({ name: m.name, authUrl: `http://127.0.0.1:${m.authPort}` });
 
 /**
  * The engine-API driver over every node, the first network node producing. With SYNC=network the node under test
  * is left out until it joins by sync (src/network/sync.js).
  */
-async function driveBlocks(s, peers, { prepared, authPort, log }) {
+async function driveBlocks(s, peers, { prepared, members, log }) {
   const genesis = await rpcCall(peers[0].rpcUrl, 'eth_getBlockByNumber', ['latest', false]);
   const driver = startEngineDriver({
     nodes: [
       ...peers.map((p) => ({ name: p.name, authUrl: p.authUrl })),
-      ...(s.SYNC === 'network' ? [] : [nodeUnderTest(authPort)]),
+      ...(s.SYNC === 'network' ? [] : members.map(driven)),
     ],
     secretHex: fs.readFileSync(prepared.jwtFile, 'utf8'),
     head: genesis.hash,
@@ -182,16 +188,16 @@ async function feedTransactions(s, peers, { devKey, log, signal }) {
  * SYNC=network: the history is built on the network (through network-1), and syncNode() makes the node under test
  * download the chain from its peers; the session calls it in place of the usual sync wait.
  */
-function syncHooks(s, stack, { peers, driver, net, authPort, log, signal }) {
+function syncHooks(s, stack, { peers, driver, net, member, log, signal }) {
   stack.historyUrl = peers[0].rpcUrl;
   return {
     syncNode: ({ timeoutS }) =>
       syncFromNetwork({
-        nodeRpcUrl: stack.rpcUrl,
+        nodeRpcUrl: member.rpcUrl,
         networkRpcUrl: peers[0].rpcUrl,
-        member: nodeUnderTest(authPort),
+        member: driven(member),
         driver,
-        readCounters: counterReader(stack.node.metrics_url, net.counters, new Set()),
+        readCounters: counterReader(member.metricsUrl, net.counters, new Set()),
         cpu: stack.cpu && stack.cpu.read && !stack.cpu.sampled ? stack.cpu : null,
         timeoutS,
         signal,
@@ -207,21 +213,21 @@ function syncHooks(s, stack, { peers, driver, net, authPort, log, signal }) {
  * @param {import('../contracts').Scenario} s
  * @param {object} stack the host runtime's stack (node's rpcUrl, cleanups, leftovers)
  * @param {{client: import('../contracts').Client, bin: string, prepared: ReturnType<typeof prepareNetwork>,
- *   runId: string, cpus: string, ports: {p2p: number, auth: number},
- *   log: (m: string) => void, signal?: AbortSignal}} o
+ *   runId: string, cpus: string, members: Member[], log: (m: string) => void, signal?: AbortSignal}} o members:
+ *   the measured nodes (the node under test; each replica of a fleet); the first is the one the watch reads
  */
 async function startNetwork(s, stack, o) {
-  const { client, runId, cpus, log, signal } = o;
+  const { client, runId, cpus, members, log, signal } = o;
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const group = cgroupsUsable() ? new Cgroup(`chainperf/${runId}/network`, { cpus }) : null;
   const peers = [];
   const parts = { driver: null, feed: null, watch: null };
   keepTidy(stack, { peers, parts, group });
-  await startPeers(s, peers, { ...o, group, nodeRpcUrl: stack.rpcUrl, p2pPort: o.ports.p2p });
-  parts.driver = await driveBlocks(s, peers, { ...o, authPort: o.ports.auth });
+  await startPeers(s, peers, { ...o, group });
+  parts.driver = await driveBlocks(s, peers, o);
   const watch = startNetworkWatch({
-    rpcUrl: stack.rpcUrl,
-    metricsUrl: stack.node.metrics_url,
+    rpcUrl: members[0].rpcUrl,
+    metricsUrl: members[0].metricsUrl,
     counters: net.counters,
     peers,
     driver: parts.driver,
@@ -237,7 +243,7 @@ async function startNetwork(s, stack, o) {
     nodes: peers,
     watch,
     ...(s.SYNC === 'network'
-      ? syncHooks(s, stack, { peers, driver: parts.driver, net, authPort: o.ports.auth, log, signal })
+      ? syncHooks(s, stack, { peers, driver: parts.driver, net, member: members[0], log, signal })
       : {}),
     record: () => ({
       nodes: s.NETWORK_NODES,
@@ -247,6 +253,7 @@ async function startNetwork(s, stack, o) {
       blocks:
         "built by network-1 on request of chainperf's engine-API driver (engine_forkchoiceUpdatedV3, engine_getPayloadV5, engine_newPayloadV4), handed to every node",
       node_pids: peers.map((p) => p.child.pid),
+      ...(members.length > 1 ? { watched: members[0].name } : {}),
     }),
   };
 }

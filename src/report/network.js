@@ -39,4 +39,33 @@ function networkLines(run) {
   return lines;
 }
 
-module.exports = { networkLines };
+/** REPLICAS in summary.md: the balancer, each replica's part of the window, the spread, a fault's recovery. */
+function fleetLines(run) {
+  const fl = run.fleet;
+  const w = run.node && run.node.fleet;
+  if (!fl) return [];
+  const lines = [
+    `- Fleet: ${fl.replicas} replicas behind ${fl.balancer} (${fl.algorithm}, health check ${fl.health_check}; configuration in ${fl.config}); ${fl.per_replica}. CPU per request above is the fleet's: the node cgroup holds every replica.`,
+  ];
+  if (!w) return lines;
+  lines.push(
+    '',
+    '| replica | requests | share | CPU s | CPU ms/request | p50 / p99 ms | memory MiB | up at end |',
+    '|---|---:|---:|---:|---:|---|---:|---|',
+  );
+  for (const r of w.replicas)
+    lines.push(
+      `| ${r.name} | ${r.requests ?? 'n/a'} | ${num(r.share, 3)} | ${num(r.cpu_s, 3)} | ${num(r.cpu_ms_per_request, 4)} | ${r.latency_ms ? `${r.latency_ms.p50} / ${r.latency_ms.p99}` : 'n/a'} | ${r.memory_bytes === null ? 'n/a' : num(r.memory_bytes / 2 ** 20, 0)} | ${r.up_at_end ? 'yes' : '**no**'} |`,
+    );
+  lines.push(
+    '',
+    `- Balancer: ${num(w.balancer.cpu_s, 3)} s of CPU, ${num(w.balancer.cpu_ms_per_request, 4)} ms per request; spread between replicas: share max/min ${num(w.spread.share_max_over_min, 3)}, CPU per request max/min ${num(w.spread.cpu_per_request_max_over_min, 3)} (${w.source}).`,
+  );
+  if (w.fault)
+    lines.push(
+      `- **Fault ${w.fault.kind}**: ${w.fault.replica} killed at ${new Date(w.fault.at_ms).toISOString()}; after it HAProxy logged ${w.fault.errors_after} requests without a 2xx, the last ${w.fault.last_error_after_s ?? 'n/a'} s after the kill; p99 ${w.fault.p99_ms_5s_before ?? 'n/a'} ms in the 5 s before, ${w.fault.p99_ms_5s_after ?? 'n/a'} ms in the 5 s after; the other replicas served ${w.fault.served_by_others_after} requests after it, the killed one ${w.fault.served_by_killed_after}.`,
+    );
+  return lines;
+}
+
+module.exports = { networkLines, fleetLines };

@@ -4,7 +4,7 @@
 // the stack, repetitions, a saturation search and PROFILE=methods.
 
 const { perCoreLine } = require('./profile');
-const { networkLines } = require('./network');
+const { networkLines, fleetLines } = require('./network');
 const { workloadLines } = require('./workloads');
 const generators = require('../workload/generators');
 const { chainOf, mib, ms, num } = require('./format');
@@ -118,6 +118,7 @@ function measuredLines(run) {
     ...windowLines(run),
     ...nodeLines(run),
     ...networkLines(run),
+    ...fleetLines(run),
     ...generatorLines(run),
     ...(chainOf(run).reportLines ? chainOf(run).reportLines(run) : []),
     ...workloadLines(run),

@@ -21,6 +21,7 @@ const { enableIoCounting, cgroupIoSource } = require('../measure/io');
 const { restoreHostState } = require('../state/restore');
 const { processId } = require('../util/proc');
 const { prepareNetwork, startNetwork } = require('../network/host-network');
+const { startHostFleet } = require('./host-fleet');
 
 /** "0-2" style list of cpus [from, to). */
 const cpuList = (from, to) => (to - from === 1 ? `${from}` : `${from}-${to - 1}`);
@@ -194,6 +195,31 @@ async function startHostNode(
 }
 
 /**
+ * What is measured: the node under test, or (REPLICAS > 1) a fleet of replicas behind HAProxy. Returns its command
+ * (a fleet has none: no Prometheus beside it yet) and the nodes a network connects to.
+ */
+async function startMeasured(stack, s, ctx) {
+  if (s.REPLICAS > 1) {
+    const members = await startHostFleet(stack, s, { ...ctx, prepared: ctx.network, balancerCpus: ctx.otherCpus });
+    return { cmd: { metrics: null }, members };
+  }
+  const cmd = await startHostNode(stack, s, ctx);
+  const members = ctx.network
+    ? [
+        {
+          name: 'node under test',
+          nodeKeyHex: ctx.network.member.nodeKeyHex,
+          p2pPort: ctx.ports.p2p,
+          authPort: ctx.ports.auth,
+          rpcUrl: stack.rpcUrl,
+          metricsUrl: stack.node.metrics_url,
+        },
+      ]
+    : [];
+  return { cmd, members };
+}
+
+/**
  * @param {import('../contracts').Scenario} s
  * @param {import('../contracts').RuntimeContext} ctx
  * @returns {Promise<import('../contracts').Stack>} the stack: rpcUrl (HTTP, for the toolkit's own calls), wsUrl, cpu
@@ -232,23 +258,16 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
     const dataDir = await prepareHostData(stack, s, group, { bin, version, workDir, log, signal });
     // NETWORK_NODES: the node under test joins a local network instead of sealing a dev chain of its own.
     const network = s.NETWORK_NODES > 0 ? prepareNetwork(s, { client, bin, workDir, dataDir }) : null;
-    const cmd = await startHostNode(stack, s, {
-      client,
-      bin,
-      version,
-      workDir,
-      dataDir,
-      ports,
-      group,
-      nodeCpus,
-      network,
-      log,
-    });
-    const networkCpus = generatorCpus || cpuList(0, ncpu); // away from the node's cores where there are others
-    if (network)
-      await startNetwork(s, stack, { client, bin, prepared: network, runId, cpus: networkCpus, ports, log, signal });
+    const otherCpus = generatorCpus || cpuList(0, ncpu); // away from the node's cores where there are others
+    const ctx = { client, bin, version, workDir, dataDir, ports, group, nodeCpus, network, runId, log, signal };
+    const { cmd, members } = await startMeasured(stack, s, { ...ctx, otherCpus });
+    if (network) await startNetwork(s, stack, { ...ctx, prepared: network, cpus: otherCpus, members });
     if (!cmd.metrics) {
-      log(`${s.CLIENT} exports no metrics: no Prometheus beside it`);
+      log(
+        s.REPLICAS > 1
+          ? 'a fleet has no Prometheus beside it yet'
+          : `${s.CLIENT} exports no metrics: no Prometheus beside it`,
+      );
       return stack;
     }
     await startHostPrometheus(stack, { promBin, workDir, runId, cmd, signal, log });

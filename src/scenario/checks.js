@@ -10,7 +10,7 @@ const { folderNameProblem, isInside, reportsDirProblem } = require('./paths');
 const { clientChecks } = require('./client-checks');
 const runtimes = require('../runtime');
 const { safetyChecks } = require('./safety-checks');
-const { networkChecks } = require('./network-checks');
+const { networkChecks, fleetChecks } = require('./network-checks');
 const { WORKLOADS_DIR } = require('../util/paths');
 const { loopChecks, replayChecks, shapeChecks, writeChecks } = require('./workload-checks');
 
@@ -60,6 +60,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   }
   runtimeChecks(v, { sources, given, client, at }, errors);
   networkChecks(v, { client, given, at }, errors);
+  fleetChecks(v, { given, at }, errors);
   safetyChecks(v, { chain, at, workloadsDir: WORKLOADS_DIR }, errors);
   writeChecks(v, at, errors); // after TRANSPORT has followed an attached RPC_URL
 }

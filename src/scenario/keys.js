@@ -116,6 +116,24 @@ const KEYS = {
     default: null,
     doc: 'Signed transfers per second entering the network through the other nodes (never through the node under test, which receives them by gossip). Default: 2 with NETWORK_NODES, 0 without.',
   },
+  REPLICAS: {
+    type: 'int',
+    min: 1,
+    max: 16,
+    default: 1,
+    doc: "Replicas of the node behind HAProxy (host runtime, geth, on a network: NETWORK_NODES 1 or more, so that they share one chain). Each has its own database from the network's genesis, its own cgroup and the network nodes as its own peers; CORES and the node's flags apply to each replica, and the replicas share the node's cores. The workload talks to the balancer only; CPU per request is the fleet's, and run.json gives each replica's requests (HAProxy's counters), share, CPU per request, latency and memory (docs/fleets.md). 1: one node, no balancer.",
+  },
+  FAULT: {
+    type: 'string',
+    default: '',
+    doc: "A fault injected on purpose inside the measured window. kill-replica@<seconds>s (REPLICAS > 1): the last replica is killed (SIGKILL) that many seconds after the window opens, and the report gives the fleet's recovery: errors the clients saw after it, when the last one came, latency before and after, and what the balancer did with the replica's traffic.",
+  },
+  LB_ALGORITHM: {
+    type: 'enum',
+    values: ['roundrobin', 'leastconn', 'first'],
+    default: 'roundrobin',
+    doc: "REPLICAS: HAProxy's balance algorithm. Every replica gets an HTTP health check that is a JSON-RPC call (eth_blockNumber, expecting a result), not a TCP ping.",
+  },
   CORES: {
     type: 'int',
     min: 1,

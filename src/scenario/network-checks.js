@@ -40,6 +40,30 @@ function networkChecks(v, { client, given, at }, errors) {
     );
 }
 
+/** REPLICAS: what a fleet needs, refused before anything starts. */
+function fleetChecks(v, { given, at }, errors) {
+  const fault = v.FAULT ? /^kill-replica@(\d+)s$/.exec(v.FAULT) : null;
+  if (v.FAULT && !fault)
+    errors.push(`${at('FAULT')}: FAULT: "${v.FAULT}" is not a fault chainperf knows (kill-replica@<seconds>s)`);
+  else if (fault && Number(fault[1]) >= v.DURATION_S)
+    errors.push(`${at('FAULT')}: FAULT: ${v.FAULT} falls after the window's end (DURATION_S=${v.DURATION_S})`);
+  if (!(v.REPLICAS > 1)) {
+    if (given.LB_ALGORITHM) errors.push(`${at('LB_ALGORITHM')}: LB_ALGORITHM: there is no balancer without REPLICAS`);
+    if (fault) errors.push(`${at('FAULT')}: FAULT=kill-replica: there is no replica to kill without REPLICAS`);
+    return;
+  }
+  const where = at('REPLICAS');
+  if (v.RUNTIME !== 'host') errors.push(`${where}: REPLICAS: a fleet starts in the host runtime only, for now`);
+  if (!(v.NETWORK_NODES > 0))
+    errors.push(`${where}: REPLICAS: replicas share one chain through a network; set NETWORK_NODES (1 or more)`);
+  if (v.SYNC !== 'local') errors.push(`${where}: REPLICAS: not yet with SYNC=network`);
+  if (v.TRANSPORT !== 'http') errors.push(`${where}: REPLICAS: the balancer speaks HTTP; set TRANSPORT=http`);
+  for (const key of ['MEMORY_MB', 'DISK_READ_IOPS', 'DISK_WRITE_IOPS', 'DISK_READ_MBPS', 'DISK_WRITE_MBPS'])
+    if (v[key] !== null && v[key] !== undefined) errors.push(`${at(key)}: ${key}: not yet per replica with REPLICAS`);
+  if (v.COLD === 'yes') errors.push(`${at('COLD')}: COLD=yes: not yet with REPLICAS`);
+  if (v.NODE_PROFILE !== 'none') errors.push(`${at('NODE_PROFILE')}: NODE_PROFILE: not yet with REPLICAS`);
+}
+
 /** PEERS the network cannot give, or none at all: said before the run, which goes on. */
 function networkWarning(v) {
   if (!(v.NETWORK_NODES > 0)) return null;
@@ -50,4 +74,4 @@ function networkWarning(v) {
   return null;
 }
 
-module.exports = { networkDefaults, networkChecks, networkWarning };
+module.exports = { networkDefaults, networkChecks, networkWarning, fleetChecks };

@@ -35,6 +35,7 @@ async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onSt
   await prepareWindowHooks(s, stack, { tools: profileTools, log });
   run.node = runtime.nodeRecord(stack);
   if (stack.network) run.network = stack.network.record(); // NETWORK_NODES: the network around the node
+  if (stack.fleet) run.fleet = stack.fleet.record(); // REPLICAS: the replicas and their balancer
   if (stack.limits) run.node.limits = stack.limits; // MEMORY_MB and DISK_* as applied (runtime/limits.js)
   if (stack.compose)
     run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };

@@ -222,3 +222,77 @@ describe('NETWORK_NODES in a scenario', () => {
     assert.match(errs('RUNTIME=host\nSYNC=network\n'), /SYNC=network: the node syncs from a network/);
   });
 });
+
+describe('REPLICAS: the fleet record and a fault, from known counters and access log lines', () => {
+  const { fleetRecord, faultRecord } = require('../../src/runtime/host-fleet');
+  const replicas = ['replica-1', 'replica-2'].map((name) => ({ name, group: { memoryBytes: () => 100 } }));
+  const window = { start: 1000000, end: 1010000 };
+  // %Ts.%ms %s %Tr %Ta %ST: accepted at, server, Tr, Ta, status
+  const log = [
+    '1000.100 replica-1 3 4 200',
+    '1001.000 replica-2 5 6 200',
+    '1005.000 replica-2 -1 2 503',
+    '1006.000 <NOSRV> -1 0 503',
+    '1007.000 replica-1 2 3 200',
+    '1011.000 replica-1 2 3 200',
+  ].join('\n');
+
+  it("gives each replica's requests from the balancer's counters, its share, CPU per request and the spread", () => {
+    const a = {
+      counts: {
+        'replica-1': { responses: 10, errors: 0, up: true },
+        'replica-2': { responses: 5, errors: 0, up: true },
+      },
+      cpu: [1, 1],
+    };
+    const b = {
+      counts: {
+        'replica-1': { responses: 310, errors: 0, up: true },
+        'replica-2': { responses: 105, errors: 1, up: false },
+      },
+      cpu: [1.6, 1.3],
+    };
+    const r = fleetRecord({ replicas, a, b, lbCpu: 0.08, logText: log, window, lost: [] });
+    assert.deepEqual(
+      r.replicas.map((x) => x.requests),
+      [300, 100],
+    );
+    assert.deepEqual(
+      r.replicas.map((x) => x.share),
+      [0.75, 0.25],
+    );
+    assert.deepEqual(
+      r.replicas.map((x) => x.cpu_ms_per_request),
+      [2, 3],
+    );
+    assert.equal(r.spread.share_max_over_min, 3);
+    assert.equal(r.spread.cpu_per_request_max_over_min, 1.5);
+    assert.equal(r.balancer.cpu_ms_per_request, 0.2);
+    assert.deepEqual([r.replicas[1].errors, r.replicas[1].up_at_end], [1, false]);
+  });
+
+  it('after a kill: the errors clients got, the last one, and who served what', () => {
+    const f = faultRecord({ kind: 'kill-replica', replica: 'replica-2', at_ms: 1004000 }, log, window);
+    assert.equal(f.errors_after, 2);
+    assert.equal(f.last_error_after_s, 2);
+    assert.equal(f.served_by_killed_after, 0);
+    assert.equal(f.served_by_others_after, 1, 'the line after the window is not counted');
+  });
+
+  it('refuses a fleet without a network, a fault it does not know, and limits not yet per replica', () => {
+    const dir = tmpDir();
+    const errs = (text) =>
+      resolveScenario(writeScenario(dir, 'f.env', text), { env: {}, cpuCount: 2, dockerEngine: null }).errors.join(
+        '\n',
+      );
+    assert.match(errs('RUNTIME=host\nREPLICAS=2\n'), /share one chain through a network; set NETWORK_NODES/);
+    assert.match(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nTRANSPORT=ws\n'), /balancer speaks HTTP/);
+    assert.match(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nMEMORY_MB=512\n'), /MEMORY_MB: not yet per replica/);
+    assert.match(
+      errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nFAULT=kill-node@3s\n'),
+      /not a fault chainperf knows/,
+    );
+    assert.match(errs('RUNTIME=host\nFAULT=kill-replica@3s\n'), /no replica to kill without REPLICAS/);
+    assert.equal(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nFAULT=kill-replica@3s\nPEERS=2\n'), '');
+  });
+});

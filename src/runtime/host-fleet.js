@@ -1,0 +1,288 @@
+// @ts-check
+'use strict';
+// REPLICAS on the host runtime: N replicas of the node under test behind
+// HAProxy. Each replica has its own database (initialised from the network's
+// genesis), its own node key and ports, its own cgroup under the run's node
+// cgroup (chainperf/<run>/node/replica-<i>, pinned to the node's CORES cores:
+// CORES applies per replica, and the replicas share those cores), and the
+// network nodes as its own peers. The node cgroup above them counts the whole
+// fleet: CPU per request is the fleet's. HAProxy (its configuration generated
+// from the scenario, kept with the report) runs in its own cgroup on the other
+// cores; the workload talks to it only. A replica that dies is reported, not
+// fatal: the run fails only when every replica is gone.
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { Cgroup, spawnInGroup, groupsLeftover } = require('../platform/cgroup');
+const { cgroupSource } = require('../measure/cpu');
+const { freePorts } = require('../util/net');
+const { ensureDebianTool } = require('../install/debian');
+const { renderConfig, startHaproxy, accessLog } = require('./haproxy');
+const { latencySummary } = require('../stats');
+
+const HEALTH = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
+
+/** Spawns replica i in its own cgroup under the node's; its data initialised from the network's genesis. */
+async function spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus, i, nodeKeyHex }) {
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
+  const dir = path.join(workDir, `replica-${i}`);
+  const dataDir = path.join(dir, 'data');
+  fs.mkdirSync(dataDir, { recursive: true });
+  net.init(bin, dataDir, prepared.genesisFile, s.DB_ENGINE);
+  const { rpc, ws, metrics, p2p, auth } = await freePorts(['rpc', 'ws', 'metrics', 'p2p', 'auth']);
+  const cmd = client.command(s, {
+    dataDir,
+    ports: { rpc, ws, metrics, p2p, auth },
+    network: { nodeKeyHex, jwtFile: prepared.jwtFile },
+  });
+  const group = new Cgroup(`chainperf/${runId}/node/replica-${i}`, { cpus: nodeCpus });
+  const logFile = path.join(dir, 'node.log');
+  const fd = fs.openSync(logFile, 'a');
+  const child = spawnInGroup(group, [bin, ...cmd.args], { stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  return {
+    name: `replica-${i}`,
+    child,
+    group,
+    logFile,
+    nodeKeyHex,
+    ports: { rpc, p2p, auth },
+    rpcUrl: cmd.rpcUrl,
+    metricsUrl: cmd.metrics ? `http://${cmd.metrics.target}${cmd.metrics.path}` : null,
+    cmd,
+  };
+}
+
+/** HAProxy in front of the replicas, in its own cgroup; waits until every replica passes its health check. */
+async function startBalancer(s, stack, { replicas, workDir, runId, cpus, log, signal }) {
+  const bin = await ensureDebianTool('haproxy', 'haproxy', log);
+  const { port, statsPort } = await freePorts(['port', 'statsPort']);
+  const group = new Cgroup(`chainperf/${runId}/balancer`, { cpus });
+  stack.cleanups.push(() => group.destroy());
+  stack.leftovers.push(() => groupsLeftover([group]));
+  const config = renderConfig({
+    port,
+    statsPort,
+    servers: replicas.map((r) => ({ name: r.name, host: '127.0.0.1', port: r.ports.rpc })),
+    algorithm: s.LB_ALGORITHM,
+    healthBody: HEALTH,
+    bind: '127.0.0.1',
+  });
+  const lb = await startHaproxy({ bin, dir: path.join(workDir, 'balancer'), config, port, statsPort, group, signal });
+  stack.cleanups.push(() => lb.stop());
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    const counts = await lb.counts();
+    if (replicas.every((r) => counts[r.name] && counts[r.name].up)) break;
+    if (Date.now() > deadline)
+      throw new Error(`HAProxy: not every replica passed its health check in 60 s; see ${lb.logFile}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  log(`HAProxy (${s.LB_ALGORITHM}) at ${lb.url} in front of ${replicas.length} replicas, on cpus ${cpus}`);
+  return { lb, group };
+}
+
+/** The window's per-replica record from the balancer's counters and the replicas' cgroups read at its edges. */
+function fleetRecord({ replicas, a, b, lbCpu, logText, window, lost }) {
+  const served = replicas.map((r) => {
+    const [ca, cb] = [a.counts[r.name], b.counts[r.name]];
+    return ca && cb ? cb.responses - ca.responses : null;
+  });
+  const total = served.reduce((t, x) => t + (x || 0), 0);
+  const latency = accessLog(logText, window.start, window.end);
+  const rows = replicas.map((r, i) => {
+    const cpu = Number((b.cpu[i] - a.cpu[i]).toFixed(6));
+    const lat = latency[r.name] ? latencySummary(latency[r.name].ta_ms) : null;
+    return {
+      name: r.name,
+      requests: served[i],
+      share: total && served[i] !== null ? Number((served[i] / total).toFixed(4)) : null,
+      cpu_s: cpu,
+      cpu_ms_per_request: served[i] ? Number(((cpu * 1000) / served[i]).toFixed(4)) : null,
+      latency_ms: lat ? { p50: lat.p50, p99: lat.p99 } : null,
+      memory_bytes: r.group.memoryBytes(),
+      errors: b.counts[r.name] && a.counts[r.name] ? b.counts[r.name].errors - a.counts[r.name].errors : null,
+      up_at_end: Boolean(b.counts[r.name] && b.counts[r.name].up),
+    };
+  });
+  const ratio = (xs) =>
+    xs.length > 1 && Math.min(...xs) > 0 ? Number((Math.max(...xs) / Math.min(...xs)).toFixed(3)) : null;
+  return {
+    replicas: rows,
+    requests: total,
+    source:
+      "requests: HAProxy's own per-server response counters (Prometheus exporter) at the window's edges; CPU and memory: each replica's cgroup; latency: HAProxy's access log (Ta, the whole request)",
+    balancer: { cpu_s: lbCpu, cpu_ms_per_request: total ? Number(((lbCpu * 1000) / total).toFixed(5)) : null },
+    spread: {
+      share_max_over_min: ratio(rows.map((r) => r.share).filter((x) => x !== null)),
+      cpu_per_request_max_over_min: ratio(rows.map((r) => r.cpu_ms_per_request).filter((x) => x !== null)),
+    },
+    replicas_lost: lost.filter((x) => x.at_ms <= window.end),
+  };
+}
+
+/** Starts the replicas; `fleet` gathers them, the ones lost, and who waits for all of them to be gone. */
+async function startReplicas(stack, s, fleet, { client, bin, workDir, nodeCpus, prepared, runId, log }) {
+  stack.cleanups.push(async () => {
+    fleet.stopping = true;
+    for (const r of fleet.replicas)
+      if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGTERM');
+    await Promise.all(fleet.replicas.map((r) => r.group.destroy(15000)));
+  });
+  stack.leftovers.push(() => groupsLeftover(fleet.replicas.map((r) => r.group)));
+  log(
+    `REPLICAS=${s.REPLICAS}: starting ${s.REPLICAS} replicas of ${s.CLIENT}, each on cpus ${nodeCpus} in its own cgroup`,
+  );
+  for (let i = 1; i <= s.REPLICAS; i++) {
+    const nodeKeyHex = i === 1 ? prepared.member.nodeKeyHex : crypto.randomBytes(32).toString('hex');
+    const r = await spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus, i, nodeKeyHex });
+    r.child.on('exit', (code, sig) => {
+      if (fleet.stopping) return;
+      fleet.lost.push({ replica: r.name, at_ms: Date.now(), code, signal: sig });
+      log(`replica ${r.name} (pid ${r.child.pid}) exited (${sig || `status ${code}`})`);
+      if (fleet.lost.length === fleet.replicas.length) for (const fn of fleet.exitListeners) fn({ code, signal: sig });
+    });
+    fleet.replicas.push(r);
+  }
+}
+
+/** The stack's view of the fleet: the balancer as its endpoint, the node cgroup (every replica) as its CPU. */
+function describeFleet(stack, { replicas, lb, group, nodeCpus, exitListeners }) {
+  stack.node = {
+    pid: replicas[0].child.pid,
+    cpus: nodeCpus,
+    rpc_url: lb.url,
+    ws_url: null,
+    metrics_url: replicas[0].metricsUrl,
+    replicas: replicas.map((r) => ({ name: r.name, pid: r.child.pid, rpc_url: r.rpcUrl, metrics_url: r.metricsUrl })),
+  };
+  stack.rpcUrl = lb.url;
+  stack.cpu = cgroupSource(group); // the node cgroup holds every replica's: the fleet's CPU
+  stack.nodeCgroup = group;
+  stack.cpuCheck = null;
+  stack.memoryBytes = () => group.memoryBytes();
+  stack.nodeLog = replicas[0].logFile;
+  stack.extraLogs = [
+    ...replicas.slice(1).map((r) => ({ file: r.logFile, name: `${r.name}.log` })),
+    { file: lb.configFile, name: 'haproxy.cfg', whole: true },
+  ];
+  stack.onNodeExit = (fn) => exitListeners.push(fn);
+}
+
+/** The access log's requests as {end_ms, server, ta_ms, status} (the format of src/runtime/haproxy.js). */
+function logRequests(text) {
+  const out = [];
+  for (const line of text.split('\n')) {
+    const [ts, server, , ta, status] = line.trim().split(' ');
+    if (!server || !Number.isFinite(Number(ts))) continue;
+    out.push({ end_ms: Number(ts) * 1000 + Number(ta), server, ta_ms: Number(ta), status: Number(status) });
+  }
+  return out;
+}
+
+/**
+ * FAULT=kill-replica: the fleet's recovery from the access log: what clients got after the kill (errors, the last
+ * one), latency before and after, and where the killed replica's traffic went.
+ */
+function faultRecord(fault, text, window) {
+  const reqs = logRequests(text).filter((r) => r.end_ms >= window.start && r.end_ms < window.end);
+  const after = reqs.filter((r) => r.end_ms >= fault.at_ms);
+  const failed = after.filter((r) => !(r.status >= 200 && r.status < 300));
+  const p99 = (xs) => (xs.length ? latencySummary(xs.map((r) => r.ta_ms)).p99 : null);
+  const within = (from, to) => reqs.filter((r) => r.end_ms >= from && r.end_ms < to);
+  const last = failed.length ? failed[failed.length - 1].end_ms : null;
+  return {
+    ...fault,
+    errors_after: failed.length,
+    last_error_after_s: last === null ? null : Number(((last - fault.at_ms) / 1000).toFixed(3)),
+    p99_ms_5s_before: p99(within(fault.at_ms - 5000, fault.at_ms)),
+    p99_ms_5s_after: p99(within(fault.at_ms, fault.at_ms + 5000)),
+    served_by_killed_after: after.filter((r) => r.server === fault.replica && r.status >= 200 && r.status < 300).length,
+    served_by_others_after: after.filter((r) => r.server !== fault.replica && r.status >= 200 && r.status < 300).length,
+    source: "HAProxy's access log (end of each request, its server, Ta and status)",
+  };
+}
+
+/** FAULT=kill-replica@Ns: kills the last replica N s into the window (once per run); the hook reads what it did. */
+function scheduleFault(s, replicas, window, state) {
+  const m = /^kill-replica@(\d+)s$/.exec(s.FAULT || '');
+  if (!m || state.done) return () => {};
+  state.done = true;
+  const victim = replicas[replicas.length - 1];
+  const timer = setTimeout(
+    () => {
+      state.fault = { kind: 'kill-replica', replica: victim.name, pid: victim.child.pid, at_ms: Date.now() };
+      victim.child.kill('SIGKILL');
+    },
+    Math.max(0, window.start + Number(m[1]) * 1000 - Date.now()),
+  );
+  return () => clearTimeout(timer);
+}
+
+/** stack.fleet: the window hook (per-replica figures), the warnings, the run's record. */
+function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus }) {
+  const faultState = { done: false, fault: null, reported: false };
+  return {
+    replicas,
+    windowHook(window) {
+      const read = async () => ({ counts: await lb.counts(), cpu: replicas.map((r) => r.group.cpu().total_s) });
+      const first = read();
+      const lb0 = lbGroup.cpu().total_s;
+      const cancelFault = scheduleFault(s, replicas, window, faultState);
+      return {
+        cancel: cancelFault,
+        async stop() {
+          const [a, b] = [await first, await read()];
+          const logText = fs.existsSync(lb.logFile) ? fs.readFileSync(lb.logFile, 'utf8') : '';
+          const lbCpu = Number((lbGroup.cpu().total_s - lb0).toFixed(6));
+          const record = fleetRecord({ replicas, a, b, lbCpu, logText, window, lost });
+          if (faultState.fault && !faultState.reported) {
+            faultState.reported = true;
+            record.fault = faultRecord(faultState.fault, logText, window);
+          }
+          return record;
+        },
+      };
+    },
+    problems: () =>
+      lost.map(
+        (x) => `replica ${x.replica} exited at ${new Date(x.at_ms).toISOString()} (${x.signal || `status ${x.code}`})`,
+      ),
+    record: () => ({
+      replicas: s.REPLICAS,
+      algorithm: s.LB_ALGORITHM,
+      balancer: 'HAProxy',
+      balancer_cpus: balancerCpus,
+      config: 'haproxy.cfg',
+      health_check: `HTTP POST ${HEALTH}, expecting a "result"`,
+      per_replica: "CORES and the node's flags apply to each replica; the replicas share the node's cores",
+    }),
+  };
+}
+
+/**
+ * Starts the fleet: replicas, then HAProxy. Sets what the stack's users need (rpcUrl: the balancer; cpu: the node
+ * cgroup, which holds every replica; onNodeExit: every replica gone) and stack.fleet (its window hook and record).
+ * Returns the measured nodes for the network (src/network/host-network.js).
+ */
+async function startHostFleet(stack, s, ctx) {
+  const { group, nodeCpus, balancerCpus, workDir, runId, log, signal } = ctx;
+  if (!group) throw new Error('REPLICAS: a fleet needs writable cgroups (one per replica); run as root');
+  const fleet = { replicas: [], lost: [], exitListeners: [], stopping: false };
+  await startReplicas(stack, s, fleet, ctx);
+  const { replicas, lost, exitListeners } = fleet;
+  const balancer = await startBalancer(s, stack, { replicas, workDir, runId, cpus: balancerCpus, log, signal });
+  describeFleet(stack, { replicas, lb: balancer.lb, group, nodeCpus, exitListeners });
+  stack.fleet = fleetHooks(s, { replicas, lost, lb: balancer.lb, lbGroup: balancer.group, balancerCpus });
+  return replicas.map((r) => ({
+    name: r.name,
+    nodeKeyHex: r.nodeKeyHex,
+    p2pPort: r.ports.p2p,
+    authPort: r.ports.auth,
+    rpcUrl: r.rpcUrl,
+    metricsUrl: r.metricsUrl,
+  }));
+}
+
+module.exports = { startHostFleet, fleetRecord, faultRecord, logRequests };

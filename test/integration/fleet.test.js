@@ -1,0 +1,80 @@
+'use strict';
+// REPLICAS=2 on the host runtime: two geth replicas on a one-node network,
+// behind a real HAProxy; one replica is killed on purpose inside the window
+// (FAULT=kill-replica@5s) and the fleet keeps serving.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { startRun, processesWith, readRun } = require('./harness');
+const { schemaErrors, ROOT } = require('../helpers');
+
+describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
+  let res;
+  let run;
+  let tmp;
+
+  before(async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      REPLICAS: '2',
+      NETWORK_NODES: '1',
+      PEERS: '4',
+      GENERATOR: 'lean',
+      FAULT: 'kill-replica@6s',
+      DURATION_S: '12',
+      WARMUP_S: '2',
+      IDLE_S: '2',
+      HISTORY_TRANSFERS: '30',
+      HISTORY_CONTRACT_CALLS: '16',
+    });
+    tmp = r.tmp;
+    res = await r.done;
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it('exits 0 with a valid run.json; the balancer configuration, generated from the scenario, is in the report', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.fleet.replicas, 2);
+    assert.equal(run.fleet.algorithm, 'roundrobin');
+    const cfg = fs.readFileSync(path.join(res.reportDir, 'haproxy.cfg'), 'utf8');
+    assert.equal((cfg.match(/^ {2}server replica-\d 127\.0\.0\.1:\d+ check$/gm) || []).length, 2);
+    assert.match(cfg, /eth_blockNumber/, 'the health check is a JSON-RPC call');
+  });
+
+  it("counts each replica's requests from HAProxy, and they add up to what the clients got", () => {
+    const f = run.node.fleet;
+    const sum = f.replicas.reduce((t, r) => t + r.requests, 0);
+    assert.equal(sum, f.requests);
+    const clients = run.figures.requests_ok + run.figures.requests_failed;
+    assert.ok(Math.abs(sum - clients) / clients < 0.05, `HAProxy ${sum}, clients ${clients}`);
+    assert.ok(Math.abs(f.replicas[0].share + f.replicas[1].share - 1) < 0.001);
+    assert.ok(f.balancer.cpu_s > 0 && f.balancer.cpu_ms_per_request > 0);
+  });
+
+  it("the fleet's CPU is its replicas' CPU together", () => {
+    const replicas = run.node.fleet.replicas.reduce((t, r) => t + r.cpu_s, 0);
+    const fleet = run.node.cpu_total_s;
+    assert.ok(Math.abs(replicas - fleet) / fleet < 0.05, `replicas ${replicas} s, fleet ${fleet} s`);
+  });
+
+  it('the killed replica is named; the other one took its traffic', () => {
+    const f = run.node.fleet;
+    assert.equal(f.fault.replica, 'replica-2');
+    assert.equal(f.fault.served_by_killed_after, 0);
+    assert.ok(f.fault.served_by_others_after > 1000, JSON.stringify(f.fault));
+    assert.equal(f.replicas[1].up_at_end, false);
+    assert.equal(f.replicas[0].up_at_end, true);
+    assert.ok(f.replicas[0].share > f.replicas[1].share);
+    assert.ok(
+      run.warnings.some((w) => /replica replica-2 exited/.test(w)),
+      run.warnings.join('\n'),
+    );
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /Fault kill-replica/);
+  });
+
+  it('leaves no process behind', () => {
+    assert.deepEqual(processesWith(tmp), []);
+  });
+});
