@@ -33,8 +33,14 @@ const fileState = (f) =>
 // on the host only (polkadot-omni-node's: the Substrate cache pair), which the parity/polkadot service cannot take.
 const stateHostOnly = (f) =>
   fileState(f) !== 'dev' && clients[fileClient(f)] && !(clients[fileClient(f)].stateRuntimes || []).includes('compose');
+// A scenario on a local network (NETWORK_NODES) runs in the host runtime only, for now (docs/network.md).
+const fileNetwork = (f) =>
+  Number(
+    (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'NETWORK_NODES') || {}).value || 0,
+  );
 const hostOnly = scenarioFiles.filter(
   (f) =>
+    fileNetwork(f) > 0 ||
     (fileClient(f) &&
       clients[fileClient(f)] &&
       clients[fileClient(f)].chains.includes('ethereum') &&
@@ -94,9 +100,15 @@ function assertLoopbackOnly(doc) {
 }
 
 describe('compose files rendered by Compose v2 and v1', () => {
-  it('the scenarios left out measure a running deployment (RUNTIME=attach) or name a host-only client', () => {
+  it('the scenarios left out measure a running deployment (RUNTIME=attach), name a host-only client or a network', () => {
     for (const f of attachOnly) assert.equal(fileRuntime(f), 'attach', f);
-    assert.deepEqual([...hostOnly].sort(), ['anvil-dev.env', 'substrate-cache-1024.env', 'substrate-cache-32.env']);
+    assert.deepEqual([...hostOnly].sort(), [
+      'anvil-dev.env',
+      'peers-4.env',
+      'peers-50.env',
+      'substrate-cache-1024.env',
+      'substrate-cache-32.env',
+    ]);
     assert.ok(rendered.length >= 10, rendered.join(' '));
   });
 
