@@ -11,6 +11,7 @@
 //    BENCH_NET_WINDOW_S and at most BENCH_NET_AB_MIN minutes of pairs: B/A of
 //    CPU per request with its 95% interval, and per side the median peers and
 //    p2p bytes per request over its windows.
+// BENCH_NET_SIZES chooses the sizes of part 1 (empty: none), BENCH_NET_AB_MIN=0 leaves part 2 out.
 // BENCH_NET_ENV adds keys to every run (KEY=value ...). The last line is
 // key=value pairs for scripts.
 
@@ -23,7 +24,8 @@ const { median } = require('../src/stats');
 const ROOT = path.join(__dirname, '..');
 const WINDOW_S = Number(process.env.BENCH_NET_WINDOW_S || 20);
 const AB_MIN = Number(process.env.BENCH_NET_AB_MIN || 8);
-const SIZES = (process.env.BENCH_NET_SIZES || '0 3 8').split(/\s+/).map(Number);
+// BENCH_NET_SIZES: the network sizes of part 1 (empty: none)
+const SIZES = (process.env.BENCH_NET_SIZES ?? '0 3 8').split(/\s+/).filter(Boolean).map(Number);
 
 const extra = Object.fromEntries(
   (process.env.BENCH_NET_ENV || '')
