@@ -193,6 +193,7 @@ async function measureWorkload(o) {
     memory: m.sampler.memory,
     ...(resources ? { io: resources.io } : {}),
     ...(m.explained.per_core_series ? { per_core: m.explained.per_core_series } : {}),
+    ...(m.explained.fleet && m.explained.fleet.series ? { replicas: m.explained.fleet.series } : {}),
   };
   // The chain family's own records (Substrate: operations, transfers), through its hook.
   const own = opts.chain.windowRecords ? opts.chain.windowRecords(snapshots, (w.end - w.start) / 1000) : null;

@@ -119,6 +119,20 @@ function ioChart(io, { x, xRange }) {
 }
 
 /** Every chart of the run: file name -> SVG. */
+/** REPLICAS: each replica's requests per second side by side (HAProxy's access log). */
+function replicasChart(run, series, { mid, xRange }) {
+  const names = run.node.fleet.replicas.map((r) => r.name);
+  const pts = (series.replicas || []).filter((p) => p.span_ms > 0);
+  return lineChart({
+    title: 'Requests each replica served',
+    xLabel: X_LABEL,
+    yLabel: 'requests per second',
+    series: names.map((n) => ({ name: n, points: pts.map((p) => [mid(p), (p.ok[n] * 1000) / p.span_ms]) })),
+    xRange,
+    note: "2xx responses per second in HAProxy's access log, by the replica that served them",
+  });
+}
+
 function charts(run, series) {
   const ax = axis(run);
   const source = run.node && run.node.cpu_source ? run.node.cpu_source.kind : 'n/a';
@@ -129,6 +143,7 @@ function charts(run, series) {
   };
   if ((series.memory || []).length) out['memory.svg'] = memoryChart(series, ax, source);
   if (series.io) out['io.svg'] = ioChart(series.io, ax);
+  if (series.replicas && run.node && run.node.fleet) out['replicas.svg'] = replicasChart(run, series, ax);
   return { ...out, ...perCoreChart(run, series) };
 }
 

@@ -128,6 +128,7 @@ function chartLines(run) {
   ];
   if (run.node && run.node.memory_peak_bytes) lines.push('![Memory](charts/memory.svg)', '');
   if (run.node && run.node.per_core) lines.push('![Per-core load](charts/per-core.svg)', '');
+  if (run.node && run.node.fleet) lines.push('![Requests each replica served](charts/replicas.svg)', '');
   if (run.node && run.node.network_rx_bytes !== undefined) lines.push('![Disk and network](charts/io.svg)', '');
   return lines;
 }

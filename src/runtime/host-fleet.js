@@ -18,8 +18,8 @@ const { Cgroup, spawnInGroup, groupsLeftover } = require('../platform/cgroup');
 const { cgroupSource } = require('../measure/cpu');
 const { freePorts } = require('../util/net');
 const { ensureDebianTool } = require('../install/debian');
-const { renderConfig, startHaproxy, accessLog } = require('./haproxy');
-const { latencySummary } = require('../stats');
+const { renderConfig, startHaproxy } = require('./haproxy');
+const { fleetRecord, faultRecord, perSecond } = require('./fleet-records');
 
 const HEALTH = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
 
@@ -83,45 +83,6 @@ async function startBalancer(s, stack, { replicas, workDir, runId, cpus, log, si
   return { lb, group };
 }
 
-/** The window's per-replica record from the balancer's counters and the replicas' cgroups read at its edges. */
-function fleetRecord({ replicas, a, b, lbCpu, logText, window, lost }) {
-  const served = replicas.map((r) => {
-    const [ca, cb] = [a.counts[r.name], b.counts[r.name]];
-    return ca && cb ? cb.responses - ca.responses : null;
-  });
-  const total = served.reduce((t, x) => t + (x || 0), 0);
-  const latency = accessLog(logText, window.start, window.end);
-  const rows = replicas.map((r, i) => {
-    const cpu = Number((b.cpu[i] - a.cpu[i]).toFixed(6));
-    const lat = latency[r.name] ? latencySummary(latency[r.name].ta_ms) : null;
-    return {
-      name: r.name,
-      requests: served[i],
-      share: total && served[i] !== null ? Number((served[i] / total).toFixed(4)) : null,
-      cpu_s: cpu,
-      cpu_ms_per_request: served[i] ? Number(((cpu * 1000) / served[i]).toFixed(4)) : null,
-      latency_ms: lat ? { p50: lat.p50, p99: lat.p99 } : null,
-      memory_bytes: r.group.memoryBytes(),
-      errors: b.counts[r.name] && a.counts[r.name] ? b.counts[r.name].errors - a.counts[r.name].errors : null,
-      up_at_end: Boolean(b.counts[r.name] && b.counts[r.name].up),
-    };
-  });
-  const ratio = (xs) =>
-    xs.length > 1 && Math.min(...xs) > 0 ? Number((Math.max(...xs) / Math.min(...xs)).toFixed(3)) : null;
-  return {
-    replicas: rows,
-    requests: total,
-    source:
-      "requests: HAProxy's own per-server response counters (Prometheus exporter) at the window's edges; CPU and memory: each replica's cgroup; latency: HAProxy's access log (Ta, the whole request)",
-    balancer: { cpu_s: lbCpu, cpu_ms_per_request: total ? Number(((lbCpu * 1000) / total).toFixed(5)) : null },
-    spread: {
-      share_max_over_min: ratio(rows.map((r) => r.share).filter((x) => x !== null)),
-      cpu_per_request_max_over_min: ratio(rows.map((r) => r.cpu_ms_per_request).filter((x) => x !== null)),
-    },
-    replicas_lost: lost.filter((x) => x.at_ms <= window.end),
-  };
-}
-
 /** Starts the replicas; `fleet` gathers them, the ones lost, and who waits for all of them to be gone. */
 async function startReplicas(stack, s, fleet, { client, bin, workDir, nodeCpus, prepared, runId, log }) {
   stack.cleanups.push(async () => {
@@ -170,40 +131,6 @@ function describeFleet(stack, { replicas, lb, group, nodeCpus, exitListeners }) 
   stack.onNodeExit = (fn) => exitListeners.push(fn);
 }
 
-/** The access log's requests as {end_ms, server, ta_ms, status} (the format of src/runtime/haproxy.js). */
-function logRequests(text) {
-  const out = [];
-  for (const line of text.split('\n')) {
-    const [ts, server, , ta, status] = line.trim().split(' ');
-    if (!server || !Number.isFinite(Number(ts))) continue;
-    out.push({ end_ms: Number(ts) * 1000 + Number(ta), server, ta_ms: Number(ta), status: Number(status) });
-  }
-  return out;
-}
-
-/**
- * FAULT=kill-replica: the fleet's recovery from the access log: what clients got after the kill (errors, the last
- * one), latency before and after, and where the killed replica's traffic went.
- */
-function faultRecord(fault, text, window) {
-  const reqs = logRequests(text).filter((r) => r.end_ms >= window.start && r.end_ms < window.end);
-  const after = reqs.filter((r) => r.end_ms >= fault.at_ms);
-  const failed = after.filter((r) => !(r.status >= 200 && r.status < 300));
-  const p99 = (xs) => (xs.length ? latencySummary(xs.map((r) => r.ta_ms)).p99 : null);
-  const within = (from, to) => reqs.filter((r) => r.end_ms >= from && r.end_ms < to);
-  const last = failed.length ? failed[failed.length - 1].end_ms : null;
-  return {
-    ...fault,
-    errors_after: failed.length,
-    last_error_after_s: last === null ? null : Number(((last - fault.at_ms) / 1000).toFixed(3)),
-    p99_ms_5s_before: p99(within(fault.at_ms - 5000, fault.at_ms)),
-    p99_ms_5s_after: p99(within(fault.at_ms, fault.at_ms + 5000)),
-    served_by_killed_after: after.filter((r) => r.server === fault.replica && r.status >= 200 && r.status < 300).length,
-    served_by_others_after: after.filter((r) => r.server !== fault.replica && r.status >= 200 && r.status < 300).length,
-    source: "HAProxy's access log (end of each request, its server, Ta and status)",
-  };
-}
-
 /** FAULT=kill-replica@Ns: kills the last replica N s into the window (once per run); the hook reads what it did. */
 function scheduleFault(s, replicas, window, state) {
   const m = /^kill-replica@(\d+)s$/.exec(s.FAULT || '');
@@ -237,6 +164,15 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus }) {
           const logText = fs.existsSync(lb.logFile) ? fs.readFileSync(lb.logFile, 'utf8') : '';
           const lbCpu = Number((lbGroup.cpu().total_s - lb0).toFixed(6));
           const record = fleetRecord({ replicas, a, b, lbCpu, logText, window, lost });
+          // for series.json, not run.json: each replica's requests per second
+          Object.defineProperty(record, 'series', {
+            value: perSecond(
+              logText,
+              window,
+              replicas.map((r) => r.name),
+            ),
+            enumerable: false,
+          });
           if (faultState.fault && !faultState.reported) {
             faultState.reported = true;
             record.fault = faultRecord(faultState.fault, logText, window);
@@ -285,4 +221,4 @@ async function startHostFleet(stack, s, ctx) {
   }));
 }
 
-module.exports = { startHostFleet, fleetRecord, faultRecord, logRequests };
+module.exports = { startHostFleet };

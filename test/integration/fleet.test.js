@@ -74,6 +74,20 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
     assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /Fault kill-replica/);
   });
 
+  it('draws the replicas side by side over the window, from each second of the access log', () => {
+    const series = JSON.parse(fs.readFileSync(path.join(res.reportDir, 'series.json'), 'utf8'));
+    const perSecond = series.replicas;
+    assert.ok(perSecond.length >= 11, `${perSecond.length} seconds`);
+    const killedAt = run.node.fleet.fault.at_ms;
+    const late = perSecond.filter((p) => p.t_ms >= killedAt + 1000);
+    assert.ok(late.length && late.every((p) => p.ok['replica-2'] === 0), 'nothing from the killed replica after it');
+    assert.ok(
+      perSecond.some((p) => p.ok['replica-2'] > 0),
+      'replica-2 served before it was killed',
+    );
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'charts', 'replicas.svg'), 'utf8'), /replica-1/);
+  });
+
   it('leaves no process behind', () => {
     assert.deepEqual(processesWith(tmp), []);
   });

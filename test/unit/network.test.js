@@ -224,7 +224,7 @@ describe('NETWORK_NODES in a scenario', () => {
 });
 
 describe('REPLICAS: the fleet record and a fault, from known counters and access log lines', () => {
-  const { fleetRecord, faultRecord } = require('../../src/runtime/host-fleet');
+  const { fleetRecord, faultRecord, perSecond } = require('../../src/runtime/fleet-records');
   const replicas = ['replica-1', 'replica-2'].map((name) => ({ name, group: { memoryBytes: () => 100 } }));
   const window = { start: 1000000, end: 1010000 };
   // %Ts.%ms %s %Tr %Ta %ST: accepted at, server, Tr, Ta, status
@@ -269,6 +269,15 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.equal(r.spread.cpu_per_request_max_over_min, 1.5);
     assert.equal(r.balancer.cpu_ms_per_request, 0.2);
     assert.deepEqual([r.replicas[1].errors, r.replicas[1].up_at_end], [1, false]);
+  });
+
+  it("counts each replica's 2xx responses in each second of the window", () => {
+    const secs = perSecond(log, window, ['replica-1', 'replica-2']);
+    assert.equal(secs.length, 10);
+    assert.deepEqual(secs[0].ok, { 'replica-1': 1, 'replica-2': 0 });
+    assert.deepEqual(secs[1].ok, { 'replica-1': 0, 'replica-2': 1 });
+    assert.deepEqual(secs[5].ok, { 'replica-1': 0, 'replica-2': 0 }, 'a 503 is not served');
+    assert.deepEqual(secs[7].ok, { 'replica-1': 1, 'replica-2': 0 });
   });
 
   it('after a kill: the errors clients got, the last one, and who served what', () => {
