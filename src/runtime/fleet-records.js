@@ -92,7 +92,14 @@ function faultRecord(fault, text, window) {
     last_error_after_s: last === null ? null : Number(((last - fault.at_ms) / 1000).toFixed(3)),
     p99_ms_5s_before: p99(within(fault.at_ms - 5000, fault.at_ms)),
     p99_ms_5s_after: p99(within(fault.at_ms, fault.at_ms + 5000)),
-    served_by_killed_after: after.filter((r) => r.server === fault.replica && r.status >= 200 && r.status < 300).length,
+    // after the process was gone (HAProxy's log times are whole milliseconds)
+    served_by_killed_after: after.filter(
+      (r) =>
+        r.server === fault.replica &&
+        r.status >= 200 &&
+        r.status < 300 &&
+        r.end_ms > (fault.gone_ms || fault.at_ms) + 1,
+    ).length,
     served_by_others_after: after.filter((r) => r.server !== fault.replica && r.status >= 200 && r.status < 300).length,
     source: "HAProxy's access log (end of each request, its server, Ta and status)",
   };

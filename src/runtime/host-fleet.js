@@ -140,6 +140,10 @@ function scheduleFault(s, replicas, window, state) {
   const timer = setTimeout(
     () => {
       state.fault = { kind: 'kill-replica', replica: victim.name, pid: victim.child.pid, at_ms: Date.now() };
+      // SIGKILL takes a moment: responses it had written may still reach the balancer until the process is gone
+      victim.child.once('exit', () => {
+        state.fault.gone_ms = Date.now();
+      });
       victim.child.kill('SIGKILL');
     },
     Math.max(0, window.start + Number(m[1]) * 1000 - Date.now()),
