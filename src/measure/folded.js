@@ -91,11 +91,6 @@ function functionCounts(stacks) {
 const share = (x, total) => (total ? Number((x / total).toFixed(4)) : 0);
 
 /**
- * The top functions by share of samples.
- * @returns {{samples:number, by_self:object[], by_total:object[]}} rows {function, self, self_share, total,
- * total_share}
- */
-/**
  * The share of samples whose stack holds a frame matching `re` (e.g. a client's networking packages): where the
  * node spent that part of its CPU, counted once per stack.
  */
@@ -109,6 +104,11 @@ function shareMatching(stacks, re) {
   return { samples: hit, of: total, share: total ? Number((hit / total).toFixed(4)) : null, frames: re.source };
 }
 
+/**
+ * The top functions by share of samples.
+ * @returns {{samples:number, by_self:object[], by_total:object[]}} rows {function, self, self_share, total,
+ * total_share}
+ */
 function topFunctions(stacks, n = 15) {
   const { fns, total } = functionCounts(stacks);
   const rows = [...fns].map(([name, c]) => ({
