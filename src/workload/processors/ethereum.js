@@ -138,6 +138,10 @@ async function replay(context, events) {
       events.emit('counter', failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`, 1);
     else if (outcome === 'before') events.emit('counter', 'chainperf.before_window', 1);
   });
+  // The replay stops sending at the window's end; the user stays until stop_at like the looping ones, so that
+  // afterScenario writes the samples even when nothing else keeps this worker alive until its flush timer.
+  const rest = until - Date.now();
+  if (rest > 0) await new Promise((r) => setTimeout(r, rest));
 }
 
 /** Last step of every virtual user: the first to finish after the window writes the samples. */
