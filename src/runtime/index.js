@@ -29,7 +29,7 @@ const runtimes = {
   },
   host: {
     name: 'host',
-    summary: 'the node runs on this host as a child process in its own cgroup, Prometheus beside it',
+    summary: 'the node runs beside chainperf, as a child process in its own cgroup, Prometheus beside it',
     ownKeys: [],
     start: (s, ctx) => require('./host').startHost(s, ctx),
     nodeRecord: (stack) => ({ pid: stack.node.pid, cpus: stack.node.cpus || null }),
