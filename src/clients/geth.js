@@ -59,6 +59,23 @@ function binaryVersion(bin) {
   return m ? m[1] : 'unknown';
 }
 
+/** Metrics on `addr`, the p2p port, and the engine API on 127.0.0.1 only: the same for every geth chainperf starts. */
+function metricsAndPorts(addr, ports) {
+  return [
+    '--metrics',
+    '--metrics.addr',
+    addr,
+    '--metrics.port',
+    String(ports.metrics),
+    '--port',
+    String(ports.p2p),
+    '--authrpc.port',
+    String(ports.auth),
+    '--authrpc.addr',
+    '127.0.0.1',
+  ];
+}
+
 /**
  * The command line for a scenario: on the host, or in the node container
  * (`external`: RPC and metrics on every interface of the container's network).
@@ -97,17 +114,7 @@ function command(s, { dataDir, ports, external = false, network }) {
       '--ws.api',
       'eth,net,web3',
       ...(external ? ['--ws.origins', '*'] : []),
-      '--metrics',
-      '--metrics.addr',
-      addr,
-      '--metrics.port',
-      String(ports.metrics),
-      '--port',
-      String(ports.p2p),
-      '--authrpc.port',
-      String(ports.auth),
-      '--authrpc.addr',
-      '127.0.0.1',
+      ...metricsAndPorts(addr, ports),
       '--ipcdisable',
       '--nodiscover',
       // NODE_PROFILE=cpu: geth's own profiler, read over each measured window.
@@ -160,17 +167,7 @@ function peerCommand(s, { dataDir, ports, network }) {
       String(ports.rpc),
       '--http.api',
       'eth,net,web3,admin,txpool',
-      '--metrics',
-      '--metrics.addr',
-      '127.0.0.1',
-      '--metrics.port',
-      String(ports.metrics),
-      '--port',
-      String(ports.p2p),
-      '--authrpc.port',
-      String(ports.auth),
-      '--authrpc.addr',
-      '127.0.0.1',
+      ...metricsAndPorts('127.0.0.1', ports),
       '--miner.gasprice',
       '1',
       '--miner.recommit',
