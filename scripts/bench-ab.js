@@ -21,23 +21,12 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { median } = require('../src/stats');
+const { parseKv, kvLine } = require('./lib/kv');
 
 const ROOT = path.join(__dirname, '..');
 const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
 const SESSIONS = Number(process.env.BENCH_AB_SESSIONS || 10);
 const DEFAULTS = 'RUNTIME=host GENERATOR=lean DURATION_S=15 IDLE_S=5 WARMUP_S=30 AB_MAX_S=480 AB_MAX_PAIRS=20';
-
-const parseKv = (text) =>
-  Object.fromEntries(
-    text
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((kv) => {
-        const i = kv.indexOf('=');
-        if (i < 1) throw new Error(`BENCH_AB_ENV / BENCH_AB_B: expected KEY=value, got "${kv}"`);
-        return [kv.slice(0, i), kv.slice(i + 1)];
-      }),
-  );
 
 /** One ./run.sh ab session; resolves with its ab.json and how long it took. */
 function session(a, b, env) {
@@ -76,7 +65,7 @@ const fmtR = (r) =>
 /** B: a copy of the scenario with BENCH_AB_B's keys set (a key the file has is replaced: one set twice is an error). */
 function scenarioB(reports, env) {
   const bFile = path.join(reports, 'b.env');
-  const bKeys = parseKv(process.env.BENCH_AB_B || 'WORKLOAD=eth-reads-light');
+  const bKeys = parseKv(process.env.BENCH_AB_B || 'WORKLOAD=eth-reads-light', 'BENCH_AB_B');
   let text = `${fs.readFileSync(SCENARIO, 'utf8')}\nNAME=geth-dev-b\n`;
   for (const [k, v] of Object.entries(bKeys)) {
     const line = new RegExp(`^${k}=.*$`, 'm');
@@ -89,7 +78,7 @@ function scenarioB(reports, env) {
 }
 
 async function main() {
-  const env = { ...parseKv(DEFAULTS), ...parseKv(process.env.BENCH_AB_ENV || '') };
+  const env = { ...parseKv(DEFAULTS, 'defaults'), ...parseKv(process.env.BENCH_AB_ENV || '', 'BENCH_AB_ENV') };
   const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-ab-'));
   env.REPORTS_DIR = reports;
   process.stderr.write(
@@ -135,11 +124,7 @@ async function main() {
     ab_halfwidth_pct: rab.ci95 ? rab.halfwidth_pct.toFixed(2) : 'n/a',
   };
   process.stdout.write(`reports: ${reports}\n`);
-  process.stdout.write(
-    `${Object.entries(figures)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(' ')}\n`,
-  );
+  process.stdout.write(`${kvLine(figures)}\n`);
 }
 
 main().catch((err) => {

@@ -20,6 +20,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { median } = require('../src/stats');
+const { parseKv, kvLine } = require('./lib/kv');
 
 const ROOT = path.join(__dirname, '..');
 const WINDOW_S = Number(process.env.BENCH_NET_WINDOW_S || 20);
@@ -27,12 +28,8 @@ const AB_MIN = Number(process.env.BENCH_NET_AB_MIN || 8);
 // BENCH_NET_SIZES: the network sizes of part 1 (empty: none)
 const SIZES = (process.env.BENCH_NET_SIZES ?? '0 3 8').split(/\s+/).filter(Boolean).map(Number);
 
-const extra = Object.fromEntries(
-  (process.env.BENCH_NET_ENV || '')
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-);
+/** BENCH_NET_ENV's keys, read by main() (a malformed one is said, not thrown from here). */
+let extra = {};
 
 /** ./run.sh with args and env; resolves with the report folder (its last stdout line). */
 function runSh(args, env) {
@@ -129,6 +126,7 @@ async function peersPair(reports) {
 }
 
 async function main() {
+  extra = parseKv(process.env.BENCH_NET_ENV || '', 'BENCH_NET_ENV');
   const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-network-'));
   process.stderr.write(
     `bench:network: NETWORK_NODES ${SIZES.join(', ')}, then the peers pair; ${WINDOW_S} s windows\n`,
@@ -152,11 +150,7 @@ async function main() {
     figures.peers_b = fmt(pair.sides[1].peers, 0);
   }
   process.stdout.write(`reports: ${reports}\n`);
-  process.stdout.write(
-    `${Object.entries(figures)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(' ')}\n`,
-  );
+  process.stdout.write(`${kvLine(figures)}\n`);
 }
 
 main().catch((err) => {
