@@ -135,10 +135,12 @@ function copyRunLogs(run, stack, workDir, reportDir) {
     if (fs.existsSync(netDir))
       for (const f of fs.readdirSync(netDir).filter((x) => x.endsWith('.log')))
         copyTailScrubbed(path.join(netDir, f), path.join(reportDir, `network-${f}`), 200);
-    // artillery's logs and scripts of every pass (scrubbed): artillery.log/.yml for the main window,
-    // <pass>.artillery.log for the others
+    // artillery's logs and scripts of every pass (scrubbed): artillery.log/.yml for the main window (GENERATORS:
+    // the first generator's, artillery-g<i>.log/.yml the others'), <pass>.artillery.log for the other passes
+    const mainWindow = (_, g, ext) => (g && g !== '0' ? `artillery-g${g}.${ext}` : `artillery.${ext}`);
     for (const f of fs.readdirSync(workDir).filter((x) => /\.artillery\.(log|yml)$/.test(x))) {
-      copyScrubbed(path.join(workDir, f), path.join(reportDir, f.replace(/^measure\./, '')));
+      const name = f.replace(/^measure\.(?:g(\d+)\.)?artillery\.(log|yml)$/, mainWindow);
+      copyScrubbed(path.join(workDir, f), path.join(reportDir, name));
     }
   } catch (err) {
     run.warnings.push(`the run's logs could not all be copied into the report: ${err.message}`); // the work folder goes all the same

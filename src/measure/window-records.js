@@ -156,8 +156,42 @@ function generatorRecord(m, { stack, s }, samples, snapshots) {
   if (stall) generator.stall = stall;
   if (genCpu !== null)
     generator.cpu_utilization = Number((genCpu / ((w.end - w.start) / 1000) / generator.cores).toFixed(3));
+  generator.processes = (m.generatorRuns || []).length || 1;
+  if (generator.processes > 1) generator.generators = perGenerator(m, snapshots);
   return generator;
 }
+
+/**
+ * GENERATORS > 1: each generator's load (what it was given, what completed in the window from its own workers'
+ * samples) and its CPU from its own cgroup, with its busy share (CPU over the window per core it is pinned to).
+ */
+function perGenerator(m, snapshots) {
+  const seconds = (m.w.end - m.w.start) / 1000;
+  return m.generatorRuns.map((r, i) => {
+    const mine = snapshots.filter((x) => (x.generator || 0) === r.index);
+    let answered = 0;
+    for (const snap of mine)
+      for (const byMethod of Object.values(snap.seconds))
+        for (const rec of Object.values(byMethod)) answered += rec.lat.length + sum(Object.values(rec.failed));
+    const a = m.gensStart && m.gensStart[i];
+    const b = m.gensEnd && m.gensEnd[i];
+    const cpu = a && b ? Number((cpuSum(b) - cpuSum(a)).toFixed(6)) : null;
+    const cores = cpuCount(r.cpus);
+    return {
+      index: r.index,
+      cpus: r.cpus,
+      offered: r.offered,
+      workers: mine.length,
+      requests: answered,
+      requests_per_s: Number((answered / seconds).toFixed(1)),
+      cpu_s: cpu,
+      cpu_us_per_request: cpu !== null && answered ? Number(((cpu * 1e6) / answered).toFixed(1)) : null,
+      cpu_utilization: cpu !== null && cores ? Number((cpu / seconds / cores).toFixed(3)) : null,
+    };
+  });
+}
+
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 
 /** The node's own request counters through Prometheus over the window: a cross-check of the generator's counts. */
 async function prometheusCrossCheck(stack, runId, w, signal) {
@@ -209,6 +243,7 @@ module.exports = {
   addPrometheusCheck,
   nodeRecord,
   generatorRecord,
+  perGenerator,
   prometheusCrossCheck,
   requestsByLabel,
 };

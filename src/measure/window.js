@@ -7,7 +7,8 @@
 const fs = require('node:fs');
 const { copyScrubbed } = require('../util/scrub');
 const path = require('node:path');
-const { runArtillery, STARTUP_S, TAIL_MS } = require('../workload/artillery');
+const { STARTUP_S, TAIL_MS } = require('../workload/artillery');
+const { runGenerators, generatorGroups } = require('./generators');
 const { mergeSamples } = require('../workload/samples');
 const { shapeOf, describeShape, shapeFigures } = require('../workload/shapes');
 const { mergeWrites, subscriptionFigures } = require('../workload/write-figures');
@@ -57,8 +58,9 @@ function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS
   log(
     `${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${startupS} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`,
   );
-  const artillery = runArtillery({
+  const artillery = runGenerators({
     scenario: s,
+    stack,
     spec: spec({
       start_at: w.start,
       end_at: w.end,
@@ -71,7 +73,6 @@ function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS
     dir: workDir,
     name,
     processor: chain.processor,
-    group: stack.generatorGroup,
     signal,
   });
   artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
@@ -82,7 +83,7 @@ function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS
  * Reads the node's counters at both edges of the window, the generator's CPU and the steal time with them,
  * and samples in between. m.keepPartial(err) rethrows err with what was measured until then.
  */
-async function readEdges(m, { stack, name, reportDir, signal }) {
+async function readEdges(m, { s, stack, name, reportDir, signal }) {
   const { w } = m;
   const group = stack.generatorGroup;
   // The node runs on this machine (host, compose): its cores' steal time is read here too.
@@ -92,7 +93,10 @@ async function readEdges(m, { stack, name, reportDir, signal }) {
   } catch (err) {
     m.keepPartial(err);
   }
+  const perGenerator = (s.GENERATORS || 1) > 1 ? generatorGroups(stack, s.GENERATORS) : [];
+  const cpuOf = (groups) => groups.map((g) => (g ? g.cpu() : null));
   m.genStart = group ? group.cpu() : null;
+  m.gensStart = cpuOf(perGenerator);
   m.stealStart = m.stealCpus === undefined ? null : readSteal(m.stealCpus);
   m.sampler = startSampler(stack, w, signal);
   const hooks = startWindowHooks({ stack, name, window: w, reportDir }); // per-core load, NODE_PROFILE
@@ -111,6 +115,7 @@ async function readEdges(m, { stack, name, reportDir, signal }) {
     if (!m.endEdge) hooks.cancel();
   }
   m.genEnd = group ? group.cpu() : null;
+  m.gensEnd = cpuOf(perGenerator);
   m.stealEnd = m.stealCpus === undefined ? null : readSteal(m.stealCpus);
   m.explained = await hooks.stop();
   await m.sampler.done;
@@ -119,10 +124,17 @@ async function readEdges(m, { stack, name, reportDir, signal }) {
 /** The generator's result and samples; a generator that failed, recorded nothing or started late fails the window. */
 async function collectSamples(m, { reportDir, name, startupS }) {
   const { w } = m;
-  const result = await m.artillery.catch(m.keepPartial);
-  copyScrubbed(result.rawFile, path.join(reportDir, name === 'measure' ? 'artillery.json' : `artillery-${name}.json`));
-  if (result.code !== 0)
-    throw new Error(`the load generator exited with status ${result.code}; see ${path.basename(result.logFile)}`);
+  const results = await m.artillery.catch(m.keepPartial);
+  m.generatorRuns = results;
+  for (const r of results) {
+    const stem = `${name === 'measure' ? 'artillery' : `artillery-${name}`}${r.index ? `-g${r.index}` : ''}`;
+    copyScrubbed(r.rawFile, path.join(reportDir, `${stem}.json`));
+  }
+  for (const r of results)
+    if (r.code !== 0)
+      throw new Error(
+        `the load generator${results.length > 1 ? ` ${r.index}` : ''} exited with status ${r.code}; see ${path.basename(r.logFile)}`,
+      );
   const snapshots = readSamples(m.samplesDir);
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);

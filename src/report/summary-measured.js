@@ -95,6 +95,10 @@ function generatorLines(run) {
     lines.push(
       `- Load generator (${gen}): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`,
     );
+    for (const g of run.generator.generators || [])
+      lines.push(
+        `  - generator ${g.index} of ${run.generator.processes} (cpus ${g.cpus || 'unpinned'}, ${g.offered.rate ? `${g.offered.rate} requests/s offered` : `${g.offered.users} users`}): ${num(g.requests_per_s, 1)} requests/s, ${num(g.cpu_us_per_request, 1)} us of CPU per request, ${g.cpu_utilization === null ? 'busy share n/a' : `${(g.cpu_utilization * 100).toFixed(0)}% busy`}.`,
+      );
   }
   if (run.sync) lines.push(`- Node synced with its head advancing after ${num(run.sync.seconds, 1)} s.`);
   return lines;

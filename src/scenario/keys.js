@@ -348,6 +348,13 @@ const KEYS = {
       "How requests are sent. ethers: through the chain's client library (ethers JsonRpcProvider; @polkadot/api over WebSocket for Substrate chains, whatever this key says). lean (ethereum only for now): chainperf's artillery engine, keep-alive HTTP/1.1 sockets (or WebSocket connections) with requests prepared ahead, for figures at full speed (see docs/generator.md). The generators are the entries of src/workload/generators.js.",
   ),
 
+  GENERATORS: {
+    type: 'int',
+    min: 1,
+    max: 64,
+    default: 1,
+    doc: "Load generator processes that share the load: CONCURRENCY users (or RATE requests/s, and its SHAPE) divided between them, the same window instants, each its own seed. In the host and compose runtimes each runs in its own cgroup pinned to its share of the generator's cores (cores taken in turn when there are fewer cores than generators). Every latency of every generator is merged into the window's percentiles (exact, never averaged); run.json's generator.generators gives each one's share, requests/s, CPU and busy share, and the run warns when any was near its limit. Not with a replay.",
+  },
   TRANSPORT: {
     type: 'enum',
     values: ['http', 'ws'],

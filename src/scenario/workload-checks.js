@@ -100,4 +100,16 @@ function shapeChecks(v, at, errors) {
     );
 }
 
-module.exports = { loopChecks, writeChecks, replayChecks, shapeChecks };
+/** GENERATORS > 1 divides the users or the rate between processes: each needs a share, and a replay is one timeline. */
+function generatorsChecks(v, at, errors) {
+  if (!(v.GENERATORS > 1)) return;
+  const where = at('GENERATORS');
+  if (v.WORKLOAD && v.WORKLOAD.startsWith('replay:'))
+    errors.push(`${where}: GENERATORS=${v.GENERATORS}: a replay keeps the capture's one timeline; set GENERATORS=1`);
+  else if (v.RATE && v.RATE < v.GENERATORS)
+    errors.push(`${where}: GENERATORS=${v.GENERATORS}: RATE=${v.RATE} leaves a generator without a request a second`);
+  else if (!v.RATE && v.CONCURRENCY < v.GENERATORS)
+    errors.push(`${where}: GENERATORS=${v.GENERATORS}: CONCURRENCY=${v.CONCURRENCY} leaves a generator without a user`);
+}
+
+module.exports = { loopChecks, writeChecks, replayChecks, shapeChecks, generatorsChecks };

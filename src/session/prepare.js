@@ -10,7 +10,8 @@ const path = require('node:path');
 const chains = require('../chains');
 const clients = require('../clients');
 const runtimes = require('../runtime');
-const { loadMix, runArtillery, STARTUP_S } = require('../workload/artillery');
+const { loadMix, STARTUP_S } = require('../workload/artillery');
+const { runGenerators } = require('../measure/generators');
 const { log: defaultLog } = require('../util/log');
 const { prepareWindowHooks } = require('../measure/profile');
 const { ensureProfileTools } = require('../measure/profilers');
@@ -159,16 +160,17 @@ async function warmUp(s, stack, { spec, workDir, signal, log, name = 'warmup' })
     () => log(`${name}: ${Math.round((Date.now() - from) / 1000)} s of ${Math.round((due - from) / 1000)} s`),
     30000,
   );
-  const r = await runArtillery({
+  const runs = await runGenerators({
     scenario: s,
+    stack,
     spec: spec({ start_at: due, end_at: due }),
     dir: workDir,
     name,
     processor: chain.processor,
-    group: stack.generatorGroup,
     signal,
   }).finally(() => clearInterval(progress));
-  if (r.code !== 0) throw new Error(`the load generator failed during warm-up (status ${r.code}); see ${r.logFile}`);
+  for (const r of runs)
+    if (r.code !== 0) throw new Error(`the load generator failed during warm-up (status ${r.code}); see ${r.logFile}`);
 }
 
 /**

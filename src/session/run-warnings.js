@@ -57,6 +57,11 @@ function generatorWarnings(run, s, samples) {
     w.push(
       `the load generator used ${(g.cpu_utilization * 100).toFixed(0)}% of its ${g.cores} core(s): it, not the node, may have been the limit`,
     );
+  for (const one of g.generators || [])
+    if (one.cpu_utilization > 0.9)
+      w.push(
+        `load generator ${one.index} of ${g.processes} used ${(one.cpu_utilization * 100).toFixed(0)}% of its core(s) ${one.cpus}: it, not the node, may have been the limit`,
+      );
   return w;
 }
 

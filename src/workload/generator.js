@@ -24,7 +24,8 @@ function loadGenerator() {
   const flush = () => {
     if (!spec.samples_dir) return;
     const file = path.join(spec.samples_dir, `worker-${recorder.worker}.json`);
-    if (!fs.existsSync(file)) fs.writeFileSync(file, JSON.stringify({ ...recorder.snapshot(), ...extras }));
+    const generator = spec.generator_index || 0; // which of GENERATORS processes this worker belongs to
+    if (!fs.existsSync(file)) fs.writeFileSync(file, JSON.stringify({ ...recorder.snapshot(), ...extras, generator }));
   };
   if (spec.samples_dir) {
     setTimeout(() => recorder.windowClosed(), Math.max(0, spec.end_at - Date.now())).unref();

@@ -1,0 +1,63 @@
+'use strict';
+// GENERATORS=N: a pass (warm-up or window) runs N artillery processes, each
+// in its own cgroup under the generator's, pinned to its own share of the
+// generator's cores (src/workload/split.js divides the load). They read one
+// spec's instants, so they start and stop together, and write their samples
+// into one folder: a window's figures merge every latency of every generator
+// (samples.js), and each generator's CPU is read from its own cgroup.
+
+const os = require('node:os');
+const { Cgroup } = require('../platform/cgroup');
+const { runArtillery } = require('../workload/artillery');
+const { generatorCores, generatorShare } = require('../workload/split');
+const { log } = require('../util/log');
+
+/**
+ * The N generators' cgroups (made once per stack, removed at teardown), pinned to their cores; [the generator's own
+ * group] for one generator; nulls where chainperf has no generator cgroup (attach without cgroups).
+ */
+function generatorGroups(stack, n) {
+  if (n === 1) return [stack.generatorGroup || null];
+  if (!stack.generatorGroup) return Array(n).fill(null);
+  if (stack.generatorGroups && stack.generatorGroups.length === n) return stack.generatorGroups;
+  const all = stack.generatorCpus || `0-${os.cpus().length - 1}`;
+  const { cpus, shared } = generatorCores(all, n);
+  if (shared)
+    log(
+      `GENERATORS=${n}: more generators than the generator's cores (${all}): they take the cores in turn and share them`,
+    );
+  const runId = stack.generatorGroup.name.split('/')[1];
+  stack.generatorGroups = cpus.map((c, i) => new Cgroup(`chainperf/${runId}/generator/g${i}`, { cpus: c }));
+  stack.generatorGroupCpus = cpus;
+  const groups = stack.generatorGroups;
+  stack.cleanups.push(() => Promise.all(groups.map((g) => g.destroy())));
+  return groups;
+}
+
+/**
+ * Starts one pass of N generators.
+ * @param {object} o
+ * @param {object} o.scenario resolved scenario (GENERATORS, and the load they share)
+ * @param {object} o.spec the pass's generator spec (instants, seed, shape, samples folder)
+ * @param {object} o.stack the runtime's stack (generatorGroup, generatorCpus, cleanups)
+ * @param {string} o.dir, o.name, o.processor, o.signal as for runArtillery
+ * @returns {Promise<object[]>} each generator's runArtillery result, with its index and cgroup
+ */
+function runGenerators({ scenario, spec, stack, dir, name, processor, signal }) {
+  const n = scenario.GENERATORS || 1;
+  const groups = generatorGroups(stack, n);
+  const runs = groups.map((group, i) => {
+    const share = generatorShare(scenario, spec, n, i);
+    const passName = n === 1 ? name : `${name}.g${i}`;
+    return runArtillery({ ...share, dir, name: passName, processor, group, signal }).then((r) => ({
+      ...r,
+      index: i,
+      group,
+      cpus: n === 1 ? stack.generatorCpus : (stack.generatorGroupCpus || [])[i] || null,
+      offered: share.scenario.RATE ? { rate: share.scenario.RATE } : { users: share.scenario.CONCURRENCY },
+    }));
+  });
+  return Promise.all(runs);
+}
+
+module.exports = { runGenerators, generatorGroups };
