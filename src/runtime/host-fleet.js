@@ -204,7 +204,7 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus }) {
 /**
  * Starts the fleet: replicas, then HAProxy. Sets what the stack's users need (rpcUrl: the balancer; cpu: the node
  * cgroup, which holds every replica; onNodeExit: every replica gone) and stack.fleet (its window hook and record).
- * Returns the measured nodes for the network (src/network/host-network.js).
+ * Returns the measured nodes for the network (src/network/host-network.js) and the replicas' metrics for Prometheus.
  */
 async function startHostFleet(stack, s, ctx) {
   const { group, nodeCpus, balancerCpus, workDir, runId, log, signal } = ctx;
@@ -215,7 +215,7 @@ async function startHostFleet(stack, s, ctx) {
   const balancer = await startBalancer(s, stack, { replicas, workDir, runId, cpus: balancerCpus, log, signal });
   describeFleet(stack, { replicas, lb: balancer.lb, group, nodeCpus, exitListeners });
   stack.fleet = fleetHooks(s, { replicas, lost, lb: balancer.lb, lbGroup: balancer.group, balancerCpus });
-  return replicas.map((r) => ({
+  const members = replicas.map((r) => ({
     name: r.name,
     nodeKeyHex: r.nodeKeyHex,
     p2pPort: r.ports.p2p,
@@ -223,6 +223,15 @@ async function startHostFleet(stack, s, ctx) {
     rpcUrl: r.rpcUrl,
     metricsUrl: r.metricsUrl,
   }));
+  // Prometheus scrapes every replica, each series labelled with its replica: sums over them are the fleet's.
+  const withMetrics = replicas.filter((r) => r.cmd.metrics);
+  const metrics = withMetrics.length
+    ? {
+        path: withMetrics[0].cmd.metrics.path,
+        targets: withMetrics.map((r) => ({ address: r.cmd.metrics.target, replica: r.name })),
+      }
+    : null;
+  return { members, metrics };
 }
 
 module.exports = { startHostFleet };

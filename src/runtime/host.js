@@ -152,7 +152,7 @@ async function startHostPrometheus(stack, { promBin, workDir, runId, cmd, signal
     workDir,
     port: await freePort(),
     runId,
-    target: cmd.metrics.target,
+    targets: cmd.metrics.targets || [cmd.metrics.target],
     metricsPath: cmd.metrics.path,
     signal,
   });
@@ -167,7 +167,8 @@ async function startHostPrometheus(stack, { promBin, workDir, runId, cmd, signal
       : null,
   );
   stack.prometheus = { ...prom, version: prometheusVersion(promBin) };
-  log(`Prometheus ${stack.prometheus.version} at ${prom.url} scraping ${cmd.metrics.target}`);
+  const what = cmd.metrics.targets ? `${cmd.metrics.targets.length} replicas' metrics` : cmd.metrics.target;
+  log(`Prometheus ${stack.prometheus.version} at ${prom.url} scraping ${what}`);
 }
 
 /** Starts the node under test in its group, from the chain's preparation (a chain spec) and the network's. */
@@ -195,13 +196,18 @@ async function startHostNode(
 }
 
 /**
- * What is measured: the node under test, or (REPLICAS > 1) a fleet of replicas behind HAProxy. Returns its command
- * (a fleet has none: no Prometheus beside it yet) and the nodes a network connects to.
+ * What is measured: the node under test, or (BALANCER=haproxy) a fleet of replicas behind HAProxy. Returns its
+ * command (a fleet's: the metrics of every replica, for Prometheus) and the nodes a network connects to.
  */
 async function startMeasured(stack, s, ctx) {
-  if (s.REPLICAS > 1) {
-    const members = await startHostFleet(stack, s, { ...ctx, prepared: ctx.network, balancerCpus: ctx.otherCpus });
-    return { cmd: { metrics: null }, members };
+  if (s.BALANCER === 'haproxy') {
+    const { members, metrics } = await startHostFleet(stack, s, {
+      ...ctx,
+      prepared: ctx.network,
+      balancerCpus: ctx.otherCpus,
+    });
+    if (ctx.client.metrics && ctx.client.metrics.requests) stack.requestsMetric = ctx.client.metrics;
+    return { cmd: { metrics }, members };
   }
   const cmd = await startHostNode(stack, s, ctx);
   const members = ctx.network
@@ -263,11 +269,7 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
     const { cmd, members } = await startMeasured(stack, s, { ...ctx, otherCpus });
     if (network) await startNetwork(s, stack, { ...ctx, prepared: network, cpus: otherCpus, members });
     if (!cmd.metrics) {
-      log(
-        s.REPLICAS > 1
-          ? 'a fleet has no Prometheus beside it yet'
-          : `${s.CLIENT} exports no metrics: no Prometheus beside it`,
-      );
+      log(`${s.CLIENT} exports no metrics: no Prometheus beside it`);
       return stack;
     }
     await startHostPrometheus(stack, { promBin, workDir, runId, cmd, signal, log });

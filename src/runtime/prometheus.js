@@ -1,14 +1,16 @@
 'use strict';
 // A Prometheus server beside a node started on the host: it scrapes the
-// node's metrics every second, with every series labelled by the run id.
+// node's metrics every second, with every series labelled by the run id (and
+// with REPLICAS, each replica's, labelled by its name).
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { sleep } = require('../util/time');
 
-function scrapeConfig({ runId, target, metricsPath }) {
-  return [
+/** targets: host:port strings, or {address, replica} for the replicas of a fleet. */
+function scrapeConfig({ runId, targets, metricsPath }) {
+  const lines = [
     'global:',
     '  scrape_interval: 1s',
     '  evaluation_interval: 15s',
@@ -16,19 +18,21 @@ function scrapeConfig({ runId, target, metricsPath }) {
     '  - job_name: node',
     `    metrics_path: ${metricsPath}`,
     '    static_configs:',
-    `      - targets: ['${target}']`,
-    '        labels:',
-    `          run_id: '${runId}'`,
-    '',
-  ].join('\n');
+  ];
+  for (const t of targets) {
+    const { address, replica } = typeof t === 'string' ? { address: t, replica: null } : t;
+    lines.push(`      - targets: ['${address}']`, '        labels:', `          run_id: '${runId}'`);
+    if (replica) lines.push(`          replica: '${replica}'`);
+  }
+  return [...lines, ''].join('\n');
 }
 
 /** Starts Prometheus; resolves once it answers /-/ready. */
-async function startPrometheus({ bin, workDir, port, runId, target, metricsPath, signal }) {
+async function startPrometheus({ bin, workDir, port, runId, targets, metricsPath, signal }) {
   const dir = path.join(workDir, 'prometheus');
   fs.mkdirSync(dir, { recursive: true });
   const config = path.join(dir, 'prometheus.yml');
-  fs.writeFileSync(config, scrapeConfig({ runId, target, metricsPath }));
+  fs.writeFileSync(config, scrapeConfig({ runId, targets, metricsPath }));
   const logFd = fs.openSync(path.join(dir, 'prometheus.log'), 'a');
   const child = spawn(
     bin,

@@ -128,6 +128,12 @@ const KEYS = {
     default: '',
     doc: "A fault injected on purpose inside the measured window. kill-replica@<seconds>s (REPLICAS > 1): the last replica is killed (SIGKILL) that many seconds after the window opens, and the report gives the fleet's recovery: errors the clients saw after it, when the last one came, latency before and after, and what the balancer did with the replica's traffic.",
   },
+  BALANCER: {
+    type: 'enum',
+    values: ['haproxy', 'none'],
+    default: null,
+    doc: 'What stands in front of the node. haproxy: HAProxy, with its fleet of REPLICAS (one replica too: what the balancer itself costs, docs/fleets.md); none: the workload talks to the node. Default: haproxy with REPLICAS above 1, none with 1.',
+  },
   LB_ALGORITHM: {
     type: 'enum',
     values: ['roundrobin', 'leastconn', 'first'],

@@ -3,8 +3,12 @@
 // ask of a local network (a client that can join one, a runtime that starts
 // one), and the warning when PEERS cannot be reached on a network this small.
 
-/** NETWORK_TPS left unset: 2 per second on a network, none without one. */
+/** NETWORK_TPS left unset: 2 per second on a network, none without one; BALANCER: HAProxy for a fleet. */
 function networkDefaults(values, sources) {
+  if (values.BALANCER === null) {
+    values.BALANCER = values.REPLICAS > 1 ? 'haproxy' : 'none';
+    sources.BALANCER = `default (REPLICAS=${values.REPLICAS})`;
+  }
   if (values.NETWORK_TPS !== null) return;
   values.NETWORK_TPS = values.NETWORK_NODES > 0 ? 2 : 0;
   sources.NETWORK_TPS = `default (${values.NETWORK_NODES > 0 ? 'a network' : 'no network'})`;
@@ -47,12 +51,15 @@ function fleetChecks(v, { given, at }, errors) {
     errors.push(`${at('FAULT')}: FAULT: "${v.FAULT}" is not a fault chainperf knows (kill-replica@<seconds>s)`);
   else if (fault && Number(fault[1]) >= v.DURATION_S)
     errors.push(`${at('FAULT')}: FAULT: ${v.FAULT} falls after the window's end (DURATION_S=${v.DURATION_S})`);
-  if (!(v.REPLICAS > 1)) {
-    if (given.LB_ALGORITHM) errors.push(`${at('LB_ALGORITHM')}: LB_ALGORITHM: there is no balancer without REPLICAS`);
-    if (fault) errors.push(`${at('FAULT')}: FAULT=kill-replica: there is no replica to kill without REPLICAS`);
+  if (fault && !(v.REPLICAS > 1))
+    errors.push(`${at('FAULT')}: FAULT=kill-replica: the fleet needs another replica to serve on (REPLICAS 2 or more)`);
+  if (v.BALANCER === 'none') {
+    if (v.REPLICAS > 1)
+      errors.push(`${at('BALANCER')}: BALANCER=none: REPLICAS=${v.REPLICAS} replicas are reached through a balancer`);
+    if (given.LB_ALGORITHM) errors.push(`${at('LB_ALGORITHM')}: LB_ALGORITHM: there is no balancer (BALANCER=none)`);
     return;
   }
-  const where = at('REPLICAS');
+  const where = at(given.REPLICAS ? 'REPLICAS' : 'BALANCER');
   if (v.RUNTIME !== 'host') errors.push(`${where}: REPLICAS: a fleet starts in the host runtime only, for now`);
   if (!(v.NETWORK_NODES > 0))
     errors.push(`${where}: REPLICAS: replicas share one chain through a network; set NETWORK_NODES (1 or more)`);

@@ -301,7 +301,24 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
       errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nFAULT=kill-node@3s\n'),
       /not a fault chainperf knows/,
     );
-    assert.match(errs('RUNTIME=host\nFAULT=kill-replica@3s\n'), /no replica to kill without REPLICAS/);
+    assert.match(errs('RUNTIME=host\nFAULT=kill-replica@3s\n'), /needs another replica to serve on/);
     assert.equal(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nFAULT=kill-replica@3s\nPEERS=2\n'), '');
+  });
+
+  it('puts HAProxy in front of a fleet by default, and in front of one replica when BALANCER=haproxy', () => {
+    const dir = tmpDir();
+    const resolve = (text) =>
+      resolveScenario(writeScenario(dir, 'b.env', text), { env: {}, cpuCount: 2, dockerEngine: null });
+    assert.equal(resolve('RUNTIME=host\n').scenario.BALANCER, 'none');
+    assert.equal(resolve('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\n').scenario.BALANCER, 'haproxy');
+    const one = resolve('RUNTIME=host\nBALANCER=haproxy\nNETWORK_NODES=1\n');
+    assert.deepEqual(one.errors, []);
+    assert.equal(one.scenario.BALANCER, 'haproxy');
+    assert.match(resolve('RUNTIME=host\nBALANCER=haproxy\n').errors.join('\n'), /set NETWORK_NODES/);
+    assert.match(
+      resolve('RUNTIME=host\nBALANCER=none\nREPLICAS=2\nNETWORK_NODES=1\n').errors.join('\n'),
+      /through a balancer/,
+    );
+    assert.match(resolve('RUNTIME=host\nLB_ALGORITHM=first\n').errors.join('\n'), /no balancer \(BALANCER=none\)/);
   });
 });
