@@ -198,8 +198,13 @@ async function prometheusCrossCheck(stack, runId, w, signal) {
   const out = {};
   await sleep(1500, signal); // let the first scrape after the window land
   // A counter's rise over the window, as of the scrapes (1 s apart) before each edge; null when either is missing.
+  // A fleet's replica that died in the window has no sample at its end (its series went stale): each replica's last
+  // sample within the window's span is summed instead, so that what it served before it died still counts.
+  const span = Math.ceil((w.end - w.start) / 1000) + 5;
   const rise = async (counter) => {
-    const q = `sum(${counter}{run_id="${runId}"})`;
+    const q = stack.fleet
+      ? `sum(last_over_time(${counter}{run_id="${runId}"}[${span}s]))`
+      : `sum(${counter}{run_id="${runId}"})`;
     const [a, b] = [await stack.prometheus.valueAt(q, w.start), await stack.prometheus.valueAt(q, w.end)];
     return a !== null && b !== null ? b - a : null;
   };

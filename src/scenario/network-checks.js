@@ -44,8 +44,8 @@ function networkChecks(v, { client, given, at }, errors) {
     );
 }
 
-/** REPLICAS: what a fleet needs, refused before anything starts. */
-function fleetChecks(v, { given, at }, errors) {
+/** FAULT: a fault chainperf knows, inside the window, with a replica left to serve. */
+function faultChecks(v, at, errors) {
   const fault = v.FAULT ? /^kill-replica@(\d+)s$/.exec(v.FAULT) : null;
   if (v.FAULT && !fault)
     errors.push(`${at('FAULT')}: FAULT: "${v.FAULT}" is not a fault chainperf knows (kill-replica@<seconds>s)`);
@@ -53,6 +53,11 @@ function fleetChecks(v, { given, at }, errors) {
     errors.push(`${at('FAULT')}: FAULT: ${v.FAULT} falls after the window's end (DURATION_S=${v.DURATION_S})`);
   if (fault && !(v.REPLICAS > 1))
     errors.push(`${at('FAULT')}: FAULT=kill-replica: the fleet needs another replica to serve on (REPLICAS 2 or more)`);
+}
+
+/** REPLICAS and BALANCER: what a fleet needs, refused before anything starts. */
+function fleetChecks(v, { given, at }, errors) {
+  faultChecks(v, at, errors);
   if (v.BALANCER === 'none') {
     if (v.REPLICAS > 1)
       errors.push(`${at('BALANCER')}: BALANCER=none: REPLICAS=${v.REPLICAS} replicas are reached through a balancer`);

@@ -53,6 +53,15 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
     assert.ok(f.balancer.cpu_s > 0 && f.balancer.cpu_ms_per_request > 0);
   });
 
+  it("Prometheus beside the fleet scrapes every replica: the request counters' rise is the fleet's", () => {
+    const clients = run.figures.requests_ok + run.figures.requests_failed;
+    const counted = run.node.rpc_requests;
+    assert.ok(typeof counted === 'number', `node.rpc_requests: ${counted}`);
+    // 1 s scrapes, so approximate at the edges; health checks (one a second per replica) add a few; a replica
+    // scraped alone would count about half
+    assert.ok(Math.abs(counted - clients) / clients < 0.1, `Prometheus ${counted}, clients ${clients}`);
+  });
+
   it("the fleet's CPU is its replicas' CPU together", () => {
     const replicas = run.node.fleet.replicas.reduce((t, r) => t + r.cpu_s, 0);
     const fleet = run.node.cpu_total_s;
