@@ -10,6 +10,16 @@ const { threadId } = require('node:worker_threads');
 const { seededRandom, weightedPicker } = require('../util/random');
 const { newRecorder } = require('./samples');
 
+/**
+ * Calls fn once Date.now() has reached atMs. A timer may fire a millisecond before Date.now() reaches its instant:
+ * samples written then would miss requests still completing inside the window. Does not keep the process alive.
+ */
+function when(atMs, fn) {
+  const left = atMs - Date.now();
+  if (left > 0) setTimeout(() => when(atMs, fn), left).unref();
+  else fn();
+}
+
 function loadGenerator() {
   const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
   // Users keep sending until stop_at (a little after the window's end), so the load does not drop before the
@@ -28,8 +38,8 @@ function loadGenerator() {
     if (!fs.existsSync(file)) fs.writeFileSync(file, JSON.stringify({ ...recorder.snapshot(), ...extras, generator }));
   };
   if (spec.samples_dir) {
-    setTimeout(() => recorder.windowClosed(), Math.max(0, spec.end_at - Date.now())).unref();
-    setTimeout(flush, Math.max(0, spec.stop_at - Date.now())).unref();
+    when(spec.end_at, () => recorder.windowClosed());
+    when(spec.stop_at, flush);
     // Every second inside the window, what completed since: a window that fails before its end keeps it.
     const partialDir = `${spec.samples_dir}.partial`; // beside the final samples, which stay one file per worker
     const partial = path.join(partialDir, `partial-${recorder.worker}.jsonl`);
