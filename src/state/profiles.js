@@ -37,7 +37,7 @@ const PROFILES = {
     calls: 5000,
     fill_accounts: 0,
     fill_slots: 0,
-    doc: 'about 0.4 GB of database (pebble), built in about 4 minutes here; geth init peaks at about 11.4 GB of memory',
+    doc: 'about 0.35 GB of database (pebble), built in about 2 minutes here (mostly its history); through geth init (other geth versions) about 4 minutes, peaking at about 11.4 GB of memory',
   },
   large: {
     accounts: 1000000,
