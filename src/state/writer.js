@@ -34,6 +34,7 @@ function sourceHash() {
 function writerUnfit(version) {
   if (version !== WRITER_GETH)
     return `statewriter writes geth ${WRITER_GETH}'s database layout, not ${version}'s: building through geth init and the node instead`;
+  if (fs.existsSync(cacheDir(`statewriter-${version}`, 'statewriter'))) return null; // Go only to rebuild it
   try {
     execFileSync('go', ['version'], { stdio: 'ignore' });
   } catch {
