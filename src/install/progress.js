@@ -9,7 +9,9 @@ const { spawn } = require('node:child_process');
  * @param {string[]} args
  * @param {{label: string, log: (line: string) => void, env?: object, cwd?: string, expected?: string, signal?:
  * AbortSignal}} opts
- * An aborted signal stops the command (SIGTERM) and rejects.
+ * An aborted signal stops the command (SIGTERM) and rejects. Resolves with what the command printed on stdout (its
+ * last 64 KiB), which the log has too.
+ * @returns {Promise<string>}
  */
 function runWithProgress(cmd, args, { label, log, env = {}, cwd = undefined, expected = '', signal = undefined }) {
   return new Promise((resolve, reject) => {
@@ -18,6 +20,7 @@ function runWithProgress(cmd, args, { label, log, env = {}, cwd = undefined, exp
     log(`${label}: ${cmd} ${args.join(' ')}${expected ? ` (${expected})` : ''}`);
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const tail = [];
+    let stdout = '';
     let partial = '';
     const onData = (buf) => {
       const lines = (partial + buf.toString()).split('\n');
@@ -29,7 +32,10 @@ function runWithProgress(cmd, args, { label, log, env = {}, cwd = undefined, exp
         log(`${label}: ${l}`);
       }
     };
-    child.stdout.on('data', onData);
+    child.stdout.on('data', (buf) => {
+      stdout = (stdout + buf.toString()).slice(-65536);
+      onData(buf);
+    });
     child.stderr.on('data', onData);
     const beat = setInterval(
       () => log(`${label}: still working, ${Math.round((Date.now() - started) / 1000)} s so far`),
@@ -48,7 +54,7 @@ function runWithProgress(cmd, args, { label, log, env = {}, cwd = undefined, exp
         reject(new Error(`${label}: interrupted`));
       } else if (code === 0) {
         log(`${label}: done in ${Math.round((Date.now() - started) / 1000)} s`);
-        resolve();
+        resolve(stdout);
       } else {
         reject(new Error(`${label}: ${cmd} exited with status ${code}:\n${tail.join('\n')}`));
       }

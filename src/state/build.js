@@ -1,26 +1,29 @@
 'use strict';
 // Builds a STATE profile's geth data directory once and caches it outside the
 // repository (~/.cache/chainperf/state/<profile>-geth-<version>-<engine>):
-// a genesis with the profile's accounts and storage slots, `geth init`, then
-// geth --dev on it while the history's transactions are sent and StateStore
-// calls grow the state, then a clean stop. The directory is built beside its
-// final place and renamed into it when complete, so a run never finds half a
-// state. Runs restore a copy (state/restore.js) and never write into the cache.
+// for geth 1.16.7 its whole genesis state written by statewriter, then geth
+// --dev on it while the history's transactions are sent; for other versions a
+// genesis with the profile's accounts and slots, `geth init`, the history and
+// StateStore calls that grow the state (state/recipes.js); then a clean stop.
+// The directory is built beside its final place and renamed into it when
+// complete, so a run never finds half a state. Runs restore a copy
+// (state/restore.js) and never write into the cache.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { cacheDir } = require('../install/cache');
-const { runWithProgress } = require('../install/progress');
-const { rpcCall } = require('../util/rpc');
 const P = require('./profiles');
 const { abandonBuild } = require('../install/build-dir');
-const { dropGenesisSpec, writeGenesis } = require('./genesis');
-const { startBuilder } = require('./builder-node');
-const { fillState, sendHistory, settleLayers, SETTLE_BLOCKS } = require('./fill');
+const { writeGenesis } = require('./genesis');
+const { startBuilder, ROUND_PER_SIGNER } = require('./builder-node');
+const { settleLayers, SETTLE_BLOCKS } = require('./fill');
+const { writerUnfit, writerSeconds } = require('./writer');
+const { written, throughNode } = require('./recipes');
 
-// of the built state: a cached state of another format is built again (4: StateStore, its filled accounts and slots)
-const FORMAT = 4;
+// of the built state: a cached state of another format is built again (4: StateStore, its filled accounts and
+// slots; 5: the genesis state written by statewriter, the manifest's writer)
+const FORMAT = 5;
 
 /** Where a profile's state lives in the cache. */
 function stateDir(profile, version, engine) {
@@ -61,37 +64,8 @@ async function settleCached(dir, manifest, { bin, engine, log, signal }) {
   return settled;
 }
 
-/** geth init of the profile's genesis into dataDir, then the genesis alloc blob dropped from it. */
-async function initData(bin, { tmp, dataDir, profile, engine, log, signal }) {
-  const genesis = path.join(tmp, 'genesis.json');
-  writeGenesis(bin, genesis, profile, log);
-  const label = 'state geth init';
-  await runWithProgress(bin, ['init', '--datadir', dataDir, '--db.engine', engine, genesis], { label, log, signal });
-  fs.rmSync(genesis);
-  await dropGenesisSpec(bin, dataDir, log, signal);
-}
-
-/** The history (a block a second), then the fill (a block as soon as transactions wait) and the settling blocks. */
-async function sendThrough(bin, { dataDir, engine, buildLog, profile, log, signal }) {
-  let node = await startBuilder(bin, dataDir, engine, buildLog, 1);
-  try {
-    const history = await sendHistory(node.url, profile, { log, signal });
-    await node.stop();
-    node = await startBuilder(bin, dataDir, engine, buildLog, 0);
-    const fill = {};
-    fill.slots = await fillState(node.url, 'slots', profile.slots, profile.fill_slots, { log, signal });
-    const firstAccount = profile.accounts + history.transfers;
-    fill.accounts = await fillState(node.url, 'accounts', firstAccount, profile.fill_accounts, { log, signal });
-    fill.last_block = Number(await rpcCall(node.url, 'eth_blockNumber', [], { signal }));
-    if (profile.fill_slots + profile.fill_accounts) await settleLayers(node.url, { log, signal });
-    return { history, fill };
-  } finally {
-    await node.stop();
-  }
-}
-
 /** The manifest of a built state: what it holds, how its items are derived, how long it took. */
-function stateManifest({ name, version, engine, profile, history, fill, from, dataDir }) {
+function stateManifest({ name, version, engine, profile, history, fill, writer, from, dataDir }) {
   return {
     format: FORMAT,
     profile: name,
@@ -102,13 +76,9 @@ function stateManifest({ name, version, engine, profile, history, fill, from, da
     genesis_accounts: profile.accounts,
     slots: profile.slots + profile.fill_slots,
     genesis_slots: profile.slots,
-    fill: {
-      accounts: profile.fill_accounts,
-      slots: profile.fill_slots,
-      last_block: fill.last_block,
-      seconds: fill.slots.seconds + fill.accounts.seconds,
-      transactions: fill.slots.transactions + fill.accounts.transactions,
-    },
+    // the fill's items: written by statewriter (no transactions; its time) or added by StateStore calls
+    fill: { accounts: profile.fill_accounts, slots: profile.fill_slots, ...fill },
+    writer, // {root, seconds, version} of the statewriter that wrote the genesis state, or null
     storage_contract: P.STORAGE_CONTRACT,
     logger: history.logger,
     signers: P.signerWallets().map((w) => w.address),
@@ -127,15 +97,27 @@ function stateManifest({ name, version, engine, profile, history, fill, from, da
 }
 
 /** Builds the profile's state in tmp (its data, its transactions' hashes, its manifest); returns the manifest. */
-async function buildInto(tmp, { name, bin, version, engine, profile, from, log, signal }) {
+async function buildInto(tmp, { name, bin, version, engine, profile, useWriter, from, log, signal }) {
   const dataDir = path.join(tmp, 'data');
-  await initData(bin, { tmp, dataDir, profile, engine, log, signal });
   const buildLog = path.join(tmp, 'build.log');
-  const { history, fill } = await sendThrough(bin, { dataDir, engine, buildLog, profile, log, signal });
+  const recipe = useWriter ? written : throughNode;
+  const o = { tmp, dataDir, version, engine, buildLog, profile, log, signal };
+  const { history, fill, writer } = await recipe(bin, o);
   fs.writeFileSync(path.join(tmp, 'tx_hashes.json'), `${JSON.stringify(history.tx_hashes)}\n`);
-  const manifest = stateManifest({ name, version, engine, profile, history, fill, from, dataDir });
+  const manifest = stateManifest({ name, version, engine, profile, history, fill, writer, from, dataDir });
   writeManifest(tmp, manifest);
   return manifest;
+}
+
+/** What a build will do and about how long it takes, for the log line before it. */
+function buildPlan(profile, useWriter) {
+  const items = `${profile.accounts + profile.fill_accounts} accounts and ${profile.slots + profile.fill_slots} storage slots`;
+  const rounds = Math.ceil((profile.transfers + profile.calls) / (P.SIGNERS * ROUND_PER_SIGNER));
+  const history = `${profile.transfers} transfers and ${profile.calls} contract calls in about ${rounds} blocks of a second`;
+  const settle = profile.fill_accounts + profile.fill_slots ? `, then ${SETTLE_BLOCKS} settling blocks` : '';
+  return useWriter
+    ? `statewriter writes ${items} into the genesis state (about ${writerSeconds(profile)} s), then geth --dev sends ${history}${settle}`
+    : `geth init of ${profile.accounts} accounts and ${profile.slots} slots, then ${history}, then StateStore calls add ${profile.fill_accounts} accounts and ${profile.fill_slots} slots${settle} (${profile.doc})`;
 }
 
 /**
@@ -157,11 +139,12 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
   const tmp = `${dir}.building-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp, { recursive: true });
-  log(
-    `building STATE=${name} once into ${dir} (${profile.accounts} accounts, ${profile.slots} storage slots, ${profile.transfers} transfers, ${profile.calls} contract calls; ${profile.doc})`,
-  );
+  const unfit = writerUnfit(version);
+  if (unfit) log(unfit);
+  log(`building STATE=${name} once into ${dir}: ${buildPlan(profile, !unfit)}`);
   try {
-    const manifest = await buildInto(tmp, { name, bin, version, engine, profile, from, log, signal });
+    const o = { name, bin, version, engine, profile, useWriter: !unfit, from, log, signal };
+    const manifest = await buildInto(tmp, o);
     if (readManifest(dir)) {
       fs.rmSync(tmp, { recursive: true, force: true }); // another run finished the same build first
     } else {

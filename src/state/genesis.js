@@ -1,7 +1,10 @@
 'use strict';
 // The genesis of a STATE profile: geth's dev genesis with the profile's
-// accounts and storage slots, streamed to a file for geth init; then the
-// genesis alloc blob geth keeps in its database replaced by an empty one.
+// accounts and storage slots, streamed to a file. With 0 accounts and 0 slots
+// it is statewriter's base genesis (the dev genesis, the gas limit, the
+// signers, StateStore's code with empty storage). For geth init (versions
+// statewriter does not write): the genesis alloc blob geth keeps in its
+// database then replaced by an empty one (statewriter writes an empty one).
 
 const fs = require('node:fs');
 const { spawnSync, execFileSync } = require('node:child_process');

@@ -3,15 +3,19 @@
 // derived from its index, so a pool can be drawn across the whole state
 // without reading it back: account i, storage slot i, transfer i.
 //
-// The genesis holds `accounts` funded accounts and the StateStore contract
-// with `slots` storage slots; transactions then build history: `transfers`
-// value transfers, each to a new account (accounts + i), and `calls` calls of
-// the Logger contract, which write its storage and emit logs. Last, StateStore
-// calls grow the state: `fill_slots` more slots and `fill_accounts` more
-// accounts, hundreds per transaction. `geth init` of a genesis with 1M
-// accounts and 1M slots peaked at 11.4 GB here: larger states come from
-// those calls: measured here, 12,000 slots a second falling to 4,500 as the
-// trie grew to 11M, then about 7,000 accounts a second.
+// The genesis holds `accounts` funded accounts (account i: 10^18 + i wei) and
+// the StateStore contract with `slots` storage slots (slot i holds i + 1);
+// transactions then build history: `transfers` value transfers, each to a new
+// account (accounts + i), and `calls` calls of the Logger contract, which
+// write its storage and emit logs. The fill adds `fill_slots` more slots and
+// `fill_accounts` more 1-wei accounts (from accounts + transfers on), as
+// StateStore's fillSlots and fillAccounts would. For geth 1.16.7 statewriter
+// writes the genesis and the fill's items at once into the genesis state
+// (`large` in about a minute; state/writer.js); for other versions they come
+// from geth init and StateStore calls through the node, hundreds per
+// transaction (`geth init` of 1M accounts and 1M slots peaked at 11.4 GB
+// here; the calls made 12,000 slots a second falling to 4,500 as the trie
+// grew to 11M, then about 7,000 accounts a second).
 
 const { ethers } = require('ethers');
 const { STORAGE_CONTRACT, accountAddressLower, accountAddress, slotKey } = require('../chains/ethereum/state-items');
@@ -33,7 +37,7 @@ const PROFILES = {
     calls: 5000,
     fill_accounts: 0,
     fill_slots: 0,
-    doc: 'about 0.4 GB of database (pebble), built in about 4 minutes here; geth init peaks at about 11.4 GB of memory',
+    doc: 'about 0.35 GB of database (pebble), built in about 2 minutes here (mostly its history); through geth init (other geth versions) about 4 minutes, peaking at about 11.4 GB of memory',
   },
   large: {
     accounts: 1000000,

@@ -242,6 +242,26 @@ esac
   });
 });
 
+describe('statewriter', () => {
+  const { writerArgs, writerUnfit, WRITER_GETH } = require('../../src/state/writer');
+
+  it("writes the profile's items: its accounts, slots and fill slots, the fill accounts after the history's recipients", () => {
+    const args = writerArgs(P.PROFILES.large, { dataDir: 'D', engine: 'pebble', genesis: 'G' });
+    const flag = (f) => args[args.indexOf(f) + 1];
+    assert.equal(flag('-datadir'), 'D');
+    assert.equal(flag('-accounts'), '1000000');
+    assert.equal(flag('-slots'), '11000000');
+    assert.equal(flag('-fill-accounts-from'), '1020000');
+    assert.equal(flag('-fill-accounts'), '5000000');
+    assert.ok(args.includes('-compact'));
+  });
+
+  it('serves only the geth version it is built against, saying why for another', () => {
+    assert.equal(WRITER_GETH, require('../../src/clients/geth').defaults.CLIENT_VERSION);
+    assert.match(String(writerUnfit('1.16.8')), /not 1\.16\.8's: building through geth init and the node instead/);
+  });
+});
+
 describe('Substrate STATE profiles', () => {
   const fs = require('node:fs');
   const path = require('node:path');
