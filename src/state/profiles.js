@@ -14,7 +14,7 @@
 // (`large` in about a minute; state/writer.js); for other versions they come
 // from geth init and StateStore calls through the node, hundreds per
 // transaction (`geth init` of 1M accounts and 1M slots peaked at 11.4 GB
-// here; the calls made 12,000 slots a second falling to 4,500 as the trie
+// on a 2-core machine; the calls made 12,000 slots a second falling to 4,500 as the trie
 // grew to 11M, then about 7,000 accounts a second).
 
 const { ethers } = require('ethers');
@@ -37,7 +37,7 @@ const PROFILES = {
     calls: 5000,
     fill_accounts: 0,
     fill_slots: 0,
-    doc: 'about 0.35 GB of database (pebble), built in about 2 minutes here (mostly its history); through geth init (other geth versions) about 4 minutes, peaking at about 11.4 GB of memory',
+    doc: 'about 0.35 GB of database (pebble), built in about 2 minutes on 2 cores (mostly its history); through geth init (other geth versions) about 4 minutes, peaking at about 11.4 GB of memory',
   },
   large: {
     accounts: 1000000,

@@ -20,7 +20,7 @@ const WRITER_GETH = '1.16.7';
 const SOURCE = path.join(__dirname, 'writer');
 const SOURCE_FILES = ['main.go', 'go.mod', 'go.sum'];
 
-/** The writer's items a second here (accounts and slots alike, compaction included): for the time announced. */
+/** The writer's items a second on a 2-core machine (accounts and slots alike, compaction included): for the time announced. */
 const ITEMS_PER_SECOND = 300000;
 
 /** A short hash of the writer's source: its version, and the cached binary's stamp. */
@@ -52,7 +52,7 @@ async function buildWriter(dir, hash, { log, signal }) {
     const args = ['build', '-C', SOURCE, '-trimpath', '-buildvcs=false', '-o', path.join(tmp, 'statewriter'), '.'];
     await runWithProgress('go', args, {
       label: `building statewriter into ${dir}`,
-      expected: `against go-ethereum v${WRITER_GETH} from the Go module proxy; seconds when geth was built here, else about 2 minutes, once`,
+      expected: `against go-ethereum v${WRITER_GETH} from the Go module proxy; seconds when geth was built on this machine before, else about 2 minutes, once`,
       env: { GOFLAGS: '-mod=readonly' },
       log,
       signal,
