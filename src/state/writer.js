@@ -20,7 +20,7 @@ const WRITER_GETH = '1.16.7';
 const SOURCE = path.join(__dirname, 'writer');
 const SOURCE_FILES = ['main.go', 'go.mod', 'go.sum'];
 
-/** The writer's items a second on a 2-core machine (accounts and slots alike, compaction included): for the time announced. */
+/** Items the writer handles a second on a 2-core machine (compaction included): for the time it announces. */
 const ITEMS_PER_SECOND = 300000;
 
 /** A short hash of the writer's source: its version, and the cached binary's stamp. */
