@@ -68,13 +68,19 @@ async function spawnPeer(s, { client, bin, prepared, group, cpus, i }) {
   };
 }
 
-/** Waits until every URL answers `method`, for up to timeoutS. */
-async function waitForRpc(urls, method, { timeoutS = 60, signal, what }) {
+/**
+ * Waits until every URL answers `method`, for up to timeoutS (a geth start takes seconds, but on a loaded machine
+ * opening its database has taken a minute).
+ */
+async function waitForRpc(urls, method, { timeoutS = 120, signal, what }) {
   const deadline = Date.now() + timeoutS * 1000;
   for (;;) {
     const answers = await Promise.all(urls.map((u) => rpcCall(u, method, [], { timeoutMs: 2000 }).catch(() => null)));
     if (answers.every((a) => a !== null)) return answers;
-    if (Date.now() > deadline) throw new Error(`${what}: not answering after ${timeoutS} s`);
+    if (Date.now() > deadline) {
+      const silent = urls.filter((u, i) => answers[i] === null).map((u) => u.replace(/^https?:\/\//, ''));
+      throw new Error(`${what}: ${silent.join(', ')} not answering after ${timeoutS} s`);
+    }
     await sleep(250, signal);
   }
 }

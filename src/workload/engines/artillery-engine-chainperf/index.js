@@ -178,11 +178,15 @@ function leanCall(g) {
   };
 }
 
-function replayLean(g, ee) {
-  return replayWith(g, leanCall(g), (outcome, method, failure) => {
+async function replayLean(g, ee) {
+  await replayWith(g, leanCall(g), (outcome, method, failure) => {
     if (outcome === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`);
     else if (outcome === 'before') count(g, ee, 'chainperf.before_window');
   });
+  // The replay stops at the window's end; the user stays until stop_at, then writes the samples: nothing else may keep
+  // this worker alive until its flush timer (processors/ethereum.js does the same).
+  const rest = g.spec.stop_at - Date.now();
+  if (rest > 0) await new Promise((r) => setTimeout(r, rest));
 }
 
 class ChainperfEngine {
