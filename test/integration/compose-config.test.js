@@ -104,6 +104,8 @@ describe('compose files rendered by Compose v2 and v1', () => {
     for (const f of attachOnly) assert.equal(fileRuntime(f), 'attach', f);
     assert.deepEqual([...hostOnly].sort(), [
       'anvil-dev.env',
+      'balancer-haproxy.env',
+      'balancer-none.env',
       'peers-4.env',
       'peers-50.env',
       'substrate-cache-1024.env',

@@ -56,10 +56,13 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
   it("Prometheus beside the fleet scrapes every replica: the request counters' rise is the fleet's", () => {
     const clients = run.figures.requests_ok + run.figures.requests_failed;
     const counted = run.node.rpc_requests;
+    const byReplica = run.node.fleet.replicas.map((r) => r.requests);
     assert.ok(typeof counted === 'number', `node.rpc_requests: ${counted}`);
-    // 1 s scrapes, so approximate at the edges; health checks (one a second per replica) add a few; a replica
-    // scraped alone would count about half
-    assert.ok(Math.abs(counted - clients) / clients < 0.1, `Prometheus ${counted}, clients ${clients}`);
+    // Scrapes a second apart, so approximate at the edges, and the killed replica counts up to its last scrape (on a
+    // loaded machine seconds before the kill): bounds, not equality. A replica scraped alone would count its own.
+    const detail = `Prometheus ${counted}, clients ${clients}, HAProxy per replica ${byReplica}`;
+    assert.ok(counted > 0.6 * clients && counted < 1.1 * clients, detail);
+    assert.ok(counted > Math.max(...byReplica), detail);
   });
 
   it("the fleet's CPU is its replicas' CPU together", () => {

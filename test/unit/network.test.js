@@ -305,6 +305,24 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.equal(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nFAULT=kill-replica@3s\nPEERS=2\n'), '');
   });
 
+  it('scrapes every replica of a fleet, each series labelled with the run and its replica', () => {
+    const { scrapeConfig } = require('../../src/runtime/prometheus');
+    const yaml = require('js-yaml');
+    const targets = [
+      { address: '127.0.0.1:7001', replica: 'replica-1' },
+      { address: '127.0.0.1:7002', replica: 'replica-2' },
+    ];
+    const doc = yaml.load(scrapeConfig({ runId: 'r1', targets, metricsPath: '/debug/metrics/prometheus' }));
+    const job = doc.scrape_configs[0];
+    assert.equal(job.metrics_path, '/debug/metrics/prometheus');
+    assert.deepEqual(job.static_configs, [
+      { targets: ['127.0.0.1:7001'], labels: { run_id: 'r1', replica: 'replica-1' } },
+      { targets: ['127.0.0.1:7002'], labels: { run_id: 'r1', replica: 'replica-2' } },
+    ]);
+    const one = yaml.load(scrapeConfig({ runId: 'r1', targets: ['127.0.0.1:7000'], metricsPath: '/m' }));
+    assert.deepEqual(one.scrape_configs[0].static_configs, [{ targets: ['127.0.0.1:7000'], labels: { run_id: 'r1' } }]);
+  });
+
   it('puts HAProxy in front of a fleet by default, and in front of one replica when BALANCER=haproxy', () => {
     const dir = tmpDir();
     const resolve = (text) =>
