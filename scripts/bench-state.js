@@ -88,7 +88,7 @@ async function main() {
   for (const name of names) {
     const st =
       CLIENT === 'geth'
-        ? await ensureState({ profile: name, bin, version, engine, log, signal: stop.signal })
+        ? await ensureState({ profile: name, bin, version, engine, log, signal: stop.signal, copy: false }) // no run
         : await substrate.ensureSubstrateState({
             profile: name,
             client: CLIENT,

@@ -229,16 +229,26 @@ func openDB(o options) (ethdb.Database, error) {
 }
 
 // progress reports a long phase on stderr every progressEvery: items done,
-// their rate and the time left at that rate; and once more at its end.
+// their rate and the time left; and once more at its end. With passes, the
+// time left is the items left at the writing rate (hashing excluded) plus the
+// passes left at the hashing time of one.
 type progress struct {
-	what        string
-	total, done uint64
-	start, last time.Time
+	what         string
+	total, done  uint64
+	start, last  time.Time
+	hashing      time.Duration // spent hashing and sorting, all passes so far
+	pass, passes int
 }
 
 func newProgress(what string, total uint64) *progress {
 	now := time.Now()
-	return &progress{what: what, total: total, start: now, last: now}
+	return &progress{what: what, total: total, start: now, last: now, passes: 1}
+}
+
+// hashed counts pass's hashing time, d.
+func (p *progress) hashed(pass int, d time.Duration) {
+	p.pass = pass
+	p.hashing += d
 }
 
 // step counts one more item done.
@@ -256,14 +266,18 @@ func (p *progress) step() {
 	}
 	p.last = now
 	secs := now.Sub(p.start).Seconds()
-	rate := float64(p.done) / max(secs, 1e-3)
 	if p.done == p.total {
-		logf("%s: %d of %d written in %.1f s (%.0f a second)", p.what, p.done, p.total, secs, rate)
+		logf("%s: %d of %d written in %.1f s (%.0f a second)", p.what, p.done, p.total, secs, float64(p.done)/max(secs, 1e-3))
 		return
 	}
-	left := float64(p.total-p.done) / rate
-	logf("%s: %d of %d written (%.0f%%, %.0f a second, about %.0f s left)",
-		p.what, p.done, p.total, 100*float64(p.done)/float64(p.total), rate, left)
+	rate := float64(p.done) / max(secs-p.hashing.Seconds(), 1e-3)
+	left := float64(p.total-p.done)/rate + float64(p.passes-p.pass-1)*p.hashing.Seconds()/float64(p.pass+1)
+	at := ""
+	if p.passes > 1 {
+		at = fmt.Sprintf(", pass %d of %d", p.pass+1, p.passes)
+	}
+	logf("%s: %d of %d written (%.0f%%, %.0f a second%s, about %.0f s left)",
+		p.what, p.done, p.total, 100*float64(p.done)/float64(p.total), rate, at, left)
 }
 
 // writer gathers writes in a batch and writes it whenever it is large.

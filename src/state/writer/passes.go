@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/ethereum/go-ethereum/crypto"
@@ -79,18 +80,21 @@ func (s keySource) collect(lo, hi uint64, passes int) []item {
 
 // eachSorted calls f for every key of s in hash order, in as many passes over
 // slices of the key space as budget bytes of keys require, each pass hashing
-// every key and keeping those of its slice. Progress counts all passes' keys.
+// every key and keeping those of its slice. One progress for all passes.
 func eachSorted(s keySource, budget uint64, what string, f func(it item) error) error {
 	total := uint64(s.n + len(s.explicit))
 	passes := passCount(total, budget)
 	prog := newProgress(what, total)
+	prog.passes = passes
 	var prev *[32]byte
 	for p := 0; p < passes; p++ {
 		lo, hi := sliceBounds(p, passes)
 		if passes > 1 {
 			logf("%s: pass %d of %d: hashing %d keys, keeping those from %08x to %08x", what, p+1, passes, total, lo, hi-1)
 		}
+		t := time.Now()
 		items := s.collect(lo, hi, passes)
+		prog.hashed(p, time.Since(t))
 		for k := range items {
 			if prev != nil && items[k].hash == *prev {
 				return fmt.Errorf("%s: two keys with the hash %x", what, items[k].hash)
