@@ -83,8 +83,8 @@ function writerOnlyProblem(v) {
   if (!profile || !profile.writer_only) return null;
   const version = v.CLIENT_VERSION || (clients.geth && clients.geth.defaults.CLIENT_VERSION);
   if (v.CLIENT === 'geth' && version === WRITER_GETH) return null;
-  const client = v.CLIENT === 'geth' ? `geth ${version}` : v.CLIENT;
-  return `STATE=${v.STATE} is built by statewriter alone, for geth ${WRITER_GETH} (CLIENT=geth, CLIENT_VERSION=${WRITER_GETH}); for ${client} the build through the node would take days`;
+  if (v.CLIENT !== 'geth') return `STATE=${v.STATE} is built for geth ${WRITER_GETH} alone (CLIENT is ${v.CLIENT})`;
+  return `STATE=${v.STATE} is built by statewriter alone, for geth ${WRITER_GETH} (CLIENT_VERSION=${WRITER_GETH}); for geth ${version} the build through the node would take days`;
 }
 
 /**
