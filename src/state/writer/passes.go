@@ -86,23 +86,28 @@ func eachSorted(s keySource, budget uint64, what string, f func(it item) error) 
 	passes := passCount(total, budget)
 	prog := newProgress(what, total)
 	prog.passes = passes
-	var prev *[32]byte
+	var prev [32]byte
+	var items []item
 	for p := 0; p < passes; p++ {
 		lo, hi := sliceBounds(p, passes)
 		if passes > 1 {
 			logf("%s: pass %d of %d: hashing %d keys, keeping those from %08x to %08x", what, p+1, passes, total, lo, hi-1)
+			// The last pass's keys go before this pass's come: else the heap
+			// holds both until the collector runs, twice the budget.
+			items = nil
+			runtime.GC()
 		}
 		t := time.Now()
-		items := s.collect(lo, hi, passes)
+		items = s.collect(lo, hi, passes)
 		prog.hashed(p, time.Since(t))
 		for k := range items {
-			if prev != nil && items[k].hash == *prev {
+			if (p > 0 || k > 0) && items[k].hash == prev {
 				return fmt.Errorf("%s: two keys with the hash %x", what, items[k].hash)
 			}
 			if err := f(items[k]); err != nil {
 				return err
 			}
-			prev = &items[k].hash
+			prev = items[k].hash
 			prog.step()
 		}
 	}
