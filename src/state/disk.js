@@ -42,4 +42,13 @@ function diskProblem(name, profile, dir, { copy = true, statfs = fs.statfsSync }
   return `STATE=${name} needs about ${gib(needed)} free on the filesystem of ${at}: the state (about ${gib(size)}), a fifth more while it is built${copyText}; ${gib(free)} are free`;
 }
 
-module.exports = { BYTES_PER_ITEM, expectedBytes, diskProblem };
+/** Why the filesystem of dir has no room for a run's copy of a built state of bytes, or null. */
+function copyProblem(name, bytes, dir, { statfs = fs.statfsSync } = {}) {
+  const at = existingParent(dir);
+  const st = statfs(at);
+  const free = Number(st.bavail) * Number(st.bsize);
+  if (free >= bytes) return null;
+  return `STATE=${name}: the run's copy of the state needs ${gib(bytes)} free on the filesystem of ${at}; ${gib(free)} are free`;
+}
+
+module.exports = { BYTES_PER_ITEM, expectedBytes, diskProblem, copyProblem };

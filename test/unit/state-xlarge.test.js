@@ -3,7 +3,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const P = require('../../src/state/profiles');
 const { writerArgs, writerPasses, writerSeconds, WRITER_GETH, WRITER_MEMORY_MB } = require('../../src/state/writer');
-const { expectedBytes, diskProblem } = require('../../src/state/disk');
+const { expectedBytes, diskProblem, copyProblem } = require('../../src/state/disk');
 const { ensureState } = require('../../src/state/build');
 const { resolveScenario } = require('../../src/scenario/resolve');
 const { tmpDir, writeScenario } = require('../helpers');
@@ -96,5 +96,14 @@ describe('disk check before a STATE build', () => {
     };
     assert.equal(diskProblem('small', P.PROFILES.small, path.join(dir, 'no', 'such'), { statfs }), null);
     assert.equal(asked, dir);
+  });
+
+  it("a cached state's copy for a run: its size free where the run's folder is", () => {
+    const dir = tmpDir();
+    assert.equal(copyProblem('xlarge', 30 * GIB, dir, { statfs: statfsWith(31 * GIB) }), null);
+    assert.match(
+      copyProblem('xlarge', 30 * GIB, dir, { statfs: statfsWith(20 * GIB) }),
+      /^STATE=xlarge: the run's copy of the state needs 30\.0 GiB free on the filesystem of .*; 20\.0 GiB are free$/,
+    );
   });
 });
