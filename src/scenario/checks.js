@@ -8,6 +8,8 @@ const chains = require('../chains');
 const clients = require('../clients');
 const { folderNameProblem, isInside, reportsDirProblem } = require('./paths');
 const { clientChecks } = require('./client-checks');
+const { PROFILES: GETH_PROFILES } = require('../state/profiles');
+const { WRITER_GETH } = require('../state/writer');
 const runtimes = require('../runtime');
 const { safetyChecks } = require('./safety-checks');
 const { networkChecks, fleetChecks } = require('./network-checks');
@@ -75,6 +77,16 @@ function reportFolderChecks(v, at, errors) {
   if (dirProblem) errors.push(`${at('REPORTS_DIR')}: REPORTS_DIR: ${dirProblem}`);
 }
 
+/** Why a profile that only statewriter builds (xlarge) cannot be built for the scenario's client, or null. */
+function writerOnlyProblem(v) {
+  const profile = GETH_PROFILES[v.STATE];
+  if (!profile || !profile.writer_only) return null;
+  const version = v.CLIENT_VERSION || (clients.geth && clients.geth.defaults.CLIENT_VERSION);
+  if (v.CLIENT === 'geth' && version === WRITER_GETH) return null;
+  if (v.CLIENT !== 'geth') return `STATE=${v.STATE} is built for geth ${WRITER_GETH} alone (CLIENT is ${v.CLIENT})`;
+  return `STATE=${v.STATE} is built by statewriter alone, for geth ${WRITER_GETH} (CLIENT_VERSION=${WRITER_GETH}); for geth ${version} the build through the node would take days`;
+}
+
 /**
  * A STATE profile: a client that builds one (its stateRuntimes), a node chainperf starts, no NODE_VOLUME;
  * STATE_DISTRIBUTION only with one.
@@ -94,6 +106,8 @@ function stateChecks(v, given, at, errors) {
       );
     if (v.NODE_VOLUME)
       errors.push(`${at('NODE_VOLUME')}: NODE_VOLUME and STATE=${v.STATE} both give the node its data: set one`);
+    const problem = writerOnlyProblem(v);
+    if (problem) errors.push(`${at('STATE')}: ${problem}`);
   } else if (given.STATE_DISTRIBUTION) {
     errors.push(
       `${at('STATE_DISTRIBUTION')}: STATE_DISTRIBUTION draws across a STATE profile's state: set STATE=small, medium or large`,

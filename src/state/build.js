@@ -18,7 +18,8 @@ const { abandonBuild } = require('../install/build-dir');
 const { writeGenesis } = require('./genesis');
 const { startBuilder, ROUND_PER_SIGNER } = require('./builder-node');
 const { settleLayers, SETTLE_BLOCKS } = require('./fill');
-const { writerUnfit, writerSeconds } = require('./writer');
+const { writerUnfit, writerSeconds, WRITER_GETH } = require('./writer');
+const { diskProblem } = require('./disk');
 const { written, throughNode } = require('./recipes');
 
 // of the built state: a cached state of another format is built again (4: StateStore, its filled accounts and
@@ -120,12 +121,23 @@ function buildPlan(profile, useWriter) {
     : `geth init of ${profile.accounts} accounts and ${profile.slots} slots, then ${history}, then StateStore calls add ${profile.fill_accounts} accounts and ${profile.fill_slots} slots${settle} (${profile.doc})`;
 }
 
+/** Throws when the profile cannot be built: statewriter-only and unfit (unfit says why), or too little disk. */
+function refuseBuild(name, profile, { dir, unfit, copy }) {
+  if (profile.writer_only && unfit)
+    throw new Error(
+      `STATE=${name} is built by statewriter alone (geth ${WRITER_GETH}): through geth init and the node it would take days. ${unfit.replace(/: building through.*$/, '')}`,
+    );
+  const problem = diskProblem(name, profile, path.dirname(dir), { copy });
+  if (problem) throw new Error(problem);
+}
+
 /**
- * The profile's cached state, built when missing.
- * @param {{profile:string, bin:string, version:string, engine:string, log:Function, signal?:AbortSignal}} o
+ * The profile's cached state, built when missing; copy (true unless false) asks for room for a run's copy too.
+ * @param {{profile:string, bin:string, version:string, engine:string, log:Function, signal?:AbortSignal,
+ *   copy?:boolean}} o
  * @returns {Promise<{dir:string, dataDir:string, manifest:object, built:boolean}>}
  */
-async function ensureState({ profile: name, bin, version, engine, log, signal }) {
+async function ensureState({ profile: name, bin, version, engine, log, signal, copy = true }) {
   const dir = stateDir(name, version, engine);
   const dataDir = path.join(dir, 'data');
   const existing = readManifest(dir);
@@ -135,11 +147,12 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
   }
   const profile = P.PROFILES[name];
   if (!profile) throw new Error(`no STATE profile ${name}`);
+  const unfit = writerUnfit(version);
+  refuseBuild(name, profile, { dir, unfit, copy });
   const from = Date.now();
   const tmp = `${dir}.building-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp, { recursive: true });
-  const unfit = writerUnfit(version);
   if (unfit) log(unfit);
   log(`building STATE=${name} once into ${dir}: ${buildPlan(profile, !unfit)}`);
   try {
@@ -160,4 +173,4 @@ async function ensureState({ profile: name, bin, version, engine, log, signal })
   }
 }
 
-module.exports = { ensureState, stateDir, readManifest, writeGenesis, abandonBuild };
+module.exports = { ensureState, refuseBuild, stateDir, readManifest, writeGenesis, abandonBuild };

@@ -48,6 +48,16 @@ const PROFILES = {
     fill_slots: 10000000,
     doc: 'the medium state grown by 5M accounts and 10M slots: larger than the memory its scenarios allow',
   },
+  xlarge: {
+    accounts: 1000000,
+    slots: 1000000,
+    transfers: 20000,
+    calls: 5000,
+    fill_accounts: 50000000,
+    fill_slots: 150000000,
+    writer_only: true, // through geth init and the node it would take days
+    doc: "the medium state grown by 50M accounts and 150M slots: about 28 GiB (30 GB) of database; geth 1.16.7 only (statewriter), written in about 32 minutes on 2 cores at about 2.1 GiB of memory, built in about 34; needs about 34 GiB free to build, 62 GiB with a run's copy",
+  },
 };
 const STATES = ['dev', ...Object.keys(PROFILES)];
 const SIGNERS = 64; // funded in the genesis; they sign the history's transactions

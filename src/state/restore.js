@@ -14,6 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { ensureState } = require('./build');
+const { copyProblem } = require('./disk');
 const chains = require('../chains');
 const { statePool } = require('./pool');
 const { rpcCall } = require('../util/rpc');
@@ -87,6 +88,8 @@ async function restoreHostState(s, { bin, version, dataDir, log, signal }) {
   const st = await ensureScenarioState(s, { bin, version, log, signal });
   const from = Date.now();
   fs.rmSync(dataDir, { recursive: true, force: true });
+  const problem = copyProblem(s.STATE, st.manifest.size_bytes, path.dirname(dataDir));
+  if (problem) throw new Error(problem);
   execFileSync('cp', ['-a', '--reflink=auto', st.dataDir, dataDir]);
   log(
     `STATE=${s.STATE}: copied ${st.dir} into the run's data directory in ${((Date.now() - from) / 1000).toFixed(1)} s (the cached state is never written)`,

@@ -20,9 +20,11 @@
 // (rawdb.Write{Account,Storage}Snapshot), with a generator marker that says
 // "done" for the root, so geth does not regenerate it at start. The disk
 // layer is pathdb state id 0, with no state history (geth init would store
-// the whole genesis as the history of state id 1). Memory is the hashed keys
-// of the largest trie (36 bytes an item, twice while sorting) plus pebble's
-// write buffers; nothing of the trie itself is held. Last, the genesis block
+// the whole genesis as the history of state id 1). Memory is bounded by
+// -memory-mb, not by the item count: a trie's keys are sorted in passes over
+// ascending slices of the hash space (passes.go), each pass hashing every key
+// and keeping those of its slice (72 bytes a kept key while sorting), plus
+// pebble's cache and write buffers; nothing of the trie itself is held. Last, the genesis block
 // with the computed root, its chain config, canonical hash and head markers,
 // as core.Genesis.Commit writes them, with an empty ("{}") genesis alloc spec
 // (geth --dev requires one; nothing chainperf runs reads it).
@@ -30,7 +32,8 @@
 // Usage:
 //
 //	statewriter -datadir DIR -genesis base.json [-engine pebble] \
-//	    [-accounts N] [-fill-accounts-from F -fill-accounts M] [-slots S] [-compact]
+//	    [-accounts N] [-fill-accounts-from F -fill-accounts M] [-slots S] [-compact] \
+//	    [-memory-mb MB]
 //
 // It prints the state root on stdout; progress goes to stderr.
 package main
@@ -45,10 +48,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -88,6 +88,7 @@ type options struct {
 	slots                    uint64
 	contract                 common.Address
 	cacheMB                  int
+	memoryMB                 uint64
 	compact                  bool
 }
 
@@ -103,6 +104,7 @@ func main() {
 	flag.Uint64Var(&o.slots, "slots", 0, "storage slots [0, n) of the storage contract, slot i holding i + 1")
 	flag.StringVar(&contract, "storage-contract", "0x00000000000000000000000000000000c0ffee01", "the contract whose storage holds the slots (must be in the base alloc)")
 	flag.IntVar(&o.cacheMB, "cache", 256, "database cache, MB")
+	flag.Uint64Var(&o.memoryMB, "memory-mb", 1024, "memory for a trie's sorted keys, MB (more keys: more passes)")
 	flag.BoolVar(&o.compact, "compact", false, "compact the whole key-value store at the end (as `geth db compact`)")
 	flag.Parse()
 	if o.datadir == "" || o.genesis == "" {
@@ -227,16 +229,26 @@ func openDB(o options) (ethdb.Database, error) {
 }
 
 // progress reports a long phase on stderr every progressEvery: items done,
-// their rate and the time left at that rate; and once more at its end.
+// their rate and the time left; and once more at its end. With passes, the
+// time left is the items left at the writing rate (hashing excluded) plus the
+// passes left at the hashing time of one.
 type progress struct {
-	what        string
-	total, done uint64
-	start, last time.Time
+	what         string
+	total, done  uint64
+	start, last  time.Time
+	hashing      time.Duration // spent hashing and sorting, all passes so far
+	pass, passes int
 }
 
 func newProgress(what string, total uint64) *progress {
 	now := time.Now()
-	return &progress{what: what, total: total, start: now, last: now}
+	return &progress{what: what, total: total, start: now, last: now, passes: 1}
+}
+
+// hashed counts pass's hashing time, d.
+func (p *progress) hashed(pass int, d time.Duration) {
+	p.pass = pass
+	p.hashing += d
 }
 
 // step counts one more item done.
@@ -254,14 +266,18 @@ func (p *progress) step() {
 	}
 	p.last = now
 	secs := now.Sub(p.start).Seconds()
-	rate := float64(p.done) / max(secs, 1e-3)
 	if p.done == p.total {
-		logf("%s: %d of %d written in %.1f s (%.0f a second)", p.what, p.done, p.total, secs, rate)
+		logf("%s: %d of %d written in %.1f s (%.0f a second)", p.what, p.done, p.total, secs, float64(p.done)/max(secs, 1e-3))
 		return
 	}
-	left := float64(p.total-p.done) / rate
-	logf("%s: %d of %d written (%.0f%%, %.0f a second, about %.0f s left)",
-		p.what, p.done, p.total, 100*float64(p.done)/float64(p.total), rate, left)
+	rate := float64(p.done) / max(secs-p.hashing.Seconds(), 1e-3)
+	left := float64(p.total-p.done)/rate + float64(p.passes-p.pass-1)*p.hashing.Seconds()/float64(p.pass+1)
+	at := ""
+	if p.passes > 1 {
+		at = fmt.Sprintf(", pass %d of %d", p.pass+1, p.passes)
+	}
+	logf("%s: %d of %d written (%.0f%%, %.0f a second%s, about %.0f s left)",
+		p.what, p.done, p.total, 100*float64(p.done)/float64(p.total), rate, at, left)
 }
 
 // writer gathers writes in a batch and writes it whenever it is large.
@@ -298,61 +314,6 @@ func accountAddress(h crypto.KeccakState, i uint64) common.Address {
 	return common.BytesToAddress(out[12:])
 }
 
-// parallelFill sets items[k] = f(h, k) for every k with one worker per CPU.
-func parallelFill(items []item, f func(h crypto.KeccakState, k int) item) {
-	workers := runtime.GOMAXPROCS(0)
-	chunk := (len(items) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for from := 0; from < len(items); from += chunk {
-		to := min(from+chunk, len(items))
-		wg.Add(1)
-		go func(from, to int) {
-			defer wg.Done()
-			h := crypto.NewKeccakState()
-			for k := from; k < to; k++ {
-				items[k] = f(h, k)
-			}
-		}(from, to)
-	}
-	wg.Wait()
-}
-
-// sortItems returns the items in hash order: scattered into 65536 buckets by
-// their first two bytes, each bucket then sorted, the buckets shared among the
-// CPUs. Input and output exist at once while scattering (36 bytes an item
-// each); the input can be dropped afterwards.
-func sortItems(in []item) []item {
-	var counts [65536]int
-	for i := range in {
-		counts[int(in[i].hash[0])<<8|int(in[i].hash[1])]++
-	}
-	var starts [65537]int
-	for b := range counts {
-		starts[b+1] = starts[b] + counts[b]
-	}
-	out := make([]item, len(in))
-	pos := starts
-	for i := range in {
-		b := int(in[i].hash[0])<<8 | int(in[i].hash[1])
-		out[pos[b]] = in[i]
-		pos[b]++
-	}
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	for wk := 0; wk < workers; wk++ {
-		wg.Add(1)
-		go func(wk int) {
-			defer wg.Done()
-			for b := wk; b < 65536; b += workers {
-				part := out[starts[b]:starts[b+1]]
-				slices.SortFunc(part, func(x, y item) int { return bytes.Compare(x.hash[:], y.hash[:]) })
-			}
-		}(wk)
-	}
-	wg.Wait()
-	return out
-}
-
 // storageValue is a slot's value as the trie and the flat state hold it: RLP of its trimmed bytes.
 func storageValue(v common.Hash) []byte {
 	blob, _ := rlp.EncodeToBytes(common.TrimLeftZeroes(v[:]))
@@ -361,31 +322,27 @@ func storageValue(v common.Hash) []byte {
 
 // writeStorage writes one account's storage trie and flat storage from keys in
 // hash order (value(it) gives an item's encoded value); returns the trie's root.
-func writeStorage(w *writer, owner common.Hash, items []item, value func(it item) []byte, what string) (common.Hash, error) {
+func writeStorage(w *writer, owner common.Hash, keys keySource, o options, value func(it item) []byte, what string) (common.Hash, error) {
 	var werr error
-	prog := newProgress(what, uint64(len(items)))
 	st := trie.NewStackTrie(func(path []byte, _ common.Hash, blob []byte) {
 		rawdb.WriteStorageTrieNode(w.batch, owner, path, blob)
 		if err := w.maybeFlush(); err != nil && werr == nil {
 			werr = err
 		}
 	})
-	for k := range items {
-		if k > 0 && items[k].hash == items[k-1].hash {
-			return common.Hash{}, fmt.Errorf("storage of %x: two slots with the hashed key %x", owner, items[k].hash)
+	err := eachSorted(keys, o.memoryMB<<20, what, func(it item) error {
+		v := value(it)
+		if err := st.Update(it.hash[:], v); err != nil {
+			return err
 		}
-		v := value(items[k])
-		if err := st.Update(items[k].hash[:], v); err != nil {
-			return common.Hash{}, err
-		}
-		rawdb.WriteStorageSnapshot(w.batch, owner, items[k].hash, v)
+		rawdb.WriteStorageSnapshot(w.batch, owner, it.hash, v)
 		if err := w.maybeFlush(); err != nil {
-			return common.Hash{}, err
+			return err
 		}
-		if werr != nil {
-			return common.Hash{}, werr
-		}
-		prog.step()
+		return werr
+	})
+	if err != nil {
+		return common.Hash{}, err
 	}
 	root := st.Hash() // commits the right edge and the root
 	return root, werr
@@ -408,9 +365,7 @@ func explicitStorage(w *writer, addr common.Address, acct types.Account, o optio
 	if len(keys) == 0 && derived == 0 {
 		return types.EmptyRootHash, nil
 	}
-	items := make([]item, int(derived)+len(keys))
-	logf("storage of %s: hashing %d slot keys", addr.Hex(), len(items))
-	parallelFill(items[:derived], func(h crypto.KeccakState, k int) item {
+	src := keySource{n: int(derived), derived: func(h crypto.KeccakState, k int) item {
 		var key [32]byte
 		binary.BigEndian.PutUint64(key[24:], uint64(k))
 		it := item{idx: uint32(k)}
@@ -418,21 +373,21 @@ func explicitStorage(w *writer, addr common.Address, acct types.Account, o optio
 		h.Write(key[:])
 		h.Read(it.hash[:])
 		return it
-	})
+	}}
 	for j, k := range keys {
-		items[int(derived)+j] = item{hash: crypto.Keccak256Hash(k[:]), idx: extra | uint32(j)}
+		src.explicit = append(src.explicit, item{hash: crypto.Keccak256Hash(k[:]), idx: extra | uint32(j)})
 	}
-	items = sortItems(items)
-	logf("storage of %s: writing the trie and flat storage", addr.Hex())
+	total := int(derived) + len(keys)
+	logf("storage of %s: writing the trie and flat storage of %d slots", addr.Hex(), total)
 	var word common.Hash
-	root, err := writeStorage(w, crypto.Keccak256Hash(addr[:]), items, func(it item) []byte {
+	root, err := writeStorage(w, crypto.Keccak256Hash(addr[:]), src, o, func(it item) []byte {
 		if it.idx&extra != 0 {
 			return storageValue(acct.Storage[keys[it.idx&^extra]])
 		}
 		binary.BigEndian.PutUint64(word[24:], uint64(it.idx)+1)
 		return storageValue(word)
 	}, "storage of "+addr.Hex()+": slots")
-	logf("storage of %s: %d slots, root %s", addr.Hex(), len(items), root.Hex())
+	logf("storage of %s: %d slots, root %s", addr.Hex(), total, root.Hex())
 	return root, err
 }
 
@@ -469,11 +424,9 @@ func writeState(w *writer, alloc types.GenesisAlloc, o options) (common.Hash, er
 		}
 		explicit[j] = sa
 	}
-	// All accounts' hashed addresses, sorted.
+	// All accounts' hashed addresses, in hash order.
 	n := int(o.accounts + o.fillAccounts)
-	items := make([]item, n+len(addrs))
-	logf("accounts: hashing %d addresses", len(items))
-	parallelFill(items[:n], func(h crypto.KeccakState, k int) item {
+	src := keySource{n: n, derived: func(h crypto.KeccakState, k int) item {
 		i := uint64(k)
 		if i >= o.accounts {
 			i = o.fillFrom + (i - o.accounts)
@@ -484,13 +437,12 @@ func writeState(w *writer, alloc types.GenesisAlloc, o options) (common.Hash, er
 		h.Write(addr[:])
 		h.Read(it.hash[:])
 		return it
-	})
+	}}
 	for j, a := range addrs {
-		items[n+j] = item{hash: crypto.Keccak256Hash(a[:]), idx: extra | uint32(j)}
+		src.explicit = append(src.explicit, item{hash: crypto.Keccak256Hash(a[:]), idx: extra | uint32(j)})
 	}
-	items = sortItems(items)
-	logf("accounts: writing the trie and flat accounts")
-	prog := newProgress("accounts", uint64(len(items)))
+	total := n + len(addrs)
+	logf("accounts: writing the trie and flat accounts of %d", total)
 
 	var werr error
 	st := trie.NewStackTrie(func(path []byte, _ common.Hash, blob []byte) {
@@ -501,11 +453,7 @@ func writeState(w *writer, alloc types.GenesisAlloc, o options) (common.Hash, er
 	})
 	ether := new(uint256.Int).SetUint64(1e18)
 	derived := types.StateAccount{Balance: new(uint256.Int), Root: types.EmptyRootHash, CodeHash: types.EmptyCodeHash[:]}
-	for k := range items {
-		it := items[k]
-		if k > 0 && it.hash == items[k-1].hash {
-			return common.Hash{}, fmt.Errorf("two accounts with the hashed address %x (a base alloc account is also a derived one?)", it.hash)
-		}
+	err := eachSorted(src, o.memoryMB<<20, "accounts", func(it item) error {
 		acct := &derived
 		switch {
 		case it.idx&extra != 0:
@@ -517,32 +465,32 @@ func writeState(w *writer, alloc types.GenesisAlloc, o options) (common.Hash, er
 		}
 		full, err := rlp.EncodeToBytes(acct)
 		if err != nil {
-			return common.Hash{}, err
+			return err
 		}
 		if err := st.Update(it.hash[:], full); err != nil {
-			return common.Hash{}, err
+			return err
 		}
 		rawdb.WriteAccountSnapshot(w.batch, it.hash, types.SlimAccountRLP(*acct))
 		if err := w.maybeFlush(); err != nil {
-			return common.Hash{}, err
+			return err
 		}
-		if werr != nil {
-			return common.Hash{}, werr
-		}
-		prog.step()
+		return werr
+	})
+	if err != nil {
+		return common.Hash{}, err
 	}
 	root := st.Hash()
 	if werr != nil {
 		return common.Hash{}, werr
 	}
-	logf("accounts: %d, state root %s", len(items), root.Hex())
+	logf("accounts: %d, state root %s", total, root.Hex())
 
 	// pathdb's metadata: the disk layer is state id 0 (no state history below
 	// it), and the flat state is complete for this root, so no generation.
 	rawdb.WritePersistentStateID(w.batch, 0)
 	rawdb.WriteStateID(w.batch, root, 0) // the root -> state id lookup geth would add itself later
 	rawdb.WriteSnapshotRoot(w.batch, root)
-	marker, err := rlp.EncodeToBytes(generatorMarker{Done: true, Accounts: uint64(len(items)), Slots: slots})
+	marker, err := rlp.EncodeToBytes(generatorMarker{Done: true, Accounts: uint64(total), Slots: slots})
 	if err != nil {
 		return common.Hash{}, err
 	}
