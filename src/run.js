@@ -67,6 +67,8 @@ async function measureRun(s, r) {
     onStack: (x) => {
       held.stack = x;
       watchOtherRuns(r.runId, run.warnings, log);
+      // and every few seconds while it runs: a run that starts and ends inside this one is seen too
+      held.othersTimer = setInterval(() => watchOtherRuns(r.runId, run.warnings, log), 5000).unref();
     },
     onNodeExit: (info) => {
       const how = info.restarted ? 'restarted' : 'exited';
@@ -105,6 +107,7 @@ async function tearDownRun(r) {
   const { stack } = r.held;
   guard.tearingDown();
   killGenerators(); // the load stops first, on every path
+  clearInterval(r.held.othersTimer);
   watchOtherRuns(r.runId, run.warnings, log); // a run that started after this one
   if (stack && stack.windowHooks && stack.windowHooks.profiler) addProfile(run, stack.windowHooks, reportDir);
   // NETWORK_NODES: network nodes lost, blocks not handed over, transactions refused
