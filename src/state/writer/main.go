@@ -368,11 +368,7 @@ func explicitStorage(w *writer, addr common.Address, acct types.Account, o optio
 	src := keySource{n: int(derived), derived: func(h crypto.KeccakState, k int) item {
 		var key [32]byte
 		binary.BigEndian.PutUint64(key[24:], uint64(k))
-		it := item{idx: uint32(k)}
-		h.Reset()
-		h.Write(key[:])
-		h.Read(it.hash[:])
-		return it
+		return hashedItem(h, key[:], uint32(k))
 	}}
 	for j, k := range keys {
 		src.explicit = append(src.explicit, item{hash: crypto.Keccak256Hash(k[:]), idx: extra | uint32(j)})
@@ -389,6 +385,15 @@ func explicitStorage(w *writer, addr common.Address, acct types.Account, o optio
 	}, "storage of "+addr.Hex()+": slots")
 	logf("storage of %s: %d slots, root %s", addr.Hex(), total, root.Hex())
 	return root, err
+}
+
+// hashedItem is the item idx whose trie key is the hash of data.
+func hashedItem(h crypto.KeccakState, data []byte, idx uint32) item {
+	it := item{idx: idx}
+	h.Reset()
+	h.Write(data)
+	h.Read(it.hash[:])
+	return it
 }
 
 // writeState writes the whole state and its flat state; returns the state root.
@@ -432,11 +437,7 @@ func writeState(w *writer, alloc types.GenesisAlloc, o options) (common.Hash, er
 			i = o.fillFrom + (i - o.accounts)
 		}
 		addr := accountAddress(h, i)
-		it := item{idx: uint32(i)}
-		h.Reset()
-		h.Write(addr[:])
-		h.Read(it.hash[:])
-		return it
+		return hashedItem(h, addr[:], uint32(i))
 	}}
 	for j, a := range addrs {
 		src.explicit = append(src.explicit, item{hash: crypto.Keccak256Hash(a[:]), idx: extra | uint32(j)})
