@@ -110,7 +110,7 @@ function stateChecks(v, given, at, errors) {
     if (problem) errors.push(`${at('STATE')}: ${problem}`);
   } else if (given.STATE_DISTRIBUTION) {
     errors.push(
-      `${at('STATE_DISTRIBUTION')}: STATE_DISTRIBUTION draws across a STATE profile's state: set STATE=small, medium or large`,
+      `${at('STATE_DISTRIBUTION')}: STATE_DISTRIBUTION draws across a STATE profile's state: set STATE=small, medium, large or xlarge`,
     );
   }
 }

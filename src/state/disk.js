@@ -27,6 +27,13 @@ function existingParent(dir) {
   return d;
 }
 
+/** The folder whose filesystem holds dir, and the bytes free there for this user. */
+function freeAt(dir, statfs) {
+  const at = existingParent(dir);
+  const st = statfs(at);
+  return { at, free: Number(st.bavail) * Number(st.bsize) };
+}
+
 /**
  * Why the filesystem of dir has no room to build the profile (and, with copy, for a run's copy of it), or null.
  * statfs is fs.statfsSync unless given (tests).
@@ -34,9 +41,7 @@ function existingParent(dir) {
 function diskProblem(name, profile, dir, { copy = true, statfs = fs.statfsSync } = {}) {
   const size = expectedBytes(profile);
   const needed = size * BUILD_MARGIN + (copy ? size : 0);
-  const at = existingParent(dir);
-  const st = statfs(at);
-  const free = Number(st.bavail) * Number(st.bsize);
+  const { at, free } = freeAt(dir, statfs);
   if (free >= needed) return null;
   const copyText = copy ? ` and a run's copy of it (${gib(size)})` : '';
   return `STATE=${name} needs about ${gib(needed)} free on the filesystem of ${at}: the state (about ${gib(size)}), a fifth more while it is built${copyText}; ${gib(free)} are free`;
@@ -44,9 +49,7 @@ function diskProblem(name, profile, dir, { copy = true, statfs = fs.statfsSync }
 
 /** Why the filesystem of dir has no room for a run's copy of a built state of bytes, or null. */
 function copyProblem(name, bytes, dir, { statfs = fs.statfsSync } = {}) {
-  const at = existingParent(dir);
-  const st = statfs(at);
-  const free = Number(st.bavail) * Number(st.bsize);
+  const { at, free } = freeAt(dir, statfs);
   if (free >= bytes) return null;
   return `STATE=${name}: the run's copy of the state needs ${gib(bytes)} free on the filesystem of ${at}; ${gib(free)} are free`;
 }
