@@ -1,7 +1,8 @@
 'use strict';
 // Saturation search: raise the offered request rate (open loop) step by step
 // until p99 latency or the error rate crosses its bound, or the node no longer
-// answers the rate offered; then bisect between the last rate that held and
+// answers the rate offered (or, when the first rate fails, lower it until one
+// holds); then bisect between the last rate that held and
 // the first that did not. The highest rate that held is the node's sustainable
 // rate under these bounds. The search is pure: `measure` runs one step.
 
@@ -70,6 +71,13 @@ async function searchSaturation({ start, factor, maxSteps, bisect, bounds, measu
       bad = rate;
       break;
     }
+  }
+  // The first rate already failed: come down by the same factor until one holds,
+  // so that a node slower than SATURATE_START_RPS still gets an answer.
+  for (let k = 1; k < maxSteps && good === null && bad > 1; k++) {
+    const lower = Math.max(1, Math.round(bad / factor));
+    if (await run(lower)) good = lower;
+    else bad = lower;
   }
   for (let k = 0; k < bisect && good !== null && bad !== null && bad - good > 1; k++) {
     const mid = Math.round(Math.sqrt(good * bad));

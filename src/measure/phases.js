@@ -166,7 +166,7 @@ async function measureSaturation(ctx) {
     );
   log(
     result.max_sustainable_rps === null
-      ? `saturation: even ${s.SATURATE_START_RPS}/s did not hold`
+      ? `saturation: even ${Math.min(...result.steps.map((x) => x.target_rps))}/s did not hold`
       : `saturation: ${result.max_sustainable_rps.toFixed(0)} requests/s sustainable at ${result.cpu_ms_per_request_at_max.toFixed(3)} ms CPU/request`,
   );
   return {

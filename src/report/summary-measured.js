@@ -177,7 +177,7 @@ function saturationLines(run) {
   const lines = ['', '## Saturation', ''];
   lines.push(
     sat.max_sustainable_rps === null
-      ? `No rate held the bounds, not even the first (${sat.steps[0] ? sat.steps[0].target_rps : '?'}/s).`
+      ? `No rate held the bounds, not even the lowest tried (${sat.steps.length ? Math.min(...sat.steps.map((x) => x.target_rps)) : '?'}/s).`
       : `Highest sustainable rate: **${num(sat.max_sustainable_rps, 0)} requests/s** (offered ${sat.max_sustainable_target_rps}/s) at ${ms(sat.cpu_ms_per_request_at_max)} CPU per request${sat.reached_limit ? `; ${sat.first_failing_rps}/s did not hold` : '; the search stopped before finding the limit'}.`,
   );
   if (sat.cost_per_million_at_max !== null && sat.cost_per_million_at_max !== undefined)

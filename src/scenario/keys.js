@@ -501,7 +501,7 @@ const KEYS = {
     min: 1,
     max: 50,
     default: 12,
-    doc: 'Most growing steps before the search stops without a limit.',
+    doc: 'Most growing steps before the search stops without a limit (and most steps down when the first rate already fails).',
   },
   SATURATE_BISECT: {
     type: 'int',

@@ -48,9 +48,21 @@ describe('saturation search', () => {
     assert.match(r.steps[2].reasons.join(), /error rate 0\.0500 > 0\.01/);
   });
 
+  it('comes down from a first rate that fails until one holds, then bisects', async () => {
+    const node = syntheticNode(5000);
+    const r = await searchSaturation({ ...base, start: 100000, measure: node.measure });
+    assert.deepEqual(node.measured.slice(0, 6), [100000, 50000, 25000, 12500, 6250, 3125]);
+    assert.equal(r.reached_limit, true);
+    assert.ok(r.max_sustainable_target_rps >= 3125 && r.max_sustainable_target_rps <= 4487);
+    assert.ok(r.first_failing_rps > r.max_sustainable_target_rps);
+    assert.ok(r.steps.filter((s) => !s.holds).every((s) => s.target_rps > r.max_sustainable_target_rps));
+  });
+
   it('says when no rate held, and when the search ran out of steps', async () => {
-    const none = await searchSaturation({ ...base, start: 100000, measure: syntheticNode(5000).measure });
+    const dead = syntheticNode(5000, { errorsAbove: 0 });
+    const none = await searchSaturation({ ...base, start: 1000, maxSteps: 4, measure: dead.measure });
     assert.equal(none.max_sustainable_rps, null);
+    assert.deepEqual(dead.measured, [1000, 500, 250, 125], 'four steps down, then it gives up');
     const easy = await searchSaturation({ ...base, start: 100, maxSteps: 3, measure: syntheticNode(1e9).measure });
     assert.equal(easy.reached_limit, false);
     assert.equal(easy.max_sustainable_target_rps, 400);
