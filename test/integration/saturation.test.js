@@ -32,10 +32,11 @@ describe('saturation search on geth --dev', () => {
   });
 
   it('finds the highest rate that holds p99 <= 50 ms and stops by itself', () => {
-    assert.equal(res.code, 0);
-    assert.deepEqual(schemaErrors(run), []);
     const sat = run.saturation;
-    assert.equal(sat.reached_limit, true, JSON.stringify(sat.steps.map((s) => [s.target_rps, s.p99_ms])));
+    const steps = JSON.stringify(sat.steps.map((x) => [x.target_rps, x.p99_ms, x.reasons]));
+    assert.equal(res.code, 0, `exit status; steps [rate, p99, reasons]: ${steps}`);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(sat.reached_limit, true, steps);
     assert.ok(sat.max_sustainable_rps > 0);
     assert.equal(sat.bounds.max_p99_ms, 50);
     const holding = sat.steps.filter((s) => s.holds).map((s) => s.target_rps);
