@@ -7,6 +7,7 @@
 // `docker-compose config`), for attach the endpoint measured. Ports are the
 // ones a run picks when it starts; placeholders stand for them here.
 
+const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const clients = require('./clients');
@@ -22,6 +23,7 @@ const {
 const { imageSpecs } = require('./runtime/images');
 const docker = require('./platform/docker');
 const { cpuList } = require('./runtime/host');
+const { writeNetworkFile } = require('./network/compose-network');
 const chains = require('./chains');
 const { rulesFile } = require('./runtime/prometheus-rules');
 
@@ -34,6 +36,21 @@ const WORK_DIR = '<run dir>';
 function preparedStandIn(s, client, dir) {
   const chain = chains[s.CHAIN];
   return chain.prepareDryRun ? chain.prepareDryRun(s, { client, dir }) : {};
+}
+
+/** NETWORK_NODES: the network's compose file with stand-in keys and ports (each run draws its own). */
+function standInNetwork(s, client, dir, imageRef) {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'network.yml');
+  const peers = Array.from({ length: s.NETWORK_NODES }, (_, k) => ({
+    name: `network-${k + 1}`,
+    nodeKeyHex: '<per run>',
+    ports: { rpc: 28545 + 10 * k, auth: 28551 + 10 * k, metrics: 26060 + 10 * k },
+  }));
+  const cpus = s.CORES < os.cpus().length ? cpuList(s.CORES, os.cpus().length) : cpuList(0, os.cpus().length);
+  const netDir = path.join(dir, 'network'); // a run's is in its work folder
+  writeNetworkFile(file, s, { client, dir: netDir, imageRef, cpus, nodePorts: { auth: 18551, metrics: 16060 }, peers });
+  return file;
 }
 
 /** A shell word for printing: quoted when it has anything but plain characters. */
@@ -96,7 +113,10 @@ async function composeLines(s) {
     );
   const client = clients[s.CLIENT];
   const dir = path.join(os.tmpdir(), 'chainperf-config');
-  const prepared = preparedStandIn(s, client, dir);
+  let prepared = preparedStandIn(s, client, dir);
+  const networkFile = s.NETWORK_NODES > 0 ? standInNetwork(s, client, dir, images.node.ref) : null;
+  if (networkFile)
+    prepared = { ...prepared, network: { nodeKeyHex: '<per run>', jwtFile: '/chainperf-network/jwt.hex' } };
   const grafana = Boolean(images.grafana);
   const env = composeEnv(s, {
     images,
@@ -107,7 +127,7 @@ async function composeLines(s) {
     grafanaPassword: '<random per run>',
     prepared,
   });
-  const files = composeFiles(s, { grafana, chainSpecFile: chainSpecFileOf(s, prepared) });
+  const files = composeFiles(s, { grafana, chainSpecFile: chainSpecFileOf(s, prepared), networkFile });
   const project = projectName('config');
   const r = await docker.compose(
     [

@@ -40,7 +40,8 @@
  *   devKey: string,
  *   writeGenesis: (bin: string, file: string) => void,
  *   init: (bin: string, dataDir: string, genesisFile: string, dbEngine: string) => void,
- *   enode: (nodeKeyHex: string, port: number) => string,
+ *   initArgs: (dataDir: string, genesisFile: string, dbEngine: string) => string[],
+ *   enode: (nodeKeyHex: string, port: number, host?: string) => string,
  *   peerCommand: (s: Scenario, where: Where) => Command,
  *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
  *   profileFrames?: RegExp,
@@ -65,8 +66,9 @@
  *   file: string,
  *   rpc: {scheme: 'http'|'ws', port: number},
  *   metrics: {port: number, path: string},
- *   args: (s: Scenario, prepared?: {chainSpec?: string}) => string[],
+ *   args: (s: Scenario, prepared?: {chainSpec?: string, network?: {nodeKeyHex: string, jwtFile: string}}) => string[],
  *   env?: (s: Scenario, prepared?: object) => Object<string, string>,
+ *   ports?: {rpc: number, ws: number, metrics: number, p2p: number, auth: number},
  * }} ComposeService
  */
 

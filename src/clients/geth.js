@@ -59,8 +59,12 @@ function binaryVersion(bin) {
   return m ? m[1] : 'unknown';
 }
 
-/** Metrics on `addr`, the p2p port, and the engine API on 127.0.0.1 only: the same for every geth chainperf starts. */
-function metricsAndPorts(addr, ports) {
+/**
+ * Metrics on `addr`, the p2p port, and the engine API: on 127.0.0.1 on the host; in a container of a network on every
+ * interface of the container (its port is published on the host's loopback only, for chainperf's engine-API driver).
+ */
+function metricsAndPorts(addr, ports, { external = false, network = null } = {}) {
+  const engineOutside = external && network;
   return [
     '--metrics',
     '--metrics.addr',
@@ -72,7 +76,8 @@ function metricsAndPorts(addr, ports) {
     '--authrpc.port',
     String(ports.auth),
     '--authrpc.addr',
-    '127.0.0.1',
+    engineOutside ? '0.0.0.0' : '127.0.0.1',
+    ...(engineOutside ? ['--authrpc.vhosts', '*'] : []),
   ];
 }
 
@@ -114,7 +119,7 @@ function command(s, { dataDir, ports, external = false, network }) {
       '--ws.api',
       'eth,net,web3',
       ...(external ? ['--ws.origins', '*'] : []),
-      ...metricsAndPorts(addr, ports),
+      ...metricsAndPorts(addr, ports, { external, network }),
       '--ipcdisable',
       '--nodiscover',
       // NODE_PROFILE=cpu: geth's own profiler, read over each measured window.
@@ -147,8 +152,9 @@ function memberArgs({ nodeKeyHex, jwtFile }) {
  * @param {import('../contracts').Where} where
  * @returns {import('../contracts').Command}
  */
-function peerCommand(s, { dataDir, ports, network }) {
+function peerCommand(s, { dataDir, ports, network, external = false }) {
   if (!network) throw new Error('peerCommand: a network member needs its node key and the engine secret');
+  const addr = external ? '0.0.0.0' : '127.0.0.1';
   return {
     args: [
       ...memberArgs(network),
@@ -162,12 +168,13 @@ function peerCommand(s, { dataDir, ports, network }) {
       s.DB_ENGINE,
       '--http',
       '--http.addr',
-      '127.0.0.1',
+      addr,
       '--http.port',
       String(ports.rpc),
       '--http.api',
       'eth,net,web3,admin,txpool',
-      ...metricsAndPorts('127.0.0.1', ports),
+      ...(external ? ['--http.vhosts', '*'] : []),
+      ...metricsAndPorts(addr, ports, { external, network }),
       '--miner.gasprice',
       '1',
       '--miner.recommit',
@@ -191,12 +198,15 @@ const network = {
     genesis.alloc[dev] = { balance: `0x${((1n << 256n) - 9n).toString(16)}` };
     fs.writeFileSync(file, JSON.stringify(genesis));
   },
+  /** The arguments that write the genesis into a data folder (on the host, or in a compose run's container). */
+  initArgs: (dataDir, genesisFile, dbEngine) => ['init', '--datadir', dataDir, '--db.engine', dbEngine, genesisFile],
   init(bin, dataDir, genesisFile, dbEngine) {
-    execFileSync(bin, ['init', '--datadir', dataDir, '--db.engine', dbEngine, genesisFile], { stdio: 'pipe' });
+    execFileSync(bin, network.initArgs(dataDir, genesisFile, dbEngine), { stdio: 'pipe' });
   },
-  enode(nodeKeyHex, port) {
+  /** The node's address for its peers: host 127.0.0.1 on the host, a service's name in a compose project. */
+  enode(nodeKeyHex, port, host = '127.0.0.1') {
     const pub = new ethers.SigningKey(`0x${nodeKeyHex}`).publicKey.slice(4); // uncompressed, without its 04 prefix
-    return `enode://${pub}@127.0.0.1:${port}`;
+    return `enode://${pub}@${host}:${port}`;
   },
   peerCommand,
   /** NODE_PROFILE=cpu: the packages of geth's networking and gossip (devp2p, eth protocol, fetchers, pool). */
@@ -256,7 +266,10 @@ const client = {
     file: path.join(__dirname, '..', '..', 'compose', 'node-geth.yml'),
     rpc: { scheme: 'http', port: CONTAINER_PORTS.rpc },
     metrics: { port: CONTAINER_PORTS.metrics, path: '/debug/metrics/prometheus' },
-    args: (s) => command(s, { dataDir: '/data', ports: CONTAINER_PORTS, external: true }).args,
+    /** prepared.network: a member of a local network (NETWORK_NODES), its secret at the container's path. */
+    args: (s, prepared = {}) =>
+      command(s, { dataDir: '/data', ports: CONTAINER_PORTS, external: true, network: prepared.network }).args,
+    ports: CONTAINER_PORTS,
   }),
   binaryPath,
   ensureBinary,

@@ -64,7 +64,7 @@ function windowRecord({ a, b, peerCounts, counters, missing }) {
 /**
  * @param {{rpcUrl: string, metricsUrl: string|null,
  *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
- *   peers: {name: string, child: import('node:child_process').ChildProcess}[],
+ *   peers: import('./members').Peer[],
  *   driver: {stats: {blocks: number, transactions: number, failures: Object<string, number>, last_error: string|null}},
  *   group?: {cpu: () => {total_s?: number}, memoryBytes: () => number|null}|null,
  *   log: (m: string) => void}} o group: the network nodes' cgroup, for what the network itself costs
@@ -83,10 +83,13 @@ function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group 
   /** Network nodes that exited before the network was stopped. */
   const lost = [];
   for (const p of peers)
-    p.child.on('exit', (code, signal) => {
+    p.onExit((code, signal) => {
       if (stopped) return;
-      lost.push({ node: p.name, pid: p.child.pid, at_ms: Date.now(), code, signal });
-      log(`network: ${p.name} (pid ${p.child.pid}) exited (${signal || `status ${code}`})`);
+      const where = p.pid ? { pid: p.pid } : { container: p.container };
+      lost.push({ node: p.name, ...where, at_ms: Date.now(), code, signal });
+      log(
+        `network: ${p.name} (${p.pid ? `pid ${p.pid}` : `container ${p.container}`}) exited (${signal || `status ${code}`})`,
+      );
     });
   const readCounters = counterReader(metricsUrl, counters, missing);
   // A read that fails (the node went away) leaves its figures out; the window's own checks say why.

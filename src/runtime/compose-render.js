@@ -18,13 +18,14 @@ const COMPOSE_DIR = path.join(ROOT, 'compose');
 const projectName = (runId) => `chainperf-${runId}`.toLowerCase().replace(/[^a-z0-9_-]/g, '-');
 
 /** The compose files a scenario combines, in order: the client's node file first. */
-function composeFiles(s, { grafana, chainSpecFile = null, limitsFile = null }) {
+function composeFiles(s, { grafana, chainSpecFile = null, limitsFile = null, networkFile = null }) {
   const files = ['cadvisor.yml', 'prometheus.yml'];
   if (chainSpecFile) files.push('chain-spec.yml');
   if (grafana) files.push('grafana.yml');
   if (s.NODE_VOLUME) files.push('volume-kept.yml');
   const out = [clients[s.CLIENT].compose.file, ...files.map((f) => path.join(COMPOSE_DIR, f))];
   if (limitsFile) out.push(limitsFile); // the run's MEMORY_MB and DISK_* limits (runtime/limits.js)
+  if (networkFile) out.push(networkFile); // NETWORK_NODES: the network's services (network/compose-network.js)
   for (const extra of s.COMPOSE_FILES ? s.COMPOSE_FILES.split(',') : []) out.push(path.resolve(extra.trim()));
   return out;
 }

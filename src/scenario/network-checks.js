@@ -34,9 +34,13 @@ function networkChecks(v, { client, given, at }, errors) {
     );
   if (v.RUNTIME === 'attach')
     errors.push(`${where}: NETWORK_NODES: RUNTIME=attach measures a node chainperf did not start, in its own network`);
-  else if (v.RUNTIME !== 'host')
+  else if (v.RUNTIME === 'compose' && (v.NODE_VOLUME || v.SNAPSHOT))
     errors.push(
-      `${where}: NETWORK_NODES: the network starts in the host runtime only, for now (RUNTIME is ${v.RUNTIME})`,
+      `${where}: NETWORK_NODES: the node starts from the network's genesis, not from a kept volume (NODE_VOLUME, SNAPSHOT)`,
+    );
+  else if (!['host', 'compose'].includes(v.RUNTIME))
+    errors.push(
+      `${where}: NETWORK_NODES: the network starts in the host and compose runtimes only, for now (RUNTIME is ${v.RUNTIME})`,
     );
   if (v.STATE !== 'dev')
     errors.push(

@@ -7,12 +7,14 @@
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const yaml = require('js-yaml');
 const { compose } = require('../../src/platform/docker');
 const { composeFiles, composeEnv, shellJoin } = require('../../src/runtime/compose-render');
 const { resolveScenario } = require('../../src/scenario/resolve');
+const { writeNetworkFile } = require('../../src/network/compose-network');
 const { parseEnvFile } = require('../../src/scenario/parse');
 const clients = require('../../src/clients');
 const chains = require('../../src/chains');
@@ -33,7 +35,8 @@ const fileState = (f) =>
 // on the host only (polkadot-omni-node's: the Substrate cache pair), which the parity/polkadot service cannot take.
 const stateHostOnly = (f) =>
   fileState(f) !== 'dev' && clients[fileClient(f)] && !(clients[fileClient(f)].stateRuntimes || []).includes('compose');
-// A scenario on a local network (NETWORK_NODES) runs in the host runtime only, for now (docs/network.md).
+// A scenario on a local network (NETWORK_NODES) has its network's services: rendered in a test of its own below.
+// A fleet (REPLICAS, BALANCER=haproxy) starts in the host runtime only, for now (docs/fleets.md).
 const fileNetwork = (f) =>
   Number(
     (parseEnvFile(path.join(ROOT, 'scenarios', f)).settings.find((x) => x.key === 'NETWORK_NODES') || {}).value || 0,
@@ -59,7 +62,7 @@ function composeScenario(file) {
   return { substrate, ...resolveScenario(path.join(ROOT, 'scenarios', file), { env, dockerEngine: 'test' }) };
 }
 
-async function render(argv, s, prepared) {
+async function render(argv, s, prepared, { networkFile = null } = {}) {
   const images = {
     node: { ref: 'chainperf/node:test' },
     prometheus: { ref: 'chainperf/prometheus:test' },
@@ -74,7 +77,7 @@ async function render(argv, s, prepared) {
     grafanaPassword: 'not-a-default',
     prepared,
   });
-  const files = composeFiles(s, { grafana: true, chainSpecFile: env.CHAIN_SPEC_FILE || null });
+  const files = composeFiles(s, { grafana: true, chainSpecFile: env.CHAIN_SPEC_FILE || null, networkFile });
   const r = await compose(
     [
       '-p',
@@ -179,6 +182,46 @@ describe('compose files rendered by Compose v2 and v1', () => {
       });
     }
   }
+
+  for (const argv of COMPOSES)
+    it(`${argv.join(' ')}: peers-4.env in the compose runtime: 8 network nodes beside a node that is their member`, async () => {
+      const { scenario: s, errors } = composeScenario('peers-4.env');
+      assert.deepEqual(errors, []);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-network-config-'));
+      const networkFile = path.join(dir, 'network.yml');
+      const peers = Array.from({ length: s.NETWORK_NODES }, (_, k) => ({
+        name: `network-${k + 1}`,
+        nodeKeyHex: `${'c'.repeat(63)}${k + 1}`, // not all digits: Compose v1 prints such a word unquoted
+        ports: { rpc: 28000 + k, auth: 29000 + k, metrics: 30000 + k },
+      }));
+      const client = clients.geth;
+      const nodePorts = { auth: 18551, metrics: 16060 };
+      writeNetworkFile(networkFile, s, { client, dir, imageRef: 'chainperf/node:test', cpus: '1', nodePorts, peers });
+      const member = { nodeKeyHex: 'ab'.repeat(32), jwtFile: '/chainperf-network/jwt.hex' };
+      const doc = await render(argv, s, { network: member }, { networkFile });
+      fs.rmSync(dir, { recursive: true, force: true });
+      const cmd = (svc) => [doc.services[svc].command].flat().join(' ');
+      // The node: a member (no --dev), its engine API reachable through the port published on the loopback.
+      assert.doesNotMatch(cmd('node'), /--dev\b/);
+      assert.match(
+        cmd('node'),
+        /--networkid 1337 .*--nodekeyhex (ab){32} --authrpc.jwtsecret \/chainperf-network\/jwt.hex/,
+      );
+      assert.match(cmd('node'), /--maxpeers 4 /);
+      assert.match(cmd('node'), /--authrpc.addr 0.0.0.0 --authrpc.vhosts '?\*'?/);
+      const targets = (svc) =>
+        doc.services[svc].ports.map((p) => parseInt(typeof p === 'string' ? p.split(':')[2] : p.target, 10));
+      assert.deepEqual(targets('node').sort(), [6060, 8545, 8546, 8551]);
+      for (const p of peers) {
+        assert.equal(doc.services[p.name].image, 'chainperf/node:test');
+        assert.equal(String(doc.services[p.name].cpuset), '1');
+        assert.match(cmd(p.name), new RegExp(`--nodekeyhex ${p.nodeKeyHex} `));
+        assert.match(cmd(p.name), /--http.api eth,net,web3,admin,txpool /);
+        assert.deepEqual(targets(p.name).sort(), [6060, 8545, 8551]);
+        assert.ok(doc.volumes[`${p.name}-data`], `${p.name} has its own data volume`);
+      }
+      assertLoopbackOnly(doc);
+    });
 
   it('a Substrate network the node knows by name needs no spec file', async () => {
     const { scenario: s, errors } = composeScenario('polkadot-dev.env');

@@ -209,13 +209,15 @@ describe('NETWORK_NODES in a scenario', () => {
     assert.deepEqual(resolve('RUNTIME=host\nNETWORK_NODES=3\nPEERS=3\n').warnings, []);
   });
 
-  it('refuses a client without networking, another runtime, a STATE profile and NETWORK_TPS alone, saying why', () => {
+  it('takes the host and compose runtimes; refuses a client without networking, attach, a kept volume, a STATE profile and NETWORK_TPS alone, saying why', () => {
     const errs = (text) => resolve(text).errors.join('\n');
     assert.match(
       errs('CLIENT=anvil\nRUNTIME=host\nNETWORK_NODES=2\n'),
       /anvil is a development node without peer-to-peer/,
     );
-    assert.match(errs('RUNTIME=compose\nNETWORK_NODES=2\n'), /host runtime only/);
+    assert.deepEqual(resolve('RUNTIME=compose\nNETWORK_NODES=2\n').errors, []);
+    assert.match(errs('RUNTIME=compose\nNETWORK_NODES=2\nNODE_VOLUME=kept\n'), /not from a kept volume/);
+    assert.match(errs('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNETWORK_NODES=2\n'), /did not start/);
     assert.match(errs('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNETWORK_NODES=2\n'), /did not start/);
     assert.match(errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\n'), /not yet with a STATE profile/);
     assert.match(errs('RUNTIME=host\nNETWORK_TPS=5\n'), /set NETWORK_NODES/);

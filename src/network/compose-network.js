@@ -1,0 +1,200 @@
+// @ts-check
+'use strict';
+// NETWORK_NODES in the compose runtime: N more nodes of the same client as
+// services `network-1` .. `network-N` of the run's compose project, from the
+// node's own image, each with its own volume, pinned to the cores the node
+// does not use. The network's compose file is written per run into the work
+// folder (network.yml) beside the limits file: it also gives the `node`
+// service what a member needs (the network's folder with the genesis and the
+// engine secret; its engine API and metrics published on 127.0.0.1 for
+// chainperf's driver and watch). Every data volume gets the network's genesis
+// with a one-off `compose run` of the client's own init before `up`. The
+// nodes peer by service name (devp2p resolves it), and from there on the
+// network is the host runtime's (members.js): the same driver, watch and feed.
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const docker = require('../platform/docker');
+const { freePorts } = require('../util/net');
+const { writeJwtSecret } = require('./engine-driver');
+const { peerMesh, runNetwork, stopNetworkParts } = require('./members');
+
+/** Where the network's folder (genesis, secret) is mounted in every container of the network. */
+const MOUNT = '/chainperf-network';
+const nodeKey = () => crypto.randomBytes(32).toString('hex');
+const loopback = (port, inside) => `127.0.0.1:${port}:${inside}`;
+
+/**
+ * The network's compose file (JSON, which is YAML: Compose reads it as is): the network nodes' services and volumes,
+ * and what the node service gains as a member. ./run.sh config renders it with stand-in keys and ports.
+ * @param {string} file
+ * @param {import('../contracts').Scenario} s
+ * @param {{client: import('../contracts').Client, dir: string, imageRef: string, cpus: string,
+ *   nodePorts: {auth: number, metrics: number},
+ *   peers: {name: string, nodeKeyHex: string, ports: {rpc: number, auth: number, metrics: number}}[]}} o
+ */
+function writeNetworkFile(file, s, { client, dir, imageRef, cpus, nodePorts, peers }) {
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
+  const inside = containerPorts(client);
+  const mount = `${dir}:${MOUNT}:ro`;
+  const services = {
+    node: {
+      ports: [loopback(nodePorts.auth, inside.auth), loopback(nodePorts.metrics, inside.metrics)],
+      volumes: [mount],
+    },
+  };
+  for (const p of peers) {
+    const cmd = net.peerCommand(s, {
+      dataDir: '/data',
+      ports: inside,
+      external: true,
+      network: { nodeKeyHex: p.nodeKeyHex, jwtFile: `${MOUNT}/jwt.hex` },
+    });
+    services[p.name] = {
+      image: imageRef,
+      command: cmd.args,
+      cpuset: cpus,
+      restart: 'no',
+      stop_grace_period: '30s',
+      ports: [
+        loopback(p.ports.rpc, inside.rpc),
+        loopback(p.ports.auth, inside.auth),
+        loopback(p.ports.metrics, inside.metrics),
+      ],
+      volumes: [mount, `${p.name}-data:/data`],
+      labels: { 'io.chainperf.role': 'network-node' },
+    };
+  }
+  const volumes = Object.fromEntries(peers.map((p) => [`${p.name}-data`, {}]));
+  fs.writeFileSync(file, JSON.stringify({ services, volumes }, null, 2));
+}
+
+/** The ports the client's container listens on. */
+const containerPorts = (client) =>
+  /** @type {NonNullable<import('../contracts').ComposeService['ports']>} */ (
+    /** @type {import('../contracts').ComposeService} */ (client.compose).ports
+  );
+
+/**
+ * Before `up`: the genesis and the secret in the work folder, node keys, published ports, and the compose file that
+ * adds the network nodes and makes the node a member. `prepared.network` goes to the node's command line.
+ * @param {import('../contracts').Scenario} s
+ * @param {{client: import('../contracts').Client, bin: string, workDir: string, imageRef: string, cpus: string}} o
+ */
+async function planComposeNetwork(s, { client, bin, workDir, imageRef, cpus }) {
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
+  const inside = containerPorts(client);
+  const dir = path.join(workDir, 'network');
+  fs.mkdirSync(dir, { recursive: true });
+  net.writeGenesis(bin, path.join(dir, 'genesis.json'));
+  const jwtFile = writeJwtSecret(path.join(dir, 'jwt.hex'));
+  const member = { nodeKeyHex: nodeKey(), jwtFile: `${MOUNT}/jwt.hex` };
+  const nodePorts = /** @type {{auth: number, metrics: number}} */ (await freePorts(['auth', 'metrics']));
+  const peers = [];
+  for (let i = 1; i <= s.NETWORK_NODES; i++) {
+    const ports = /** @type {{rpc: number, auth: number, metrics: number}} */ (
+      await freePorts(['rpc', 'auth', 'metrics'])
+    );
+    peers.push({ name: `network-${i}`, nodeKeyHex: nodeKey(), ports });
+  }
+  const file = path.join(dir, 'network.yml');
+  writeNetworkFile(file, s, { client, dir, imageRef, cpus, nodePorts, peers });
+  return { dir, file, jwtFile, member, nodePorts, peers, cpus, inside };
+}
+
+/** Before `up`: the network's genesis written into the node's volume and each network node's, by the client's init. */
+async function initComposeNetwork(s, plan, { client, run, log }) {
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
+  const services = ['node', ...plan.peers.map((p) => p.name)];
+  log(`network: writing the network's genesis into the volumes of ${services.join(', ')}`);
+  for (const svc of services) {
+    const args = net.initArgs('/data', `${MOUNT}/genesis.json`, s.DB_ENGINE);
+    const r = await run(['run', '--rm', '--no-deps', '-T', svc, ...args]);
+    if (r.code !== 0)
+      throw new Error(
+        `network: ${client.name} init in service ${svc} exited with status ${r.code}: ${r.out.trim().split('\n').slice(-2).join(' / ')}`,
+      );
+  }
+}
+
+/** Looks at the network's containers every 2 s and tells each one's listeners once when it is no longer running. */
+function watchContainers(peers) {
+  const timer = setInterval(async () => {
+    for (const p of peers) {
+      if (p.exited) continue;
+      const info = await docker.inspectContainer(p.containerId).catch(() => undefined);
+      if (info === undefined || (info && info.State.Status === 'running')) continue; // the engine was busy, or it runs
+      p.exited = true;
+      for (const fn of p.listeners) fn(info ? info.State.ExitCode : null, info && info.State.OOMKilled ? 'OOM' : null);
+    }
+  }, 2000);
+  return () => clearInterval(timer);
+}
+
+/**
+ * After `up` and once the node answers: the network nodes' containers, the mesh, the driver, watch and feed. Their
+ * logs are saved into the network folder before the project goes down (the report keeps their tails).
+ * @param {import('../contracts').Scenario} s
+ * @param {object} stack the compose runtime's stack
+ * @param {{client: import('../contracts').Client, plan: Awaited<ReturnType<typeof planComposeNetwork>>,
+ *   run: (args: string[]) => Promise<{code: number, out: string}>, log: (m: string) => void, signal?: AbortSignal}} o
+ */
+async function startComposeNetwork(s, stack, { client, plan, run, log, signal }) {
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
+  const peers = [];
+  for (const p of plan.peers) {
+    const id = (await run(['ps', '-q', p.name])).out.trim().split('\n').pop();
+    const info = id && (await docker.inspectContainer(id));
+    if (!info) throw new Error(`compose started no ${p.name} container`);
+    const listeners = [];
+    peers.push({
+      name: p.name,
+      rpcUrl: `http://127.0.0.1:${p.ports.rpc}`,
+      authUrl: `http://127.0.0.1:${p.ports.auth}`,
+      metricsUrl: `http://127.0.0.1:${p.ports.metrics}/debug/metrics/prometheus`,
+      enode: net.enode(p.nodeKeyHex, plan.inside.p2p, p.name),
+      container: info.Name.replace(/^\//, ''),
+      containerId: info.Id,
+      exited: false,
+      listeners,
+      onExit: (fn) => listeners.push(fn),
+    });
+  }
+  const parts = { driver: null, feed: null, watch: null };
+  const stopWatching = watchContainers(peers);
+  stack.cleanups.push(async () => {
+    await stopNetworkParts(parts);
+    stopWatching();
+    for (const p of plan.peers) {
+      const logs = await run(['logs', '--no-color', '--tail', '2000', p.name]);
+      fs.writeFileSync(path.join(plan.dir, `${p.name.replace('network-', 'node-')}.log`), logs.out);
+    }
+  });
+  log(
+    `network: ${s.NETWORK_NODES} more ${s.CLIENT} nodes run as services ${peers.map((p) => p.name).join(', ')} on cpus ${plan.cpus} (${net.protocol})`,
+  );
+  const member = {
+    name: 'node under test',
+    nodeKeyHex: plan.member.nodeKeyHex,
+    p2pPort: plan.inside.p2p,
+    enode: net.enode(plan.member.nodeKeyHex, plan.inside.p2p, 'node'),
+    authUrl: `http://127.0.0.1:${plan.nodePorts.auth}`,
+    rpcUrl: stack.rpcUrl,
+    metricsUrl: `http://127.0.0.1:${plan.nodePorts.metrics}${client.compose ? client.compose.metrics.path : ''}`,
+  };
+  await peerMesh(peers, { net, members: [member], signal });
+  await runNetwork(s, stack, {
+    net,
+    peers,
+    members: [member],
+    jwtFile: plan.jwtFile,
+    group: null, // the network nodes' CPU is in cAdvisor's series (Grafana), not in the report yet
+    parts,
+    record: { cpus: plan.cpus, containers: peers.map((p) => p.container) },
+    log,
+    signal,
+  });
+}
+
+module.exports = { writeNetworkFile, planComposeNetwork, initComposeNetwork, startComposeNetwork };

@@ -1,0 +1,180 @@
+// @ts-check
+'use strict';
+// The runtime-neutral part of a local network (NETWORK_NODES), once its nodes
+// run, wherever they run (host processes: host-network.js; compose services:
+// compose-network.js): the wait until every node answers, the full mesh of
+// static peers, the engine-API driver over every node, the watch, the
+// transactions fed through the network nodes, and stack.network.
+
+const fs = require('node:fs');
+const { rpcCall } = require('../util/rpc');
+const { sleep } = require('../util/time');
+const { startEngineDriver } = require('./engine-driver');
+const { fundSenders, startTxFeed } = require('./tx-feed');
+const { startNetworkWatch, counterReader } = require('./watch');
+const { syncFromNetwork } = require('./sync');
+
+/**
+ * A node measured on the network: the node under test, or each replica of a fleet (REPLICAS). Its enode and engine
+ * URL are given where it does not run on this host's loopback (a container), else built from its ports.
+ * @typedef {{name: string, nodeKeyHex: string, p2pPort: number, authPort?: number, authUrl?: string,
+ *   enode?: string, rpcUrl: string, metricsUrl: string|null}} Member
+ */
+
+/**
+ * A network node, whichever runtime started it: its URLs, its enode as the other nodes dial it, and how to hear of
+ * its exit (pid for a process, container for a service).
+ * @typedef {{name: string, rpcUrl: string, authUrl: string, metricsUrl: string|null, enode: string,
+ *   onExit: (fn: (code: number|null, signal: string|null) => void) => void, pid?: number, container?: string}} Peer
+ */
+
+/**
+ * Waits until every URL answers `method`, for up to timeoutS (a geth start takes seconds, but on a loaded machine
+ * opening its database has taken a minute).
+ */
+async function waitForRpc(urls, method, { timeoutS = 120, signal, what }) {
+  const deadline = Date.now() + timeoutS * 1000;
+  for (;;) {
+    const answers = await Promise.all(urls.map((u) => rpcCall(u, method, [], { timeoutMs: 2000 }).catch(() => null)));
+    if (answers.every((a) => a !== null)) return answers;
+    if (Date.now() > deadline) {
+      const silent = urls.filter((u, i) => answers[i] === null).map((u) => u.replace(/^https?:\/\//, ''));
+      throw new Error(`${what}: ${silent.join(', ')} not answering after ${timeoutS} s`);
+    }
+    await sleep(250, signal);
+  }
+}
+
+/** A measured node's enode as the network nodes dial it. */
+const enodeOf = (net, m) => m.enode || net.enode(m.nodeKeyHex, m.p2pPort);
+
+/** A measured node as the driver knows it. */
+const driven = (m) => ({ name: m.name, authUrl: m.authUrl || `http://127.0.0.1:${m.authPort}` });
+
+/**
+ * Waits for the measured nodes and the network nodes, then makes a full mesh of static peers: each network node
+ * dials every measured node and the network nodes after it (every link once). Measured nodes (replicas) do not dial
+ * each other: each has the network nodes as its own peers.
+ * @param {Peer[]} peers
+ * @param {{net: import('../contracts').NetworkPeer, members: Member[], signal?: AbortSignal}} o
+ */
+async function peerMesh(peers, { net, members, signal }) {
+  await waitForRpc([...members.map((m) => m.rpcUrl), ...peers.map((p) => p.rpcUrl)], 'net_version', {
+    signal,
+    what: 'the measured nodes and the network nodes',
+  });
+  const measured = members.map((m) => enodeOf(net, m));
+  for (const [i, p] of peers.entries()) {
+    for (const target of [...measured, ...peers.slice(i + 1).map((q) => q.enode)])
+      await rpcCall(p.rpcUrl, 'admin_addPeer', [target]);
+  }
+}
+
+/**
+ * The engine-API driver over every node, the first network node producing. With SYNC=network the node under test
+ * is left out until it joins by sync (src/network/sync.js).
+ */
+async function driveBlocks(s, peers, { jwtFile, members, log }) {
+  const genesis = await rpcCall(peers[0].rpcUrl, 'eth_getBlockByNumber', ['latest', false]);
+  const driver = startEngineDriver({
+    nodes: [
+      ...peers.map((p) => ({ name: p.name, authUrl: p.authUrl })),
+      ...(s.SYNC === 'network' ? [] : members.map(driven)),
+    ],
+    secretHex: fs.readFileSync(jwtFile, 'utf8'),
+    head: genesis.hash,
+    headTimeS: Number(genesis.timestamp),
+    periodS: s.DEV_BLOCK_TIME_S,
+    feeRecipient: `0x${'00'.repeat(19)}01`,
+    log,
+  });
+  log(
+    `network: blocks every ${s.DEV_BLOCK_TIME_S} s built by ${peers[0].name} on request of chainperf's engine-API driver (the consensus-client stand-in), handed to every node`,
+  );
+  return driver;
+}
+
+/** NETWORK_TPS transfers through the network nodes, once their senders are funded (after the first blocks). */
+async function feedTransactions(s, peers, { devKey, log, signal }) {
+  const wallets = await fundSenders({ url: peers[0].rpcUrl, devKey, seed: s.SEED, rpc: rpcCall, signal });
+  const feed = startTxFeed({ urls: peers.map((p) => p.rpcUrl), wallets, tps: s.NETWORK_TPS, rpc: rpcCall, log });
+  log(
+    `network: ${s.NETWORK_TPS} transfers per second enter through the network nodes, never through the node under test`,
+  );
+  return feed;
+}
+
+/**
+ * SYNC=network: the history is built on the network (through network-1), and syncNode() makes the node under test
+ * download the chain from its peers; the session calls it in place of the usual sync wait.
+ */
+function syncHooks(stack, { peers, driver, net, member, log, signal }) {
+  stack.historyUrl = peers[0].rpcUrl;
+  return {
+    syncNode: ({ timeoutS }) =>
+      syncFromNetwork({
+        nodeRpcUrl: member.rpcUrl,
+        networkRpcUrl: peers[0].rpcUrl,
+        member: driven(member),
+        driver,
+        readCounters: counterReader(member.metricsUrl, net.counters, new Set()),
+        cpu: stack.cpu && stack.cpu.read && !stack.cpu.sampled ? stack.cpu : null,
+        timeoutS,
+        signal,
+        log,
+      }),
+  };
+}
+
+/**
+ * Once the network nodes run and are peered: drives their blocks, watches the node, feeds transactions. Sets
+ * stack.network (what the run records, the window hook), stack.devKey (the node has no unlocked account: history is
+ * signed with the dev key). `parts` gets the driver, watch and feed, for the runtime's teardown to stop.
+ * @param {import('../contracts').Scenario} s
+ * @param {object} stack
+ * @param {{net: import('../contracts').NetworkPeer, peers: Peer[], members: Member[], jwtFile: string,
+ *   group: object|null, parts: {driver: any, feed: any, watch: any}, record: object, log: (m: string) => void,
+ *   signal?: AbortSignal}} o record: what the runtime adds to run.json's network (cpus, pids or containers)
+ */
+async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts, record, log, signal }) {
+  parts.driver = await driveBlocks(s, peers, { jwtFile, members, log });
+  const watch = startNetworkWatch({
+    rpcUrl: members[0].rpcUrl,
+    metricsUrl: members[0].metricsUrl,
+    counters: net.counters,
+    peers,
+    driver: parts.driver,
+    group,
+    log,
+  });
+  parts.watch = watch;
+  watch.profileFrames = net.profileFrames || null; // NODE_PROFILE=cpu: the share of the node's CPU in networking
+  if (s.NETWORK_TPS > 0)
+    watch.feed = parts.feed = await feedTransactions(s, peers, { devKey: net.devKey, log, signal });
+  stack.devKey = net.devKey;
+  stack.network = {
+    nodes: peers,
+    watch,
+    ...(s.SYNC === 'network'
+      ? syncHooks(stack, { peers, driver: parts.driver, net, member: members[0], log, signal })
+      : {}),
+    record: () => ({
+      nodes: s.NETWORK_NODES,
+      protocol: net.protocol,
+      tps: s.NETWORK_TPS,
+      blocks:
+        "built by network-1 on request of chainperf's engine-API driver (engine_forkchoiceUpdatedV3, engine_getPayloadV5, engine_newPayloadV4), handed to every node",
+      ...record,
+      ...(members.length > 1 ? { watched: members[0].name } : {}),
+    }),
+  };
+}
+
+/** Stops what runNetwork started, before the nodes go (their exits are then not losses). */
+async function stopNetworkParts(parts) {
+  if (parts.feed) await parts.feed.stop();
+  if (parts.driver) await parts.driver.stop();
+  if (parts.watch) parts.watch.stop();
+}
+
+module.exports = { waitForRpc, peerMesh, runNetwork, stopNetworkParts, driven };
