@@ -64,6 +64,11 @@ async function removeLeftover(l) {
     const r = await removeProject(l.compose.project);
     return `compose project ${l.compose.project} (${r.containers.length} containers, ${r.volumes.length} volumes, ${r.networks.length} networks)`;
   }
+  if (l.swarm) {
+    const { removeStack } = require('./platform/swarm');
+    const left = await removeStack(l.swarm.stack);
+    return `swarm stack ${l.swarm.stack}${left.services.length + left.containers.length ? ' (partly: see docker stack ps)' : ''}`;
+  }
   return null; // a work folder: removed with the lock's work folders
 }
 

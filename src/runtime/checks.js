@@ -21,6 +21,9 @@ const COMPOSE_ONLY = [
   'GRAFANA_IMAGE',
 ];
 
+/** The compose keys the swarm runtime reads too (the others: a volume kept outside the stack, a bind address). */
+const SWARM_KEYS = COMPOSE_ONLY.filter((k) => !['NODE_VOLUME', 'SNAPSHOT', 'BIND_ADDR'].includes(k));
+
 /** Keys only the attach runtime reads. */
 const ATTACH_ONLY = ['RPC_URL', 'METRICS_URL', 'NODE_PID'];
 
@@ -54,17 +57,30 @@ function composeChecks(v, { client, at }, errors) {
   ]) {
     if (v[key] > 0 && v[key] < min)
       errors.push(
-        `${at(key)}: ${key}: at least ${min} s with RUNTIME=compose (cAdvisor samples every 1 to 2 s and a window needs two samples inside it)${key === 'IDLE_S' ? ', or 0 for no idle baseline' : ''}`,
+        `${at(key)}: ${key}: at least ${min} s with RUNTIME=${v.RUNTIME} (cAdvisor samples every 1 to 2 s and a window needs two samples inside it)${key === 'IDLE_S' ? ', or 0 for no idle baseline' : ''}`,
       );
   }
   if (!client.compose)
-    errors.push(`${at('RUNTIME')}: RUNTIME=compose: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
+    errors.push(`${at('RUNTIME')}: RUNTIME=${v.RUNTIME}: CLIENT=${v.CLIENT} has no compose service; use RUNTIME=host`);
   if (v.SNAPSHOT && !v.NODE_VOLUME)
     errors.push(`${at('SNAPSHOT')}: SNAPSHOT is unpacked into NODE_VOLUME: set NODE_VOLUME too`);
   if (v.SNAPSHOT && !fs.existsSync(v.SNAPSHOT)) errors.push(`${at('SNAPSHOT')}: SNAPSHOT: no such file: ${v.SNAPSHOT}`);
   for (const f of v.COMPOSE_FILES ? v.COMPOSE_FILES.split(',') : []) {
     if (!fs.existsSync(f.trim())) errors.push(`${at('COMPOSE_FILES')}: COMPOSE_FILES: no such file: ${f.trim()}`);
   }
+}
+
+/** RUNTIME=swarm: the compose runtime's checks, and what its stack does not do yet, refused before anything starts. */
+function swarmChecks(v, ctx, errors) {
+  composeChecks(v, ctx, errors);
+  const { at } = ctx;
+  const not = (key, what) => errors.push(`${at(key)}: ${what}: not yet with RUNTIME=swarm (docs/runtimes.md)`);
+  if (v.STATE !== 'dev') not('STATE', `STATE=${v.STATE}`);
+  for (const key of ['MEMORY_MB', 'DISK_READ_IOPS', 'DISK_WRITE_IOPS', 'DISK_READ_MBPS', 'DISK_WRITE_MBPS'])
+    if (v[key] !== null && v[key] !== undefined) not(key, key);
+  if (v.COLD === 'yes') not('COLD', 'COLD=yes');
+  if (v.NODE_PROFILE !== 'none') not('NODE_PROFILE', `NODE_PROFILE=${v.NODE_PROFILE}`);
+  if (v.GENERATORS > 1) not('GENERATORS', 'GENERATORS (a generator service spread over the swarm)');
 }
 
 /** In attach, RPC_URL's scheme is the transport: TRANSPORT follows it, or must agree with it. */
@@ -82,4 +98,4 @@ function checkTransport(v, sources, given, at, errors) {
   }
 }
 
-module.exports = { attachChecks, composeChecks, COMPOSE_ONLY, ATTACH_ONLY };
+module.exports = { attachChecks, composeChecks, swarmChecks, COMPOSE_ONLY, SWARM_KEYS, ATTACH_ONLY };

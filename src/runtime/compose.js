@@ -276,4 +276,4 @@ async function startCompose(scenario, { runId, workDir, log, signal, onStack }) 
   }
 }
 
-module.exports = { startCompose };
+module.exports = { startCompose, planCompose, waitForServices };

@@ -6,7 +6,7 @@
 // runtime is a new module and a line below (docs/architecture.md).
 // Modules are required when a runtime is used, not when a scenario is resolved.
 
-const { attachChecks, composeChecks, COMPOSE_ONLY, ATTACH_ONLY } = require('./checks');
+const { attachChecks, composeChecks, swarmChecks, COMPOSE_ONLY, SWARM_KEYS, ATTACH_ONLY } = require('./checks');
 
 /** @type {Object<string, import('../contracts').Runtime>} */
 const runtimes = {
@@ -26,6 +26,16 @@ const runtimes = {
         img.ref ? `${service}: ${img.ref} (${img.origin})` : `${service}: skipped: ${img.skipped}`,
       );
     },
+  },
+  swarm: {
+    name: 'swarm',
+    summary:
+      "the compose runtime's stack deployed with docker stack deploy to the Docker Swarm this engine manages (docker swarm init: a swarm of one machine)",
+    ownKeys: SWARM_KEYS,
+    checkScenario: swarmChecks,
+    start: (s, ctx) => require('./swarm').startSwarm(s, ctx),
+    nodeRecord: (stack) => ({ container: stack.node.container, cpus: stack.node.cpus }),
+    install: (s, ctx) => runtimes.compose.install(s, ctx),
   },
   host: {
     name: 'host',

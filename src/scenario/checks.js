@@ -21,13 +21,12 @@ const { generatorsChecks, loopChecks, replayChecks, shapeChecks, writeChecks } =
  * nothing.
  */
 function runtimeChecks(v, ctx, errors) {
-  for (const r of Object.values(runtimes)) {
-    if (r.name === v.RUNTIME) continue;
-    for (const key of r.ownKeys || []) {
-      if (ctx.given[key])
-        errors.push(`${ctx.at(key)}: ${key} is only used with RUNTIME=${r.name} (RUNTIME is ${v.RUNTIME})`);
-    }
-  }
+  const owners = {};
+  for (const r of Object.values(runtimes))
+    for (const key of r.ownKeys || []) (owners[key] = owners[key] || []).push(r.name);
+  for (const [key, names] of Object.entries(owners))
+    if (ctx.given[key] && !names.includes(v.RUNTIME))
+      errors.push(`${ctx.at(key)}: ${key} is only used with RUNTIME=${names.join(' or ')} (RUNTIME is ${v.RUNTIME})`);
   const own = runtimes[v.RUNTIME];
   if (own && own.checkScenario) own.checkScenario(v, ctx, errors);
 }

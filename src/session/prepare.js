@@ -39,7 +39,12 @@ async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onSt
   if (stack.fleet) run.fleet = stack.fleet.record(); // REPLICAS: the replicas and their balancer
   if (stack.limits) run.node.limits = stack.limits; // MEMORY_MB and DISK_* as applied (runtime/limits.js)
   if (stack.compose)
-    run.stack = { compose: stack.compose, grafana_url: stack.grafanaUrl || null, images: stack.images };
+    run.stack = {
+      compose: stack.compose,
+      ...(stack.swarm ? { swarm: stack.swarm } : {}),
+      grafana_url: stack.grafanaUrl || null,
+      images: stack.images,
+    };
   stack.onNodeExit(onNodeExit);
   return stack;
 }

@@ -7,7 +7,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, readRun } = require('./harness');
+const { startRun, readRun, watchContainerCpu } = require('./harness');
 const { schemaErrors, ROOT, tmpDir, writeScenario } = require('../helpers');
 const docker = require('../../src/platform/docker');
 
@@ -28,32 +28,6 @@ function fromLog(stderr) {
   const project = /starting compose project (\S+)/.exec(stderr);
   const prom = /Prometheus at (http:\/\/\S+?),/.exec(stderr);
   return { project: project && project[1], promUrl: prom && prom[1] };
-}
-
-/** Cumulative CPU (s) of a container from its cgroup v1 cpuacct.usage, sampled every 50 ms by the test. */
-function watchContainerCpu(findId) {
-  const samples = [];
-  let id = null;
-  const timer = setInterval(async () => {
-    if (!id) id = await findId();
-    if (!id) return;
-    try {
-      const ns = Number(fs.readFileSync(`/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, 'utf8'));
-      samples.push({ t: Date.now(), cpu: ns / 1e9 });
-    } catch {
-      // not there (yet, or any more)
-    }
-  }, 50);
-  return {
-    stop: () => clearInterval(timer),
-    cpuAt(ms) {
-      for (let i = 1; i < samples.length; i++) {
-        const [a, b] = [samples[i - 1], samples[i]];
-        if (a.t <= ms && ms <= b.t) return a.cpu + ((b.cpu - a.cpu) * (ms - a.t)) / Math.max(1, b.t - a.t);
-      }
-      throw new Error(`no cgroup samples around ${new Date(ms).toISOString()}`);
-    },
-  };
 }
 
 async function nodeContainerId(project) {

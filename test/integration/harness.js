@@ -170,7 +170,34 @@ function fileListing(dir) {
     .join('\n');
 }
 
+/** Cumulative CPU (s) of a container (compose or swarm) from its cgroup v1 cpuacct.usage, sampled every 50 ms. */
+function watchContainerCpu(findId) {
+  const samples = [];
+  let id = null;
+  const timer = setInterval(async () => {
+    if (!id) id = await findId();
+    if (!id) return;
+    try {
+      const ns = Number(fs.readFileSync(`/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, 'utf8'));
+      samples.push({ t: Date.now(), cpu: ns / 1e9 });
+    } catch {
+      // not there (yet, or any more)
+    }
+  }, 50);
+  return {
+    stop: () => clearInterval(timer),
+    cpuAt(ms) {
+      for (let i = 1; i < samples.length; i++) {
+        const [a, b] = [samples[i - 1], samples[i]];
+        if (a.t <= ms && ms <= b.t) return a.cpu + ((b.cpu - a.cpu) * (ms - a.t)) / Math.max(1, b.t - a.t);
+      }
+      throw new Error(`no cgroup samples around ${new Date(ms).toISOString()}`);
+    },
+  };
+}
+
 module.exports = {
+  watchContainerCpu,
   fileListing,
   startRun,
   runWatchingNode,

@@ -37,7 +37,8 @@ describe('compose runtime: scenario to compose project', () => {
   it('compose-only keys are refused with another runtime, and SNAPSHOT needs NODE_VOLUME', () => {
     const r = resolve('RUNTIME=host\nKEEP=volume\nNODE_VOLUME=geth-data\n');
     assert.equal(r.errors.length, 2);
-    assert.match(r.errors[0], /KEEP is only used with RUNTIME=compose \(RUNTIME is host\)/);
+    assert.match(r.errors[0], /KEEP is only used with RUNTIME=compose or swarm \(RUNTIME is host\)/);
+    assert.match(r.errors[1], /NODE_VOLUME is only used with RUNTIME=compose \(RUNTIME is host\)/);
     const snap = resolve('RUNTIME=compose\nSNAPSHOT=/nonexistent/snap.tar\n');
     assert.ok(
       snap.errors.some((e) => /SNAPSHOT is unpacked into NODE_VOLUME/.test(e)),

@@ -1,0 +1,90 @@
+// @ts-check
+'use strict';
+// Docker Swarm through the engine's own API: whether this engine is a manager
+// of an active swarm, whether the kernel has IPVS (the routing mesh's load
+// balancer), a deployed stack's services, tasks and containers, and its removal
+// (services, then its containers, volumes and networks once they are gone).
+
+const fs = require('node:fs');
+const docker = require('./docker');
+const { sleep } = require('../util/time');
+
+const NAMESPACE = 'com.docker.stack.namespace';
+const filterOf = (labels) => encodeURIComponent(JSON.stringify({ label: labels }));
+
+/** This engine's part in a swarm: {active, manager, nodeId, hostname, addr}; active false outside one. */
+async function swarmState() {
+  const r = await docker.engine('GET', '/info');
+  if (r.status !== 200) throw new Error(`Docker engine: /info: HTTP ${r.status}`);
+  const sw = r.body.Swarm || {};
+  return {
+    active: sw.LocalNodeState === 'active',
+    manager: Boolean(sw.ControlAvailable),
+    nodeId: sw.NodeID || null,
+    hostname: r.body.Name,
+    addr: sw.NodeAddr || null,
+    nodes: sw.Nodes || 0,
+  };
+}
+
+/**
+ * Whether this kernel has IPVS, which the swarm's routing mesh (ingress ports, virtual-IP services) needs; without it
+ * a service published through the mesh never answers.
+ */
+function ipvsAvailable(procFile = '/proc/net/ip_vs') {
+  return fs.existsSync(procFile);
+}
+
+/** The containers (all states) of a stack's service, or of the whole stack. */
+async function stackContainers(stack, service = null) {
+  const labels = [`${NAMESPACE}=${stack}`, ...(service ? [`com.docker.swarm.service.name=${stack}_${service}`] : [])];
+  const r = await docker.engine('GET', `/containers/json?all=true&filters=${filterOf(labels)}`);
+  return r.status === 200 ? r.body : [];
+}
+
+/** A stack's service's tasks, newest first, with their state and error. */
+async function serviceTasks(stack, service) {
+  const filters = encodeURIComponent(JSON.stringify({ service: [`${stack}_${service}`] }));
+  const r = await docker.engine('GET', `/tasks?filters=${filters}`);
+  if (r.status !== 200) return [];
+  return r.body.sort((a, b) => Date.parse(b.CreatedAt) - Date.parse(a.CreatedAt));
+}
+
+/** What is left of a stack: services, containers, volumes, networks (by the stack's namespace label). */
+async function stackLeftovers(stack) {
+  const f = filterOf([`${NAMESPACE}=${stack}`]);
+  const s = await docker.engine('GET', `/services?filters=${f}`);
+  const v = await docker.engine('GET', `/volumes?filters=${f}`);
+  const n = await docker.engine('GET', `/networks?filters=${f}`);
+  return {
+    services: s.status === 200 ? s.body.map((x) => x.Spec.Name) : [],
+    containers: (await stackContainers(stack)).map((x) => x.Names[0].replace(/^\//, '')),
+    volumes: v.status === 200 ? (v.body.Volumes || []).map((x) => x.Name) : [],
+    networks: n.status === 200 ? n.body.map((x) => x.Name) : [],
+  };
+}
+
+/**
+ * Removes a stack through the engine alone (what `docker stack rm` does, then the volumes it leaves): its services,
+ * then, once their containers are gone (up to timeoutS), its volumes (unless keepVolumes) and networks.
+ */
+async function removeStack(stack, { keepVolumes = false, timeoutS = 60 } = {}) {
+  const left = await stackLeftovers(stack);
+  for (const svc of left.services) await docker.engine('DELETE', `/services/${encodeURIComponent(svc)}`);
+  const deadline = Date.now() + timeoutS * 1000;
+  while ((await stackContainers(stack)).length && Date.now() < deadline) await sleep(500);
+  for (const c of await stackContainers(stack))
+    await docker.engine('DELETE', `/containers/${c.Id}?force=true&v=true`, { timeoutMs: 60000 });
+  if (!keepVolumes)
+    for (const v of left.volumes) await docker.engine('DELETE', `/volumes/${encodeURIComponent(v)}?force=true`);
+  // a network is freed a moment after its last container: try for a few seconds
+  for (const name of left.networks)
+    for (let k = 0; k < 20; k++) {
+      const r = await docker.engine('DELETE', `/networks/${encodeURIComponent(name)}`);
+      if (r.status < 300 || r.status === 404) break;
+      await sleep(500);
+    }
+  return stackLeftovers(stack);
+}
+
+module.exports = { swarmState, ipvsAvailable, stackContainers, serviceTasks, stackLeftovers, removeStack, NAMESPACE };

@@ -1,0 +1,199 @@
+'use strict';
+// RUNTIME=swarm: the compose runtime's stack (the node, cAdvisor, Prometheus,
+// Grafana when its image is here) deployed with `docker stack deploy` to the
+// Docker Swarm this engine manages, from the project Compose renders out of
+// the same files (swarm-render.js says what a swarm does differently). On one
+// machine, `docker swarm init` is all it needs. From the moment the services'
+// containers run, the run is the compose runtime's: the same readiness checks,
+// cAdvisor through Prometheus for the node's CPU, the engine's own counters as
+// its cross-check. Teardown removes the stack, then its volumes and network.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const execFile = require('node:util').promisify(require('node:child_process').execFile);
+const yaml = require('js-yaml');
+const docker = require('../platform/docker');
+const swarm = require('../platform/swarm');
+const { sleep } = require('../util/time');
+const { attachTeardown } = require('./teardown');
+const { planCompose, waitForServices } = require('./compose');
+const { prepareComposeNode } = require('./compose-data');
+const { describeNode, watchNodeContainer } = require('./compose-node');
+const { ROOT } = require('./compose-render');
+const { swarmStack } = require('./swarm-render');
+
+/** This engine as a swarm manager, or the reason it cannot deploy a stack. */
+async function managerState() {
+  const st = await swarm.swarmState();
+  if (!st.active)
+    throw new Error(
+      'RUNTIME=swarm needs this Docker engine in a swarm, and it is not in one: `docker swarm init` makes a swarm of this machine alone (docs/runtimes.md#the-swarm-runtime)',
+    );
+  if (!st.manager)
+    throw new Error(
+      'RUNTIME=swarm deploys with `docker stack deploy`, which runs on a manager; this engine is a worker',
+    );
+  return st;
+}
+
+/** `docker stack deploy`, its output in the log. */
+function deploy(file, name, log) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('docker', ['stack', 'deploy', '--prune', '-c', file, name], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const onData = (d) => {
+      out += d;
+      for (const line of String(d)
+        .split('\n')
+        .filter((l) => l.trim() && !/detach|future release/.test(l)))
+        log(`stack deploy: ${line.trim()}`);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`docker stack deploy exited with status ${code}: ${out.trim().split('\n').pop()}`)),
+    );
+  });
+}
+
+/** Waits until each service has a running container on this engine; a task that fails ends the wait with its error. */
+async function runningContainers(name, services, { timeoutS, signal }) {
+  const deadline = Date.now() + timeoutS * 1000;
+  const containers = {};
+  while (Object.keys(containers).length < services.length) {
+    for (const svc of services.filter((x) => !containers[x])) {
+      const running = (await swarm.stackContainers(name, svc)).find((c) => c.State === 'running');
+      if (running) {
+        containers[svc] = { id: running.Id, name: running.Names[0].replace(/^\//, '') };
+        continue;
+      }
+      const failed = (await swarm.serviceTasks(name, svc)).find((t) => ['failed', 'rejected'].includes(t.Status.State));
+      if (failed)
+        throw new Error(`swarm task of ${svc} ${failed.Status.State}: ${failed.Status.Err || failed.Status.Message}`);
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `swarm: no running container of ${services.filter((x) => !containers[x]).join(', ')} in ${timeoutS} s`,
+      );
+    await sleep(500, signal);
+  }
+  return containers;
+}
+
+/** The stack's removal (after saving the node's log) as a cleanup, and what a killed run leaves. */
+function registerRemoval(stack, { s, name, workDir, log }) {
+  let removed = false;
+  stack.nodeLog = path.join(workDir, 'node.log');
+  stack.leftovers.unshift(() =>
+    removed
+      ? null
+      : {
+          what: `swarm stack ${name} (services, volumes, network)`,
+          command: `docker stack rm ${name}`,
+          swarm: { stack: name },
+        },
+  );
+  stack.cleanups.push(async () => {
+    const node = (await swarm.stackContainers(name, 'node'))[0];
+    if (node) {
+      const r = await execFile('docker', ['logs', '--tail', '2000', node.Id], { maxBuffer: 64 << 20 }).catch((e) => e);
+      fs.writeFileSync(stack.nodeLog, `${r.stdout || ''}${r.stderr || ''}`);
+    }
+    if (s.KEEP === 'stack') {
+      log(`KEEP=stack: leaving swarm stack ${name} deployed; remove it with: docker stack rm ${name}`);
+      return;
+    }
+    const left = await swarm.removeStack(name, { keepVolumes: s.KEEP === 'volume' });
+    const what = Object.entries(left).filter(([k, v]) => v.length && !(k === 'volumes' && s.KEEP === 'volume'));
+    if (what.length)
+      throw new Error(`swarm stack ${name} not wholly removed: ${JSON.stringify(Object.fromEntries(what))}`);
+    removed = true;
+    log(`swarm stack ${name} is removed${s.KEEP === 'volume' ? ' (volumes kept: KEEP=volume)' : ' with its volumes'}`);
+  });
+}
+
+/** The run's stack before anything is deployed: what run.json records of the compose rendering and the swarm. */
+function newStack(p, st, ipvs) {
+  const { s, c, images, project: name } = p;
+  return {
+    cleanups: [],
+    leftovers: [],
+    runtime: 'swarm',
+    generatorCpus: p.generatorCpus,
+    compose: {
+      command: c.argv.join(' '),
+      version: c.version,
+      engine: p.engineVersion,
+      project: name,
+      files: p.files.map((f) => path.relative(ROOT, f)),
+    },
+    swarm: {
+      stack: name,
+      node: st.hostname,
+      node_id: st.nodeId,
+      nodes: st.nodes,
+      ipvs,
+      endpoint_mode: 'dnsrr',
+      ports: 'host mode, every interface',
+    },
+    images,
+    client: { name: s.CLIENT, version: null, image: images.node.ref, image_id: images.node.id },
+  };
+}
+
+/**
+ * Starts the stack on the swarm; resolves once every service is ready.
+ * @param {import('../contracts').Scenario} scenario
+ * @param {import('../contracts').RuntimeContext} ctx
+ * @returns {Promise<any>} the stack (a Stack: src/contracts.js)
+ */
+async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
+  const st = await managerState();
+  const p = await planCompose(scenario, { runId, workDir, log });
+  const { s, project: name, ports } = p;
+  const rendered = await p.run(['config']);
+  if (rendered.code !== 0)
+    throw new Error(`compose config exited with status ${rendered.code}: ${rendered.out.trim()}`);
+  const file = path.join(workDir, 'stack.yml');
+  fs.writeFileSync(file, JSON.stringify(swarmStack(yaml.load(rendered.out), { nodeId: st.nodeId }), null, 2));
+  const ipvs = swarm.ipvsAvailable();
+  const stack = newStack(p, st, ipvs);
+  attachTeardown(stack, log);
+  if (onStack) onStack(stack);
+  try {
+    await prepareComposeNode(stack, p, { runId, log, signal });
+    registerRemoval(stack, { s, name, workDir, log });
+    log(
+      `deploying swarm stack ${name} on ${st.hostname} (${st.nodes} node${st.nodes === 1 ? '' : 's'} in the swarm; services by DNS round robin, ports in host mode on every interface${ipvs ? '' : '; this kernel has no IPVS, which the routing mesh would need'})`,
+    );
+    await deploy(file, name, log);
+    const services = ['node', 'cadvisor', 'prometheus', ...(p.grafana ? ['grafana'] : [])];
+    const containers = await runningContainers(name, services, { timeoutS: s.STACK_TIMEOUT_S, signal });
+    // A swarm has no cpuset: the node's container is pinned to CORES by this engine once it runs.
+    const pin = await docker.engine('POST', `/containers/${containers.node.id}/update`, {
+      body: { CpusetCpus: p.nodeCpus },
+    });
+    if (pin.status !== 200) throw new Error(`cannot pin the node container to cpus ${p.nodeCpus}: HTTP ${pin.status}`);
+    stack.containers = containers;
+    await watchNodeContainer(stack, containers);
+    const host = '127.0.0.1';
+    stack.rpcUrl = `${p.client.compose.rpc.scheme}://${host}:${ports.rpc}`;
+    stack.wsUrl = stack.rpcUrl.startsWith('ws') ? stack.rpcUrl : `ws://${host}:${ports.ws}`;
+    const promUrl = `http://${host}:${ports.prometheus}`;
+    await waitForServices(stack, p, containers, { host, promUrl, log, signal });
+    await describeNode(stack, p, containers, promUrl);
+    log(`Prometheus at ${promUrl}, cAdvisor at http://${host}:${ports.cadvisor}, node RPC at ${stack.rpcUrl}`);
+    return stack;
+  } catch (err) {
+    await stack.teardown();
+    throw err;
+  }
+}
+
+module.exports = { startSwarm };

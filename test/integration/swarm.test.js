@@ -1,0 +1,82 @@
+'use strict';
+// RUNTIME=swarm on a real single-node Docker Swarm (made here with `docker
+// swarm init` when the engine is in none, and left again after): the compose
+// runtime's stack deployed with `docker stack deploy`, the node's CPU checked
+// against its container's own cgroup counter read by this test, its cpuset,
+// and nothing left of the stack afterwards.
+
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
+const { startRun, readRun, watchContainerCpu } = require('./harness');
+const { schemaErrors, ROOT } = require('../helpers');
+const docker = require('../../src/platform/docker');
+const swarm = require('../../src/platform/swarm');
+
+describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
+  let initHere = false;
+  let res;
+  let run;
+  let name;
+  let cpuset = null;
+  let cpuWatch;
+
+  before(async () => {
+    if (!(await swarm.swarmState()).active) {
+      execFileSync('docker', ['swarm', 'init', '--advertise-addr', '127.0.0.1'], { stdio: 'pipe' });
+      initHere = true;
+    }
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      RUNTIME: 'swarm',
+      GRAFANA: 'no',
+      DURATION_S: '10',
+      WARMUP_S: '2',
+      IDLE_S: '4',
+      HISTORY_TRANSFERS: '30',
+      HISTORY_CONTRACT_CALLS: '16',
+    });
+    await r.waitFor(/deploying swarm stack (\S+)/);
+    name = /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
+    const nodeId = async () => {
+      const c = (await swarm.stackContainers(name, 'node')).find((x) => x.State === 'running');
+      return c ? c.Id : null;
+    };
+    cpuWatch = watchContainerCpu(nodeId);
+    await r.waitFor(/measure: measuring for/);
+    cpuset = (await docker.inspectContainer(await nodeId())).HostConfig.CpusetCpus;
+    res = await r.done;
+    cpuWatch.stop();
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  after(() => {
+    if (initHere) execFileSync('docker', ['swarm', 'leave', '--force'], { stdio: 'pipe' });
+  });
+
+  it('exits 0 with a valid run.json that records the stack and how it is reached', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.provenance.runtime, 'swarm');
+    assert.equal(run.stack.swarm.stack, name);
+    assert.equal(run.stack.swarm.endpoint_mode, 'dnsrr');
+    assert.equal(typeof run.stack.swarm.ipvs, 'boolean');
+    assert.match(run.node.container, new RegExp(`^${name}_node\\.1\\.`));
+  });
+
+  it("pins the node's container to CORES (a swarm has no cpuset of its own)", () => {
+    assert.equal(cpuset, '0');
+    assert.equal(run.node.cpus, '0');
+  });
+
+  it("node CPU (cAdvisor through Prometheus) agrees within 3% with the container's cgroup, read by this test", () => {
+    const w = run.node.cpu_window;
+    const independent = cpuWatch.cpuAt(w.end_ms) - cpuWatch.cpuAt(w.start_ms);
+    const measured = run.node.cpu_total_s;
+    assert.ok(Math.abs(independent - measured) / measured < 0.03, `chainperf ${measured} s, cgroup ${independent} s`);
+  });
+
+  it('removes the stack: no service, container, volume or network left', async () => {
+    assert.deepEqual(await swarm.stackLeftovers(name), { services: [], containers: [], volumes: [], networks: [] });
+  });
+});

@@ -1,0 +1,99 @@
+'use strict';
+// RUNTIME=swarm: the stack file made from the compose project as Compose renders it, and what a scenario may ask.
+const assert = require('node:assert/strict');
+const { swarmStack, DROPPED } = require('../../src/runtime/swarm-render');
+const { ipvsAvailable } = require('../../src/platform/swarm');
+const { resolveScenario } = require('../../src/scenario/resolve');
+const { writeScenario, tmpDir } = require('../helpers');
+
+/** A project as `docker compose config` renders it (the parts the stack file changes). */
+const RENDERED = {
+  name: 'chainperf-x',
+  services: {
+    node: {
+      image: 'chainperf/geth:1.16.7',
+      command: ['--dev', '--http'],
+      cpuset: '0',
+      restart: 'no',
+      networks: { default: null },
+      ports: [{ mode: 'ingress', host_ip: '127.0.0.1', target: 8545, published: '40001', protocol: 'tcp' }],
+      volumes: [{ type: 'volume', source: 'node-data', target: '/data', volume: {} }],
+      labels: { 'io.chainperf.role': 'node' },
+    },
+    cadvisor: {
+      image: 'chainperf/cadvisor:x',
+      volumes: [{ type: 'bind', source: '/sys', target: '/sys', read_only: true, bind: { create_host_path: true } }],
+    },
+  },
+  networks: { default: { name: 'chainperf-x_default' } },
+  volumes: { 'node-data': { name: 'chainperf-x_node-data' } },
+};
+
+describe('swarm runtime: the stack file', () => {
+  const doc = swarmStack(RENDERED, { nodeId: 'abc123' });
+
+  it('is a version 3.8 stack file without the keys a swarm does not take', () => {
+    assert.equal(doc.version, '3.8');
+    assert.equal(doc.name, undefined);
+    assert.equal(doc.networks, undefined, "the stack's own default network");
+    for (const key of DROPPED) assert.equal(doc.services.node[key], undefined, key);
+    assert.deepEqual(doc.services.node.command, ['--dev', '--http']);
+    assert.deepEqual(doc.services.node.labels, { 'io.chainperf.role': 'node' });
+  });
+
+  it('publishes in host mode (no routing mesh, no IPVS) and reaches services by DNS round robin', () => {
+    assert.deepEqual(doc.services.node.ports, [{ target: 8545, published: 40001, protocol: 'tcp', mode: 'host' }]);
+    for (const svc of Object.values(doc.services)) assert.equal(svc.deploy.endpoint_mode, 'dnsrr');
+  });
+
+  it('places the node on the given swarm node, cAdvisor on every node, and restarts nothing', () => {
+    assert.deepEqual(doc.services.node.deploy.placement.constraints, ['node.id == abc123']);
+    assert.equal(doc.services.node.deploy.replicas, 1);
+    assert.equal(doc.services.cadvisor.deploy.mode, 'global');
+    for (const svc of Object.values(doc.services)) assert.deepEqual(svc.deploy.restart_policy, { condition: 'none' });
+  });
+
+  it('keeps mounts in the long syntax without Compose v2 extras', () => {
+    assert.deepEqual(doc.services.cadvisor.volumes, [
+      { type: 'bind', source: '/sys', target: '/sys', read_only: true },
+    ]);
+    assert.deepEqual(doc.services.node.volumes, [{ type: 'volume', source: 'node-data', target: '/data' }]);
+    assert.deepEqual(doc.volumes, { 'node-data': {} });
+  });
+
+  it('tells a kernel without IPVS', () => {
+    assert.equal(ipvsAvailable('/nonexistent/ip_vs'), false);
+    assert.equal(ipvsAvailable(__filename), true);
+  });
+});
+
+describe('swarm runtime: the scenario', () => {
+  const resolve = (text) =>
+    resolveScenario(writeScenario(tmpDir(), 's', `CHAIN=ethereum\nCLIENT=geth\n${text}`), {
+      env: {},
+      cpuCount: 2,
+      dockerEngine: '20.10.24',
+    });
+
+  it("takes the compose runtime's keys, except a volume kept outside the stack and a bind address", () => {
+    assert.deepEqual(resolve('RUNTIME=swarm\nKEEP=stack\nSTACK_TIMEOUT_S=60\nGRAFANA=no\n').errors, []);
+    assert.match(
+      resolve('RUNTIME=swarm\nNODE_VOLUME=kept\n').errors.join(),
+      /NODE_VOLUME is only used with RUNTIME=compose/,
+    );
+    assert.match(
+      resolve('RUNTIME=swarm\nBIND_ADDR=0.0.0.0\n').errors.join(),
+      /BIND_ADDR is only used with RUNTIME=compose/,
+    );
+  });
+
+  it("refuses what its stack does not do yet, and the compose runtime's short windows", () => {
+    const errs = (text) => resolve(`RUNTIME=swarm\n${text}`).errors.join('\n');
+    assert.match(errs('STATE=small\n'), /STATE=small: not yet with RUNTIME=swarm/);
+    assert.match(errs('MEMORY_MB=2048\n'), /MEMORY_MB: not yet with RUNTIME=swarm/);
+    assert.match(errs('NODE_PROFILE=cpu\n'), /NODE_PROFILE=cpu: not yet with RUNTIME=swarm/);
+    assert.match(errs('GENERATORS=2\n'), /GENERATORS .*not yet with RUNTIME=swarm/);
+    assert.match(errs('NETWORK_NODES=2\n'), /host and compose runtimes only/);
+    assert.match(errs('DURATION_S=3\n'), /at least 5 s with RUNTIME=swarm/);
+  });
+});
