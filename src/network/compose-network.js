@@ -16,6 +16,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const docker = require('../platform/docker');
+const { cgroupOfPid } = require('../platform/cgroup');
 const { freePorts } = require('../util/net');
 const { writeJwtSecret } = require('./engine-driver');
 const { peerMesh, runNetwork, stopNetworkParts } = require('./members');
@@ -103,7 +104,10 @@ async function planComposeNetwork(s, { client, bin, workDir, imageRef, cpus }) {
   return { dir, file, jwtFile, member, nodePorts, peers, cpus, inside };
 }
 
-/** Before `up`: the network's genesis written into the node's volume and each network node's, by the client's init. */
+/**
+ * Before `up` (or the swarm's deploy): the network's genesis written into the node's volume and each network node's,
+ * by the client's init in a one-off `compose run` (the volumes are the project's, which a stack of the same name uses).
+ */
 async function initComposeNetwork(s, plan, { client, run, log }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const services = ['node', ...plan.peers.map((p) => p.name)];
@@ -119,8 +123,9 @@ async function initComposeNetwork(s, plan, { client, run, log }) {
 }
 
 /** Looks at the network's containers every 2 s and tells each one's listeners once when it is no longer running. */
-function watchContainers(peers) {
+function watchContainers(peers, onTick = () => {}) {
   const timer = setInterval(async () => {
+    onTick();
     for (const p of peers) {
       if (p.exited) continue;
       const info = await docker.inspectContainer(p.containerId).catch(() => undefined);
@@ -133,18 +138,41 @@ function watchContainers(peers) {
 }
 
 /**
+ * The network containers' CPU and memory together, from their cgroups on this host, for the watch (null when one is
+ * not found). A container that exits keeps the last counts read of it, so the sum over a window stays whole.
+ */
+function containersGroup(pids) {
+  const groups = pids.map((pid) => cgroupOfPid(pid));
+  if (!groups.length || groups.some((g) => !g)) return null;
+  const last = groups.map(() => ({ cpu: 0, memory: 0 }));
+  const sum = (what) =>
+    groups.reduce((acc, g, i) => {
+      try {
+        if (what === 'cpu') last[i].cpu = g.cpu().total_s;
+        else last[i].memory = g.memoryBytes() || 0;
+      } catch {
+        if (what === 'memory') last[i].memory = 0; // gone: it holds no memory any more
+      }
+      return acc + last[i][what];
+    }, 0);
+  return { cpu: () => ({ total_s: sum('cpu') }), memoryBytes: () => sum('memory') };
+}
+
+/**
  * After `up` and once the node answers: the network nodes' containers, the mesh, the driver, watch and feed. Their
  * logs are saved into the network folder before the project goes down (the report keeps their tails).
  * @param {import('../contracts').Scenario} s
  * @param {object} stack the compose runtime's stack
  * @param {{client: import('../contracts').Client, plan: Awaited<ReturnType<typeof planComposeNetwork>>,
- *   run: (args: string[]) => Promise<{code: number, out: string}>, log: (m: string) => void, signal?: AbortSignal}} o
+ *   services: {containerOf: (name: string) => Promise<string|null>, logsOf: (name: string) => Promise<string>},
+ *   log: (m: string) => void, signal?: AbortSignal}} o services: a service's container and its log (compose: `compose
+ *   ps` and `compose logs`; swarm: the stack's task container)
  */
-async function startComposeNetwork(s, stack, { client, plan, run, log, signal }) {
+async function startComposeNetwork(s, stack, { client, plan, services, log, signal }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const peers = [];
   for (const p of plan.peers) {
-    const id = (await run(['ps', '-q', p.name])).out.trim().split('\n').pop();
+    const id = await services.containerOf(p.name);
     const info = id && (await docker.inspectContainer(id));
     if (!info) throw new Error(`compose started no ${p.name} container`);
     const listeners = [];
@@ -161,15 +189,20 @@ async function startComposeNetwork(s, stack, { client, plan, run, log, signal })
       onExit: (fn) => listeners.push(fn),
     });
   }
+  const pids = [];
+  for (const p of peers) pids.push((await docker.inspectContainer(p.containerId)).State.Pid);
   const parts = { driver: null, feed: null, watch: null };
-  const stopWatching = watchContainers(peers);
+  const group = containersGroup(pids);
+  // read every 2 s too: a container that exits keeps the counts of its last read
+  const stopWatching = watchContainers(peers, () => group && group.cpu());
   stack.cleanups.push(async () => {
     await stopNetworkParts(parts);
     stopWatching();
-    for (const p of plan.peers) {
-      const logs = await run(['logs', '--no-color', '--tail', '2000', p.name]);
-      fs.writeFileSync(path.join(plan.dir, `${p.name.replace('network-', 'node-')}.log`), logs.out);
-    }
+    for (const p of plan.peers)
+      fs.writeFileSync(
+        path.join(plan.dir, `${p.name.replace('network-', 'node-')}.log`),
+        await services.logsOf(p.name),
+      );
   });
   log(
     `network: ${s.NETWORK_NODES} more ${s.CLIENT} nodes run as services ${peers.map((p) => p.name).join(', ')} on cpus ${plan.cpus} (${net.protocol})`,
@@ -189,7 +222,7 @@ async function startComposeNetwork(s, stack, { client, plan, run, log, signal })
     peers,
     members: [member],
     jwtFile: plan.jwtFile,
-    group: null, // the network nodes' CPU is in cAdvisor's series (Grafana), not in the report yet
+    group, // their CPU and memory, from their containers' cgroups; none of it the node's
     parts,
     record: { cpus: plan.cpus, containers: peers.map((p) => p.container) },
     log,

@@ -158,6 +158,12 @@ function registerDown(stack, p, { workDir, log }) {
   });
 }
 
+/** A service's container and its log, as the network (network/compose-network.js) asks for them. */
+const composeServices = (p) => ({
+  containerOf: async (name) => (await p.run(['ps', '-q', name])).out.trim().split('\n').pop() || null,
+  logsOf: async (name) => (await p.run(['logs', '--no-color', '--tail', '2000', name])).out,
+});
+
 /** `compose up`, then the id and name of each service's container. */
 async function composeUp(p, log) {
   const { c, project, engineVersion, files, nodeCpus, run } = p;
@@ -267,7 +273,8 @@ async function startCompose(scenario, { runId, workDir, log, signal, onStack }) 
     const promUrl = `http://${host}:${ports.prometheus}`;
     await waitForServices(stack, p, containers, { host, promUrl, log, signal });
     await describeNode(stack, p, containers, promUrl);
-    if (p.network) await startComposeNetwork(s, stack, { client, plan: p.network, run: p.run, log, signal });
+    if (p.network)
+      await startComposeNetwork(s, stack, { client, plan: p.network, services: composeServices(p), log, signal });
     log(`Prometheus at ${promUrl}, cAdvisor at http://${host}:${ports.cadvisor}, node RPC at ${stack.rpcUrl}`);
     return stack;
   } catch (err) {

@@ -20,6 +20,7 @@ const { attachTeardown } = require('./teardown');
 const { planCompose, waitForServices } = require('./compose');
 const { prepareComposeNode } = require('./compose-data');
 const { describeNode, watchNodeContainer } = require('./compose-node');
+const { initComposeNetwork, startComposeNetwork } = require('../network/compose-network');
 const { ROOT } = require('./compose-render');
 const { swarmStack } = require('./swarm-render');
 
@@ -86,6 +87,30 @@ async function runningContainers(name, services, { timeoutS, signal }) {
   return containers;
 }
 
+/** Pins a container to cpus through this engine (a swarm has no cpuset). */
+async function pin(container, cpus) {
+  const r = await docker.engine('POST', `/containers/${container.id}/update`, { body: { CpusetCpus: cpus } });
+  if (r.status !== 200) throw new Error(`cannot pin container ${container.name} to cpus ${cpus}: HTTP ${r.status}`);
+}
+
+/** A container's log, through the docker CLI (the engine's raw stream is framed). */
+async function logsOf(id) {
+  const r = await execFile('docker', ['logs', '--tail', '2000', id], { maxBuffer: 64 << 20 }).catch((e) => e);
+  return `${r.stdout || ''}${r.stderr || ''}`;
+}
+
+/** A stack's service's running container and its log, as the network (network/compose-network.js) asks for them. */
+const stackServices = (name) => ({
+  containerOf: async (svc) => {
+    const c = (await swarm.stackContainers(name, svc)).find((x) => x.State === 'running');
+    return c ? c.Id : null;
+  },
+  logsOf: async (svc) => {
+    const c = (await swarm.stackContainers(name, svc))[0];
+    return c ? logsOf(c.Id) : '';
+  },
+});
+
 /** The stack's removal (after saving the node's log) as a cleanup, and what a killed run leaves. */
 function registerRemoval(stack, { s, name, workDir, log }) {
   let removed = false;
@@ -101,15 +126,14 @@ function registerRemoval(stack, { s, name, workDir, log }) {
   );
   stack.cleanups.push(async () => {
     const node = (await swarm.stackContainers(name, 'node'))[0];
-    if (node) {
-      const r = await execFile('docker', ['logs', '--tail', '2000', node.Id], { maxBuffer: 64 << 20 }).catch((e) => e);
-      fs.writeFileSync(stack.nodeLog, `${r.stdout || ''}${r.stderr || ''}`);
-    }
+    if (node) fs.writeFileSync(stack.nodeLog, await logsOf(node.Id));
     if (s.KEEP === 'stack') {
       log(`KEEP=stack: leaving swarm stack ${name} deployed; remove it with: docker stack rm ${name}`);
       return;
     }
     const left = await swarm.removeStack(name, { keepVolumes: s.KEEP === 'volume' });
+    // NETWORK_NODES: the volumes the network's init made through Compose carry its labels, not the stack's
+    if (s.KEEP !== 'volume') await docker.removeProject(name);
     const what = Object.entries(left).filter(([k, v]) => v.length && !(k === 'volumes' && s.KEEP === 'volume'));
     if (what.length)
       throw new Error(`swarm stack ${name} not wholly removed: ${JSON.stringify(Object.fromEntries(what))}`);
@@ -172,14 +196,17 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
     log(
       `deploying swarm stack ${name} on ${st.hostname} (${st.nodes} node${st.nodes === 1 ? '' : 's'} in the swarm; services by DNS round robin, ports in host mode on every interface${ipvs ? '' : '; this kernel has no IPVS, which the routing mesh would need'})`,
     );
+    if (p.network) {
+      await initComposeNetwork(s, p.network, { client: p.client, run: p.run, log });
+      await p.run(['down']); // the one-off runs' bridge network, whose name the stack's own network takes
+    }
     await deploy(file, name, log);
-    const services = ['node', 'cadvisor', 'prometheus', ...(p.grafana ? ['grafana'] : [])];
+    const network = p.network ? p.network.peers.map((x) => x.name) : [];
+    const services = ['node', 'cadvisor', 'prometheus', ...(p.grafana ? ['grafana'] : []), ...network];
     const containers = await runningContainers(name, services, { timeoutS: s.STACK_TIMEOUT_S, signal });
-    // A swarm has no cpuset: the node's container is pinned to CORES by this engine once it runs.
-    const pin = await docker.engine('POST', `/containers/${containers.node.id}/update`, {
-      body: { CpusetCpus: p.nodeCpus },
-    });
-    if (pin.status !== 200) throw new Error(`cannot pin the node container to cpus ${p.nodeCpus}: HTTP ${pin.status}`);
+    // A swarm has no cpuset: the node's container (and the network's) are pinned by this engine once they run.
+    await pin(containers.node, p.nodeCpus);
+    for (const svc of network) await pin(containers[svc], p.network.cpus);
     stack.containers = containers;
     await watchNodeContainer(stack, containers);
     const host = '127.0.0.1';
@@ -188,6 +215,14 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
     const promUrl = `http://${host}:${ports.prometheus}`;
     await waitForServices(stack, p, containers, { host, promUrl, log, signal });
     await describeNode(stack, p, containers, promUrl);
+    if (p.network)
+      await startComposeNetwork(s, stack, {
+        client: p.client,
+        plan: p.network,
+        services: stackServices(name),
+        log,
+        signal,
+      });
     log(`Prometheus at ${promUrl}, cAdvisor at http://${host}:${ports.cadvisor}, node RPC at ${stack.rpcUrl}`);
     return stack;
   } catch (err) {

@@ -38,9 +38,9 @@ function networkChecks(v, { client, given, at }, errors) {
     errors.push(
       `${where}: NETWORK_NODES: the node starts from the network's genesis, not from a kept volume (NODE_VOLUME, SNAPSHOT)`,
     );
-  else if (!['host', 'compose'].includes(v.RUNTIME))
+  else if (!['host', 'compose', 'swarm'].includes(v.RUNTIME))
     errors.push(
-      `${where}: NETWORK_NODES: the network starts in the host and compose runtimes only, for now (RUNTIME is ${v.RUNTIME})`,
+      `${where}: NETWORK_NODES: the network starts in the host, compose and swarm runtimes only (RUNTIME is ${v.RUNTIME})`,
     );
   if (v.STATE !== 'dev')
     errors.push(

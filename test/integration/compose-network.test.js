@@ -77,6 +77,7 @@ describe('NETWORK_NODES=2 in the compose runtime: geth among two peer containers
     assert.ok(n.gossip_transactions_in > 0, JSON.stringify(n));
     assert.ok(n.p2p_in_bytes > 0 && n.p2p_out_bytes > 0, JSON.stringify(n));
     assert.ok(n.transactions_sent > 0 && n.blocks >= 8, JSON.stringify(n));
+    assert.ok(n.network_nodes_cpu_s > 0 && n.network_nodes_memory_bytes > 0, 'their containers’ cgroups');
   });
 
   it('a network container killed in the window is named, with when, and the peer count drops', () => {

@@ -93,7 +93,7 @@ describe('swarm runtime: the scenario', () => {
     assert.match(errs('MEMORY_MB=2048\n'), /MEMORY_MB: not yet with RUNTIME=swarm/);
     assert.match(errs('NODE_PROFILE=cpu\n'), /NODE_PROFILE=cpu: not yet with RUNTIME=swarm/);
     assert.match(errs('GENERATORS=2\n'), /GENERATORS .*not yet with RUNTIME=swarm/);
-    assert.match(errs('NETWORK_NODES=2\n'), /host and compose runtimes only/);
+    assert.deepEqual(resolve('RUNTIME=swarm\nNETWORK_NODES=2\nPEERS=2\n').errors, []);
     assert.match(errs('DURATION_S=3\n'), /at least 5 s with RUNTIME=swarm/);
   });
 });
