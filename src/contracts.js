@@ -43,6 +43,7 @@
  *   initArgs: (dataDir: string, genesisFile: string, dbEngine: string) => string[],
  *   enode: (nodeKeyHex: string, port: number, host?: string) => string,
  *   peerCommand: (s: Scenario, where: Where) => Command,
+ *   inboundPeers?: (maxPeers: number) => number,
  *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
  *   profileFrames?: RegExp,
  * }} NetworkPeer

@@ -209,6 +209,8 @@ const network = {
     return `enode://${pub}@${host}:${port}`;
   },
   peerCommand,
+  /** Peers that may dial in under --maxpeers: geth keeps a third of it (at least one) for peers it dials itself. */
+  inboundPeers: (maxPeers) => (maxPeers === 0 ? 0 : maxPeers - Math.max(1, Math.floor(maxPeers / 3))),
   /** NODE_PROFILE=cpu: the packages of geth's networking and gossip (devp2p, eth protocol, fetchers, pool). */
   profileFrames: /^github\.com\/ethereum\/go-ethereum\/(p2p|eth\/protocols|eth\/fetcher|core\/txpool)[./]/,
   /** geth's meters: p2p bytes, and transactions delivered by peers (broadcast, or fetched after an announcement). */

@@ -71,6 +71,29 @@ async function peerMesh(peers, { net, members, signal }) {
 }
 
 /**
+ * Waits (up to timeoutS) until every measured node has the peers its PEERS lets the network give it, asking the
+ * network nodes to dial it again every 5 s: a dial that failed (a handshake timing out on a loaded machine) is
+ * otherwise retried only much later. Short of them, it says so and the run goes on: the window's peer count is
+ * measured either way.
+ */
+async function awaitPeers(s, peers, { net, members, log, signal, timeoutS = 60 }) {
+  const cap = net.inboundPeers ? net.inboundPeers(s.PEERS) : s.PEERS;
+  const want = Math.min(peers.length, cap);
+  const deadline = Date.now() + timeoutS * 1000;
+  for (const m of members) {
+    let have = 0;
+    for (let k = 0; Date.now() < deadline; k++) {
+      have = Number(await rpcCall(m.rpcUrl, 'net_peerCount', [], { timeoutMs: 2000 }).catch(() => 0));
+      if (have >= want) break;
+      if (k % 5 === 4)
+        for (const p of peers) await rpcCall(p.rpcUrl, 'admin_addPeer', [enodeOf(net, m)]).catch(() => null);
+      await sleep(1000, signal);
+    }
+    if (have < want) log(`network: ${m.name} has ${have} of its ${want} peers after ${timeoutS} s; measuring anyway`);
+  }
+}
+
+/**
  * The engine-API driver over every node, the first network node producing. With SYNC=network the node under test
  * is left out until it joins by sync (src/network/sync.js).
  */
@@ -138,6 +161,7 @@ function syncHooks(stack, { peers, driver, net, member, log, signal }) {
  */
 async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts, record, log, signal }) {
   parts.driver = await driveBlocks(s, peers, { jwtFile, members, log });
+  await awaitPeers(s, peers, { net, members, log, signal });
   const watch = startNetworkWatch({
     rpcUrl: members[0].rpcUrl,
     metricsUrl: members[0].metricsUrl,
@@ -177,4 +201,4 @@ async function stopNetworkParts(parts) {
   if (parts.watch) parts.watch.stop();
 }
 
-module.exports = { waitForRpc, peerMesh, runNetwork, stopNetworkParts, driven };
+module.exports = { waitForRpc, peerMesh, awaitPeers, runNetwork, stopNetworkParts, driven };

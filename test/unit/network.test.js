@@ -187,6 +187,28 @@ describe('geth as a network member', () => {
       enode,
       'enode://79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8@127.0.0.1:30303',
     );
+    assert.match(geth.network.enode(`${'00'.repeat(31)}01`, 30303, 'network-2'), /@network-2:30303$/, 'a service name');
+  });
+
+  it('admits PEERS less a third of it (at least one) as inbound peers, as docs/network.md says', () => {
+    assert.deepEqual(
+      [0, 1, 2, 4, 6, 50].map((n) => geth.network.inboundPeers(n)),
+      [0, 0, 1, 3, 4, 34],
+    );
+  });
+
+  it('in a container of a network, opens its engine API on the container’s interfaces, with any host name', () => {
+    const args = geth.command(s, {
+      dataDir: '/data',
+      ports,
+      external: true,
+      network: { nodeKeyHex: 'ab'.repeat(32), jwtFile: '/j' },
+    }).args;
+    const flag = (f) => args[args.indexOf(f) + 1];
+    assert.equal(flag('--authrpc.addr'), '0.0.0.0');
+    assert.equal(flag('--authrpc.vhosts'), '*');
+    const lone = geth.command(s, { dataDir: '/data', ports, external: true }).args;
+    assert.equal(lone[lone.indexOf('--authrpc.addr') + 1], '127.0.0.1', 'a lone container keeps it to itself');
   });
 });
 
