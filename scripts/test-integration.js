@@ -32,7 +32,8 @@ const files = (process.argv.slice(2).length ? process.argv.slice(2) : fs.readdir
 function runFile(file) {
   const t0 = Date.now();
   return new Promise((resolve) => {
-    const args = ['--timeout', '900000', '--slow', '60000', '--reporter', REPORTER, path.join(DIR, file)];
+    // --exit: a test whose `before` failed may leave a timer of its own (a CPU sampler) behind; the file is over
+    const args = ['--exit', '--timeout', '900000', '--slow', '60000', '--reporter', REPORTER, path.join(DIR, file)];
     const child = spawn(MOCHA, args, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));

@@ -51,6 +51,7 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
   });
 
   after(() => {
+    if (cpuWatch) cpuWatch.stop(); // also when the run failed before its window: its timer would keep mocha alive
     if (initHere) execFileSync('docker', ['swarm', 'leave', '--force'], { stdio: 'pipe' });
   });
 

@@ -52,8 +52,17 @@ async function funder(url, { rpc, devKey, fee, signal }) {
   }
   const [dev] = await rpc(url, 'eth_accounts', [], { signal });
   if (!dev) throw new Error('the dev chain has no unlocked account to fund history from');
+  // Nonces given, not left to the node: geth's pool promotes a new transaction in the background, so the pending
+  // nonce it would fill in can still be the last one's on a loaded machine ("replacement transaction underpriced").
+  let nonce = Number(await rpc(url, 'eth_getTransactionCount', [dev, 'pending'], { signal }));
   const send = (tx) => {
-    const call = { from: dev, to: tx.to, gas: ethers.toQuantity(tx.gasLimit), data: tx.data };
+    const call = {
+      from: dev,
+      to: tx.to,
+      gas: ethers.toQuantity(tx.gasLimit),
+      data: tx.data,
+      nonce: ethers.toQuantity(nonce++),
+    };
     if (tx.value !== undefined) call.value = ethers.toQuantity(tx.value);
     return rpc(url, 'eth_sendTransaction', [call], { signal }); // the node signs with its unlocked account
   };
