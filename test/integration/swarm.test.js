@@ -1,9 +1,10 @@
 'use strict';
 // RUNTIME=swarm on a real single-node Docker Swarm (made here with `docker
 // swarm init` when the engine is in none, and left again after): the compose
-// runtime's stack deployed with `docker stack deploy`, the node's CPU checked
-// against its container's own cgroup counter read by this test, its cpuset,
-// and nothing left of the stack afterwards.
+// runtime's stack deployed with `docker stack deploy`, with a network of two
+// more geth nodes (NETWORK_NODES=2) as services of the stack; the node's CPU
+// checked against its container's own cgroup counter read by this test, the
+// cpusets, the peers, and nothing left of the stack afterwards.
 
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
@@ -19,6 +20,7 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
   let run;
   let name;
   let cpuset = null;
+  let peerCpuset = null;
   let cpuWatch;
 
   before(async () => {
@@ -29,6 +31,8 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       RUNTIME: 'swarm',
       GRAFANA: 'no',
+      NETWORK_NODES: '2',
+      PEERS: '6',
       DURATION_S: '10',
       WARMUP_S: '2',
       IDLE_S: '4',
@@ -44,6 +48,8 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
     cpuWatch = watchContainerCpu(nodeId);
     await r.waitFor(/measure: measuring for/);
     cpuset = (await docker.inspectContainer(await nodeId())).HostConfig.CpusetCpus;
+    const peer = (await swarm.stackContainers(name, 'network-1')).find((x) => x.State === 'running');
+    peerCpuset = peer ? (await docker.inspectContainer(peer.Id)).HostConfig.CpusetCpus : null;
     res = await r.done;
     cpuWatch.stop();
     if (res.code !== 0) process.stderr.write(res.stderr);
@@ -65,9 +71,20 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
     assert.match(run.node.container, new RegExp(`^${name}_node\\.1\\.`));
   });
 
-  it("pins the node's container to CORES (a swarm has no cpuset of its own)", () => {
+  it("pins the node's container to CORES and the network's to the other core (a swarm has no cpuset of its own)", () => {
     assert.equal(cpuset, '0');
     assert.equal(run.node.cpus, '0');
+    assert.equal(peerCpuset, '1');
+  });
+
+  it('the network nodes are tasks of the stack, peered with the node by service name, gossiping to it', () => {
+    assert.deepEqual(
+      run.network.containers.map((c) => c.replace(/\.1\.\w+$/, '')),
+      [`${name}_network-1`, `${name}_network-2`],
+    );
+    const n = run.node.network;
+    assert.equal(n.peers.max, 2, JSON.stringify(n.peers));
+    assert.ok(n.gossip_transactions_in > 0 && n.network_nodes_cpu_s > 0, JSON.stringify(n));
   });
 
   it("node CPU (cAdvisor through Prometheus) agrees within 3% with the container's cgroup, read by this test", () => {
