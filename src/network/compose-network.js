@@ -158,18 +158,15 @@ function containersGroup(pids) {
   return { cpu: () => ({ total_s: sum('cpu') }), memoryBytes: () => sum('memory') };
 }
 
-/**
- * After `up` and once the node answers: the network nodes' containers, the mesh, the driver, watch and feed. Their
- * logs are saved into the network folder before the project goes down (the report keeps their tails).
- * @param {import('../contracts').Scenario} s
- * @param {object} stack the compose runtime's stack
- * @param {{client: import('../contracts').Client, plan: Awaited<ReturnType<typeof planComposeNetwork>>,
- *   services: {containerOf: (name: string) => Promise<string|null>, logsOf: (name: string) => Promise<string>},
- *   log: (m: string) => void, signal?: AbortSignal}} o services: a service's container and its log (compose: `compose
- *   ps` and `compose logs`; swarm: the stack's task container)
- */
-async function startComposeNetwork(s, stack, { client, plan, services, log, signal }) {
-  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
+/** The node container's CPU from its cgroup on this host (SYNC=network: the CPU over the sync), or null. */
+async function nodeCgroupCpu(stack) {
+  const info = stack.node && stack.node.container_id ? await docker.inspectContainer(stack.node.container_id) : null;
+  const g = info && info.State.Pid ? cgroupOfPid(info.State.Pid) : null;
+  return g ? { read: async () => g.cpu() } : null;
+}
+
+/** The network nodes as the shared network code knows them (members.js: Peer), from their running containers. */
+async function networkPeers(plan, net, services) {
   const peers = [];
   for (const p of plan.peers) {
     const id = await services.containerOf(p.name);
@@ -184,13 +181,29 @@ async function startComposeNetwork(s, stack, { client, plan, services, log, sign
       enode: net.enode(p.nodeKeyHex, plan.inside.p2p, p.name),
       container: info.Name.replace(/^\//, ''),
       containerId: info.Id,
+      hostPid: info.State.Pid,
       exited: false,
       listeners,
       onExit: (fn) => listeners.push(fn),
     });
   }
-  const pids = [];
-  for (const p of peers) pids.push((await docker.inspectContainer(p.containerId)).State.Pid);
+  return peers;
+}
+
+/**
+ * After `up` and once the node answers: the network nodes' containers, the mesh, the driver, watch and feed. Their
+ * logs are saved into the network folder before the project goes down (the report keeps their tails).
+ * @param {import('../contracts').Scenario} s
+ * @param {object} stack the compose runtime's stack
+ * @param {{client: import('../contracts').Client, plan: Awaited<ReturnType<typeof planComposeNetwork>>,
+ *   services: {containerOf: (name: string) => Promise<string|null>, logsOf: (name: string) => Promise<string>},
+ *   log: (m: string) => void, signal?: AbortSignal}} o services: a service's container and its log (compose: `compose
+ *   ps` and `compose logs`; swarm: the stack's task container)
+ */
+async function startComposeNetwork(s, stack, { client, plan, services, log, signal }) {
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
+  const peers = await networkPeers(plan, net, services);
+  const pids = peers.map((p) => p.hostPid);
   const parts = { driver: null, feed: null, watch: null };
   const group = containersGroup(pids);
   // read every 2 s too: a container that exits keeps the counts of its last read
@@ -225,6 +238,7 @@ async function startComposeNetwork(s, stack, { client, plan, services, log, sign
     group, // their CPU and memory, from their containers' cgroups; none of it the node's
     parts,
     record: { cpus: plan.cpus, containers: peers.map((p) => p.container) },
+    syncCpu: await nodeCgroupCpu(stack), // cAdvisor's samples are too coarse for a sync of a second
     log,
     signal,
   });

@@ -131,7 +131,7 @@ async function feedTransactions(s, peers, { devKey, log, signal }) {
  * SYNC=network: the history is built on the network (through network-1), and syncNode() makes the node under test
  * download the chain from its peers; the session calls it in place of the usual sync wait.
  */
-function syncHooks(stack, { peers, driver, net, member, log, signal }) {
+function syncHooks(stack, { peers, driver, net, member, syncCpu, log, signal }) {
   stack.historyUrl = peers[0].rpcUrl;
   return {
     syncNode: ({ timeoutS }) =>
@@ -141,7 +141,7 @@ function syncHooks(stack, { peers, driver, net, member, log, signal }) {
         member: driven(member),
         driver,
         readCounters: counterReader(member.metricsUrl, net.counters, new Set()),
-        cpu: stack.cpu && stack.cpu.read && !stack.cpu.sampled ? stack.cpu : null,
+        cpu: syncCpu || (stack.cpu && stack.cpu.read && !stack.cpu.sampled ? stack.cpu : null),
         timeoutS,
         signal,
         log,
@@ -157,9 +157,10 @@ function syncHooks(stack, { peers, driver, net, member, log, signal }) {
  * @param {object} stack
  * @param {{net: import('../contracts').NetworkPeer, peers: Peer[], members: Member[], jwtFile: string,
  *   group: object|null, parts: {driver: any, feed: any, watch: any}, record: object, log: (m: string) => void,
- *   signal?: AbortSignal}} o record: what the runtime adds to run.json's network (cpus, pids or containers)
+ *   syncCpu?: {read: () => Promise<{total_s: number}>}, signal?: AbortSignal}} o record: what the runtime adds to
+ *   run.json's network (cpus, pids or containers); syncCpu: the node's CPU for SYNC=network where stack.cpu is sampled
  */
-async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts, record, log, signal }) {
+async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts, record, syncCpu, log, signal }) {
   parts.driver = await driveBlocks(s, peers, { jwtFile, members, log });
   await awaitPeers(s, peers, { net, members, log, signal });
   const watch = startNetworkWatch({
@@ -180,7 +181,7 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
     nodes: peers,
     watch,
     ...(s.SYNC === 'network'
-      ? syncHooks(stack, { peers, driver: parts.driver, net, member: members[0], log, signal })
+      ? syncHooks(stack, { peers, driver: parts.driver, net, member: members[0], syncCpu, log, signal })
       : {}),
     record: () => ({
       nodes: s.NETWORK_NODES,

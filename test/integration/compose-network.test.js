@@ -2,8 +2,10 @@
 // NETWORK_NODES=2 in the compose runtime on a real Docker engine: two more
 // geth containers of the run's project, peered with the node under test over
 // devp2p by service name, blocks through the engine-API driver, transactions
-// by gossip. One network node's container is killed inside the window: the run
-// names it and when; the project goes down with every volume.
+// by gossip. The node starts with only the genesis and downloads the chain
+// from its peers (SYNC=network). One network node's container is killed
+// inside the window: the run names it and when; the project goes down with
+// every volume.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -35,6 +37,7 @@ describe('NETWORK_NODES=2 in the compose runtime: geth among two peer containers
       NETWORK_NODES: '2',
       PEERS: '6',
       NETWORK_TPS: '5',
+      SYNC: 'network',
       DURATION_S: '12',
       WARMUP_S: '2',
       IDLE_S: '4',
@@ -69,6 +72,14 @@ describe('NETWORK_NODES=2 in the compose runtime: geth among two peer containers
     assert.doesNotMatch(nodeArgs, /--dev\b/);
     assert.match(nodeArgs, /--networkid 1337 .*--authrpc.jwtsecret \/chainperf-network\/jwt.hex/);
     assert.match(nodeArgs, /--maxpeers 6 /);
+  });
+
+  it('downloaded the chain from its peers, from the genesis, with its CPU over the sync from its cgroup', () => {
+    const y = run.sync;
+    assert.equal(y.mode, 'network');
+    assert.equal(y.start_head, 0);
+    assert.ok(y.blocks >= 8 && y.p2p_in_bytes > 1000, JSON.stringify(y));
+    assert.ok(y.cpu_s > 0, JSON.stringify(y));
   });
 
   it('peers with both, gets blocks and receives transactions by gossip in the window', () => {
