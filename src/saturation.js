@@ -53,6 +53,7 @@ async function searchSaturation({ start, factor, maxSteps, bisect, bounds, measu
       reasons,
       generator_cpu_utilization: util === undefined ? null : util,
       generator_limited: util !== undefined && util > 0.9,
+      ...(m.node && m.node.fleet ? { fleet: fleetStep(m.node.fleet) } : {}),
     };
     steps.push({ ...row, figures: m.figures, window: m.window });
     log(
@@ -95,6 +96,16 @@ async function searchSaturation({ start, factor, maxSteps, bisect, bounds, measu
     bounds,
     steps,
     best,
+  };
+}
+
+/** REPLICAS: what a step did to the fleet: how evenly it spread, what the balancer cost, replicas lost. */
+function fleetStep(f) {
+  return {
+    share_max_over_min: f.spread ? f.spread.share_max_over_min : null,
+    cpu_per_request_max_over_min: f.spread ? f.spread.cpu_per_request_max_over_min : null,
+    balancer_cpu_ms_per_request: f.balancer ? f.balancer.cpu_ms_per_request : null,
+    replicas_lost: (f.replicas_lost || []).length,
   };
 }
 

@@ -189,13 +189,15 @@ function saturationLines(run) {
     `Bounds: p99 <= ${b.max_p99_ms} ms, error rate <= ${b.max_error_rate}, at least ${b.min_achieved_ratio * 100}% of the offered rate answered.`,
     '',
   );
+  // REPLICAS: how evenly each step spread over the fleet, and what the balancer cost
+  const fleet = sat.steps.some((x) => x.fleet);
   lines.push(
-    '| step | offered/s | answered/s | p99 ms | error rate | CPU ms/request | generator busy | holds |',
-    '|---:|---:|---:|---:|---:|---:|---:|---|',
+    `| step | offered/s | answered/s | p99 ms | error rate | CPU ms/request | generator busy |${fleet ? ' replica shares max/min | balancer CPU ms/request |' : ''} holds |`,
+    `|---:|---:|---:|---:|---:|---:|---:|${fleet ? '---:|---:|' : ''}---|`,
   );
   sat.steps.forEach((x, i) =>
     lines.push(
-      `| ${i + 1} | ${x.target_rps} | ${num(x.achieved_rps, 0)} | ${num(x.p99_ms, 1)} | ${num(x.error_rate, 4)} | ${num(x.cpu_ms_per_request, 3)} | ${x.generator_cpu_utilization === null ? 'n/a' : `${(x.generator_cpu_utilization * 100).toFixed(0)}%`} | ${x.holds ? 'yes' : `no: ${x.reasons.join('; ')}`} |`,
+      `| ${i + 1} | ${x.target_rps} | ${num(x.achieved_rps, 0)} | ${num(x.p99_ms, 1)} | ${num(x.error_rate, 4)} | ${num(x.cpu_ms_per_request, 3)} | ${x.generator_cpu_utilization === null ? 'n/a' : `${(x.generator_cpu_utilization * 100).toFixed(0)}%`} |${fleet ? ` ${x.fleet ? num(x.fleet.share_max_over_min, 2) : 'n/a'} | ${x.fleet ? num(x.fleet.balancer_cpu_ms_per_request, 3) : 'n/a'} |` : ''} ${x.holds ? 'yes' : `no: ${x.reasons.join('; ')}`} |`,
     ),
   );
   lines.push(

@@ -27,6 +27,10 @@ describe('HAProxy in front of the replicas', () => {
     );
     assert.match(text, /http-check expect rstring/);
     assert.match(text, /use-service prometheus-exporter if \{ path \/metrics \}/);
+    // the clients' frontend cannot take every connection the process has: the stats stay readable when it is full
+    const global = Number(/^global\n {2}maxconn (\d+)$/m.exec(text)[1]);
+    const clients = Number(/^frontend rpc\n.*\n {2}maxconn (\d+)$/m.exec(text)[1]);
+    assert.ok(global > clients, `global maxconn ${global}, clients' frontend ${clients}`);
   });
 
   it("reads each server's responses, errors and state from the exporter", () => {

@@ -78,6 +78,36 @@ describe('saturation search', () => {
     assert.ok(r.steps.every((s) => s.generator_limited));
   });
 
+  it("REPLICAS: each step says how evenly the fleet took it and what the balancer cost (its window's node.fleet)", async () => {
+    const base2 = syntheticNode(5000);
+    const measure = async (rate) => {
+      const m = await base2.measure(rate);
+      const lopsided = rate > 2000;
+      m.node = {
+        fleet: {
+          spread: { share_max_over_min: lopsided ? 1.5 : 1, cpu_per_request_max_over_min: 1.02 },
+          balancer: { cpu_ms_per_request: 0.04 },
+          replicas_lost: lopsided ? [{ replica: 'replica-2' }] : [],
+        },
+      };
+      return m;
+    };
+    const r = await searchSaturation({ ...base, start: 1000, bisect: 0, measure });
+    assert.deepEqual(r.steps[0].fleet, {
+      share_max_over_min: 1,
+      cpu_per_request_max_over_min: 1.02,
+      balancer_cpu_ms_per_request: 0.04,
+      replicas_lost: 0,
+    });
+    assert.equal(r.steps[2].fleet.share_max_over_min, 1.5);
+    assert.equal(r.steps[2].fleet.replicas_lost, 1);
+    const lone = await searchSaturation({ ...base, start: 1000, bisect: 0, measure: syntheticNode(5000).measure });
+    assert.ok(
+      lone.steps.every((x) => !('fleet' in x)),
+      'no fleet, no fleet figures',
+    );
+  });
+
   it('prices a million requests', () => {
     assert.ok(Math.abs(costPerMillion(3.6, 1000) - 1) < 1e-12); // 3.6 per hour at 1000/s = 1 per million
     assert.equal(costPerMillion(null, 1000), null);
