@@ -170,6 +170,7 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
     peers,
     driver: parts.driver,
     group,
+    replicas: members.length > 1 ? members.map((m) => ({ name: m.name, rpcUrl: m.rpcUrl })) : [],
     log,
   });
   parts.watch = watch;

@@ -67,11 +67,13 @@ function windowRecord({ a, b, peerCounts, counters, missing }) {
  *   peers: import('./members').Peer[],
  *   driver: {stats: {blocks: number, transactions: number, failures: Object<string, number>, last_error: string|null}},
  *   group?: {cpu: () => {total_s?: number}, memoryBytes: () => number|null}|null,
- *   log: (m: string) => void}} o group: the network nodes' cgroup, for what the network itself costs
+ *   replicas?: {name: string, rpcUrl: string}[], log: (m: string) => void}} o group: the network nodes' cgroup, for
+ *   what the network itself costs; replicas: with REPLICAS, every replica, whose peer counts are read too
  */
-function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group = null, log }) {
+function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group = null, replicas = [], log }) {
   /** @type {{at_ms: number, peers: number}[]} */
   const samples = [];
+  const byReplica = replicaPeerWatch(replicas);
   const missing = new Set();
   let stopped = false;
   const readPeers = async () => {
@@ -79,21 +81,15 @@ function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group 
     const n = Number(await rpcCall(rpcUrl, 'net_peerCount', [], { timeoutMs: 2000 }));
     samples.push({ at_ms: at, peers: n });
   };
-  const timer = setInterval(() => readPeers().catch(() => {}), PEER_EVERY_MS);
-  /** Network nodes that exited before the network was stopped. */
-  const lost = [];
-  for (const p of peers)
-    p.onExit((code, signal) => {
-      if (stopped) return;
-      const where = p.pid ? { pid: p.pid } : { container: p.container };
-      lost.push({ node: p.name, ...where, at_ms: Date.now(), code, signal });
-      log(
-        `network: ${p.name} (${p.pid ? `pid ${p.pid}` : `container ${p.container}`}) exited (${signal || `status ${code}`})`,
-      );
-    });
+  const readReplicas = byReplica.read;
+  const timer = setInterval(() => {
+    readPeers().catch(() => {});
+    readReplicas();
+  }, PEER_EVERY_MS);
+  const lost = networkLosses(peers, () => stopped, log);
   const readCounters = counterReader(metricsUrl, counters, missing);
   // A read that fails (the node went away) leaves its figures out; the window's own checks say why.
-  const readEdge = () => Promise.all([readCounters().catch(() => null), readPeers().catch(() => null)]);
+  const readEdge = () => Promise.all([readCounters().catch(() => null), readPeers().catch(() => null), readReplicas()]);
 
   const watch = {
     /** @type {null|{stats: {sent: number, failed: number}}} */
@@ -114,6 +110,7 @@ function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group 
           const peerCounts = samples.filter((x) => x.at_ms >= start.at_ms && x.at_ms <= end).map((x) => x.peers);
           return {
             ...windowRecord({ a, b, peerCounts, counters, missing }),
+            ...byReplica.record(start.at_ms, end),
             blocks: driver.stats.blocks - start.blocks,
             transactions_included: driver.stats.transactions - start.included,
             transactions_sent: watch.feed ? watch.feed.stats.sent - sentAtStart : 0,
@@ -137,6 +134,50 @@ function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group 
     },
   };
   return watch;
+}
+
+/** Network nodes that exit before the network is stopped: which, when, how (a process's pid or a container's name). */
+function networkLosses(peers, isStopped, log) {
+  const lost = [];
+  for (const p of peers)
+    p.onExit((code, signal) => {
+      if (isStopped()) return;
+      const where = p.pid ? { pid: p.pid } : { container: p.container };
+      lost.push({ node: p.name, ...where, at_ms: Date.now(), code, signal });
+      log(
+        `network: ${p.name} (${p.pid ? `pid ${p.pid}` : `container ${p.container}`}) exited (${signal || `status ${code}`})`,
+      );
+    });
+  return lost;
+}
+
+/**
+ * REPLICAS: each replica's own peer counts (each holds its own peers), read with the watched node's; record() gives a
+ * window's `peers_by_replica` (nothing without replicas).
+ */
+function replicaPeerWatch(replicas) {
+  const byReplica = replicas.map((r) => ({ name: r.name, rpcUrl: r.rpcUrl, samples: [] }));
+  const read = () =>
+    Promise.all(
+      byReplica.map(async (r) => {
+        const at = Date.now();
+        const n = await rpcCall(r.rpcUrl, 'net_peerCount', [], { timeoutMs: 2000 }).catch(() => null);
+        if (n !== null) r.samples.push({ at_ms: at, peers: Number(n) }); // a replica that died has no count
+      }),
+    );
+  const one = (r, fromMs, toMs) => {
+    const counts = r.samples.filter((x) => x.at_ms >= fromMs && x.at_ms <= toMs).map((x) => x.peers);
+    return {
+      replica: r.name,
+      min: counts.length ? Math.min(...counts) : null,
+      median: counts.length ? median(counts) : null,
+      max: counts.length ? Math.max(...counts) : null,
+      samples: counts.length,
+    };
+  };
+  const record = (fromMs, toMs) =>
+    byReplica.length ? { peers_by_replica: byReplica.map((r) => one(r, fromMs, toMs)) } : {};
+  return { read, record };
 }
 
 /** Network nodes lost, blocks a node did not take, transactions refused: the run's warnings. */

@@ -22,6 +22,10 @@ function networkLines(run) {
   lines.push(
     `- Peers during the window (${w.peers.source}): min ${w.peers.min}, median ${num(w.peers.median, 1)}, max ${w.peers.max} over ${w.peers.samples} reads.`,
   );
+  if (w.peers_by_replica)
+    lines.push(
+      `- Peers of each replica (median): ${w.peers_by_replica.map((r) => `${r.replica} ${num(r.median, 1)}`).join(', ')}; each holds its own.`,
+    );
   if (w.p2p_in_bytes !== undefined)
     lines.push(
       `- Peer to peer in the window: ${w.p2p_in_bytes} bytes in, ${w.p2p_out_bytes} out (${num(w.p2p_in_bytes_per_request, 2)} and ${num(w.p2p_out_bytes_per_request, 2)} per request); ${w.gossip_transactions_in} transactions received by gossip, ${w.gossip_transactions_known} of them already known; the network sent ${w.transactions_sent} and built ${w.blocks} blocks holding ${w.transactions_included}.`,

@@ -65,6 +65,17 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
     assert.ok(counted > Math.max(...byReplica), detail);
   });
 
+  it("reads each replica's own peers (each has the network node), not only the watched one's", () => {
+    const byReplica = run.node.network.peers_by_replica;
+    assert.deepEqual(
+      byReplica.map((r) => r.replica),
+      ['replica-1', 'replica-2'],
+    );
+    assert.equal(byReplica[0].max, 1, JSON.stringify(byReplica));
+    assert.equal(byReplica[1].max, 1, 'replica-2 had its peer until it was killed');
+    assert.ok(byReplica[0].samples >= byReplica[1].samples, 'a killed replica answers no more reads');
+  });
+
   it("the fleet's CPU is its replicas' CPU together", () => {
     const replicas = run.node.fleet.replicas.reduce((t, r) => t + r.cpu_s, 0);
     const fleet = run.node.cpu_total_s;
