@@ -127,7 +127,11 @@ async function composeLines(s) {
     grafanaPassword: '<random per run>',
     prepared,
   });
-  const files = composeFiles(s, { grafana, chainSpecFile: chainSpecFileOf(s, prepared), networkFile });
+  const files = composeFiles(s, {
+    grafana,
+    chainSpecFile: chainSpecFileOf(s, prepared),
+    extraFiles: [networkFile].filter(Boolean),
+  });
   const project = projectName('config');
   const r = await docker.compose(
     [

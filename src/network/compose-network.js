@@ -108,9 +108,9 @@ async function planComposeNetwork(s, { client, bin, workDir, imageRef, cpus }) {
  * Before `up` (or the swarm's deploy): the network's genesis written into the node's volume and each network node's,
  * by the client's init in a one-off `compose run` (the volumes are the project's, which a stack of the same name uses).
  */
-async function initComposeNetwork(s, plan, { client, run, log }) {
+async function initComposeNetwork(s, plan, { client, run, log, replicas = [] }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
-  const services = ['node', ...plan.peers.map((p) => p.name)];
+  const services = ['node', ...replicas, ...plan.peers.map((p) => p.name)];
   log(`network: writing the network's genesis into the volumes of ${services.join(', ')}`);
   for (const svc of services) {
     const args = net.initArgs('/data', `${MOUNT}/genesis.json`, s.DB_ENGINE);
@@ -197,10 +197,12 @@ async function networkPeers(plan, net, services) {
  * @param {object} stack the compose runtime's stack
  * @param {{client: import('../contracts').Client, plan: Awaited<ReturnType<typeof planComposeNetwork>>,
  *   services: {containerOf: (name: string) => Promise<string|null>, logsOf: (name: string) => Promise<string>},
- *   log: (m: string) => void, signal?: AbortSignal}} o services: a service's container and its log (compose: `compose
+ *   nodeRpcUrl?: string, replicas?: import('./members').Member[], log: (m: string) => void,
+ *   signal?: AbortSignal}} o nodeRpcUrl: the node's own endpoint (with a fleet the run's is the balancer);
+ *   replicas: a fleet's other replicas, members too; services: a service's container and its log (compose: `compose
  *   ps` and `compose logs`; swarm: the stack's task container)
  */
-async function startComposeNetwork(s, stack, { client, plan, services, log, signal }) {
+async function startComposeNetwork(s, stack, { client, plan, services, nodeRpcUrl, replicas = [], log, signal }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const peers = await networkPeers(plan, net, services);
   const pids = peers.map((p) => p.hostPid);
@@ -221,19 +223,20 @@ async function startComposeNetwork(s, stack, { client, plan, services, log, sign
     `network: ${s.NETWORK_NODES} more ${s.CLIENT} nodes run as services ${peers.map((p) => p.name).join(', ')} on cpus ${plan.cpus} (${net.protocol})`,
   );
   const member = {
-    name: 'node under test',
+    name: replicas.length ? 'replica-1' : 'node under test',
     nodeKeyHex: plan.member.nodeKeyHex,
     p2pPort: plan.inside.p2p,
     enode: net.enode(plan.member.nodeKeyHex, plan.inside.p2p, 'node'),
     authUrl: `http://127.0.0.1:${plan.nodePorts.auth}`,
-    rpcUrl: stack.rpcUrl,
+    rpcUrl: nodeRpcUrl || stack.rpcUrl,
     metricsUrl: `http://127.0.0.1:${plan.nodePorts.metrics}${client.compose ? client.compose.metrics.path : ''}`,
   };
-  await peerMesh(peers, { net, members: [member], signal });
+  const members = [member, ...replicas]; // REPLICAS: every replica is a member (compose-fleet.js)
+  await peerMesh(peers, { net, members, signal });
   await runNetwork(s, stack, {
     net,
     peers,
-    members: [member],
+    members,
     jwtFile: plan.jwtFile,
     group, // their CPU and memory, from their containers' cgroups; none of it the node's
     parts,
@@ -244,4 +247,4 @@ async function startComposeNetwork(s, stack, { client, plan, services, log, sign
   });
 }
 
-module.exports = { writeNetworkFile, planComposeNetwork, initComposeNetwork, startComposeNetwork };
+module.exports = { MOUNT, writeNetworkFile, planComposeNetwork, initComposeNetwork, startComposeNetwork };

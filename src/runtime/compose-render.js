@@ -18,14 +18,14 @@ const COMPOSE_DIR = path.join(ROOT, 'compose');
 const projectName = (runId) => `chainperf-${runId}`.toLowerCase().replace(/[^a-z0-9_-]/g, '-');
 
 /** The compose files a scenario combines, in order: the client's node file first. */
-function composeFiles(s, { grafana, chainSpecFile = null, limitsFile = null, networkFile = null }) {
+function composeFiles(s, { grafana, chainSpecFile = null, limitsFile = null, extraFiles = [] }) {
   const files = ['cadvisor.yml', 'prometheus.yml'];
   if (chainSpecFile) files.push('chain-spec.yml');
   if (grafana) files.push('grafana.yml');
   if (s.NODE_VOLUME) files.push('volume-kept.yml');
   const out = [clients[s.CLIENT].compose.file, ...files.map((f) => path.join(COMPOSE_DIR, f))];
   if (limitsFile) out.push(limitsFile); // the run's MEMORY_MB and DISK_* limits (runtime/limits.js)
-  if (networkFile) out.push(networkFile); // NETWORK_NODES: the network's services (network/compose-network.js)
+  out.push(...extraFiles); // NETWORK_NODES, REPLICAS: the network's and the fleet's services (compose-around.js)
   for (const extra of s.COMPOSE_FILES ? s.COMPOSE_FILES.split(',') : []) out.push(path.resolve(extra.trim()));
   return out;
 }
@@ -86,8 +86,17 @@ function prometheusConfig(s, runId) {
   /** @type {import('../contracts').ComposeService} */
   const service = clients[s.CLIENT].compose;
   const m = service.metrics;
-  return fs
-    .readFileSync(path.join(ROOT, 'prometheus', 'compose.yml'), 'utf8')
+  let text = fs.readFileSync(path.join(ROOT, 'prometheus', 'compose.yml'), 'utf8');
+  // REPLICAS: every replica scraped, each series labelled with its replica (the node service is replica-1)
+  if (s.BALANCER === 'haproxy') {
+    const target = (i) =>
+      `      - targets: ['${i === 1 ? 'node' : `replica-${i}`}:__NODE_METRICS_PORT__']\n        labels:\n          run_id: '__RUN_ID__'\n          replica: 'replica-${i}'\n`;
+    const one = "      - targets: ['node:__NODE_METRICS_PORT__']\n        labels:\n          run_id: '__RUN_ID__'\n";
+    if (!text.includes(one))
+      throw new Error('prometheus/compose.yml: the node target is not where chainperf expects it');
+    text = text.replace(one, Array.from({ length: s.REPLICAS }, (_, k) => target(k + 1)).join(''));
+  }
+  return text
     .replaceAll('__NODE_METRICS_PATH__', m.path)
     .replaceAll('__NODE_METRICS_PORT__', String(m.port))
     .replaceAll('__RUN_ID__', runId);

@@ -33,7 +33,7 @@ const {
 } = require('./compose-render');
 const { composeLimits, prepareComposeNode } = require('./compose-data');
 const { describeNode, watchNodeContainer } = require('./compose-node');
-const { planComposeNetwork, initComposeNetwork, startComposeNetwork } = require('../network/compose-network');
+const { planAround, initAround, startAround, otherCpusOf } = require('./compose-around');
 
 /** Polls check() until it returns true; throws `what` after timeoutS. */
 async function waitUntil(check, { timeoutS, what, signal, onExit }) {
@@ -95,18 +95,16 @@ async function planCompose(s, { runId, workDir, log }) {
   // A chain may prepare what its node starts from (Substrate: the chain spec, with dev accounts funded).
   const chain = chains[s.CHAIN];
   let prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client }) : {};
-  // NETWORK_NODES: the network's services beside the node, which becomes one of its members.
-  const network =
-    s.NETWORK_NODES > 0
-      ? await planComposeNetwork(s, {
-          client,
-          bin: await client.ensureBinary(s, log),
-          workDir,
-          imageRef: images.node.ref,
-          cpus: generatorCpus || cpuList(0, ncpu),
-        })
-      : null;
-  if (network) prepared = { ...prepared, network: network.member };
+  // NETWORK_NODES, REPLICAS: the network's services and the fleet's, the node a member of the network
+  const around = await planAround(s, {
+    client,
+    images,
+    workDir,
+    log,
+    nodeCpus,
+    otherCpus: otherCpusOf(generatorCpus, ncpu),
+  });
+  prepared = { ...prepared, ...around.prepared };
   const grafanaPassword = crypto.randomBytes(18).toString('base64url');
   const env = composeEnv(s, { images, ports, nodeCpus, promConfig, promRules, grafanaPassword, prepared });
   const limits = await composeLimits(s, workDir, log);
@@ -115,12 +113,12 @@ async function planCompose(s, { runId, workDir, log }) {
     grafana,
     chainSpecFile,
     limitsFile: limits && limits.file,
-    networkFile: network && network.file,
+    extraFiles: around.files,
   });
   const fileArgs = ['-p', project, '--project-directory', COMPOSE_DIR, ...files.flatMap((f) => ['-f', f])];
   const run = (args, opts = {}) => docker.compose([...fileArgs, ...args], { env, ...opts });
   const plan = { s, c, engineVersion, client, images, grafana, project, stateVolume, ncpu, nodeCpus, generatorCpus };
-  return { ...plan, ports, chain, env, limits, files, fileArgs, run, network };
+  return { ...plan, ports, chain, env, limits, files, fileArgs, run, around, network: around.network };
 }
 
 /**
@@ -259,7 +257,7 @@ async function startCompose(scenario, { runId, workDir, log, signal, onStack }) 
     await prepareComposeNode(stack, p, { runId, log, signal });
     // Down first in teardown order means: registered before up, so a failed up is cleaned too.
     registerDown(stack, p, { workDir, log });
-    if (p.network) await initComposeNetwork(s, p.network, { client, run: p.run, log });
+    await initAround(s, p.around, { client, run: p.run, log });
     const containers = await composeUp(p, log);
     stack.containers = containers;
     await watchNodeContainer(stack, containers);
@@ -273,8 +271,8 @@ async function startCompose(scenario, { runId, workDir, log, signal, onStack }) 
     const promUrl = `http://${host}:${ports.prometheus}`;
     await waitForServices(stack, p, containers, { host, promUrl, log, signal });
     await describeNode(stack, p, containers, promUrl);
-    if (p.network)
-      await startComposeNetwork(s, stack, { client, plan: p.network, services: composeServices(p), log, signal });
+    const services = composeServices(p);
+    await startAround(s, stack, p.around, { client, containers, services, log, signal });
     log(`Prometheus at ${promUrl}, cAdvisor at http://${host}:${ports.cadvisor}, node RPC at ${stack.rpcUrl}`);
     return stack;
   } catch (err) {

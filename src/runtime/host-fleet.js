@@ -18,10 +18,10 @@ const { Cgroup, spawnInGroup, groupsLeftover } = require('../platform/cgroup');
 const { cgroupSource } = require('../measure/cpu');
 const { freePorts } = require('../util/net');
 const { ensureDebianTool } = require('../install/debian');
-const { renderConfig, startHaproxy } = require('./haproxy');
-const { fleetRecord, faultRecord, perSecond } = require('./fleet-records');
+const { renderConfig, startHaproxy, HEALTH_BODY } = require('./haproxy');
+const { fleetHooks } = require('./fleet-hooks');
 
-const HEALTH = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
+const readOr = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
 
 /** Spawns replica i in its own cgroup under the node's; its data initialised from the network's genesis. */
 async function spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus, i, nodeKeyHex }) {
@@ -44,6 +44,9 @@ async function spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus
   return {
     name: `replica-${i}`,
     child,
+    pid: child.pid,
+    kill: () => child.kill('SIGKILL'),
+    onGone: (fn) => child.once('exit', fn),
     group,
     logFile,
     nodeKeyHex,
@@ -66,7 +69,7 @@ async function startBalancer(s, stack, { replicas, workDir, runId, cpus, log, si
     statsPort,
     servers: replicas.map((r) => ({ name: r.name, host: '127.0.0.1', port: r.ports.rpc })),
     algorithm: s.LB_ALGORITHM,
-    healthBody: HEALTH,
+    healthBody: HEALTH_BODY,
     bind: '127.0.0.1',
   });
   const lb = await startHaproxy({ bin, dir: path.join(workDir, 'balancer'), config, port, statsPort, group, signal });
@@ -131,76 +134,6 @@ function describeFleet(stack, { replicas, lb, group, nodeCpus, exitListeners }) 
   stack.onNodeExit = (fn) => exitListeners.push(fn);
 }
 
-/** FAULT=kill-replica@Ns: kills the last replica N s into the window (once per run); the hook reads what it did. */
-function scheduleFault(s, replicas, window, state) {
-  const m = /^kill-replica@(\d+)s$/.exec(s.FAULT || '');
-  if (!m || state.done) return () => {};
-  state.done = true;
-  const victim = replicas[replicas.length - 1];
-  const timer = setTimeout(
-    () => {
-      state.fault = { kind: 'kill-replica', replica: victim.name, pid: victim.child.pid, at_ms: Date.now() };
-      // SIGKILL takes a moment: responses it had written may still reach the balancer until the process is gone
-      victim.child.once('exit', () => {
-        state.fault.gone_ms = Date.now();
-      });
-      victim.child.kill('SIGKILL');
-    },
-    Math.max(0, window.start + Number(m[1]) * 1000 - Date.now()),
-  );
-  return () => clearTimeout(timer);
-}
-
-/** stack.fleet: the window hook (per-replica figures), the warnings, the run's record. */
-function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus }) {
-  const faultState = { done: false, fault: null, reported: false };
-  return {
-    replicas,
-    windowHook(window) {
-      const read = async () => ({ counts: await lb.counts(), cpu: replicas.map((r) => r.group.cpu().total_s) });
-      const first = read();
-      const lb0 = lbGroup.cpu().total_s;
-      const cancelFault = scheduleFault(s, replicas, window, faultState);
-      return {
-        cancel: cancelFault,
-        async stop() {
-          const [a, b] = [await first, await read()];
-          const logText = fs.existsSync(lb.logFile) ? fs.readFileSync(lb.logFile, 'utf8') : '';
-          const lbCpu = Number((lbGroup.cpu().total_s - lb0).toFixed(6));
-          const record = fleetRecord({ replicas, a, b, lbCpu, logText, window, lost });
-          // for series.json, not run.json: each replica's requests per second
-          Object.defineProperty(record, 'series', {
-            value: perSecond(
-              logText,
-              window,
-              replicas.map((r) => r.name),
-            ),
-            enumerable: false,
-          });
-          if (faultState.fault && !faultState.reported) {
-            faultState.reported = true;
-            record.fault = faultRecord(faultState.fault, logText, window);
-          }
-          return record;
-        },
-      };
-    },
-    problems: () =>
-      lost.map(
-        (x) => `replica ${x.replica} exited at ${new Date(x.at_ms).toISOString()} (${x.signal || `status ${x.code}`})`,
-      ),
-    record: () => ({
-      replicas: s.REPLICAS,
-      algorithm: s.LB_ALGORITHM,
-      balancer: 'HAProxy',
-      balancer_cpus: balancerCpus,
-      config: 'haproxy.cfg',
-      health_check: `HTTP POST ${HEALTH}, expecting a "result"`,
-      per_replica: "CORES and the node's flags apply to each replica; the replicas share the node's cores",
-    }),
-  };
-}
-
 /**
  * Starts the fleet: replicas, then HAProxy. Sets what the stack's users need (rpcUrl: the balancer; cpu: the node
  * cgroup, which holds every replica; onNodeExit: every replica gone) and stack.fleet (its window hook and record).
@@ -214,7 +147,14 @@ async function startHostFleet(stack, s, ctx) {
   const { replicas, lost, exitListeners } = fleet;
   const balancer = await startBalancer(s, stack, { replicas, workDir, runId, cpus: balancerCpus, log, signal });
   describeFleet(stack, { replicas, lb: balancer.lb, group, nodeCpus, exitListeners });
-  stack.fleet = fleetHooks(s, { replicas, lost, lb: balancer.lb, lbGroup: balancer.group, balancerCpus });
+  stack.fleet = fleetHooks(s, {
+    replicas,
+    lost,
+    lb: { counts: balancer.lb.counts, logText: async () => readOr(balancer.lb.logFile) },
+    lbGroup: balancer.group,
+    balancerCpus,
+    healthCheck: HEALTH_BODY,
+  });
   const members = replicas.map((r) => ({
     name: r.name,
     nodeKeyHex: r.nodeKeyHex,

@@ -52,6 +52,9 @@ function imageSpecs(s) {
       files: async (log) => ({ cadvisor: await ensureCadvisorBinary(log) }),
     },
   };
+  // REPLICAS (or BALANCER=haproxy): the balancer in front of the fleet, as a service of the stack
+  if (s.BALANCER === 'haproxy')
+    specs.haproxy = { upstream: 'haproxy:2.6', local: 'chainperf/haproxy:bookworm', dir: 'haproxy' };
   if (s.GRAFANA !== 'no')
     specs.grafana = { upstream: `grafana/grafana:${GRAFANA_VERSION}`, local: null, optional: true };
   return specs;

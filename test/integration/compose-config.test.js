@@ -62,7 +62,7 @@ function composeScenario(file) {
   return { substrate, ...resolveScenario(path.join(ROOT, 'scenarios', file), { env, dockerEngine: 'test' }) };
 }
 
-async function render(argv, s, prepared, { networkFile = null } = {}) {
+async function render(argv, s, prepared, { extraFiles = [] } = {}) {
   const images = {
     node: { ref: 'chainperf/node:test' },
     prometheus: { ref: 'chainperf/prometheus:test' },
@@ -77,7 +77,7 @@ async function render(argv, s, prepared, { networkFile = null } = {}) {
     grafanaPassword: 'not-a-default',
     prepared,
   });
-  const files = composeFiles(s, { grafana: true, chainSpecFile: env.CHAIN_SPEC_FILE || null, networkFile });
+  const files = composeFiles(s, { grafana: true, chainSpecFile: env.CHAIN_SPEC_FILE || null, extraFiles });
   const r = await compose(
     [
       '-p',
@@ -198,7 +198,7 @@ describe('compose files rendered by Compose v2 and v1', () => {
       const nodePorts = { auth: 18551, metrics: 16060 };
       writeNetworkFile(networkFile, s, { client, dir, imageRef: 'chainperf/node:test', cpus: '1', nodePorts, peers });
       const member = { nodeKeyHex: 'ab'.repeat(32), jwtFile: '/chainperf-network/jwt.hex' };
-      const doc = await render(argv, s, { network: member }, { networkFile });
+      const doc = await render(argv, s, { network: member }, { extraFiles: [networkFile] });
       fs.rmSync(dir, { recursive: true, force: true });
       const cmd = (svc) => [doc.services[svc].command].flat().join(' ');
       // The node: a member (no --dev), its engine API reachable through the port published on the loopback.

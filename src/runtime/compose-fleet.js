@@ -1,0 +1,264 @@
+// @ts-check
+'use strict';
+// REPLICAS in the compose and swarm runtimes: replica 1 is the `node`
+// service; replicas 2..N are services `replica-2` .. `replica-N` from the
+// node's image with the node's own command (each its own node key and
+// volume, the node's cpuset: CORES applies per replica and the replicas share
+// those cores), and HAProxy is the service `haproxy` (an image built locally
+// like the others) on the other cores, its configuration generated from the
+// scenario and mounted. They come in one compose file written per run
+// (fleet.yml). Every replica is a member of the run's network (NETWORK_NODES).
+// Each replica's CPU and memory come from its container's cgroup on this
+// host, the fleet's CPU is their sum, and HAProxy's counters and access log
+// give each replica's requests and latency, as in the host runtime
+// (fleet-hooks.js).
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const execFile = require('node:util').promisify(require('node:child_process').execFile);
+const docker = require('../platform/docker');
+const { cgroupOfPid } = require('../platform/cgroup');
+const { freePorts } = require('../util/net');
+const { sleep } = require('../util/time');
+const { renderConfig, serverCounts, HEALTH_BODY } = require('./haproxy');
+const { fleetHooks } = require('./fleet-hooks');
+const { MOUNT } = require('../network/compose-network');
+
+const LB_PORT = 8000; // inside the haproxy container
+const STATS_PORT = 8001;
+const loopback = (port, inside) => `127.0.0.1:${port}:${inside}`;
+
+/** The service a replica is: replica 1 is the node itself. */
+const serviceOf = (i) => (i === 1 ? 'node' : `replica-${i}`);
+
+/** HAProxy's configuration, generated from the scenario, in the work folder (mounted into its container). */
+function writeBalancerConfig(s, { workDir, replicas, inside }) {
+  const dir = path.join(workDir, 'fleet');
+  fs.mkdirSync(dir, { recursive: true });
+  const configFile = path.join(dir, 'haproxy.cfg');
+  fs.writeFileSync(
+    configFile,
+    renderConfig({
+      port: LB_PORT,
+      statsPort: STATS_PORT,
+      servers: replicas.map((r) => ({ name: r.name, host: r.service, port: inside.rpc })),
+      algorithm: s.LB_ALGORITHM,
+      healthBody: HEALTH_BODY,
+      bind: '0.0.0.0',
+      dns: true,
+    }),
+  );
+  return { dir, configFile };
+}
+
+/**
+ * Before `up`: the fleet's compose file (replicas 2..N and HAProxy) and HAProxy's configuration, in the work folder.
+ * @param {import('../contracts').Scenario} s
+ * @param {{client: import('../contracts').Client, workDir: string, imageRef: string, haproxyRef: string,
+ *   nodeCpus: string, balancerCpus: string, network: {dir: string, member: {nodeKeyHex: string}}}} o
+ */
+async function planComposeFleet(s, { client, workDir, imageRef, haproxyRef, nodeCpus, balancerCpus, network }) {
+  const compose = /** @type {import('../contracts').ComposeService} */ (client.compose);
+  const inside = /** @type {NonNullable<import('../contracts').ComposeService['ports']>} */ (compose.ports);
+  const replicas = [{ name: 'replica-1', service: 'node', nodeKeyHex: network.member.nodeKeyHex, ports: null }];
+  for (let i = 2; i <= s.REPLICAS; i++) {
+    const ports = /** @type {{rpc: number, auth: number, metrics: number}} */ (
+      await freePorts(['rpc', 'auth', 'metrics'])
+    );
+    replicas.push({
+      name: `replica-${i}`,
+      service: serviceOf(i),
+      nodeKeyHex: crypto.randomBytes(32).toString('hex'),
+      ports,
+    });
+  }
+  const { dir, configFile } = writeBalancerConfig(s, { workDir, replicas, inside });
+  const { lb, stats } = await freePorts(['lb', 'stats']);
+  const services = {};
+  for (const r of replicas.slice(1)) {
+    services[r.service] = {
+      image: imageRef,
+      command: compose.args(s, { network: { nodeKeyHex: r.nodeKeyHex, jwtFile: `${MOUNT}/jwt.hex` } }),
+      cpuset: nodeCpus,
+      restart: 'no',
+      stop_grace_period: '30s',
+      ports: [
+        loopback(r.ports.rpc, inside.rpc),
+        loopback(r.ports.auth, inside.auth),
+        loopback(r.ports.metrics, inside.metrics),
+      ],
+      volumes: [`${network.dir}:${MOUNT}:ro`, `${r.service}-data:/data`],
+      labels: { 'io.chainperf.role': 'replica' },
+    };
+  }
+  services.haproxy = {
+    image: haproxyRef,
+    command: ['-db', '-f', '/etc/chainperf/haproxy.cfg'],
+    cpuset: balancerCpus,
+    restart: 'no',
+    ports: [loopback(lb, LB_PORT), loopback(stats, STATS_PORT)],
+    volumes: [`${configFile}:/etc/chainperf/haproxy.cfg:ro`],
+    labels: { 'io.chainperf.role': 'balancer' },
+    depends_on: replicas.map((r) => r.service), // started after them: it resolves their names as it starts
+  };
+  const volumes = Object.fromEntries(replicas.slice(1).map((r) => [`${r.service}-data`, {}]));
+  const file = path.join(dir, 'fleet.yml');
+  fs.writeFileSync(file, JSON.stringify({ services, volumes }, null, 2));
+  return { file, configFile, replicas, lbPort: lb, statsPort: stats, nodeCpus, balancerCpus, inside };
+}
+
+/**
+ * A container's cgroup counters that keep their last reading once the container is gone (a killed replica's CPU
+ * stays counted up to its last read).
+ */
+function lastingCgroup(pid) {
+  const g = cgroupOfPid(pid);
+  if (!g) throw new Error(`REPLICAS: no cgroup found for container process ${pid}`);
+  const last = { total_s: 0, memory: 0 };
+  return {
+    cpu: () => {
+      try {
+        last.total_s = g.cpu().total_s;
+      } catch {
+        // gone: its last reading stands
+      }
+      return { total_s: last.total_s };
+    },
+    memoryBytes: () => {
+      try {
+        last.memory = g.memoryBytes() || 0;
+      } catch {
+        last.memory = 0;
+      }
+      return last.memory;
+    },
+  };
+}
+
+/** A replica's container as fleet-hooks.js knows a replica; its exit is looked for every second. */
+async function containerReplica(r, id, fleet, log) {
+  const info = await docker.inspectContainer(id);
+  const group = lastingCgroup(info.State.Pid);
+  const gone = [];
+  const replica = {
+    name: r.name,
+    service: r.service,
+    container: info.Name.replace(/^\//, ''),
+    id: info.Id,
+    group,
+    exited: false,
+    kill: () => docker.engine('POST', `/containers/${info.Id}/kill?signal=KILL`),
+    onGone: (fn) => gone.push(fn),
+    poll: async () => {
+      if (replica.exited) return;
+      group.cpu(); // keeps its last reading fresh
+      const now = await docker.inspectContainer(info.Id).catch(() => undefined);
+      if (now === undefined || (now && now.State.Status === 'running')) return;
+      replica.exited = true;
+      for (const fn of gone) fn();
+      if (fleet.stopping) return;
+      fleet.lost.push({ replica: r.name, at_ms: Date.now(), code: now ? now.State.ExitCode : null, signal: null });
+      log(`replica ${r.name} (container ${replica.container}) exited`);
+    },
+  };
+  return replica;
+}
+
+/** Waits until HAProxy's health checks pass for every replica (60 s at most). */
+async function waitForBalancer(counts, replicas) {
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    const c = await counts().catch(() => ({}));
+    if (replicas.every((r) => c[r.name] && c[r.name].up)) return;
+    if (Date.now() > deadline) throw new Error('HAProxy: not every replica passed its health check in 60 s');
+    await sleep(250);
+  }
+}
+
+/**
+ * After `up`, once the node answers: the fleet's containers, HAProxy's health, and what the stack's users need
+ * (rpcUrl: the balancer; cpu: the replicas' cgroups summed; stack.fleet). Returns the measured nodes for the network.
+ * @param {import('../contracts').Scenario} s
+ * @param {any} stack
+ * @param {{plan: Awaited<ReturnType<typeof planComposeFleet>>, containers: any,
+ *   services: {containerOf: (name: string) => Promise<string|null>, logsOf: (name: string) => Promise<string>},
+ *   workDir: string, log: (m: string) => void}} o
+ */
+async function startComposeFleet(s, stack, { plan, containers, services, log }) {
+  const fleet = { lost: [], stopping: false };
+  const replicas = [];
+  for (const r of plan.replicas) {
+    const id = r.service === 'node' ? containers.node.id : await services.containerOf(r.service);
+    if (!id) throw new Error(`no running container of ${r.service}`);
+    replicas.push(await containerReplica(r, id, fleet, log));
+  }
+  const lbId = await services.containerOf('haproxy');
+  if (!lbId) throw new Error('no running container of haproxy');
+  const lbGroup = lastingCgroup((await docker.inspectContainer(lbId)).State.Pid);
+  const statsUrl = `http://127.0.0.1:${plan.statsPort}/metrics`;
+  const counts = async () => serverCounts(await (await fetch(statsUrl, { signal: AbortSignal.timeout(15000) })).text());
+  await waitForBalancer(counts, replicas);
+  const timer = setInterval(() => replicas.forEach((r) => r.poll()), 1000);
+  stack.cleanups.push(() => {
+    fleet.stopping = true;
+    clearInterval(timer);
+  });
+  // HAProxy's access log is its container's standard output, read whole (a window's lines, not a tail)
+  const logText = async () => (await execFile('docker', ['logs', lbId], { maxBuffer: 1 << 30 })).stdout;
+  describeComposeFleet(stack, { replicas, plan });
+  stack.fleet = fleetHooks(s, {
+    replicas,
+    lost: fleet.lost,
+    lb: { counts, logText },
+    lbGroup,
+    balancerCpus: plan.balancerCpus,
+    healthCheck: HEALTH_BODY,
+  });
+  log(
+    `HAProxy (${s.LB_ALGORITHM}) at ${stack.rpcUrl} in front of ${replicas.length} replicas, on cpus ${plan.balancerCpus}`,
+  );
+  return replicas;
+}
+
+/** The stack's view of the fleet: the balancer as its endpoint, the replicas' cgroups together as its CPU. */
+function describeComposeFleet(stack, { replicas, plan }) {
+  stack.rpcUrl = `http://127.0.0.1:${plan.lbPort}`;
+  stack.wsUrl = null;
+  stack.cpu = {
+    kind: 'cgroup',
+    describe: "the replicas' containers' cgroups, summed (cgroup v1 cpuacct.usage or v2 cpu.stat usage_usec)",
+    split: false,
+    read: async () => ({
+      user_s: null,
+      system_s: null,
+      total_s: replicas.reduce((t, r) => t + r.group.cpu().total_s, 0),
+      at_ms: Date.now(),
+    }),
+  };
+  stack.cpuCheck = null;
+  stack.memoryBytes = () => replicas.reduce((t, r) => t + r.group.memoryBytes(), 0);
+  stack.node = {
+    ...stack.node,
+    rpc_url: stack.rpcUrl,
+    replicas: replicas.map((r) => ({ name: r.name, container: r.container })),
+  };
+  stack.extraLogs = [{ file: plan.configFile, name: 'haproxy.cfg', whole: true }];
+}
+
+/** Replicas 2..N as members of the run's network: by service name inside the project, by published port from here. */
+function fleetMembers(plan, client) {
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
+  const compose = /** @type {import('../contracts').ComposeService} */ (client.compose);
+  return plan.replicas.slice(1).map((r) => ({
+    name: r.name,
+    nodeKeyHex: r.nodeKeyHex,
+    p2pPort: plan.inside.p2p,
+    enode: net.enode(r.nodeKeyHex, plan.inside.p2p, r.service),
+    authUrl: `http://127.0.0.1:${r.ports.auth}`,
+    rpcUrl: `http://127.0.0.1:${r.ports.rpc}`,
+    metricsUrl: `http://127.0.0.1:${r.ports.metrics}${compose.metrics.path}`,
+  }));
+}
+
+module.exports = { planComposeFleet, startComposeFleet, fleetMembers, serviceOf };

@@ -1,0 +1,83 @@
+// @ts-check
+'use strict';
+// REPLICAS, wherever the fleet runs (host processes: host-fleet.js; compose
+// or swarm services: compose-fleet.js): stack.fleet, the window hook that
+// reads the balancer's counters and each replica's CPU at the window's edges,
+// the fault a scenario asks for, the run's warnings and record. A replica is
+// {name, group: {cpu(), memoryBytes()}, kill(), onGone(fn), pid or container};
+// the balancer {counts(), logText()} and its group {cpu()}.
+
+const { fleetRecord, faultRecord, perSecond } = require('./fleet-records');
+
+/** FAULT=kill-replica@Ns: kills the last replica N s into the window (once per run); the hook reads what it did. */
+function scheduleFault(s, replicas, window, state) {
+  const m = /^kill-replica@(\d+)s$/.exec(s.FAULT || '');
+  if (!m || state.done) return () => {};
+  state.done = true;
+  const victim = replicas[replicas.length - 1];
+  const timer = setTimeout(
+    () => {
+      const who = victim.pid ? { pid: victim.pid } : { container: victim.container };
+      state.fault = { kind: 'kill-replica', replica: victim.name, ...who, at_ms: Date.now() };
+      // SIGKILL takes a moment: responses it had written may still reach the balancer until the process is gone
+      victim.onGone(() => {
+        state.fault.gone_ms = Date.now();
+      });
+      victim.kill();
+    },
+    Math.max(0, window.start + Number(m[1]) * 1000 - Date.now()),
+  );
+  return () => clearTimeout(timer);
+}
+
+/** stack.fleet: the window hook (per-replica figures), the warnings, the run's record. */
+function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck }) {
+  const faultState = { done: false, fault: null, reported: false };
+  return {
+    replicas,
+    windowHook(window) {
+      const read = async () => ({ counts: await lb.counts(), cpu: replicas.map((r) => r.group.cpu().total_s) });
+      const first = read();
+      const lb0 = lbGroup.cpu().total_s;
+      const cancelFault = scheduleFault(s, replicas, window, faultState);
+      return {
+        cancel: cancelFault,
+        async stop() {
+          const [a, b] = [await first, await read()];
+          const logText = await lb.logText();
+          const lbCpu = Number((lbGroup.cpu().total_s - lb0).toFixed(6));
+          const record = fleetRecord({ replicas, a, b, lbCpu, logText, window, lost });
+          // for series.json, not run.json: each replica's requests per second
+          Object.defineProperty(record, 'series', {
+            value: perSecond(
+              logText,
+              window,
+              replicas.map((r) => r.name),
+            ),
+            enumerable: false,
+          });
+          if (faultState.fault && !faultState.reported) {
+            faultState.reported = true;
+            record.fault = faultRecord(faultState.fault, logText, window);
+          }
+          return record;
+        },
+      };
+    },
+    problems: () =>
+      lost.map(
+        (x) => `replica ${x.replica} exited at ${new Date(x.at_ms).toISOString()} (${x.signal || `status ${x.code}`})`,
+      ),
+    record: () => ({
+      replicas: s.REPLICAS,
+      algorithm: s.LB_ALGORITHM,
+      balancer: 'HAProxy',
+      balancer_cpus: balancerCpus,
+      config: 'haproxy.cfg',
+      health_check: `HTTP POST ${healthCheck}, expecting a "result"`,
+      per_replica: "CORES and the node's flags apply to each replica; the replicas share the node's cores",
+    }),
+  };
+}
+
+module.exports = { fleetHooks };
