@@ -329,6 +329,51 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.equal(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nFAULT=kill-replica@3s\nPEERS=2\n'), '');
   });
 
+  it('takes a fleet in the compose runtime too, without FAULT yet; not on a swarm yet', () => {
+    const dir = tmpDir();
+    const errs = (text) =>
+      resolveScenario(writeScenario(dir, 'c.env', text), {
+        env: {},
+        cpuCount: 2,
+        dockerEngine: '20.10.24',
+      }).errors.join('\n');
+    assert.equal(errs('RUNTIME=compose\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\n'), '');
+    assert.match(
+      errs('RUNTIME=compose\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\nFAULT=kill-replica@3s\n'),
+      /FAULT=kill-replica: not yet with RUNTIME=compose/,
+    );
+    assert.match(errs('RUNTIME=swarm\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\n'), /host and compose runtimes only/);
+  });
+
+  it("renders the compose fleet's Prometheus targets (the node service is replica-1) and HAProxy's by-name servers", () => {
+    const yaml = require('js-yaml');
+    const { prometheusConfig } = require('../../src/runtime/compose-render');
+    const { renderConfig } = require('../../src/runtime/haproxy');
+    const doc = yaml.load(prometheusConfig({ CLIENT: 'geth', BALANCER: 'haproxy', REPLICAS: 3 }, 'r1'));
+    const node = doc.scrape_configs.find((j) => j.job_name === 'node').static_configs;
+    assert.deepEqual(
+      node.map((c) => [c.targets[0], c.labels.replica, c.labels.run_id]),
+      [
+        ['node:6060', 'replica-1', 'r1'],
+        ['replica-2:6060', 'replica-2', 'r1'],
+        ['replica-3:6060', 'replica-3', 'r1'],
+      ],
+    );
+    const lone = yaml.load(prometheusConfig({ CLIENT: 'geth', BALANCER: 'none', REPLICAS: 1 }, 'r1'));
+    assert.deepEqual(lone.scrape_configs.find((j) => j.job_name === 'node').static_configs[0].targets, ['node:6060']);
+    const cfg = renderConfig({
+      port: 8000,
+      statsPort: 8001,
+      servers: [{ name: 'replica-1', host: 'node', port: 8545 }],
+      algorithm: 'roundrobin',
+      healthBody: '{}',
+      bind: '0.0.0.0',
+      dns: true,
+    });
+    assert.match(cfg, /default-server .* init-addr last,libc,none$/m, 'a name that does not resolve yet is no error');
+    assert.match(cfg, /default-server .* on-marked-down shutdown-sessions/);
+  });
+
   it('scrapes every replica of a fleet, each series labelled with the run and its replica', () => {
     const { scrapeConfig } = require('../../src/runtime/prometheus');
     const yaml = require('js-yaml');

@@ -1,0 +1,96 @@
+'use strict';
+// REPLICAS=2 in the compose runtime on a real Docker engine: the node service
+// and a replica-2 service behind HAProxy (a service built locally), on a
+// network of one more geth node. Each replica's requests from HAProxy's own
+// counters add up to the clients'; each replica's CPU agrees with its
+// container's cgroup read by this test; the project goes down whole.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { startRun, readRun, watchContainerCpu } = require('./harness');
+const { schemaErrors, ROOT } = require('../helpers');
+const docker = require('../../src/platform/docker');
+
+/** The running container of a service of the run's compose project. */
+async function serviceContainer(project, service) {
+  const filter = encodeURIComponent(
+    JSON.stringify({ label: [`com.docker.compose.project=${project}`, `com.docker.compose.service=${service}`] }),
+  );
+  const r = await docker.engine('GET', `/containers/json?filters=${filter}`);
+  return r.body.length ? r.body[0].Id : null;
+}
+
+describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy service', () => {
+  let res;
+  let run;
+  let project;
+  const watches = {};
+
+  before(async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      RUNTIME: 'compose',
+      GRAFANA: 'no',
+      REPLICAS: '2',
+      NETWORK_NODES: '1',
+      PEERS: '4',
+      GENERATOR: 'lean',
+      DURATION_S: '12',
+      WARMUP_S: '2',
+      IDLE_S: '4',
+      HISTORY_TRANSFERS: '30',
+      HISTORY_CONTRACT_CALLS: '16',
+    });
+    await r.waitFor(/starting compose project (\S+)/);
+    project = /starting compose project (\S+)/.exec(r.stderrText())[1];
+    watches['replica-1'] = watchContainerCpu(() => serviceContainer(project, 'node'));
+    watches['replica-2'] = watchContainerCpu(() => serviceContainer(project, 'replica-2'));
+    res = await r.done;
+    for (const w of Object.values(watches)) w.stop();
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  after(() => Object.values(watches).forEach((w) => w.stop()));
+
+  it('exits 0 with a valid run.json; the balancer configuration names the replicas by service', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.fleet.replicas, 2);
+    const cfg = fs.readFileSync(path.join(res.reportDir, 'haproxy.cfg'), 'utf8');
+    assert.match(cfg, /^ {2}server replica-1 node:8545 check$/m);
+    assert.match(cfg, /^ {2}server replica-2 replica-2:8545 check$/m);
+  });
+
+  it("counts each replica's requests from HAProxy; they add up to the clients' and to Prometheus' scrapes of both", () => {
+    const f = run.node.fleet;
+    const clients = run.figures.requests_ok + run.figures.requests_failed;
+    assert.ok(Math.abs(f.requests - clients) / clients < 0.05, `HAProxy ${f.requests}, clients ${clients}`);
+    assert.ok(
+      f.replicas.every((r) => r.share > 0.3),
+      JSON.stringify(f.replicas),
+    );
+    assert.ok(run.node.rpc_requests > Math.max(...f.replicas.map((r) => r.requests)), 'Prometheus scrapes both');
+    assert.ok(
+      f.replicas.every((r) => r.latency_ms && r.latency_ms.p50 !== null),
+      'from the access log',
+    );
+  });
+
+  it("each replica's CPU agrees within 3% with its container's cgroup, read by this test; the fleet's is their sum", () => {
+    const w = run.window;
+    for (const r of run.node.fleet.replicas) {
+      const independent = watches[r.name].cpuAt(w.end_ms) - watches[r.name].cpuAt(w.start_ms);
+      assert.ok(
+        Math.abs(independent - r.cpu_s) / r.cpu_s < 0.03,
+        `${r.name}: chainperf ${r.cpu_s} s, cgroup ${independent} s`,
+      );
+    }
+    const sum = run.node.fleet.replicas.reduce((t, r) => t + r.cpu_s, 0);
+    assert.ok(Math.abs(sum - run.node.cpu_total_s) / run.node.cpu_total_s < 0.05);
+  });
+
+  it('brings the project down with every volume', async () => {
+    assert.deepEqual(await docker.projectLeftovers(project), { containers: [], volumes: [], networks: [] });
+  });
+});
