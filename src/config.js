@@ -24,6 +24,7 @@ const { imageSpecs } = require('./runtime/images');
 const docker = require('./platform/docker');
 const { cpuList } = require('./runtime/host');
 const { writeNetworkFile } = require('./network/compose-network');
+const { planComposeFleet } = require('./runtime/compose-fleet');
 const chains = require('./chains');
 const { rulesFile } = require('./runtime/prometheus-rules');
 
@@ -38,6 +39,24 @@ function preparedStandIn(s, client, dir) {
   return chain.prepareDryRun ? chain.prepareDryRun(s, { client, dir }) : {};
 }
 
+/** The cores away from the node's (the network's, the balancer's), as a run chooses them. */
+const otherCpus = (s) =>
+  s.CORES < os.cpus().length ? cpuList(s.CORES, os.cpus().length) : cpuList(0, os.cpus().length);
+
+/** REPLICAS: the fleet's services and HAProxy's configuration, with stand-in keys and ports. */
+async function standInFleet(s, client, dir, images) {
+  const plan = await planComposeFleet(s, {
+    client,
+    workDir: dir,
+    imageRef: images.node.ref,
+    haproxyRef: images.haproxy.ref,
+    nodeCpus: cpuList(0, s.CORES),
+    balancerCpus: otherCpus(s),
+    network: { dir: path.join(dir, 'network'), member: { nodeKeyHex: '<per run>' } },
+  });
+  return plan.file;
+}
+
 /** NETWORK_NODES: the network's compose file with stand-in keys and ports (each run draws its own). */
 function standInNetwork(s, client, dir, imageRef) {
   fs.mkdirSync(dir, { recursive: true });
@@ -47,7 +66,7 @@ function standInNetwork(s, client, dir, imageRef) {
     nodeKeyHex: '<per run>',
     ports: { rpc: 28545 + 10 * k, auth: 28551 + 10 * k, metrics: 26060 + 10 * k },
   }));
-  const cpus = s.CORES < os.cpus().length ? cpuList(s.CORES, os.cpus().length) : cpuList(0, os.cpus().length);
+  const cpus = otherCpus(s);
   const netDir = path.join(dir, 'network'); // a run's is in its work folder
   writeNetworkFile(file, s, { client, dir: netDir, imageRef, cpus, nodePorts: { auth: 18551, metrics: 16060 }, peers });
   return file;
@@ -127,11 +146,9 @@ async function composeLines(s) {
     grafanaPassword: '<random per run>',
     prepared,
   });
-  const files = composeFiles(s, {
-    grafana,
-    chainSpecFile: chainSpecFileOf(s, prepared),
-    extraFiles: [networkFile].filter(Boolean),
-  });
+  const fleetFile = networkFile && s.BALANCER === 'haproxy' ? await standInFleet(s, client, dir, images) : null;
+  const extraFiles = [networkFile, fleetFile].filter(Boolean);
+  const files = composeFiles(s, { grafana, chainSpecFile: chainSpecFileOf(s, prepared), extraFiles });
   const project = projectName('config');
   const r = await docker.compose(
     [
