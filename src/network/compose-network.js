@@ -16,7 +16,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const docker = require('../platform/docker');
-const { cgroupOfPid } = require('../platform/cgroup');
+const { cgroupOfPid, lastingCgroupOfPid } = require('../platform/pid-cgroup');
 const { freePorts } = require('../util/net');
 const { writeJwtSecret } = require('./engine-driver');
 const { peerMesh, runNetwork, stopNetworkParts } = require('./members');
@@ -142,20 +142,12 @@ function watchContainers(peers, onTick = () => {}) {
  * not found). A container that exits keeps the last counts read of it, so the sum over a window stays whole.
  */
 function containersGroup(pids) {
-  const groups = pids.map((pid) => cgroupOfPid(pid));
+  const groups = pids.map((pid) => lastingCgroupOfPid(pid));
   if (!groups.length || groups.some((g) => !g)) return null;
-  const last = groups.map(() => ({ cpu: 0, memory: 0 }));
-  const sum = (what) =>
-    groups.reduce((acc, g, i) => {
-      try {
-        if (what === 'cpu') last[i].cpu = g.cpu().total_s;
-        else last[i].memory = g.memoryBytes() || 0;
-      } catch {
-        if (what === 'memory') last[i].memory = 0; // gone: it holds no memory any more
-      }
-      return acc + last[i][what];
-    }, 0);
-  return { cpu: () => ({ total_s: sum('cpu') }), memoryBytes: () => sum('memory') };
+  return {
+    cpu: () => ({ total_s: groups.reduce((t, g) => t + g.cpu().total_s, 0) }),
+    memoryBytes: () => groups.reduce((t, g) => t + g.memoryBytes(), 0),
+  };
 }
 
 /** The node container's CPU from its cgroup on this host (SYNC=network: the CPU over the sync), or null. */

@@ -40,42 +40,6 @@ function mountOf(controller) {
 
 const read = (file) => fs.readFileSync(file, 'utf8').trim();
 
-/**
- * The CPU and memory counters of another process's cgroup (a container's, read on this host), or null where its
- * cgroup is not found: cpu() total_s (cpuacct.usage or cpu.stat usage_usec), memoryBytes() (null without one).
- */
-function cgroupOfPid(pid) {
-  let text;
-  try {
-    text = fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8');
-  } catch {
-    return null;
-  }
-  const paths = {};
-  for (const line of text.trim().split('\n')) {
-    const [, ctrls, p] = line.split(':');
-    for (const c of ctrls === '' ? ['unified'] : ctrls.split(',')) paths[c] = p;
-  }
-  const version = cgroupVersion();
-  const under = (controller, key = controller) =>
-    mountOf(controller) && paths[key] ? path.join(mountOf(controller), paths[key]) : null;
-  const cpuDir =
-    version === 1 ? under('cpuacct') : version === 2 && paths.unified ? path.join(ROOT, paths.unified) : null;
-  if (!cpuDir) return null;
-  const memDir = version === 1 ? under('memory') : cpuDir;
-  return {
-    cpu: () => {
-      if (version === 1) return { total_s: Number(read(path.join(cpuDir, 'cpuacct.usage'))) / 1e9 };
-      const m = /^usage_usec (\d+)/m.exec(read(path.join(cpuDir, 'cpu.stat')));
-      return { total_s: Number(m && m[1]) / 1e6 };
-    },
-    memoryBytes: () => {
-      if (!memDir) return null;
-      return Number(read(path.join(memDir, version === 1 ? 'memory.usage_in_bytes' : 'memory.current')));
-    },
-  };
-}
-
 /** Creates dir under parent, v1 cpuset needing cpus and mems set before tasks can join. */
 function mkdirCpuset(dir) {
   if (fs.existsSync(dir)) return;
@@ -275,7 +239,7 @@ function groupsLeftover(groups) {
 
 module.exports = {
   Cgroup,
-  cgroupOfPid,
+  mountOf,
   cgroupVersion,
   cgroupsUsable,
   spawnInGroup,

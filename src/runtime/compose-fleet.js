@@ -18,7 +18,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const execFile = require('node:util').promisify(require('node:child_process').execFile);
 const docker = require('../platform/docker');
-const { cgroupOfPid } = require('../platform/cgroup');
+const { lastingCgroupOfPid } = require('../platform/pid-cgroup');
 const { freePorts } = require('../util/net');
 const { sleep } = require('../util/time');
 const { renderConfig, serverCounts, HEALTH_BODY } = require('./haproxy');
@@ -108,32 +108,11 @@ async function planComposeFleet(s, { client, workDir, imageRef, haproxyRef, node
   return { file, configFile, replicas, lbPort: lb, statsPort: stats, nodeCpus, balancerCpus, inside };
 }
 
-/**
- * A container's cgroup counters that keep their last reading once the container is gone (a killed replica's CPU
- * stays counted up to its last read).
- */
+/** A container's cgroup counters, kept at their last reading once it is gone (platform/cgroup.js). */
 function lastingCgroup(pid) {
-  const g = cgroupOfPid(pid);
+  const g = lastingCgroupOfPid(pid);
   if (!g) throw new Error(`REPLICAS: no cgroup found for container process ${pid}`);
-  const last = { total_s: 0, memory: 0 };
-  return {
-    cpu: () => {
-      try {
-        last.total_s = g.cpu().total_s;
-      } catch {
-        // gone: its last reading stands
-      }
-      return { total_s: last.total_s };
-    },
-    memoryBytes: () => {
-      try {
-        last.memory = g.memoryBytes() || 0;
-      } catch {
-        last.memory = 0;
-      }
-      return last.memory;
-    },
-  };
+  return g;
 }
 
 /** A replica's container as fleet-hooks.js knows a replica; its exit is looked for every second. */
@@ -178,12 +157,12 @@ async function waitForBalancer(counts, replicas) {
 
 /**
  * After `up`, once the node answers: the fleet's containers, HAProxy's health, and what the stack's users need
- * (rpcUrl: the balancer; cpu: the replicas' cgroups summed; stack.fleet). Returns the measured nodes for the network.
+ * (rpcUrl: the balancer; cpu: the replicas' cgroups summed; stack.fleet). Returns the replicas.
  * @param {import('../contracts').Scenario} s
  * @param {any} stack
  * @param {{plan: Awaited<ReturnType<typeof planComposeFleet>>, containers: any,
  *   services: {containerOf: (name: string) => Promise<string|null>, logsOf: (name: string) => Promise<string>},
- *   workDir: string, log: (m: string) => void}} o
+ *   log: (m: string) => void}} o
  */
 async function startComposeFleet(s, stack, { plan, containers, services, log }) {
   const fleet = { lost: [], stopping: false };
