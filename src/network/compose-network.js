@@ -24,6 +24,7 @@ const { peerMesh, runNetwork, stopNetworkParts } = require('./members');
 /** Where the network's folder (genesis, secret) is mounted in every container of the network. */
 const MOUNT = '/chainperf-network';
 const nodeKey = () => crypto.randomBytes(32).toString('hex');
+/** A port published on the host's loopback only. */
 const loopback = (port, inside) => `127.0.0.1:${port}:${inside}`;
 
 /**
@@ -38,11 +39,10 @@ const loopback = (port, inside) => `127.0.0.1:${port}:${inside}`;
 function writeNetworkFile(file, s, { client, dir, imageRef, cpus, nodePorts, peers }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const inside = containerPorts(client);
-  const mount = `${dir}:${MOUNT}:ro`;
   const services = {
     node: {
       ports: [loopback(nodePorts.auth, inside.auth), loopback(nodePorts.metrics, inside.metrics)],
-      volumes: [mount],
+      volumes: [`${dir}:${MOUNT}:ro`],
     },
   };
   for (const p of peers) {
@@ -52,23 +52,32 @@ function writeNetworkFile(file, s, { client, dir, imageRef, cpus, nodePorts, pee
       external: true,
       network: { nodeKeyHex: p.nodeKeyHex, jwtFile: `${MOUNT}/jwt.hex` },
     });
-    services[p.name] = {
-      image: imageRef,
-      command: cmd.args,
-      cpuset: cpus,
-      restart: 'no',
-      stop_grace_period: '30s',
-      ports: [
-        loopback(p.ports.rpc, inside.rpc),
-        loopback(p.ports.auth, inside.auth),
-        loopback(p.ports.metrics, inside.metrics),
-      ],
-      volumes: [mount, `${p.name}-data:/data`],
-      labels: { 'io.chainperf.role': 'network-node' },
-    };
+    const service = { imageRef, command: cmd.args, cpus, ports: p.ports, inside, dir, name: p.name };
+    services[p.name] = { ...memberService(service), labels: { 'io.chainperf.role': 'network-node' } };
   }
   const volumes = Object.fromEntries(peers.map((p) => [`${p.name}-data`, {}]));
   fs.writeFileSync(file, JSON.stringify({ services, volumes }, null, 2));
+}
+
+/**
+ * A node of the run's network as a compose service (a network node, a fleet's replica): the node's image and a
+ * command, pinned to cpus, its RPC, engine API and metrics published on 127.0.0.1, the network's folder mounted
+ * read-only, its own data volume (`<name>-data`).
+ */
+function memberService({ imageRef, command, cpus, ports, inside, dir, name }) {
+  return {
+    image: imageRef,
+    command,
+    cpuset: cpus,
+    restart: 'no',
+    stop_grace_period: '30s',
+    ports: [
+      loopback(ports.rpc, inside.rpc),
+      loopback(ports.auth, inside.auth),
+      loopback(ports.metrics, inside.metrics),
+    ],
+    volumes: [`${dir}:${MOUNT}:ro`, `${name}-data:/data`],
+  };
 }
 
 /** The ports the client's container listens on. */
@@ -239,4 +248,12 @@ async function startComposeNetwork(s, stack, { client, plan, services, nodeRpcUr
   });
 }
 
-module.exports = { MOUNT, writeNetworkFile, planComposeNetwork, initComposeNetwork, startComposeNetwork };
+module.exports = {
+  MOUNT,
+  memberService,
+  loopback,
+  writeNetworkFile,
+  planComposeNetwork,
+  initComposeNetwork,
+  startComposeNetwork,
+};

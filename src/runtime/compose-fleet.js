@@ -23,11 +23,10 @@ const { freePorts } = require('../util/net');
 const { sleep } = require('../util/time');
 const { renderConfig, serverCounts, HEALTH_BODY } = require('./haproxy');
 const { fleetHooks } = require('./fleet-hooks');
-const { MOUNT } = require('../network/compose-network');
+const { MOUNT, memberService, loopback } = require('../network/compose-network');
 
 const LB_PORT = 8000; // inside the haproxy container
 const STATS_PORT = 8001;
-const loopback = (port, inside) => `127.0.0.1:${port}:${inside}`;
 
 /** The service a replica is: replica 1 is the node itself. */
 const serviceOf = (i) => (i === 1 ? 'node' : `replica-${i}`);
@@ -77,20 +76,9 @@ async function planComposeFleet(s, { client, workDir, imageRef, haproxyRef, node
   const { lb, stats } = await freePorts(['lb', 'stats']);
   const services = {};
   for (const r of replicas.slice(1)) {
-    services[r.service] = {
-      image: imageRef,
-      command: compose.args(s, { network: { nodeKeyHex: r.nodeKeyHex, jwtFile: `${MOUNT}/jwt.hex` } }),
-      cpuset: nodeCpus,
-      restart: 'no',
-      stop_grace_period: '30s',
-      ports: [
-        loopback(r.ports.rpc, inside.rpc),
-        loopback(r.ports.auth, inside.auth),
-        loopback(r.ports.metrics, inside.metrics),
-      ],
-      volumes: [`${network.dir}:${MOUNT}:ro`, `${r.service}-data:/data`],
-      labels: { 'io.chainperf.role': 'replica' },
-    };
+    const command = compose.args(s, { network: { nodeKeyHex: r.nodeKeyHex, jwtFile: `${MOUNT}/jwt.hex` } });
+    const service = { imageRef, command, cpus: nodeCpus, ports: r.ports, inside, dir: network.dir, name: r.service };
+    services[r.service] = { ...memberService(service), labels: { 'io.chainperf.role': 'replica' } };
   }
   services.haproxy = {
     image: haproxyRef,
