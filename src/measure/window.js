@@ -225,4 +225,4 @@ async function measureWorkload(o) {
   };
 }
 
-module.exports = { windowSeed, measureWorkload };
+module.exports = { windowSeed, measureWorkload, LATE_START_MS };

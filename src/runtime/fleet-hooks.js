@@ -7,16 +7,23 @@
 // {name, group: {cpu(), memoryBytes()}, kill(), onGone(fn), pid or container};
 // the balancer {counts(), logText()} and its group {cpu()}.
 
-const { fleetRecord, faultRecord, perSecond } = require('./fleet-records');
+const { fleetRecord, faultRecord, perSecond, logRequests } = require('./fleet-records');
+const { LATE_START_MS } = require('../measure/window');
 
 /** FAULT=kill-replica@Ns: kills the last replica N s into the window (once per run); the hook reads what it did. */
-function scheduleFault(s, replicas, window, state) {
+function scheduleFault(s, replicas, window, state, lb) {
   const m = /^kill-replica@(\d+)s$/.exec(s.FAULT || '');
   if (!m || state.done) return () => {};
   state.done = true;
   const victim = replicas[replicas.length - 1];
   const timer = setTimeout(
-    () => {
+    async () => {
+      // A window whose load began late is measured again (measure/window.js): a replica killed in it would be dead
+      // before the window that counts. Such a window keeps its replicas; the next one is given the fault.
+      if (await loadBeganLate(lb, window)) {
+        state.done = false;
+        return;
+      }
       const who = victim.pid ? { pid: victim.pid } : { container: victim.container };
       state.fault = { kind: 'kill-replica', replica: victim.name, ...who, at_ms: Date.now() };
       // SIGKILL takes a moment: responses it had written may still reach the balancer until the process is gone
@@ -30,6 +37,16 @@ function scheduleFault(s, replicas, window, state) {
   return () => clearTimeout(timer);
 }
 
+/** Whether the balancer's access log shows the window's load beginning later than a window that counts allows. */
+async function loadBeganLate(lb, window) {
+  const text = await lb.logText().catch(() => null);
+  if (text === null) return false; // unread: the fault goes ahead as asked
+  const starts = logRequests(text)
+    .map((r) => r.end_ms - r.ta_ms)
+    .filter((t) => t >= window.start - LATE_START_MS);
+  return !starts.length || Math.min(...starts) > window.start + LATE_START_MS;
+}
+
 /** stack.fleet: the window hook (per-replica figures), the warnings, the run's record. */
 function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck }) {
   const faultState = { done: false, fault: null, reported: false };
@@ -39,7 +56,7 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck 
       const read = async () => ({ counts: await lb.counts(), cpu: replicas.map((r) => r.group.cpu().total_s) });
       const first = read();
       const lb0 = lbGroup.cpu().total_s;
-      const cancelFault = scheduleFault(s, replicas, window, faultState);
+      const cancelFault = scheduleFault(s, replicas, window, faultState, lb);
       return {
         cancel: cancelFault,
         async stop() {
@@ -80,4 +97,4 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck 
   };
 }
 
-module.exports = { fleetHooks };
+module.exports = { fleetHooks, loadBeganLate };

@@ -329,6 +329,24 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.equal(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nFAULT=kill-replica@3s\nPEERS=2\n'), '');
   });
 
+  it("holds a fault back in a window whose load began late (it is measured again), by the balancer's access log", async () => {
+    const { loadBeganLate } = require('../../src/runtime/fleet-hooks');
+    const start = 1795674683000;
+    const lb = (lines) => ({ logText: async () => lines.map((l) => `${l}\n`).join('') });
+    const line = (acceptMs, ta) => `${(acceptMs / 1000).toFixed(3)} replica-1 ${ta} ${ta} 200`;
+    const window = { start, end: start + 12000 };
+    assert.equal(await loadBeganLate(lb([line(start + 20, 3), line(start + 900, 2)]), window), false);
+    assert.equal(
+      await loadBeganLate(lb([line(start - 3000, 5), line(start + 2500, 3)]), window),
+      true,
+      'began 2.5 s in',
+    );
+    assert.equal(await loadBeganLate(lb([line(start - 30000, 5)]), window), true, 'history calls are not the load');
+    assert.equal(await loadBeganLate(lb([]), window), true);
+    const unread = { logText: async () => Promise.reject(new Error('gone')) };
+    assert.equal(await loadBeganLate(unread, window), false, 'an unread log does not hold the fault back');
+  });
+
   it('takes a fleet in the compose runtime too, without FAULT yet; not on a swarm yet', () => {
     const dir = tmpDir();
     const errs = (text) =>
