@@ -4,7 +4,8 @@
 // (`docker-compose`), whichever is installed.
 
 const http = require('node:http');
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn, spawnSync, execFile } = require('node:child_process');
+const { promisify } = require('node:util');
 
 const SOCKET = process.env.DOCKER_SOCKET || '/var/run/docker.sock';
 
@@ -133,6 +134,16 @@ async function removeProject(project) {
   return removed;
 }
 
+/**
+ * A container's log through the docker CLI (the engine's raw stream is framed): its standard output and error, the
+ * last `tail` lines of each, or all of them. Rejects when the CLI fails (a container that is gone).
+ */
+async function containerLogs(id, { tail = null, stdoutOnly = false } = {}) {
+  const args = ['logs', ...(tail ? ['--tail', String(tail)] : []), id];
+  const r = await promisify(execFile)('docker', args, { maxBuffer: 1 << 30 });
+  return stdoutOnly ? r.stdout : `${r.stdout}${r.stderr}`;
+}
+
 let composeCmd;
 /**
  * The Compose command: ['docker', 'compose'] (v2) or ['docker-compose'] (v1),
@@ -194,6 +205,7 @@ module.exports = {
   engineVersionSync,
   inspectContainer,
   containerCpu,
+  containerLogs,
   inspectImage,
   projectLeftovers,
   findCompose,

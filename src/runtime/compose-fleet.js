@@ -16,7 +16,6 @@
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const execFile = require('node:util').promisify(require('node:child_process').execFile);
 const docker = require('../platform/docker');
 const { lastingCgroupOfPid } = require('../platform/pid-cgroup');
 const { freePorts } = require('../util/net');
@@ -172,7 +171,7 @@ async function startComposeFleet(s, stack, { plan, containers, services, log }) 
     clearInterval(timer);
   });
   // HAProxy's access log is its container's standard output, read whole (a window's lines, not a tail)
-  const logText = async () => (await execFile('docker', ['logs', lbId], { maxBuffer: 1 << 30 })).stdout;
+  const logText = () => docker.containerLogs(lbId, { stdoutOnly: true });
   describeComposeFleet(stack, { replicas, plan });
   stack.fleet = fleetHooks(s, {
     replicas,

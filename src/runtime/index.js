@@ -34,7 +34,7 @@ const runtimes = {
     ownKeys: SWARM_KEYS,
     checkScenario: swarmChecks,
     start: (s, ctx) => require('./swarm').startSwarm(s, ctx),
-    nodeRecord: (stack) => ({ container: stack.node.container, cpus: stack.node.cpus }),
+    nodeRecord: (stack) => runtimes.compose.nodeRecord(stack),
     install: (s, ctx) => runtimes.compose.install(s, ctx),
   },
   host: {

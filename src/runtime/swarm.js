@@ -11,7 +11,6 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const execFile = require('node:util').promisify(require('node:child_process').execFile);
 const yaml = require('js-yaml');
 const docker = require('../platform/docker');
 const swarm = require('../platform/swarm');
@@ -93,12 +92,6 @@ async function pin(container, cpus) {
   if (r.status !== 200) throw new Error(`cannot pin container ${container.name} to cpus ${cpus}: HTTP ${r.status}`);
 }
 
-/** A container's log, through the docker CLI (the engine's raw stream is framed). */
-async function logsOf(id) {
-  const r = await execFile('docker', ['logs', '--tail', '2000', id], { maxBuffer: 64 << 20 }).catch((e) => e);
-  return `${r.stdout || ''}${r.stderr || ''}`;
-}
-
 /** A stack's service's running container and its log, as the network (network/compose-network.js) asks for them. */
 const stackServices = (name) => ({
   containerOf: async (svc) => {
@@ -107,7 +100,7 @@ const stackServices = (name) => ({
   },
   logsOf: async (svc) => {
     const c = (await swarm.stackContainers(name, svc))[0];
-    return c ? logsOf(c.Id) : '';
+    return c ? docker.containerLogs(c.Id, { tail: 2000 }).catch(() => '') : '';
   },
 });
 
@@ -126,7 +119,7 @@ function registerRemoval(stack, { s, name, workDir, log }) {
   );
   stack.cleanups.push(async () => {
     const node = (await swarm.stackContainers(name, 'node'))[0];
-    if (node) fs.writeFileSync(stack.nodeLog, await logsOf(node.Id));
+    if (node) fs.writeFileSync(stack.nodeLog, await docker.containerLogs(node.Id, { tail: 2000 }).catch(() => ''));
     if (s.KEEP === 'stack') {
       log(`KEEP=stack: leaving swarm stack ${name} deployed; remove it with: docker stack rm ${name}`);
       return;
