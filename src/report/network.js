@@ -49,7 +49,7 @@ function fleetLines(run) {
   const w = run.node && run.node.fleet;
   if (!fl) return [];
   const lines = [
-    `- Fleet: ${fl.replicas} replicas behind ${fl.balancer} (${fl.algorithm}, health check ${fl.health_check}; configuration in ${fl.config}); ${fl.per_replica}. CPU per request above is the fleet's: the node cgroup holds every replica.`,
+    `- Fleet: ${fl.replicas} replicas behind ${fl.balancer} (${fl.algorithm}, health check ${fl.health_check}; configuration in ${fl.config}); ${fl.per_replica}. CPU per request above is the fleet's: every replica's CPU together (Node CPU above says how it was read).`,
   ];
   if (!w) return lines;
   lines.push(

@@ -110,8 +110,12 @@ function stackLines(run) {
   const imgs = Object.entries(run.stack.images || {}).map(([svc, i]) =>
     i.ref ? `${svc} ${i.ref} (${i.origin})` : `${svc} skipped: ${i.skipped}`,
   );
+  const sw = run.stack.swarm;
+  const where = sw
+    ? `swarm stack ${sw.stack} on swarm node ${sw.node} (${sw.nodes} in the swarm), rendered from compose project`
+    : 'compose project';
   return [
-    `- Stack: compose project ${c.project} (${c.command} ${c.version}, Docker engine ${c.engine}); images: ${imgs.join('; ')}.`,
+    `- Stack: ${where} ${c.project} (${c.command} ${c.version}, Docker engine ${c.engine}); images: ${imgs.join('; ')}.`,
   ];
 }
 

@@ -19,7 +19,7 @@ const { attachTeardown } = require('./teardown');
 const { planCompose, waitForServices } = require('./compose');
 const { prepareComposeNode } = require('./compose-data');
 const { describeNode, watchNodeContainer } = require('./compose-node');
-const { initComposeNetwork, startComposeNetwork } = require('../network/compose-network');
+const { initAround, startAround } = require('./compose-around');
 const { ROOT } = require('./compose-render');
 const { swarmStack } = require('./swarm-render');
 
@@ -103,6 +103,32 @@ const stackServices = (name) => ({
     return c ? docker.containerLogs(c.Id, { tail: 2000 }).catch(() => '') : '';
   },
 });
+
+/** Every service of the run's stack: the node, the monitoring, the network's nodes, a fleet's replicas and HAProxy. */
+function stackServicesOf(p) {
+  const { network, fleet } = p.around;
+  return [
+    'node',
+    'cadvisor',
+    'prometheus',
+    ...(p.grafana ? ['grafana'] : []),
+    ...(network ? network.peers.map((x) => x.name) : []),
+    ...(fleet ? [...fleet.replicas.slice(1).map((r) => r.service), 'haproxy'] : []),
+  ];
+}
+
+/**
+ * A swarm has no cpuset: the node's container and the fleet's replicas (CORES, per replica), the network's nodes and
+ * HAProxy (the other cores) are pinned by this engine once they run, before anything is measured.
+ */
+async function pinAll(containers, p) {
+  const { network, fleet } = p.around;
+  await pin(containers.node, p.nodeCpus);
+  for (const peer of network ? network.peers : []) await pin(containers[peer.name], network.cpus);
+  if (!fleet) return;
+  for (const r of fleet.replicas.slice(1)) await pin(containers[r.service], fleet.nodeCpus);
+  await pin(containers.haproxy, fleet.balancerCpus);
+}
 
 /** The stack's removal (after saving the node's log) as a cleanup, and what a killed run leaves. */
 function registerRemoval(stack, { s, name, workDir, log }) {
@@ -190,16 +216,12 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
       `deploying swarm stack ${name} on ${st.hostname} (${st.nodes} node${st.nodes === 1 ? '' : 's'} in the swarm; services by DNS round robin, ports in host mode on every interface${ipvs ? '' : '; this kernel has no IPVS, which the routing mesh would need'})`,
     );
     if (p.network) {
-      await initComposeNetwork(s, p.network, { client: p.client, run: p.run, log });
+      await initAround(s, p.around, { client: p.client, run: p.run, log });
       await p.run(['down']); // the one-off runs' bridge network, whose name the stack's own network takes
     }
     await deploy(file, name, log);
-    const network = p.network ? p.network.peers.map((x) => x.name) : [];
-    const services = ['node', 'cadvisor', 'prometheus', ...(p.grafana ? ['grafana'] : []), ...network];
-    const containers = await runningContainers(name, services, { timeoutS: s.STACK_TIMEOUT_S, signal });
-    // A swarm has no cpuset: the node's container (and the network's) are pinned by this engine once they run.
-    await pin(containers.node, p.nodeCpus);
-    for (const svc of network) await pin(containers[svc], p.network.cpus);
+    const containers = await runningContainers(name, stackServicesOf(p), { timeoutS: s.STACK_TIMEOUT_S, signal });
+    await pinAll(containers, p);
     stack.containers = containers;
     await watchNodeContainer(stack, containers);
     const host = '127.0.0.1';
@@ -208,14 +230,8 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
     const promUrl = `http://${host}:${ports.prometheus}`;
     await waitForServices(stack, p, containers, { host, promUrl, log, signal });
     await describeNode(stack, p, containers, promUrl);
-    if (p.network)
-      await startComposeNetwork(s, stack, {
-        client: p.client,
-        plan: p.network,
-        services: stackServices(name),
-        log,
-        signal,
-      });
+    const services = stackServices(name);
+    await startAround(s, stack, p.around, { client: p.client, containers, services, log, signal });
     log(`Prometheus at ${promUrl}, cAdvisor at http://${host}:${ports.cadvisor}, node RPC at ${stack.rpcUrl}`);
     return stack;
   } catch (err) {

@@ -121,7 +121,7 @@ const KEYS = {
     min: 1,
     max: 16,
     default: 1,
-    doc: "Replicas of the node behind HAProxy (geth, host and compose runtimes, on a network: NETWORK_NODES 1 or more, so that they share one chain). Each has its own database from the network's genesis, its own cgroup and the network nodes as its own peers; CORES and the node's flags apply to each replica, and the replicas share the node's cores. The workload talks to the balancer only; CPU per request is the fleet's, and run.json gives each replica's requests (HAProxy's counters), share, CPU per request, latency and memory (docs/fleets.md). 1: one node, no balancer.",
+    doc: "Replicas of the node behind HAProxy (geth, host, compose and swarm runtimes, on a network: NETWORK_NODES 1 or more, so that they share one chain). Each has its own database from the network's genesis, its own cgroup and the network nodes as its own peers; CORES and the node's flags apply to each replica, and the replicas share the node's cores. The workload talks to the balancer only; CPU per request is the fleet's, and run.json gives each replica's requests (HAProxy's counters), share, CPU per request, latency and memory (docs/fleets.md). 1: one node, no balancer.",
   },
   FAULT: {
     type: 'string',

@@ -55,9 +55,9 @@ function faultChecks(v, at, errors) {
     errors.push(`${at('FAULT')}: FAULT: "${v.FAULT}" is not a fault chainperf knows (kill-replica@<seconds>s)`);
   else if (fault && Number(fault[1]) >= v.DURATION_S)
     errors.push(`${at('FAULT')}: FAULT: ${v.FAULT} falls after the window's end (DURATION_S=${v.DURATION_S})`);
-  if (fault && v.RUNTIME === 'compose')
+  if (fault && ['compose', 'swarm'].includes(v.RUNTIME))
     errors.push(
-      `${at('FAULT')}: FAULT=kill-replica: not yet with RUNTIME=compose: a killed container's requests in flight wait for HAProxy's health checks and stall the window (docs/fleets.md)`,
+      `${at('FAULT')}: FAULT=kill-replica: not yet with RUNTIME=${v.RUNTIME}: a killed container's requests in flight wait for HAProxy's health checks and stall the window (docs/fleets.md)`,
     );
   if (fault && !(v.REPLICAS > 1))
     errors.push(`${at('FAULT')}: FAULT=kill-replica: the fleet needs another replica to serve on (REPLICAS 2 or more)`);
@@ -73,8 +73,8 @@ function fleetChecks(v, { given, at }, errors) {
     return;
   }
   const where = at(given.REPLICAS ? 'REPLICAS' : 'BALANCER');
-  if (!['host', 'compose'].includes(v.RUNTIME))
-    errors.push(`${where}: REPLICAS: a fleet starts in the host and compose runtimes only, for now`);
+  if (!['host', 'compose', 'swarm'].includes(v.RUNTIME))
+    errors.push(`${where}: REPLICAS: a fleet starts in the host, compose and swarm runtimes only, for now`);
   if (!(v.NETWORK_NODES > 0))
     errors.push(`${where}: REPLICAS: replicas share one chain through a network; set NETWORK_NODES (1 or more)`);
   if (v.SYNC !== 'local') errors.push(`${where}: REPLICAS: not yet with SYNC=network`);

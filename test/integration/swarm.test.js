@@ -4,7 +4,9 @@
 // runtime's stack deployed with `docker stack deploy`, with a network of two
 // more geth nodes (NETWORK_NODES=2) as services of the stack; the node's CPU
 // checked against its container's own cgroup counter read by this test, the
-// cpusets, the peers, and nothing left of the stack afterwards.
+// cpusets, the peers, and nothing left of the stack afterwards. Then a fleet
+// (REPLICAS=2 behind HAProxy) on the same swarm: HAProxy's counts against the
+// clients', each replica's CPU against its container's cgroup.
 
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
@@ -14,8 +16,26 @@ const { schemaErrors, ROOT } = require('../helpers');
 const docker = require('../../src/platform/docker');
 const swarm = require('../../src/platform/swarm');
 
+let initHere = false;
+
+before(async () => {
+  if (!(await swarm.swarmState()).active) {
+    execFileSync('docker', ['swarm', 'init', '--advertise-addr', '127.0.0.1'], { stdio: 'pipe' });
+    initHere = true;
+  }
+});
+
+after(() => {
+  if (initHere) execFileSync('docker', ['swarm', 'leave', '--force'], { stdio: 'pipe' });
+});
+
+/** The running container of a service of a stack, or null. */
+async function taskContainer(name, service) {
+  const c = (await swarm.stackContainers(name, service)).find((x) => x.State === 'running');
+  return c ? c.Id : null;
+}
+
 describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
-  let initHere = false;
   let res;
   let run;
   let name;
@@ -24,10 +44,6 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
   let cpuWatch;
 
   before(async () => {
-    if (!(await swarm.swarmState()).active) {
-      execFileSync('docker', ['swarm', 'init', '--advertise-addr', '127.0.0.1'], { stdio: 'pipe' });
-      initHere = true;
-    }
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       RUNTIME: 'swarm',
       GRAFANA: 'no',
@@ -41,10 +57,7 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
     });
     await r.waitFor(/deploying swarm stack (\S+)/);
     name = /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
-    const nodeId = async () => {
-      const c = (await swarm.stackContainers(name, 'node')).find((x) => x.State === 'running');
-      return c ? c.Id : null;
-    };
+    const nodeId = () => taskContainer(name, 'node');
     cpuWatch = watchContainerCpu(nodeId);
     await r.waitFor(/measure: measuring for/);
     cpuset = (await docker.inspectContainer(await nodeId())).HostConfig.CpusetCpus;
@@ -58,7 +71,6 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
 
   after(() => {
     if (cpuWatch) cpuWatch.stop(); // also when the run failed before its window: its timer would keep mocha alive
-    if (initHere) execFileSync('docker', ['swarm', 'leave', '--force'], { stdio: 'pipe' });
   });
 
   it('exits 0 with a valid run.json that records the stack and how it is reached', () => {
@@ -92,6 +104,76 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
     const independent = cpuWatch.cpuAt(w.end_ms) - cpuWatch.cpuAt(w.start_ms);
     const measured = run.node.cpu_total_s;
     assert.ok(Math.abs(independent - measured) / measured < 0.03, `chainperf ${measured} s, cgroup ${independent} s`);
+  });
+
+  it('removes the stack: no service, container, volume or network left', async () => {
+    assert.deepEqual(await swarm.stackLeftovers(name), { services: [], containers: [], volumes: [], networks: [] });
+  });
+});
+
+describe('RUNTIME=swarm with REPLICAS=2: two geth services behind an HAProxy service of the stack', () => {
+  let res;
+  let run;
+  let name;
+  const cpusets = {};
+  const watches = {};
+
+  before(async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      RUNTIME: 'swarm',
+      GRAFANA: 'no',
+      REPLICAS: '2',
+      NETWORK_NODES: '1',
+      PEERS: '4',
+      GENERATOR: 'lean',
+      DURATION_S: '10',
+      WARMUP_S: '2',
+      IDLE_S: '4',
+      HISTORY_TRANSFERS: '30',
+      HISTORY_CONTRACT_CALLS: '16',
+    });
+    await r.waitFor(/deploying swarm stack (\S+)/);
+    name = /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
+    watches['replica-1'] = watchContainerCpu(() => taskContainer(name, 'node'));
+    watches['replica-2'] = watchContainerCpu(() => taskContainer(name, 'replica-2'));
+    await r.waitFor(/measure: measuring for/);
+    for (const svc of ['node', 'replica-2', 'haproxy'])
+      cpusets[svc] = (await docker.inspectContainer(await taskContainer(name, svc))).HostConfig.CpusetCpus;
+    res = await r.done;
+    for (const w of Object.values(watches)) w.stop();
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  after(() => Object.values(watches).forEach((w) => w.stop()));
+
+  it('exits 0 with a valid run.json; HAProxy, a service of the stack, found both replicas by name', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.provenance.runtime, 'swarm');
+    assert.equal(run.fleet.replicas, 2);
+    assert.deepEqual(cpusets, { node: '0', 'replica-2': '0', haproxy: '1' }, 'replicas on CORES, HAProxy beside them');
+  });
+
+  it("counts each replica's requests from HAProxy; they add up to the clients'", () => {
+    const f = run.node.fleet;
+    const clients = run.figures.requests_ok + run.figures.requests_failed;
+    assert.ok(Math.abs(f.requests - clients) / clients < 0.05, `HAProxy ${f.requests}, clients ${clients}`);
+    assert.ok(
+      f.replicas.every((r) => r.share > 0.3),
+      JSON.stringify(f.replicas),
+    );
+  });
+
+  it("each replica's CPU agrees within 3% with its container's cgroup, read by this test", () => {
+    const w = run.window;
+    for (const r of run.node.fleet.replicas) {
+      const independent = watches[r.name].cpuAt(w.end_ms) - watches[r.name].cpuAt(w.start_ms);
+      assert.ok(
+        Math.abs(independent - r.cpu_s) / r.cpu_s < 0.03,
+        `${r.name}: chainperf ${r.cpu_s} s, cgroup ${independent} s`,
+      );
+    }
   });
 
   it('removes the stack: no service, container, volume or network left', async () => {

@@ -360,7 +360,12 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
       errs('RUNTIME=compose\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\nFAULT=kill-replica@3s\n'),
       /FAULT=kill-replica: not yet with RUNTIME=compose/,
     );
-    assert.match(errs('RUNTIME=swarm\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\n'), /host and compose runtimes only/);
+    assert.equal(errs('RUNTIME=swarm\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\n'), '');
+    assert.match(
+      errs('RUNTIME=swarm\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\nFAULT=kill-replica@3s\n'),
+      /FAULT=kill-replica: not yet with RUNTIME=swarm/,
+    );
+    assert.match(errs('RUNTIME=attach\nRPC_URL=http://x:1\nREPLICAS=2\n'), /host, compose and swarm runtimes only/);
   });
 
   it("renders the compose fleet's Prometheus targets (the node service is replica-1) and HAProxy's by-name servers", () => {
@@ -388,7 +393,9 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
       bind: '0.0.0.0',
       dns: true,
     });
-    assert.match(cfg, /default-server .* init-addr last,libc,none$/m, 'a name that does not resolve yet is no error');
+    assert.match(cfg, /default-server .* init-addr last,libc,none /, 'a name that does not resolve yet is no error');
+    assert.match(cfg, /default-server .* resolvers docker /, 'and is resolved again while HAProxy runs (a swarm)');
+    assert.match(cfg, /^resolvers docker\n {2}nameserver docker 127\.0\.0\.11:53$/m);
     assert.match(cfg, /default-server .* on-marked-down shutdown-sessions/);
   });
 
