@@ -180,3 +180,31 @@ describe('RUNTIME=swarm with REPLICAS=2: two geth services behind an HAProxy ser
     assert.deepEqual(await swarm.stackLeftovers(name), { services: [], containers: [], volumes: [], networks: [] });
   });
 });
+
+describe('RUNTIME=swarm with REPLICAS=2: Ctrl-C', () => {
+  it('removes the stack, its replicas and HAProxy with it, and the report says it was interrupted', async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      RUNTIME: 'swarm',
+      GRAFANA: 'no',
+      REPLICAS: '2',
+      NETWORK_NODES: '1',
+      PEERS: '4',
+      HISTORY_TRANSFERS: '8',
+      HISTORY_CONTRACT_CALLS: '4',
+    });
+    await r.waitFor(/deploying swarm stack (\S+)/);
+    const name = /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
+    await r.waitFor(/HAProxy \(roundrobin\) at/);
+    assert.ok(await taskContainer(name, 'haproxy'), 'HAProxy runs as a task of the stack');
+    r.child.kill('SIGINT');
+    const res = await r.done;
+    assert.equal(res.code, 1, res.stderr);
+    const run = readRun(res.reportDir);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(run.status, 'failed');
+    assert.match(run.error, /interrupted by SIGINT/);
+    assert.deepEqual(await swarm.stackLeftovers(name), { services: [], containers: [], volumes: [], networks: [] });
+    // the volumes the network's genesis was written into before the deploy carry Compose's labels
+    assert.deepEqual(await docker.projectLeftovers(name), { containers: [], volumes: [], networks: [] });
+  });
+});
