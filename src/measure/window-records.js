@@ -103,6 +103,23 @@ async function addPrometheusCheck(node, { stack, runId, w, signal, name, warning
   }
 }
 
+/**
+ * REPLICAS: each replica's share of the window; with a FAULT, what the clients saw after the kill too (their failed
+ * requests from the second of the kill on): HAProxy does not log a request it drops without an answer, which is what a
+ * client on a kept-alive connection to the killed replica gets.
+ */
+function withClientsFault(fleet, series) {
+  if (!fleet.fault) return fleet;
+  const from = Math.floor(fleet.fault.at_ms / 1000) * 1000;
+  const after = series.filter((p) => p.t_ms >= from);
+  const failed = after.filter((p) => p.failed > 0);
+  const clients = {
+    client_errors_after: after.reduce((n, p) => n + p.failed, 0),
+    client_last_error_second_after: failed.length ? (failed[failed.length - 1].t_ms - from) / 1000 : null,
+  };
+  return { ...fleet, fault: { ...fleet.fault, ...clients } };
+}
+
 /** NETWORK_NODES: the node's peer-to-peer bytes per request answered in the window. */
 function networkPerRequest(net, requestsOk) {
   if (net.p2p_in_bytes === undefined || !requestsOk) return net;
@@ -127,7 +144,7 @@ function nodeRecord(m, stack, { cpu, cpuWindow, resources }, samples) {
   if (cpuWindow) node.cpu_window = cpuWindow;
   if (m.explained.per_core) node.per_core = m.explained.per_core;
   if (m.explained.network) node.network = networkPerRequest(m.explained.network, samples.ok);
-  if (m.explained.fleet) node.fleet = m.explained.fleet; // REPLICAS: each replica's share of the window
+  if (m.explained.fleet) node.fleet = withClientsFault(m.explained.fleet, samples.series); // REPLICAS
   const steal = stealBetween(m.stealStart, m.stealEnd, m.stealCpus);
   if (steal) node.steal = steal;
   addCpuCheck(node, m, stack, cpu, cpuWindow);
@@ -240,6 +257,7 @@ async function requestsByLabel(prometheus, query, label, w) {
 }
 
 module.exports = {
+  withClientsFault,
   cpuSum,
   cpuCount,
   nodeCpuOver,

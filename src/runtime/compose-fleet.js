@@ -114,7 +114,10 @@ async function containerReplica(r, id, fleet, log) {
     id: info.Id,
     group,
     exited: false,
-    kill: () => docker.engine('POST', `/containers/${info.Id}/kill?signal=KILL`),
+    kill: () => {
+      group.cpu(); // its cgroup goes with the container: the last reading, a moment before the kill
+      return docker.engine('POST', `/containers/${info.Id}/kill?signal=KILL`);
+    },
     onGone: (fn) => gone.push(fn),
     poll: async () => {
       if (replica.exited) return;

@@ -14,6 +14,7 @@ const { sleep } = require('../util/time');
 /** The backend every replica is a server of, and the fields of one access-log line. */
 const BACKEND = 'replicas';
 const LOG_FORMAT = '%Ts.%ms %s %Tr %Ta %ST';
+const LIVE_DOWN = ' observe layer4 error-limit 3 on-error mark-down';
 
 /**
  * Docker's embedded DNS, which every container of a user-defined network (a compose project's, a swarm stack's)
@@ -70,7 +71,12 @@ function renderConfig({
     '  log global',
     `  log-format "${LOG_FORMAT}"`,
     '  option http-keep-alive',
-    '  timeout connect 5s',
+    // a replica's address that vanished (a killed container) answers nothing, not even a reset: a connection or a check
+    // that gets no answer in 1 s has failed (a live replica on the same machine accepts in well under that)
+    '  timeout connect 1s',
+    '  timeout check 1s',
+    '  retries 2',
+    '  option redispatch 1',
     '  timeout client 120s',
     '  timeout server 120s',
     '  timeout http-keep-alive 120s',
@@ -92,7 +98,8 @@ function renderConfig({
     '  http-check expect rstring "\\"result\\""',
     // a replica marked down has its sessions closed: requests in flight to a container that vanished (no reset comes
     // back from an address that is gone) would otherwise wait for the server time-out
-    `  default-server inter ${checkIntervalMs} fall 2 rise 2 on-marked-down shutdown-sessions${resolve}`,
+    // and a replica whose connections fail under live traffic is marked down at once, without waiting for its checks
+    `  default-server inter ${checkIntervalMs} fall 2 rise 2 on-marked-down shutdown-sessions${LIVE_DOWN}${resolve}`,
     ...servers.map((s) => `  server ${s.name} ${s.host}:${s.port} check`),
     '',
   ].join('\n');

@@ -55,10 +55,6 @@ function faultChecks(v, at, errors) {
     errors.push(`${at('FAULT')}: FAULT: "${v.FAULT}" is not a fault chainperf knows (kill-replica@<seconds>s)`);
   else if (fault && Number(fault[1]) >= v.DURATION_S)
     errors.push(`${at('FAULT')}: FAULT: ${v.FAULT} falls after the window's end (DURATION_S=${v.DURATION_S})`);
-  if (fault && ['compose', 'swarm'].includes(v.RUNTIME))
-    errors.push(
-      `${at('FAULT')}: FAULT=kill-replica: not yet with RUNTIME=${v.RUNTIME}: a killed container's requests in flight wait for HAProxy's health checks and stall the window (docs/fleets.md)`,
-    );
   if (fault && !(v.REPLICAS > 1))
     errors.push(`${at('FAULT')}: FAULT=kill-replica: the fleet needs another replica to serve on (REPLICAS 2 or more)`);
 }

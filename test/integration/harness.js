@@ -186,6 +186,11 @@ function watchContainerCpu(findId) {
   }, 50);
   return {
     stop: () => clearInterval(timer),
+    /** The last reading: a container that was killed keeps it. */
+    lastCpu() {
+      if (!samples.length) throw new Error('no cgroup samples');
+      return samples[samples.length - 1].cpu;
+    },
     cpuAt(ms) {
       for (let i = 1; i < samples.length; i++) {
         const [a, b] = [samples[i - 1], samples[i]];
