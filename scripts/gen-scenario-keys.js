@@ -23,6 +23,8 @@ function allowed(spec) {
         .map((x) => `${x}://`)
         .join(', ')
         .replace(/, ([^,]*)$/, ' or $1')} URL`;
+    case 'urls':
+      return 'URLs, comma-separated';
     case 'workload':
       return 'workload name or `method:<rpc method>`';
     case 'path':

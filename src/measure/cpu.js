@@ -85,35 +85,45 @@ function pidSource(pid) {
   };
 }
 
+/** A metrics endpoint's text (5 s at most); named is the endpoint's name in errors. */
+async function fetchMetrics(target, named, signal) {
+  let res;
+  try {
+    res = await fetch(target.url, {
+      headers: target.headers,
+      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000),
+    });
+  } catch (err) {
+    if (signal && signal.aborted) throw err;
+    throw new Error(
+      `${named} did not answer: ${err.name === 'TimeoutError' ? 'no answer in 5 s' : (err.cause && err.cause.code) || err.message}`,
+    );
+  }
+  if (!res.ok) throw new Error(`${named}: HTTP ${res.status}`);
+  return res.text();
+}
+
 /**
  * A counter in a metrics endpoint that the node refreshes every few seconds.
  * calibrate() learns the refresh period and phase; align() moves a planned
  * edge onto a refresh; readEdge() returns the value published at that refresh.
  * @param {string} url
  * @param {string} [metric]
- * @param {{pollMs?: number}} [opts]
+ * @param {{pollMs?: number, also?: string[], label?: string}} [opts] also: metrics read from the same answer as the
+ *   refreshed counter at each edge (a fleet's replica: its request counter); label: the endpoint's name in errors
  * @returns {import('../contracts').CpuSource}
  */
-function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 25 } = {}) {
+function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 25, also = [], label = null } = {}) {
+  const named = label || "the node's metrics endpoint (METRICS_URL)";
   let period = null;
   let phase = null; // a time (ms) at which a refresh was seen
   const target = splitAuth(url); // basic auth from the URL goes as a header
+  let fetched = ''; // the last answer's text, for the metrics read with the CPU's (`also`)
   const fetchValue = async (signal) => {
-    let res;
-    try {
-      res = await fetch(target.url, {
-        headers: target.headers,
-        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000),
-      });
-    } catch (err) {
-      if (signal && signal.aborted) throw err;
-      throw new Error(
-        `the node's metrics endpoint (METRICS_URL) did not answer: ${err.name === 'TimeoutError' ? 'no answer in 5 s' : (err.cause && err.cause.code) || err.message}`,
-      );
-    }
-    if (!res.ok) throw new Error(`metrics endpoint (METRICS_URL): HTTP ${res.status}`);
-    const v = metricValue(await res.text(), metric);
-    if (v === null) throw new Error(`metrics endpoint has no ${metric}`);
+    const text = await fetchMetrics(target, named, signal);
+    const v = metricValue(text, metric);
+    if (v === null) throw new Error(`${named} has no ${metric}`);
+    fetched = text;
     return v;
   };
   /** Polls until the value changes; returns the new value and when the change was seen. */
@@ -155,7 +165,9 @@ function metricsSource(url, metric = 'system_cpu_procload_total', { pollMs = 25 
     async readEdge(edgeMs, signal) {
       await sleep(edgeMs - period / 2 - Date.now(), signal);
       const { value, seen_ms: seen } = await nextChange(signal, period * 2);
-      return { user_s: null, system_s: null, total_s: value, at_ms: edgeMs, seen_ms: seen };
+      const read = { user_s: null, system_s: null, total_s: value, at_ms: edgeMs, seen_ms: seen };
+      // the other metrics asked for, from the same answer as the refreshed CPU counter
+      return also.length ? { ...read, also: Object.fromEntries(also.map((m) => [m, metricValue(fetched, m)])) } : read;
     },
   };
 }

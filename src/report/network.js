@@ -48,8 +48,11 @@ function fleetLines(run) {
   const fl = run.fleet;
   const w = run.node && run.node.fleet;
   if (!fl) return [];
+  const behind = fl.algorithm
+    ? `${fl.balancer} (${fl.algorithm}, health check ${fl.health_check}; configuration in ${fl.config})`
+    : fl.balancer;
   const lines = [
-    `- Fleet: ${fl.replicas} replicas behind ${fl.balancer} (${fl.algorithm}, health check ${fl.health_check}; configuration in ${fl.config}); ${fl.per_replica}. CPU per request above is the fleet's: every replica's CPU together (Node CPU above says how it was read).`,
+    `- Fleet: ${fl.replicas} replicas behind ${behind}; ${fl.per_replica}. CPU per request above is the fleet's: every replica's CPU together (Node CPU above says how it was read).`,
   ];
   if (!w) return lines;
   lines.push(
@@ -63,7 +66,7 @@ function fleetLines(run) {
     );
   lines.push(
     '',
-    `- Balancer: ${num(w.balancer.cpu_s, 3)} s of CPU, ${num(w.balancer.cpu_ms_per_request, 4)} ms per request; spread between replicas: share max/min ${num(w.spread.share_max_over_min, 3)}, CPU per request max/min ${num(w.spread.cpu_per_request_max_over_min, 3)} (${w.source}).`,
+    `- ${w.balancer.cpu_s === null ? 'Balancer: not measured (not started by chainperf)' : `Balancer: ${num(w.balancer.cpu_s, 3)} s of CPU, ${num(w.balancer.cpu_ms_per_request, 4)} ms per request`}; spread between replicas: share max/min ${num(w.spread.share_max_over_min, 3)}, CPU per request max/min ${num(w.spread.cpu_per_request_max_over_min, 3)} (${w.source}).`,
   );
   if (w.fault)
     lines.push(

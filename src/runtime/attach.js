@@ -3,11 +3,14 @@
 // The attach runtime: nothing is started. The node is already running; its
 // RPC endpoint and a CPU source (a PID on this host or its metrics endpoint)
 // are given. Nothing is torn down either; the node is only watched, so that
-// its end stops the run at once (runtime/node-watch.js).
+// its end stops the run at once (runtime/node-watch.js). With REPLICA_METRICS,
+// RPC_URL is a fleet's balancer and the replicas are read through their
+// metrics endpoints (attach-fleet.js).
 
 const { rpcCall } = require('../util/rpc');
 const { pidSource, metricsSource } = require('../measure/cpu');
 const { watchAttachedNode } = require('./node-watch');
+const { attachedReplicas, fleetCpuSource, attachFleetHooks } = require('./attach-fleet');
 const clients = require('../clients');
 const chains = require('../chains');
 
@@ -29,7 +32,13 @@ async function startAttach(s, { signal, rpc = rpcCall }) {
     );
   }
   const usePid = s.CPU_SOURCE === 'pid' || (s.CPU_SOURCE === 'auto' && s.NODE_PID);
-  const cpu = usePid ? pidSource(s.NODE_PID) : metricsSource(s.METRICS_URL, clients[s.CLIENT].metrics.cpu);
+  const metrics = clients[s.CLIENT].metrics;
+  const replicas = s.REPLICA_METRICS ? attachedReplicas(s.REPLICA_METRICS, metrics) : null;
+  const cpu = replicas
+    ? fleetCpuSource(replicas)
+    : usePid
+      ? pidSource(s.NODE_PID)
+      : metricsSource(s.METRICS_URL, metrics.cpu);
   if (usePid) await cpu.read(); // fails now, with the reason, when the PID is not there
   const listeners = [];
   let goneInfo = null;
@@ -56,6 +65,12 @@ async function startAttach(s, { signal, rpc = rpcCall }) {
     node: { pid: s.NODE_PID || null },
     onNodeExit: (fn) => (goneInfo ? fn(goneInfo) : listeners.push(fn)),
     teardown: async () => stopWatching(),
+    ...(replicas
+      ? {
+          fleet: attachFleetHooks(replicas, cpu, { requestsMetric: metrics.requests, cpuMetric: metrics.cpu }),
+          node: { pid: null, replicas: replicas.map((r) => ({ name: r.name, pid: null })) },
+        }
+      : {}),
   };
 }
 

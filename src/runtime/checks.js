@@ -25,12 +25,13 @@ const COMPOSE_ONLY = [
 const SWARM_KEYS = COMPOSE_ONLY.filter((k) => !['NODE_VOLUME', 'SNAPSHOT', 'BIND_ADDR'].includes(k));
 
 /** Keys only the attach runtime reads. */
-const ATTACH_ONLY = ['RPC_URL', 'METRICS_URL', 'NODE_PID'];
+const ATTACH_ONLY = ['RPC_URL', 'METRICS_URL', 'NODE_PID', 'REPLICA_METRICS'];
 
 /** RUNTIME=attach needs RPC_URL and a CPU source. */
 function attachChecks(v, { sources, given, at }, errors) {
   if (!v.RPC_URL) errors.push(`${at('RUNTIME')}: RUNTIME=attach needs RPC_URL, the node's JSON-RPC endpoint`);
   else checkTransport(v, sources, given, at, errors);
+  if (v.REPLICA_METRICS) return attachFleetChecks(v, at, errors);
   const cpu = v.CPU_SOURCE;
   if (cpu === 'cgroup')
     errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=cgroup needs RUNTIME=host (attach reads a PID or a metrics endpoint)`);
@@ -44,6 +45,19 @@ function attachChecks(v, { sources, given, at }, errors) {
       `${at('RUNTIME')}: RUNTIME=attach needs a CPU source: NODE_PID (a process on this host) or METRICS_URL (the node's metrics endpoint)`,
     );
   }
+}
+
+/** RUNTIME=attach with REPLICA_METRICS: the replicas' metrics endpoints are the CPU source, and the only one. */
+function attachFleetChecks(v, at, errors) {
+  for (const key of ['METRICS_URL', 'NODE_PID'])
+    if (v[key])
+      errors.push(
+        `${at(key)}: ${key}: REPLICA_METRICS reads each replica's CPU from its metrics endpoint; leave ${key} unset`,
+      );
+  if (!['auto', 'metrics'].includes(v.CPU_SOURCE))
+    errors.push(`${at('CPU_SOURCE')}: CPU_SOURCE=${v.CPU_SOURCE}: with REPLICA_METRICS the CPU source is metrics`);
+  if (v.NODE_PROFILE !== 'none')
+    errors.push(`${at('NODE_PROFILE')}: NODE_PROFILE: not with REPLICA_METRICS (no replica's process is known)`);
 }
 
 /** RUNTIME=compose: windows long enough for cAdvisor, a compose service, files that exist. */

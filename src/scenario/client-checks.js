@@ -26,7 +26,7 @@ function clientChecks(v, given, { client, at }, errors) {
   }
   if (v.RUNTIME === 'attach' && !(client.metrics && client.metrics.cpu)) {
     const cpu = v.CPU_SOURCE;
-    if (v.METRICS_URL && (cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID))) {
+    if ((v.METRICS_URL || v.REPLICA_METRICS) && (cpu === 'metrics' || (cpu === 'auto' && !v.NODE_PID))) {
       errors.push(
         `${at('CPU_SOURCE')}: ${v.CLIENT} exports no process CPU counter chainperf knows: give NODE_PID (the node's process on this host) for RUNTIME=attach`,
       );

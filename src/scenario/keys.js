@@ -309,6 +309,12 @@ const KEYS = {
     secret: true,
     doc: 'Prometheus-format metrics endpoint of the node (attach), e.g. http://127.0.0.1:6060/debug/metrics/prometheus, read for its CPU counter. Basic auth in it is sent as an Authorization header.',
   },
+  REPLICA_METRICS: {
+    type: 'urls',
+    default: '',
+    secret: true,
+    doc: "Attach to a fleet (RUNTIME=attach, RPC_URL its balancer): the metrics endpoint of each replica behind it, comma-separated (geth: http://<replica>:6060/debug/metrics/prometheus). Each is only read (HTTP GET): its CPU counter and its own request counter at each window edge; the fleet's CPU is their sum, and run.json gives each replica's requests, share and CPU per request (docs/fleets.md#attaching-to-a-fleet-that-already-runs-replica_metrics). Takes the place of METRICS_URL and NODE_PID.",
+  },
   NODE_PID: {
     type: 'int',
     min: 1,

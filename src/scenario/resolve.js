@@ -54,12 +54,23 @@ function resolveScenario(file, opts = {}) {
   return { scenario: errors.length ? null : values, sources, errors, warnings };
 }
 
+/** A secret key's value as reports show it: a URL's secret parts replaced, any other value whole. */
+function storedSecret(spec, value) {
+  if (spec.type === 'url') return redactUrl(value);
+  if (spec.type === 'urls')
+    return String(value)
+      .split(',')
+      .map((u) => redactUrl(u))
+      .join(',');
+  return REDACTED;
+}
+
 /** The scenario as stored in reports: secrets in URLs replaced. */
 function redactScenario(values) {
   const out = {};
   for (const [key, value] of Object.entries(values)) {
     const spec = KEYS[key];
-    out[key] = spec && spec.secret && value ? (spec.type === 'url' ? redactUrl(value) : REDACTED) : value;
+    out[key] = spec && spec.secret && value ? storedSecret(spec, value) : value;
   }
   return out;
 }

@@ -48,6 +48,20 @@ function convertUrl(spec, raw) {
   return { value: raw };
 }
 
+/** A comma-separated list of URLs (REPLICA_METRICS), each as convertUrl takes it. */
+function convertUrls(spec, raw) {
+  const list = raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  if (!list.length) return { error: `expected one or more URLs separated by commas, got "${raw}"` };
+  for (const u of list) {
+    const r = convertUrl(spec, u);
+    if (r.error) return r;
+  }
+  return { value: list.join(',') };
+}
+
 /** One converter per key type: (spec, raw) -> {value} or {error}. */
 const CONVERTERS = {
   int: convertNumber,
@@ -60,6 +74,7 @@ const CONVERTERS = {
   version: (_spec, raw) =>
     /^\d+\.\d+\.\d+$/.test(raw) ? { value: raw } : { error: `expected a version like 1.16.7, got "${raw}"` },
   url: convertUrl,
+  urls: convertUrls,
   workload: (_spec, raw) => checkWorkload(raw),
   // IPv4 only: compose's short port syntax and the URLs built from it take no bare IPv6 address.
   ip: (_spec, raw) =>

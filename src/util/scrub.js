@@ -107,6 +107,10 @@ function addSecrets(values) {
 function addSecretValue(spec, value) {
   if (!spec || !spec.secret || value === undefined || value === null || value === '') return;
   const raw = String(value);
+  if (spec.type === 'urls') {
+    for (const u of raw.split(',')) addSecretValue({ ...spec, type: 'url' }, u.trim());
+    return undefined;
+  }
   if (spec.type !== 'url') return addSecrets([raw]);
   const parts = urlSecrets(raw);
   // a URL with nothing secret in it (http://127.0.0.1:8545) stays readable

@@ -50,7 +50,7 @@ describe('CPU sources', function () {
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     try {
       const src = metricsSource(`http://127.0.0.1:${server.address().port}/`);
-      await assert.rejects(src.calibrate(), /metrics endpoint has no system_cpu_procload_total/);
+      await assert.rejects(src.calibrate(), /metrics endpoint \(METRICS_URL\) has no system_cpu_procload_total/);
     } finally {
       server.close();
     }
