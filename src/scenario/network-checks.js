@@ -69,7 +69,11 @@ function fleetChecks(v, { given, at }, errors) {
     return;
   }
   const where = at(given.REPLICAS ? 'REPLICAS' : 'BALANCER');
-  if (!['host', 'compose', 'swarm'].includes(v.RUNTIME))
+  if (v.RUNTIME === 'attach')
+    errors.push(
+      `${where}: REPLICAS: chainperf starts no fleet with RUNTIME=attach; to measure one that runs, give RPC_URL its balancer and REPLICA_METRICS each replica's metrics endpoint`,
+    );
+  else if (!['host', 'compose', 'swarm'].includes(v.RUNTIME))
     errors.push(`${where}: REPLICAS: a fleet starts in the host, compose and swarm runtimes only, for now`);
   if (!(v.NETWORK_NODES > 0))
     errors.push(`${where}: REPLICAS: replicas share one chain through a network; set NETWORK_NODES (1 or more)`);
