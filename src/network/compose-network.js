@@ -133,17 +133,15 @@ async function initComposeNetwork(s, plan, { client, run, log, replicas = [] }) 
 
 /** Looks at the network's containers every 2 s and tells each one's listeners once when it is no longer running. */
 function watchContainers(peers, onTick = () => {}) {
-  const timer = setInterval(async () => {
-    onTick();
-    for (const p of peers) {
-      if (p.exited) continue;
-      const info = await docker.inspectContainer(p.containerId).catch(() => undefined);
-      if (info === undefined || (info && info.State.Status === 'running')) continue; // the engine was busy, or it runs
+  return docker.watchExits(peers, {
+    idOf: (p) => p.containerId,
+    everyMs: 2000,
+    onTick,
+    onExit: (p, info) => {
       p.exited = true;
       for (const fn of p.listeners) fn(info ? info.State.ExitCode : null, info && info.State.OOMKilled ? 'OOM' : null);
-    }
-  }, 2000);
-  return () => clearInterval(timer);
+    },
+  });
 }
 
 /**

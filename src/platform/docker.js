@@ -80,6 +80,29 @@ async function inspectContainer(nameOrId) {
 }
 
 /**
+ * Looks every everyMs for containers that stopped running and calls onExit(item, info) once for each (info null: the
+ * engine no longer knows it); onTick runs before each look. An inspect that fails (a busy engine) is tried again at
+ * the next look. Returns the function that stops looking.
+ * @template T
+ * @param {T[]} items
+ * @param {{idOf: (item: T) => string, everyMs: number, onTick?: () => void, onExit: (item: T, info: any) => void}} o
+ */
+function watchExits(items, { idOf, everyMs, onTick = () => {}, onExit }) {
+  const gone = new Set();
+  const timer = setInterval(async () => {
+    onTick();
+    for (const item of items) {
+      if (gone.has(item)) continue;
+      const info = await inspectContainer(idOf(item)).catch(() => undefined);
+      if (info === undefined || (info && info.State.Status === 'running')) continue;
+      gone.add(item);
+      onExit(item, info);
+    }
+  }, everyMs);
+  return () => clearInterval(timer);
+}
+
+/**
  * The engine's own CPU counters for a container, read now (one-shot stats,
  * no waiting for a second sample): user, system and total seconds.
  */
@@ -200,6 +223,7 @@ function compose(args, { env, cwd, onLine = () => {}, timeoutMs = 0, argv } = {}
 }
 
 module.exports = {
+  watchExits,
   removeProject,
   engine,
   engineVersionSync,

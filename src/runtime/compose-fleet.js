@@ -102,36 +102,44 @@ function lastingCgroup(pid) {
   return g;
 }
 
-/** A replica's container as fleet-hooks.js knows a replica; its exit is looked for every second. */
-async function containerReplica(r, id, fleet, log) {
+/** A replica's container as fleet-hooks.js knows a replica (its exit is looked for by watchReplicas). */
+async function containerReplica(r, id) {
   const info = await docker.inspectContainer(id);
   const group = lastingCgroup(info.State.Pid);
   const gone = [];
-  const replica = {
+  return {
     name: r.name,
     service: r.service,
     container: info.Name.replace(/^\//, ''),
     id: info.Id,
     group,
     exited: false,
+    gone,
     kill: () => {
       group.cpu(); // its cgroup goes with the container: the last reading, a moment before the kill
       return docker.engine('POST', `/containers/${info.Id}/kill?signal=KILL`);
     },
     onGone: (fn) => gone.push(fn),
-    poll: async () => {
-      if (replica.exited) return;
-      group.cpu(); // keeps its last reading fresh
-      const now = await docker.inspectContainer(info.Id).catch(() => undefined);
-      if (now === undefined || (now && now.State.Status === 'running')) return;
-      replica.exited = true;
-      for (const fn of gone) fn();
-      if (fleet.stopping) return;
-      fleet.lost.push({ replica: r.name, at_ms: Date.now(), code: now ? now.State.ExitCode : null, signal: null });
-      log(`replica ${r.name} (container ${replica.container}) exited`);
-    },
   };
-  return replica;
+}
+
+/**
+ * Looks every second for a replica's container that exited (keeping each one's cgroup reading fresh, so that one
+ * that exits keeps its last): named in the fleet's lost replicas unless the run is stopping.
+ */
+function watchReplicas(replicas, fleet, log) {
+  return docker.watchExits(replicas, {
+    idOf: (r) => r.id,
+    everyMs: 1000,
+    onTick: () => replicas.forEach((r) => r.exited || r.group.cpu()),
+    onExit: (r, info) => {
+      r.exited = true;
+      for (const fn of r.gone) fn();
+      if (fleet.stopping) return;
+      fleet.lost.push({ replica: r.name, at_ms: Date.now(), code: info ? info.State.ExitCode : null, signal: null });
+      log(`replica ${r.name} (container ${r.container}) exited`);
+    },
+  });
 }
 
 /** Waits until HAProxy's health checks pass for every replica (60 s at most). */
@@ -160,7 +168,7 @@ async function startComposeFleet(s, stack, { plan, containers, services, log }) 
   for (const r of plan.replicas) {
     const id = r.service === 'node' ? containers.node.id : await services.containerOf(r.service);
     if (!id) throw new Error(`no running container of ${r.service}`);
-    replicas.push(await containerReplica(r, id, fleet, log));
+    replicas.push(await containerReplica(r, id));
   }
   const lbId = await services.containerOf('haproxy');
   if (!lbId) throw new Error('no running container of haproxy');
@@ -168,10 +176,10 @@ async function startComposeFleet(s, stack, { plan, containers, services, log }) 
   const statsUrl = `http://127.0.0.1:${plan.statsPort}/metrics`;
   const counts = async () => serverCounts(await (await fetch(statsUrl, { signal: AbortSignal.timeout(15000) })).text());
   await waitForBalancer(counts, replicas);
-  const timer = setInterval(() => replicas.forEach((r) => r.poll()), 1000);
+  const stopWatching = watchReplicas(replicas, fleet, log);
   stack.cleanups.push(() => {
     fleet.stopping = true;
-    clearInterval(timer);
+    stopWatching();
   });
   // HAProxy's access log is its container's standard output, read whole (a window's lines, not a tail)
   const logText = () => docker.containerLogs(lbId, { stdoutOnly: true });

@@ -8,8 +8,9 @@
 //   its IPVS, which some kernels lack;
 // - a swarm cannot bind a published port to one address: the ports listen on
 //   every interface of the swarm node (the run's log says so);
-// - a swarm has no cpuset: the node's container is pinned to CORES after it
-//   starts, by the engine of the machine it runs on (swarm.js);
+// - a swarm has no cpuset: the node's container (a fleet's replicas, the
+//   network's nodes, HAProxy) is pinned after it starts, by the engine of the
+//   machine it runs on (swarm.js);
 // - tasks are not restarted (restart_policy none): a node that exits ends the
 //   run, as in the compose runtime;
 // - every service is placed on this machine's swarm node, cAdvisor on every

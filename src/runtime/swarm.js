@@ -1,6 +1,7 @@
 'use strict';
 // RUNTIME=swarm: the compose runtime's stack (the node, cAdvisor, Prometheus,
-// Grafana when its image is here) deployed with `docker stack deploy` to the
+// Grafana when its image is here; a network's nodes, a fleet's replicas and
+// HAProxy: compose-around.js) deployed with `docker stack deploy` to the
 // Docker Swarm this engine manages, from the project Compose renders out of
 // the same files (swarm-render.js says what a swarm does differently). On one
 // machine, `docker swarm init` is all it needs. From the moment the services'
