@@ -117,7 +117,7 @@ describe("attach runtime: a fleet that already runs, read through each replica's
         `RPC_URL=${lb.url}`,
         `REPLICA_METRICS=${nodes.map((n) => n.metricsUrl).join(',')}`,
         'CREATE_HISTORY=no', // two separate dev chains: reads only
-        'WORKLOAD=eth-reads-light',
+        'WORKLOAD=method:eth_getBlockByNumber',
         'CONCURRENCY=16',
         'WARMUP_S=2',
         'IDLE_S=3',
