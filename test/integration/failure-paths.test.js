@@ -142,7 +142,8 @@ describe('failure paths', () => {
       'dead',
       `RUNTIME=attach\nRPC_URL=http://127.0.0.1:9\nNODE_PID=${process.pid}\n`,
     );
-    const later = await startRun(dead, { CHAINPERF_RUNS_DIR: runs, SYNC_TIMEOUT_S: '2' }).done;
+    // (RETRY_S=0: nothing answers there, and the run need not retry for a minute to show that it reclaimed the other)
+    const later = await startRun(dead, { CHAINPERF_RUNS_DIR: runs, SYNC_TIMEOUT_S: '2', RETRY_S: '0' }).done;
     assert.match(
       later.stderr,
       new RegExp(`run ${runId} was killed before it could tear down: removed .*cgroups.*work folder`),
