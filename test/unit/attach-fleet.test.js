@@ -68,7 +68,7 @@ describe('attach to a fleet (REPLICA_METRICS)', function () {
       assert.equal(r1.share + r2.share, 1);
       assert.ok(r2.span_ms[0] - r1.span_ms[0] > 40, 'replica-2 read at its own refresh, not at the window edge');
       assert.ok(f.spread.cpu_per_request_max_over_min > 5, 'half a core for a third of the requests');
-      assert.equal(f.balancer.cpu_s, null, "a balancer chainperf did not start is not measured");
+      assert.equal(f.balancer.cpu_s, null, 'a balancer chainperf did not start is not measured');
       assert.equal(hooks.record().algorithm, null);
       assert.match(hooks.record().per_replica, /replica-2 http:\/\/127\.0\.0\.1:\d+\/debug\/metrics\/prometheus/);
     } finally {
@@ -115,7 +115,10 @@ describe('attach to a fleet (REPLICA_METRICS)', function () {
     const errs = (text) => resolve(`RUNTIME=attach\nRPC_URL=http://127.0.0.1:8000\n${text}`).errors.join('\n');
     assert.match(errs('REPLICA_METRICS=http://a:1/m\nNODE_PID=1\n'), /NODE_PID: REPLICA_METRICS reads each replica/);
     assert.match(errs('REPLICA_METRICS=http://a:1/m\nMETRICS_URL=http://a:1/m\n'), /leave METRICS_URL unset/);
-    assert.match(errs('REPLICA_METRICS=http://a:1/m,ftp://b\n'), /REPLICA_METRICS.*expected http:\/\/ or https:\/\/ URL/);
+    assert.match(
+      errs('REPLICA_METRICS=http://a:1/m,ftp://b\n'),
+      /REPLICA_METRICS.*expected http:\/\/ or https:\/\/ URL/,
+    );
     assert.match(
       resolve('RUNTIME=host\nREPLICA_METRICS=http://a:1/m\n').errors.join('\n'),
       /REPLICA_METRICS is only used with RUNTIME=attach/,

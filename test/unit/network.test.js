@@ -375,7 +375,10 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.equal(errs('RUNTIME=compose\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\nFAULT=kill-replica@3s\n'), '');
     assert.equal(errs('RUNTIME=swarm\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\n'), '');
     assert.equal(errs('RUNTIME=swarm\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\nFAULT=kill-replica@3s\n'), '');
-    assert.match(errs('RUNTIME=attach\nRPC_URL=http://x:1\nREPLICAS=2\n'), /REPLICAS: chainperf starts no fleet .*REPLICA_METRICS/);
+    assert.match(
+      errs('RUNTIME=attach\nRPC_URL=http://x:1\nREPLICAS=2\n'),
+      /REPLICAS: chainperf starts no fleet .*REPLICA_METRICS/,
+    );
   });
 
   it("renders the compose fleet's Prometheus targets (the node service is replica-1) and HAProxy's by-name servers", () => {
