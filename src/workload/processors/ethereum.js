@@ -3,6 +3,7 @@
 // once, so it holds one ethers provider per worker, never one per virtual user.
 //
 // Every request goes through ethers' provider.send (JsonRpcProvider over HTTP,
+// its bytes on keep-alive sockets of chainperf's own: ethers-http.js;
 // WebSocketProvider with TRANSPORT=ws: one WebSocket per worker) with batching and
 // ethers' request de-duplication turned off: without that, ethers would fold
 // identical concurrent calls (eth_blockNumber from many users) into one HTTP
@@ -12,14 +13,13 @@
 // [start_at, end_at). Its outcome is recorded in samples written by this
 // worker at end_at, and mirrored into artillery's own metrics.
 
-const http = require('node:http');
-const https = require('node:https');
 const { performance } = require('node:perf_hooks');
 const { ethers } = require('ethers');
 const { paramsFor } = require('../../chains/ethereum/params');
 const { classifyError } = require('../samples');
 const { loadGenerator } = require('../generator');
 const { ethersProvider, fetchRequestFor, useNativeUtf8Decoding } = require('../../chains/ethereum/provider');
+const { ethersGetUrl } = require('../ethers-http');
 const { isWebSocketUrl } = require('../../util/rpc');
 const { shapedGate } = require('../shapes');
 const { replayWith } = require('../replay');
@@ -35,15 +35,15 @@ const network = ethers.Network.from(pool.chain_id);
 const overWs = isWebSocketUrl(spec.rpc_url); // TRANSPORT=ws gives a ws:// or wss:// URL
 const options = { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 };
 
-/** HTTP: a FetchRequest over a keep-alive agent. ws: a WebSocketProvider, made again if its socket closes. */
+/**
+ * HTTP: a FetchRequest whose bytes travel on keep-alive sockets of chainperf's own (ethers-http.js: Node's http client
+ * cost more than ethers itself). ws: a WebSocketProvider, made again if its socket closes.
+ */
 function makeProvider() {
   if (overWs) return ethersProvider(spec.rpc_url, network, options);
   const fetchReq = fetchRequestFor(spec.rpc_url);
   fetchReq.timeout = spec.timeout_ms;
-  const agentOpts = { keepAlive: true, maxSockets: Infinity };
-  fetchReq.getUrlFunc = ethers.FetchRequest.createGetUrlFunc({
-    agent: spec.rpc_url.startsWith('https:') ? new https.Agent(agentOpts) : new http.Agent(agentOpts),
-  });
+  fetchReq.getUrlFunc = ethersGetUrl(spec.rpc_url, { timeoutMs: spec.timeout_ms });
   return ethersProvider(spec.rpc_url, network, options, { fetchRequest: fetchReq });
 }
 let provider = makeProvider();

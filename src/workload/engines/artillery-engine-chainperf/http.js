@@ -8,7 +8,8 @@
 // per-request state machines, stream plumbing. Here a response is read just
 // far enough to know its status, its length (Content-Length, or chunked
 // transfer coding) and whether the server will close the connection; the body
-// is handed back whole. A request unanswered after timeout_ms fails as a
+// is handed back whole (with its Content-Encoding, for ethers' transport,
+// src/workload/ethers-http.js, which asks for gzip). A request unanswered after timeout_ms fails as a
 // timeout and its connection is closed (a sweep checks, rather than one timer
 // per request). A connection the server closed is dropped and a new one is
 // opened for the next request.
@@ -49,6 +50,7 @@ class ResponseReader {
     this.length = -1; // body length when Content-Length gave it
     this.chunked = false;
     this.close = false;
+    this.encoding = null; // Content-Encoding, for a caller that asked for one (ethers' gzip)
     this.bodyAt = -1; // offset of the body in buf once the head is read
     this.parts = null; // chunked: the body's pieces so far
     this.pos = 0; // chunked: where the next chunk-size line starts
@@ -74,6 +76,8 @@ class ResponseReader {
     this.close = head.startsWith('http/1.0')
       ? !/\r\nconnection:[ \t]*keep-alive/.test(head)
       : /\r\nconnection:[ \t]*close/.test(head);
+    const ce = /\r\ncontent-encoding:[ \t]*([^\r]*)/.exec(head);
+    if (ce) this.encoding = ce[1].trim();
     const te = /\r\ntransfer-encoding:([^\r]*)/.exec(head);
     const cl = /\r\ncontent-length:[ \t]*(\d+)/.exec(head);
     if (te && /chunked/.test(te[1])) this.chunked = true;
@@ -89,7 +93,12 @@ class ResponseReader {
     const end = this.bodyAt + this.length;
     if (this.buf.length < end) return null;
     if (this.buf.length > end) throw new Error('bytes after the response (the server answered a request not sent)');
-    const res = { status: this.status, body: this.buf.subarray(this.bodyAt, end), close: this.close };
+    const res = {
+      status: this.status,
+      body: this.buf.subarray(this.bodyAt, end),
+      close: this.close,
+      encoding: this.encoding,
+    };
     this.reset();
     return res;
   }
@@ -110,6 +119,7 @@ class ResponseReader {
           status: this.status,
           body: this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts),
           close: this.close,
+          encoding: this.encoding,
         };
         this.reset();
         return res;
