@@ -11,6 +11,9 @@
 // live counter, not a refreshed gauge). CPU per request = generator CPU /
 // requests geth served in the window. Figures are medians over repetitions.
 //
+// Then the default run as a user runs it (geth-dev.env: artillery + ethers over
+// HTTP, the default mix, BENCH_DEFAULT_REPEAT windows): its generator's CPU per
+// request over the node's, window by window (the goal: at most 0.5).
 // Then the repeatability of a run: REPEAT=5 windows of the default mix
 // (geth-dev.env, lean engine, BENCH_CV_WINDOW_S windows after a
 // BENCH_CV_WARM_S warm-up), and the CV of CPU time per request across them.
@@ -25,7 +28,8 @@
 //   wrk_rps ethers_us_per_request ethers_rps engine_ws_us_per_request
 //   engine_ws_ratio engine_ws_max_rps engine_ws_rps ethers_ws_us_per_request
 //   ethers_ws_rps cv_cpu_ms_per_request cv_repetitions cpu_floor_cv
-//   cv_generator_us_per_request
+//   cv_generator_us_per_request default_generator_us_per_request
+//   default_node_us_per_request default_generator_over_node
 // (engine_* without ws are the lean engine over HTTP; engine_ws_ratio is
 // against wrk, which speaks HTTP only.)
 // engine_max_rps is what one core could send at the measured CPU per request
@@ -46,7 +50,7 @@ const { median } = require('../src/stats');
 const { newRunId } = require('../src/run');
 const { log } = require('../src/util/log');
 const { sleepUntil, sleep } = require('../src/util/time');
-const { CV_REPEAT, cpuFloor, repeatability } = require('./lib/bench-repeat');
+const { CV_REPEAT, cpuFloor, repeatability, defaultRun } = require('./lib/bench-repeat');
 
 const WARM_S = Number(process.env.BENCH_WARM_S || 2);
 const MEASURE_S = Number(process.env.BENCH_MEASURE_S || 5);
@@ -176,7 +180,7 @@ function printTable(med) {
 }
 
 /** The closing key=value line. */
-function keyValues(med, rep, floor) {
+function keyValues(med, rep, floor, def) {
   const engine = med('lean', 'us_per_request');
   const ref = med('wrk', 'us_per_request');
   return {
@@ -198,6 +202,9 @@ function keyValues(med, rep, floor) {
     cv_repetitions: CV_REPEAT,
     cpu_floor_cv: floor === null ? 'n/a' : floor.toFixed(4),
     cv_generator_us_per_request: rep === null || rep.generatorCv === null ? 'n/a' : rep.generatorCv.toFixed(4),
+    default_generator_us_per_request: def === null ? 'n/a' : def.generator.toFixed(1),
+    default_node_us_per_request: def === null ? 'n/a' : def.node.toFixed(1),
+    default_generator_over_node: def === null ? 'n/a' : def.ratio.toFixed(3),
   };
 }
 
@@ -234,10 +241,11 @@ async function main() {
     const med = (g, key) => median(results[g].map((r) => r[key]));
     printTable(med);
     const nodeCpus = String(stack.node.cpus);
-    await stop(); // the repeatability run below starts its own node
+    await stop(); // the runs below start their own nodes
+    const def = await defaultRun();
     const rep = await repeatability();
     const floor = await cpuFloor(nodeCpus);
-    const kv = keyValues(med, rep, floor);
+    const kv = keyValues(med, rep, floor, def);
     process.stdout.write(
       `\n${Object.entries(kv)
         .map(([k, v]) => `${k}=${v}`)

@@ -1,8 +1,9 @@
 'use strict';
-// npm run bench's second part: how much a run's CPU per request varies over
-// REPEAT windows of the default mix, and the machine's floor for that
-// variation (the same CPU-bound work timed in windows as long on the node's
-// core).
+// npm run bench's second part: the default run as a user runs it (its
+// generator's CPU per request against the node's), how much a run's CPU per
+// request varies over REPEAT windows of the default mix, and the machine's
+// floor for that variation (the same CPU-bound work timed in windows as long
+// on the node's core).
 
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
@@ -20,6 +21,9 @@ const CV_REPEAT = Number(process.env.BENCH_CV_REPEAT ?? 5);
 const CV_WARM_S = Number(process.env.BENCH_CV_WARM_S || 60);
 
 const CV_WINDOW_S = Number(process.env.BENCH_CV_WINDOW_S || 30);
+
+// Windows of the default run (geth-dev.env as it is: artillery + ethers over HTTP, the default mix).
+const DEFAULT_REPEAT = Number(process.env.BENCH_DEFAULT_REPEAT ?? 3);
 
 /**
  * Repeatability: the default mix on geth --dev, REPEAT=CV_REPEAT windows of
@@ -72,6 +76,52 @@ async function repeatability() {
 }
 
 /**
+ * The default run, DEFAULT_REPEAT windows of CV_WINDOW_S after CV_WARM_S: the generator's CPU per request over the
+ * node's, window by window (the goal is at most 0.5: the generator is never the limit). Returns the medians, or null
+ * when DEFAULT_REPEAT is 0.
+ */
+async function defaultRun() {
+  if (DEFAULT_REPEAT < 1) return null;
+  const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-default-'));
+  log(`the default run: geth-dev.env as it is, ${DEFAULT_REPEAT} windows of ${CV_WINDOW_S} s`);
+  try {
+    const { run } = await runScenario(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      env: {
+        RUNTIME: 'host',
+        ...process.env,
+        REPEAT: String(DEFAULT_REPEAT),
+        WARMUP_S: String(CV_WARM_S),
+        DURATION_S: String(CV_WINDOW_S),
+        IDLE_S: '5', // the ratio is of gross figures: the idle baseline only has to be there
+        REPORTS_DIR: reports,
+        ARCHIVE: 'none',
+      },
+      out: () => {},
+      index: false,
+    });
+    if (!run || run.status !== 'ok') throw new Error(`the default run failed: ${run ? run.error : 'no report'}`);
+    const windows = (run.repetitions || [run]).map((r) => ({
+      generator: r.generator.cpu_us_per_request,
+      node: r.figures.cpu_ms_per_request * 1000,
+    }));
+    const ratios = windows.map((w) => w.generator / w.node);
+    const each = windows.map((w, i) => `${w.generator.toFixed(1)} / ${w.node.toFixed(1)} us = ${ratios[i].toFixed(3)}`);
+    const { GENERATOR, TRANSPORT } = run.provenance.scenario;
+    process.stdout.write(
+      `\nthe default run (${GENERATOR} over ${TRANSPORT}): generator / node CPU per request, window by window: ${each.join('; ')}\n`,
+    );
+    const mid = (xs) => summarize(xs).median;
+    return {
+      generator: mid(windows.map((w) => w.generator)),
+      node: mid(windows.map((w) => w.node)),
+      ratio: mid(ratios),
+    };
+  } finally {
+    fs.rmSync(reports, { recursive: true, force: true });
+  }
+}
+
+/**
  * The machine's noise floor: the same CPU-bound work timed in CV_REPEAT
  * windows of CV_WINDOW_S on the node's cores (scripts/lib/cpu-floor.js);
  * returns the CV of its CPU time across windows, or null when CV_REPEAT is under 2.
@@ -92,4 +142,4 @@ async function cpuFloor(cpus) {
   return s.cv;
 }
 
-module.exports = { CV_REPEAT, CV_WARM_S, CV_WINDOW_S, repeatability, cpuFloor };
+module.exports = { CV_REPEAT, CV_WARM_S, CV_WINDOW_S, repeatability, cpuFloor, defaultRun };

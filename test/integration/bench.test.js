@@ -26,6 +26,9 @@ describe('npm run bench (shortened)', () => {
       BENCH_CV_REPEAT: '2',
       BENCH_CV_WINDOW_S: '5',
       BENCH_CV_WARM_S: '2',
+      BENCH_DEFAULT_REPEAT: '1',
+      HISTORY_TRANSFERS: '40', // the runs' own history: enough for the mix's parameters
+      HISTORY_CONTRACT_CALLS: '20',
     };
     res = await new Promise((resolve) => {
       const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'bench.js')], { cwd: ROOT, env });
@@ -56,6 +59,9 @@ describe('npm run bench (shortened)', () => {
       'cv_repetitions',
       'cpu_floor_cv',
       'cv_generator_us_per_request',
+      'default_generator_us_per_request',
+      'default_node_us_per_request',
+      'default_generator_over_node',
     ]) {
       assert.ok(k in pairs, `${k} missing from: ${res.stdout.trim().split('\n').pop()}`);
     }
@@ -89,6 +95,13 @@ describe('npm run bench (shortened)', () => {
       /the generator's own CPU per request for the same requests, window by window \([\d.]+, [\d.]+ us\): CV [\d.]+%/,
     );
     assert.match(res.stdout, /machine floor: the same work took [\d.]+, [\d.]+ s of CPU in its 2 windows/);
+    const [gLo, gHi] = range('default_generator_us_per_request');
+    const [nLo, nHi] = range('default_node_us_per_request');
+    inside('default_generator_over_node', gLo / nHi, gHi / nLo); // one window: the median of one
+    assert.match(
+      res.stdout,
+      /the default run \(ethers over http\): generator \/ node CPU per request, window by window: /,
+    );
   });
 
   it('leaves no process behind', () => {

@@ -20,6 +20,18 @@ const SHORT = {
   MAX_ERROR_RATE: '0',
 };
 
+/**
+ * The node's own request counter through Prometheus agrees with the generator's count: each edge's scrape is up to
+ * a scrape interval (1 s) away from the edge, and later under load, so two and a half seconds of requests is the
+ * room (a short window's 25% was not, on a loaded machine).
+ */
+function assertScrapedClose(run) {
+  const served = run.node.rpc_requests;
+  const ok = run.figures.requests_ok;
+  assert.ok(typeof served === 'number' && served > 0, `node counted ${served}`);
+  assert.ok(Math.abs(served - ok) <= 2.5 * run.figures.rps, `node counted ${served}, the generator ${ok}`);
+}
+
 describe('host runtime: geth --dev end to end', () => {
   let res;
   let run;
@@ -114,8 +126,7 @@ describe('host runtime: geth --dev end to end', () => {
     assert.equal(artilleryCount(res.reportDir, 'chainperf.ok.'), run.figures.requests_ok);
     assert.equal(artilleryCount(res.reportDir, 'chainperf.failed.'), run.figures.requests_failed);
     // geth's rpc_requests through Prometheus, scraped every second: close, not exact, at the edges
-    const served = run.node.rpc_requests;
-    assert.ok(Math.abs(served - run.figures.requests_ok) / run.figures.requests_ok < 0.25, `node counted ${served}`);
+    assertScrapedClose(run);
   });
 
   it('keeps the raw artillery output, a summary and three SVG charts', () => {
@@ -196,7 +207,7 @@ describe("host runtime with GENERATOR=lean: chainperf's engine on geth", () => {
 
   it("its counts agree with artillery's counters and the node's, its CPU with /proc", () => {
     assert.equal(artilleryCount(res.reportDir, 'chainperf.ok.'), run.figures.requests_ok);
-    assert.ok(Math.abs(run.node.rpc_requests - run.figures.requests_ok) / run.figures.requests_ok < 0.25);
+    assertScrapedClose(run);
     const independent = cpuWatch.cpuAt(run.node.cpu_window.end_ms) - cpuWatch.cpuAt(run.node.cpu_window.start_ms);
     assert.ok(Math.abs(independent - run.node.cpu_total_s) / run.node.cpu_total_s < 0.05);
   });
