@@ -80,6 +80,7 @@ async function awaitPeers(s, peers, { net, members, log, signal, timeoutS = 60 }
   const cap = net.inboundPeers ? net.inboundPeers(s.PEERS) : s.PEERS;
   const want = Math.min(peers.length, cap);
   const deadline = Date.now() + timeoutS * 1000;
+  const short = [];
   for (const m of members) {
     let have = 0;
     for (let k = 0; Date.now() < deadline; k++) {
@@ -89,8 +90,12 @@ async function awaitPeers(s, peers, { net, members, log, signal, timeoutS = 60 }
         for (const p of peers) await rpcCall(p.rpcUrl, 'admin_addPeer', [enodeOf(net, m)]).catch(() => null);
       await sleep(1000, signal);
     }
-    if (have < want) log(`network: ${m.name} has ${have} of its ${want} peers after ${timeoutS} s; measuring anyway`);
+    if (have < want) {
+      short.push(`${m.name} had ${have} of its ${want} peers when the wait for them ended (${timeoutS} s)`);
+      log(`network: ${short[short.length - 1]}; measuring anyway`);
+    }
   }
+  return short; // for the run's warnings
 }
 
 /**
@@ -162,7 +167,7 @@ function syncHooks(stack, { peers, driver, net, member, syncCpu, log, signal }) 
  */
 async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts, record, syncCpu, log, signal }) {
   parts.driver = await driveBlocks(s, peers, { jwtFile, members, log });
-  await awaitPeers(s, peers, { net, members, log, signal });
+  const short = await awaitPeers(s, peers, { net, members, log, signal });
   const watch = startNetworkWatch({
     rpcUrl: members[0].rpcUrl,
     metricsUrl: members[0].metricsUrl,
@@ -174,6 +179,8 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
     log,
   });
   parts.watch = watch;
+  const problems = watch.problems;
+  watch.problems = () => [...short, ...problems()]; // a member short of peers is said in the run's warnings
   watch.profileFrames = net.profileFrames || null; // NODE_PROFILE=cpu: the share of the node's CPU in networking
   if (s.NETWORK_TPS > 0)
     watch.feed = parts.feed = await feedTransactions(s, peers, { devKey: net.devKey, log, signal });

@@ -99,7 +99,9 @@ describe("attach runtime: a fleet that already runs, read through each replica's
   let run;
 
   before(async () => {
-    nodes.push(await startGeth(), await startGeth());
+    // two dev chains of their own, started together so that their heads stay within the blocks the harvest leaves
+    // below the head it sees (a real fleet shares one chain; these only need to answer the same reads)
+    nodes.push(...(await Promise.all([startGeth(), startGeth()])));
     const { port, statsPort } = await freePorts(['port', 'statsPort']);
     const bin = await ensureDebianTool('haproxy', 'haproxy', (m) => process.stderr.write(`${m}\n`));
     const servers = nodes.map((n, i) => ({

@@ -10,6 +10,9 @@ const LOGGER = require('./contracts/Logger.json');
 const { mapLimit } = require('../../util/async');
 
 const SCAN_BLOCKS = 1024; // most recent blocks read for transactions
+// The pool stops this many blocks below the head it saw: behind a balancer (REPLICA_METRICS, a fleet) a replica may
+// be a block or two behind the one that answered, and a block or a log range it does not have yet would fail there.
+const SETTLE_BLOCKS = 2;
 const MAX_TXS = 2000;
 const MAX_ADDRESSES = 500;
 const PING_TOPIC = ethers.id('Ping(address,uint256,bytes32)');
@@ -20,10 +23,11 @@ const PING_TOPIC = ethers.id('Ping(address,uint256,bytes32)');
 async function harvest(url, { signal, log = () => {}, rpc = rpcCall } = {}) {
   const call = (method, params) => rpc(url, method, params, { signal, timeoutMs: 30000 });
   const chainId = Number(await call('eth_chainId', []));
-  const head = Number(await call('eth_blockNumber', []));
+  const seen = Number(await call('eth_blockNumber', []));
+  const head = Math.max(0, seen - SETTLE_BLOCKS);
   const first = Math.max(0, head - SCAN_BLOCKS + 1);
   const numbers = Array.from({ length: head - first + 1 }, (_, i) => first + i);
-  log(`harvesting parameters from blocks ${first}..${head}`);
+  log(`harvesting parameters from blocks ${first}..${head} (the head seen: ${seen})`);
   const blocks = await mapLimit(numbers, 8, (n) => call('eth_getBlockByNumber', [`0x${n.toString(16)}`, true]));
 
   const txHashes = [];
