@@ -3,6 +3,7 @@
 // outside: each run gets its own TMPDIR, which every process it starts (geth's
 // datadir, Prometheus' storage, artillery's script) has in its command line.
 
+const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
@@ -201,7 +202,40 @@ function watchContainerCpu(findId) {
   };
 }
 
+/**
+ * A fleet's run (REPLICAS behind HAProxy): the requests HAProxy counted for the replicas add up to the clients' within
+ * 5%, and roundrobin gave each replica more than 0.3 of them.
+ */
+function assertBalancerCounts(run) {
+  const f = run.node.fleet;
+  const clients = run.figures.requests_ok + run.figures.requests_failed;
+  assert.ok(Math.abs(f.requests - clients) / clients < 0.05, `HAProxy ${f.requests}, clients ${clients}`);
+  assert.ok(
+    f.replicas.every((r) => r.share > 0.3),
+    JSON.stringify(f.replicas),
+  );
+}
+
+/**
+ * A fleet's run in containers: each replica's CPU agrees within 3% with its container's cgroup over the window, as
+ * watchContainerCpu read it (watches by replica name); a replica killed in the window took its cgroup with it, so its
+ * last reading stands for the window's end.
+ */
+function assertReplicaCpu(run, watches) {
+  const w = run.window;
+  for (const r of run.node.fleet.replicas) {
+    const end = r.up_at_end ? watches[r.name].cpuAt(w.end_ms) : watches[r.name].lastCpu();
+    const independent = end - watches[r.name].cpuAt(w.start_ms);
+    assert.ok(
+      Math.abs(independent - r.cpu_s) / r.cpu_s < 0.03,
+      `${r.name}: chainperf ${r.cpu_s} s, cgroup ${independent} s`,
+    );
+  }
+}
+
 module.exports = {
+  assertBalancerCounts,
+  assertReplicaCpu,
   watchContainerCpu,
   fileListing,
   startRun,

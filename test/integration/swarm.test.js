@@ -11,7 +11,7 @@
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
-const { startRun, readRun, watchContainerCpu } = require('./harness');
+const { startRun, readRun, watchContainerCpu, assertBalancerCounts, assertReplicaCpu } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 const docker = require('../../src/platform/docker');
 const swarm = require('../../src/platform/swarm');
@@ -156,24 +156,11 @@ describe('RUNTIME=swarm with REPLICAS=2: two geth services behind an HAProxy ser
   });
 
   it("counts each replica's requests from HAProxy; they add up to the clients'", () => {
-    const f = run.node.fleet;
-    const clients = run.figures.requests_ok + run.figures.requests_failed;
-    assert.ok(Math.abs(f.requests - clients) / clients < 0.05, `HAProxy ${f.requests}, clients ${clients}`);
-    assert.ok(
-      f.replicas.every((r) => r.share > 0.3),
-      JSON.stringify(f.replicas),
-    );
+    assertBalancerCounts(run);
   });
 
   it("each replica's CPU agrees within 3% with its container's cgroup, read by this test", () => {
-    const w = run.window;
-    for (const r of run.node.fleet.replicas) {
-      const independent = watches[r.name].cpuAt(w.end_ms) - watches[r.name].cpuAt(w.start_ms);
-      assert.ok(
-        Math.abs(independent - r.cpu_s) / r.cpu_s < 0.03,
-        `${r.name}: chainperf ${r.cpu_s} s, cgroup ${independent} s`,
-      );
-    }
+    assertReplicaCpu(run, watches);
   });
 
   it('removes the stack: no service, container, volume or network left', async () => {
