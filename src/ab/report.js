@@ -10,6 +10,7 @@ const { AB_FIGURES } = require('./figures');
 const { writeScrubbed } = require('../util/scrub');
 const { profileDiffSection } = require('../report/profile-diff');
 const chains = require('../chains');
+const { STARTUP_S } = require('../workload/artillery');
 
 const fmt = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
 const VERDICT = { lower: 'B lower', higher: 'B higher', same: 'same within the interval' };
@@ -102,6 +103,13 @@ function renderSummary(ab) {
   lines.push(
     `Both nodes ran at once on this machine, each as its scenario says; the load alternated between them in ${ab.settings.order} order (A then B, then B then A, ...), so that a slow drift of the machine falls on both sides alike. Each window was measured as a run's window is: its own idle baseline (IDLE_S), then the workload (DURATION_S), node CPU read at the window's edges. The node not under load stayed up and idle; what it spent meanwhile is in the last column of the pairs table (it is not counted in the other's figure, but it shares the cores). Each pair gives one ratio B/A; the interval is ${ab.settings.interval} over the pairs, never over requests or seconds inside a window. A verdict is "B lower" or "B higher" only when the whole interval lies on one side of 1. The generator's own CPU per request (gen us/req) is the machine's noise during each window: it sends the same requests to both sides.`,
   );
+  if (ab.settings.generator)
+    lines.push(
+      '',
+      ab.settings.generator === 'kept'
+        ? "Each side's load generator started once, with its warm-up, and ran every window of that side, idle in between; each window began with about a second of load before it opened, the same instants, seeds and counts as a window with a generator of its own."
+        : `Each window had a load generator of its own, started about ${STARTUP_S} s before it (${ab.settings.generator_reason}).`,
+    );
   return `${lines.join('\n')}\n`;
 }
 

@@ -25,7 +25,16 @@ const { holdRunLock } = require('../session/run-lock');
 const { reclaimKilledRuns } = require('../reclaim');
 const { pairedRatio, pairsNeeded } = require('./stats');
 const { writeAbReport } = require('./report');
-const { measureSide, newSide, sideRecord, startBoth, teardownBoth, warmBoth } = require('./sides');
+const {
+  generatorMode,
+  measureSide,
+  newSide,
+  sideRecord,
+  startBoth,
+  stopKept,
+  teardownBoth,
+  warmBoth,
+} = require('./sides');
 const { cpuPairs, fmtRatio, regressionGate, summarizePairs } = require('./pairs');
 const { profileDifference, shareParameterPool } = require('./shared');
 
@@ -80,6 +89,17 @@ async function measurePairs(ab, A, B, signal) {
     if (elapsed + elapsed / k > set.max_s) return `AB_MAX_S=${set.max_s}: another pair would end after it`;
   }
   return `AB_MAX_PAIRS=${set.max_pairs} reached`;
+}
+
+/** AB_GENERATOR as both sides allow it, in ab.json's settings and the log. */
+function chooseGenerators(ab, sides, setting) {
+  const { mode, reason } = generatorMode(sides, setting);
+  ab.settings.generator = mode;
+  if (reason) ab.settings.generator_reason = reason;
+  log(
+    `load generators: ${mode === 'kept' ? "one per side, kept across the session's windows" : `a pass per window (${reason})`}`,
+  );
+  return mode;
 }
 
 /** The session's record (ab.json as it is built), before any pair. */
@@ -149,8 +169,9 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
   try {
     await startBoth([A, B], { runId, signal, controller });
     ab.shared_pool = shareParameterPool(A, B, ab.warnings);
-    await warmBoth([A, B], signal);
+    await warmBoth([A, B], signal, chooseGenerators(ab, [A, B], sa.AB_GENERATOR));
     ab.stop_reason = await measurePairs(ab, A, B, signal);
+    await stopKept([A, B]);
     ab.status = 'ok';
   } catch (err) {
     ab.status = 'failed';

@@ -17,6 +17,7 @@ const { log } = require('../util/log');
 const { copyScrubbed, copyTailScrubbed } = require('../util/scrub');
 const { windowFigures } = require('./figures');
 const { summarizeSideProfile } = require('./shared');
+const { KEPT_LEAD_S, KeptGenerator, keptRefusal } = require('../measure/kept-generator');
 
 /** One side of the session: its scenario, folders, run record and (once started) measuring context. */
 function newSide(key, resolved, { dir, runId }) {
@@ -115,10 +116,36 @@ async function startBoth(sides, { runId, signal, controller }) {
   return sides;
 }
 
-/** Both sides warmed up back to back with the same workload, after the pool is settled. */
-async function warmBoth(sides, signal) {
+/**
+ * How both sides' load generators run (AB_GENERATOR, read from A): kept across windows when both sides' workloads
+ * allow it, else a pass per window on both, so that the two sides' load is made the same way.
+ */
+function generatorMode(sides, setting) {
+  if (setting !== 'kept') return { mode: 'per-window', reason: `AB_GENERATOR=${setting}` };
+  for (const side of sides) {
+    const why = keptRefusal(side.s, side.ctx.mix);
+    if (why) return { mode: 'per-window', reason: `${side.key}: ${why}` };
+  }
+  return { mode: 'kept', reason: null };
+}
+
+/**
+ * Both sides warmed up back to back with the same workload, after the pool is settled. mode kept: each side's
+ * generator starts with its warm-up and stays for the session (measure/kept-generator.js).
+ */
+async function warmBoth(sides, signal, mode = 'per-window') {
   for (const side of sides) {
     side.run.phase = 'warmup';
+    if (mode === 'kept') {
+      log(
+        `warmup-${side.key}: warming up for ${side.s.WARMUP_S} s (not measured); its load generator stays for the session`,
+      );
+      side.kept = new KeptGenerator(side.ctx, `session-${side.key}`, signal);
+      await side.kept.warm(side.s.WARMUP_S, path.join(side.workDir, `samples-warmup-${side.key}`));
+      side.ctx.kept = side.kept;
+      side.ctx.startupS = KEPT_LEAD_S;
+      continue;
+    }
     await warmUp(side.s, side.stack, {
       spec: side.ctx.spec,
       workDir: side.workDir,
@@ -126,6 +153,15 @@ async function warmBoth(sides, signal) {
       log,
       name: `warmup-${side.key}`,
     });
+  }
+}
+
+/** Ends the generators kept for the session; artillery's own output of each goes into its side's folder. */
+async function stopKept(sides) {
+  for (const side of sides.filter((x) => x.kept)) {
+    for (const r of await side.kept.stop())
+      if (r.rawFile && fs.existsSync(r.rawFile))
+        copyScrubbed(r.rawFile, path.join(side.reportDir, `artillery-session${r.index ? `-g${r.index}` : ''}.json`));
   }
 }
 
@@ -152,4 +188,14 @@ async function teardownBoth(sides) {
   }
 }
 
-module.exports = { newSide, partnerCpu, measureSide, sideRecord, startBoth, warmBoth, teardownBoth };
+module.exports = {
+  newSide,
+  partnerCpu,
+  measureSide,
+  sideRecord,
+  startBoth,
+  generatorMode,
+  warmBoth,
+  stopKept,
+  teardownBoth,
+};

@@ -8,7 +8,7 @@
 
 const os = require('node:os');
 const { Cgroup } = require('../platform/cgroup');
-const { runArtillery } = require('../workload/artillery');
+const { artilleryFiles, runArtillery } = require('../workload/artillery');
 const { generatorCores, generatorShare } = require('../workload/split');
 const { log } = require('../util/log');
 
@@ -41,23 +41,29 @@ function generatorGroups(stack, n) {
  * @param {object} o.spec the pass's generator spec (instants, seed, shape, samples folder)
  * @param {object} o.stack the runtime's stack (generatorGroup, generatorCpus, cleanups)
  * @param {string} o.dir, o.name, o.processor, o.signal as for runArtillery
- * @returns {Promise<object[]>} each generator's runArtillery result, with its index and cgroup
+ * @returns {{meta: object, run: Promise<object>}[]} each generator's index, cgroup, cores, offered load and log
+ * file, and its runArtillery result to come
  */
-function runGenerators({ scenario, spec, stack, dir, name, processor, signal }) {
+function generatorPasses({ scenario, spec, stack, dir, name, processor, signal }) {
   const n = scenario.GENERATORS || 1;
   const groups = generatorGroups(stack, n);
-  const runs = groups.map((group, i) => {
+  return groups.map((group, i) => {
     const share = generatorShare(scenario, spec, n, i);
     const passName = n === 1 ? name : `${name}.g${i}`;
-    return runArtillery({ ...share, dir, name: passName, processor, group, signal }).then((r) => ({
-      ...r,
+    const meta = {
       index: i,
       group,
       cpus: n === 1 ? stack.generatorCpus : (stack.generatorGroupCpus || [])[i] || null,
       offered: share.scenario.RATE ? { rate: share.scenario.RATE } : { users: share.scenario.CONCURRENCY },
-    }));
+      logFile: artilleryFiles(dir, passName).logFile,
+    };
+    return { meta, run: runArtillery({ ...share, dir, name: passName, processor, group, signal }) };
   });
-  return Promise.all(runs);
 }
 
-module.exports = { runGenerators, generatorGroups };
+/** One pass of N generators, to its end: each generator's runArtillery result with its index, cgroup and load. */
+function runGenerators(o) {
+  return Promise.all(generatorPasses(o).map((p) => p.run.then((r) => ({ ...r, ...p.meta }))));
+}
+
+module.exports = { runGenerators, generatorPasses, generatorGroups };

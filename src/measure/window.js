@@ -9,6 +9,7 @@ const { copyScrubbed } = require('../util/scrub');
 const path = require('node:path');
 const { STARTUP_S, TAIL_MS } = require('../workload/artillery');
 const { runGenerators, generatorGroups } = require('./generators');
+const { PICKUP_MS } = require('./kept-generator');
 const { mergeSamples } = require('../workload/samples');
 const { shapeOf, describeShape, shapeFigures } = require('../workload/shapes');
 const { mergeWrites, subscriptionFigures } = require('../workload/write-figures');
@@ -47,34 +48,42 @@ function windowSeed(seed, name) {
   return (seed + h) % 2147483647;
 }
 
-/** Plans the window and starts the load generator for it; its samples go to a clean folder. */
-function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS }) {
-  const w = planWindow(stack, Date.now() + startupS * 1000 + s.RAMP_S * 1000, s.DURATION_S);
+/**
+ * Plans the window and starts the load generator for it (a pass of its own, or the window handed to the generator kept
+ * for the session, kept-generator.js); its samples go to a clean folder.
+ */
+function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS, kept }) {
+  const sendFrom = kept ? Date.now() + PICKUP_MS : null;
+  const w = planWindow(stack, (sendFrom || Date.now()) + startupS * 1000 + s.RAMP_S * 1000, s.DURATION_S);
   const shape = shapeOf(s);
   if (shape) log(`${name}: SHAPE=${shape.kind}: ${describeShape(shape)}`);
   const samplesDir = path.join(workDir, `samples-${name}`);
   fs.rmSync(samplesDir, { recursive: true, force: true }); // a window measured again starts clean
   fs.mkdirSync(samplesDir);
+  const lead = kept ? `a ${startupS} s lead-in of the generator kept running` : `${startupS} s generator start-up`;
   log(
-    `${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${startupS} s generator start-up${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`,
+    `${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${lead}${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`,
   );
-  const artillery = runGenerators({
-    scenario: s,
-    stack,
-    spec: spec({
-      start_at: w.start,
-      end_at: w.end,
-      stop_at: w.end + TAIL_MS,
-      samples_dir: samplesDir,
-      shape,
-      seed: windowSeed(s.SEED, name),
-      ...(mix ? { mix } : {}),
-    }),
-    dir: workDir,
-    name,
-    processor: chain.processor,
-    signal,
-  });
+  const instants = {
+    start_at: w.start,
+    end_at: w.end,
+    stop_at: w.end + TAIL_MS,
+    samples_dir: samplesDir,
+    shape,
+    seed: windowSeed(s.SEED, name),
+    ...(mix ? { mix } : {}),
+  };
+  const artillery = kept
+    ? kept.window({ ...instants, send_from: sendFrom })
+    : runGenerators({
+        scenario: s,
+        stack,
+        spec: spec(instants),
+        dir: workDir,
+        name,
+        processor: chain.processor,
+        signal,
+      });
   artillery.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
   return { w, shape, samplesDir, artillery };
 }
@@ -126,7 +135,8 @@ async function collectSamples(m, { reportDir, name, startupS }) {
   const { w } = m;
   const results = await m.artillery.catch(m.keepPartial);
   m.generatorRuns = results;
-  for (const r of results) {
+  for (const r of results.filter((x) => x.rawFile)) {
+    // a generator kept for the session writes its output once, at the session's end
     const stem = `${name === 'measure' ? 'artillery' : `artillery-${name}`}${r.index ? `-g${r.index}` : ''}`;
     copyScrubbed(r.rawFile, path.join(reportDir, `${stem}.json`));
   }

@@ -669,6 +669,12 @@ const KEYS = {
     default: 900,
     doc: './run.sh ab: do not start a pair that would end the measuring later than this many seconds after the first pair began (setup and warm-up not counted).',
   },
+  AB_GENERATOR: {
+    type: 'enum',
+    values: ['kept', 'per-window'],
+    default: 'kept',
+    doc: "./run.sh ab: kept: each side's load generator starts once, with its warm-up, and runs every window of that side, idle between them (about 1 s of lead-in per window instead of artillery's 6 s start-up); per-window: an artillery pass per window, as a run does. A session whose workload needs a pass per window (a replay, a SHAPE, writes, subscriptions, COLD=yes, an open loop through ethers, Substrate) uses per-window on both sides, and ab.json says why.",
+  },
   MAX_REGRESSION_PCT: {
     type: 'number',
     min: 0,

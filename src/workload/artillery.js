@@ -73,6 +73,16 @@ function buildScript(s, { processor, totalS }) {
   });
 }
 
+/** The files of the artillery pass `name` in folder dir: its spec, script, raw output and log. */
+function artilleryFiles(dir, name) {
+  return {
+    specFile: path.join(dir, `${name}.generator.json`),
+    scriptFile: path.join(dir, `${name}.artillery.yml`),
+    rawFile: path.join(dir, `${name}.artillery.json`),
+    logFile: path.join(dir, `${name}.artillery.log`),
+  };
+}
+
 /**
  * Runs one artillery pass.
  * @param {object} o
@@ -88,10 +98,7 @@ function buildScript(s, { processor, totalS }) {
  */
 function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
   const totalS = Math.ceil(((spec.stop_at || spec.end_at) - Date.now()) / 1000) + 1;
-  const specFile = path.join(dir, `${name}.generator.json`);
-  const scriptFile = path.join(dir, `${name}.artillery.yml`);
-  const rawFile = path.join(dir, `${name}.artillery.json`);
-  const logFile = path.join(dir, `${name}.artillery.log`);
+  const { specFile, scriptFile, rawFile, logFile } = artilleryFiles(dir, name);
   fs.writeFileSync(specFile, JSON.stringify(spec, null, 2), { mode: 0o600 });
   fs.writeFileSync(scriptFile, yaml.dump(buildScript(scenario, { processor, totalS })));
   const bin = path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run');
@@ -127,4 +134,4 @@ function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
   });
 }
 
-module.exports = { loadMix, buildScript, runArtillery, killGenerators, STARTUP_S, TAIL_MS, TARGET };
+module.exports = { loadMix, buildScript, artilleryFiles, runArtillery, killGenerators, STARTUP_S, TAIL_MS, TARGET };

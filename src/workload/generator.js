@@ -3,6 +3,13 @@
 // the toolkit wrote for this pass (CHAINPERF_GENERATOR_SPEC), the parameter
 // pool, the seeded choice of methods, and the recorder whose samples are
 // written once the measured window is over.
+//
+// A generator kept across windows (kept-generator.js, A/B sessions) gets a
+// spec with session_dir and no window: its workers register there, wait for
+// each window's file (window-<k>.json: its instants, seed and samples
+// folder), send from the window's send_from until its stop_at with a recorder
+// of that window's own, write its samples, and wait for the next, until the
+// session's end file appears.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -20,37 +27,118 @@ function when(atMs, fn) {
   else fn();
 }
 
-function loadGenerator() {
-  const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
-  // Users keep sending until stop_at (a little after the window's end), so the load does not drop before the
-  // node's CPU is read at the end edge; completions after end_at count only for requests up to that read.
-  if (!(spec.stop_at >= spec.end_at)) spec.stop_at = spec.end_at;
-  const pool = JSON.parse(fs.readFileSync(spec.pool_file, 'utf8'));
-  const random = seededRandom(spec.seed + threadId * 7919);
-  const pickMethod = weightedPicker(spec.mix);
-  const recorder = newRecorder(spec, `${process.pid}-${threadId}`);
-  const extras = {}; // what a workload adds to the samples (replay: its tally)
-  /** Writes this worker's samples once (at the window's end, or by the first user to finish after it). */
+/** How often a kept generator's worker looks for the next window's file. */
+const POLL_MS = 25;
+
+/**
+ * A window's recording: its samples written at stop_at (or by the first user to finish after it), its partial record
+ * every second inside it (a window that fails before its end keeps it). Returns the flush.
+ */
+function armWindow(spec, recorder, extras) {
+  /** Writes this worker's samples once. */
   const flush = () => {
     if (!spec.samples_dir) return;
     const file = path.join(spec.samples_dir, `worker-${recorder.worker}.json`);
     const generator = spec.generator_index || 0; // which of GENERATORS processes this worker belongs to
     if (!fs.existsSync(file)) fs.writeFileSync(file, JSON.stringify({ ...recorder.snapshot(), ...extras, generator }));
   };
-  if (spec.samples_dir) {
-    when(spec.end_at, () => recorder.windowClosed());
-    when(spec.stop_at, flush);
-    // Every second inside the window, what completed since: a window that fails before its end keeps it.
-    const partialDir = `${spec.samples_dir}.partial`; // beside the final samples, which stay one file per worker
-    const partial = path.join(partialDir, `partial-${recorder.worker}.jsonl`);
-    const drain = () => {
-      if (Date.now() < spec.start_at + 1000 || Date.now() > spec.end_at + 1000) return;
-      fs.mkdirSync(partialDir, { recursive: true });
-      fs.appendFileSync(partial, `${JSON.stringify(recorder.drain(Math.min(Date.now(), spec.end_at)))}\n`);
-    };
-    setInterval(drain, 1000).unref();
-  }
-  return { spec, pool, random, pickMethod, recorder, flush, extras };
+  if (!spec.samples_dir) return flush;
+  when(spec.end_at, () => recorder.windowClosed());
+  when(spec.stop_at, flush);
+  const partialDir = `${spec.samples_dir}.partial`; // beside the final samples, which stay one file per worker
+  const partial = path.join(partialDir, `partial-${recorder.worker}.jsonl`);
+  const drain = () => {
+    if (Date.now() > spec.end_at + 1000) return clearInterval(timer);
+    if (Date.now() < spec.start_at + 1000) return;
+    fs.mkdirSync(partialDir, { recursive: true });
+    fs.appendFileSync(partial, `${JSON.stringify(recorder.drain(Math.min(Date.now(), spec.end_at)))}\n`);
+  };
+  const timer = setInterval(drain, 1000).unref();
+  return flush;
 }
 
-module.exports = { loadGenerator };
+/** The seed a worker draws with: the pass's, this generator's share of it, and the worker's thread. */
+const workerSeed = (spec) => (spec.seed || 0) + threadId * 7919;
+
+function loadGenerator() {
+  const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
+  const pool = JSON.parse(fs.readFileSync(spec.pool_file, 'utf8'));
+  const worker = `${process.pid}-${threadId}`;
+  if (spec.session_dir) return keptGenerator(spec, pool, worker);
+  // Users keep sending until stop_at (a little after the window's end), so the load does not drop before the
+  // node's CPU is read at the end edge; completions after end_at count only for requests up to that read.
+  if (!(spec.stop_at >= spec.end_at)) spec.stop_at = spec.end_at;
+  const random = seededRandom(workerSeed(spec));
+  const pickMethod = weightedPicker(spec.mix);
+  const recorder = newRecorder(spec, worker);
+  const extras = {}; // what a workload adds to the samples (replay: its tally)
+  const flush = armWindow(spec, recorder, extras);
+  return { spec, pool, random, pickMethod, recorder, flush, extras, kept: false };
+}
+
+/**
+ * A worker of a generator kept across windows. g.spec, g.recorder, g.random, g.pickMethod and g.flush are the current
+ * window's (read them at each use); g.nextWindow() resolves true at the next window's send_from, false at the
+ * session's end (g.ended). g.onWindow hooks run as each window is loaded (the lean engine prepares its requests).
+ */
+function keptGenerator(base, pool, worker) {
+  const dir = base.session_dir;
+  const g = {
+    spec: { ...base, start_at: Infinity, end_at: Infinity, stop_at: 0 }, // no window yet: nothing is sent
+    pool,
+    random: null,
+    pickMethod: null,
+    recorder: null,
+    flush: () => {},
+    extras: {},
+    kept: true,
+    ended: false,
+    window: 0,
+    onWindow: [],
+  };
+  fs.writeFileSync(path.join(dir, `worker-${worker}`), ''); // the orchestrator waits for every registered worker
+  const open = (win) => {
+    const spec = { ...base, ...win };
+    spec.seed = ((win.seed || 0) + 104729 * (base.generator_index || 0)) % 2147483647; // as split.js shares a seed
+    g.spec = spec;
+    g.random = seededRandom(workerSeed(spec));
+    g.pickMethod = weightedPicker(spec.mix);
+    g.recorder = newRecorder(spec, worker);
+    g.extras = {};
+    g.flush = armWindow(spec, g.recorder, g.extras);
+    for (const hook of g.onWindow) hook(g);
+  };
+  const poll = () =>
+    new Promise((resolve) => {
+      const look = () => {
+        if (fs.existsSync(path.join(dir, 'end'))) {
+          g.ended = true;
+          return resolve(false);
+        }
+        const file = path.join(dir, `window-${g.window + 1}.json`);
+        if (!fs.existsSync(file)) return setTimeout(look, POLL_MS);
+        g.window++;
+        const win = JSON.parse(fs.readFileSync(file, 'utf8'));
+        open(win);
+        // A window this worker came to after its end (a late start): its samples say it sent nothing.
+        if (Date.now() >= win.stop_at) {
+          g.flush();
+          return setImmediate(look);
+        }
+        setTimeout(() => resolve(true), Math.max(0, win.send_from - Date.now()));
+      };
+      look();
+    });
+  let waiting = null;
+  g.nextWindow = () => {
+    const left = g.spec.stop_at - Date.now();
+    // A user that comes back while a window is loaded (its last answer came late) joins it rather than wait past it.
+    if (g.window > 0 && left > 0)
+      return new Promise((r) => setTimeout(() => r(true), Math.max(0, g.spec.send_from - Date.now())));
+    if (!waiting) waiting = poll().finally(() => (waiting = null));
+    return waiting;
+  };
+  return g;
+}
+
+module.exports = { loadGenerator, POLL_MS };

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { startRun, processesWith } = require('./harness');
 const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
+const { STARTUP_S, TAIL_MS } = require('../../src/workload/artillery');
 
 const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
 const SHORT = {
@@ -58,6 +59,16 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       }
       const [first, second] = p.order === 'AB' ? [p.a, p.b] : [p.b, p.a];
       assert.ok(second.window.start_ms > first.window.end_ms, 'the two windows of a pair do not overlap');
+      // A pass per window could not open the next window sooner than its tail, idle baseline and start-up allow.
+      const perPassGap = (Number(SHORT.IDLE_S) + STARTUP_S) * 1000 + TAIL_MS;
+      assert.ok(second.window.start_ms - first.window.end_ms < perPassGap, 'no generator start-up between windows');
+    }
+    // AB_GENERATOR=kept (the default): one artillery pass per side for the whole session, its output kept
+    assert.equal(doc.settings.generator, 'kept');
+    for (const side of ['a', 'b']) {
+      const logs = fs.readdirSync(path.join(reportDir, side)).filter((f) => f.endsWith('.artillery.log'));
+      assert.deepEqual(logs, [`session-${side.toUpperCase()}.artillery.log`], `${side}: ${logs}`);
+      assert.ok(fs.existsSync(path.join(reportDir, side, 'artillery-session.json')));
     }
     assert.equal(doc.progress.length, 3);
     assert.equal(doc.shared_pool, true, 'one parameter pool for both sides');
@@ -90,7 +101,11 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       AB_TARGET_PCT: '50',
       MAX_REGRESSION_PCT: '5',
       NODE_PROFILE: 'cpu',
+      AB_GENERATOR: 'per-window',
     });
+    assert.equal(res.doc.settings.generator, 'per-window');
+    assert.equal(res.doc.settings.generator_reason, 'AB_GENERATOR=per-window');
+    assert.ok(fs.existsSync(path.join(res.reportDir, 'b', 'pair2-B.artillery.log')), 'a pass per window');
     const cpu = res.doc.figures.cpu_ms_per_request;
     assert.equal(res.doc.a.provenance.scenario.WORKLOAD, light);
     assert.equal(res.doc.b.provenance.scenario.WORKLOAD, heavy);

@@ -26,11 +26,15 @@ const { replayWith } = require('../replay');
 const { newWriter, isWrite } = require('../writes');
 const { newSubscriber, isSubscription } = require('../subscriptions');
 
-const { spec, pool, random, pickMethod, recorder, flush, extras } = loadGenerator();
+// g.spec, g.recorder, g.random and g.pickMethod are the current window's: a generator kept across windows (A/B
+// sessions, generator.js) changes them as each window opens. `spec` is the pass's: its URL, timeout, pool, workload.
+const g = loadGenerator();
+const { spec, pool, extras } = g;
 useNativeUtf8Decoding(); // ethers' own UTF-8 decoder was a third of this generator's CPU (provider.js)
 // Users keep sending until stop_at, a little past the window (generator.js); a subscription workload holds its
 // subscriptions to the window's end only: one opened after it would be closed before it was established.
-const until = Object.keys(spec.mix).some(isSubscription) ? spec.end_at : spec.stop_at;
+const holdsSubscriptions = Object.keys(spec.mix).some(isSubscription);
+const until = () => (holdsSubscriptions ? g.spec.end_at : g.spec.stop_at);
 const network = ethers.Network.from(pool.chain_id);
 const overWs = isWebSocketUrl(spec.rpc_url); // TRANSPORT=ws gives a ws:// or wss:// URL
 const options = { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 };
@@ -69,19 +73,23 @@ function send(method, params) {
   return Promise.race([provider.send(method, params), timeout]).finally(() => clearTimeout(timer));
 }
 
-/** artillery `whileTrue`: virtual users loop until the window closes. */
+/** artillery `whileTrue`: virtual users loop until the window closes (a kept generator's: until the session ends). */
 function keepGoing(context, next) {
-  return next(Date.now() < until);
+  return next(g.kept ? !g.ended : Date.now() < until());
 }
 
 /** Sends one request of the mix and records its outcome. */
 async function sendRequest(context, events) {
-  if (Date.now() >= until) return;
+  if (Date.now() >= until()) {
+    if (g.kept) await g.nextWindow(); // idle until the next window's send_from (or the session's end)
+    return;
+  }
   if (gate && !gate(Date.now())) return; // SHAPE: this arrival is above the rate the shape asks for now
-  const method = pickMethod(random());
+  const method = g.pickMethod(g.random());
   if (isWrite(method)) return writeOne(method, context.vars);
   if (isSubscription(method)) return holdOne(method);
-  const params = paramsFor(method, pool, random);
+  const params = paramsFor(method, pool, g.random);
+  const recorder = g.recorder; // the window it was sent in, should a kept generator's next one open before the answer
   recorder.started();
   const t0 = performance.now();
   let failure = null;
@@ -105,7 +113,7 @@ let writer = null;
 async function writeOne(kind, vars) {
   if (!writer) {
     const claimsDir = `${process.env.CHAINPERF_GENERATOR_SPEC.replace(/\.generator\.json$/, '')}.writers`;
-    writer = newWriter({ spec, pool, recorder, extras, send, classify: classifyError, claimsDir });
+    writer = newWriter({ spec, pool, recorder: g.recorder, extras, send, classify: classifyError, claimsDir });
   }
   try {
     await writer.write(kind, vars);
@@ -119,7 +127,7 @@ async function writeOne(kind, vars) {
 let subscriber = null;
 /** A subscription held by this virtual user until the window closes (subscriptions.js). */
 async function holdOne(kind) {
-  if (!subscriber) subscriber = newSubscriber({ spec, pool, recorder, extras });
+  if (!subscriber) subscriber = newSubscriber({ spec, pool, recorder: g.recorder, extras });
   await subscriber.hold(kind);
   // ended early (an error): not in a tight loop
   if (Date.now() < spec.end_at) await new Promise((r) => setTimeout(r, 1000));
@@ -134,21 +142,21 @@ async function replay(context, events) {
       return { failure: classifyError(err), resultNull: false };
     }
   };
-  await replayWith({ spec, recorder, extras }, call, (outcome, method, failure) => {
+  await replayWith({ spec, recorder: g.recorder, extras }, call, (outcome, method, failure) => {
     if (outcome === 'window')
       events.emit('counter', failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`, 1);
     else if (outcome === 'before') events.emit('counter', 'chainperf.before_window', 1);
   });
   // The replay stops sending at the window's end; the user stays until stop_at like the looping ones, so that
   // afterScenario writes the samples even when nothing else keeps this worker alive until its flush timer.
-  const rest = until - Date.now();
+  const rest = until() - Date.now();
   if (rest > 0) await new Promise((r) => setTimeout(r, rest));
 }
 
 /** Last step of every virtual user: the first to finish after the window writes the samples. */
 function afterScenario(context, events, next) {
   if (writer) writer.release(context.vars);
-  if (Date.now() >= until) flush();
+  if (Date.now() >= until()) g.flush();
   return next();
 }
 

@@ -24,11 +24,8 @@ const { shapedPacer } = require('../../shapes');
 const RING = 4096;
 let shared = null; // one generator state and one pool per worker
 
-function setup() {
-  if (shared) return shared;
-  const g = loadGenerator();
-  const url = new URL(g.spec.rpc_url);
-  const overWs = url.protocol === 'ws:' || url.protocol === 'wss:';
+/** A ring of RING requests drawn with the pass's (or a kept generator's window's) seed. */
+function buildRing(g, overWs) {
   const ring = [];
   for (let i = 0; i < (g.spec.replay ? 0 : RING); i++) {
     // a replay sends the capture's calls, not a mix
@@ -42,6 +39,14 @@ function setup() {
         : { method, bytes: prepareRequest(g.spec.rpc_url, JSON.stringify({ jsonrpc: '2.0', id: i, method, params })) },
     );
   }
+  return ring;
+}
+
+function setup() {
+  if (shared) return shared;
+  const g = loadGenerator();
+  const url = new URL(g.spec.rpc_url);
+  const overWs = url.protocol === 'ws:' || url.protocol === 'wss:';
   const now = () => performance.now();
   const http = overWs ? null : new HttpPool(g.spec.rpc_url, { timeoutMs: g.spec.timeout_ms, now });
   const ws = overWs
@@ -52,7 +57,14 @@ function setup() {
         nullResults: Boolean(g.spec.replay),
       })
     : null;
-  shared = { ...g, http, ws, ring, next: 0, counts: new Map(), timer: null, ee: null };
+  // A kept generator (generator.js) draws each window's requests with that window's seed, as a pass of its own would.
+  const ring = g.kept ? [] : buildRing(g, overWs);
+  if (g.kept)
+    g.onWindow.push(() => {
+      shared.ring = buildRing(g, overWs);
+      shared.next = 0;
+    });
+  shared = Object.assign(g, { http, ws, ring, next: 0, counts: new Map(), timer: null, ee: null });
   return shared;
 }
 
@@ -78,7 +90,8 @@ function responseFailure(status, body) {
 async function sendOne(g, ee) {
   const { method, bytes, tail } = g.ring[g.next];
   g.next = (g.next + 1) % RING;
-  g.recorder.started();
+  const recorder = g.recorder; // the window it was sent in, should a kept generator's next one open before the answer
+  recorder.started();
   const t0 = performance.now();
   let failure = null;
   if (g.ws) {
@@ -87,7 +100,7 @@ async function sendOne(g, ee) {
     const res = await g.http.request(bytes, t0);
     failure = res.failure || responseFailure(res.status, res.body);
   }
-  const outcome = g.recorder.completed(method, performance.now() - t0, failure, Date.now());
+  const outcome = recorder.completed(method, performance.now() - t0, failure, Date.now());
   if (outcome === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`);
   else if (outcome === 'before') count(g, ee, 'chainperf.before_window');
 }
@@ -189,6 +202,19 @@ async function replayLean(g, ee) {
   if (rest > 0) await new Promise((r) => setTimeout(r, rest));
 }
 
+/**
+ * A kept generator's user (generator.js): a closed loop or an open loop in each window, idle between them, until the
+ * session ends. An open loop's ramp leads in from the window's send_from.
+ */
+async function keptLoop(g, ee, { closed, rate, rampS }) {
+  while (await g.nextWindow()) {
+    if (rate) await openLoop(g, ee, rate, rampS);
+    else if (closed) while (Date.now() < g.spec.stop_at) await sendOne(g, ee);
+    else throw new Error('a kept generator runs a closed loop or an open loop paced by the engine');
+    if (g.counts.size) emitCounts(g);
+  }
+}
+
 class ChainperfEngine {
   constructor(script) {
     this.script = script;
@@ -201,7 +227,8 @@ class ChainperfEngine {
       const g = setup();
       ee.emit('started');
       const run = async () => {
-        if (scenarioSpec.replay) await replayLean(g, ee);
+        if (g.kept) await keptLoop(g, ee, { closed, rate, rampS: scenarioSpec.rampS || 0 });
+        else if (scenarioSpec.replay) await replayLean(g, ee);
         else if (rate) await openLoop(g, ee, rate, scenarioSpec.rampS || 0);
         else if (closed) while (Date.now() < g.spec.stop_at) await sendOne(g, ee);
         else if (Date.now() < g.spec.stop_at) await sendOne(g, ee);

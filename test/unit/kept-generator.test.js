@@ -1,0 +1,134 @@
+'use strict';
+// A load generator kept across windows (AB_GENERATOR=kept): the worker side
+// (src/workload/generator.js) driven through the lean engine against a local
+// HTTP server that plays a node, windows handed over as files the way
+// src/measure/kept-generator.js writes them.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { setTimeout: sleep } = require('node:timers/promises');
+const { startFakeNode, writeGeneratorSpec, tmpDir } = require('../helpers');
+const { mergeSamples } = require('../../src/workload/samples');
+const { keptRefusal } = require('../../src/measure/kept-generator');
+
+describe('a load generator kept across windows', function () {
+  this.timeout(30000);
+  let node;
+  let Engine;
+  let dir;
+  let session;
+  const sent = []; // [time, method, params] of every request the node received
+  const ee = { emit() {} };
+
+  before(async () => {
+    node = await startFakeNode();
+    session = tmpDir();
+    ({ dir } = writeGeneratorSpec(
+      node.url,
+      { chain_id: 1337, head: 10, blocks: [1, 2, 3, 4, 5, 6], addresses: [`0x${'11'.repeat(20)}`] },
+      {
+        mix: { eth_getBlockByNumber: 1, eth_getBalance: 1 },
+        timeout_ms: 400,
+        session_dir: session,
+        start_at: 0,
+        end_at: 0,
+        stop_at: 0,
+        samples_dir: null,
+      },
+    ));
+    node.answer = (b) => {
+      sent.push([Date.now(), b.method, JSON.stringify(b.params)]);
+      return [200, { jsonrpc: '2.0', id: b.id, result: '0x1' }];
+    };
+    Engine = require('../../src/workload/engines/artillery-engine-chainperf');
+    Engine.reset();
+  });
+  after(() => {
+    Engine.reset();
+    node.close();
+  });
+
+  const user = () =>
+    new Promise((resolve, reject) => {
+      new Engine({ config: {} }).createScenario({ closedLoop: true }, ee)({}, (err) => (err ? reject(err) : resolve()));
+    });
+  /** Writes window k: load from 100 ms from now, the window opening 200 ms later, ms long. */
+  const openWindow = (k, ms, seed, from = Date.now() + 100) => {
+    const samplesDir = path.join(dir, `samples-${k}`);
+    fs.mkdirSync(samplesDir);
+    const w = {
+      send_from: from,
+      start_at: from + 200,
+      end_at: from + 200 + ms,
+      stop_at: from + 300 + ms,
+      samples_dir: samplesDir,
+      seed,
+    };
+    fs.writeFileSync(path.join(session, `window-${k}.json`), JSON.stringify(w));
+    return w;
+  };
+  const samplesOf = (w) => {
+    const files = fs.readdirSync(w.samples_dir).filter((f) => f.startsWith('worker-'));
+    assert.equal(files.length, 1, 'one worker, one samples file');
+    return mergeSamples(files.map((f) => JSON.parse(fs.readFileSync(path.join(w.samples_dir, f), 'utf8'))));
+  };
+  const sentBetween = (a, b) => sent.filter(([t]) => t >= a && t < b);
+  const waitPast = async (t) => sleep(Math.max(0, t - Date.now()) + 300);
+
+  it('sends only inside its windows, records each apart, draws each with its seed, and ends with the session', async () => {
+    const users = [user(), user()];
+    await sleep(400);
+    assert.equal(sent.length, 0, 'no request before the first window');
+    assert.equal(fs.readdirSync(session).filter((f) => /^worker-/.test(f)).length, 1, 'the worker registered');
+
+    const w1 = openWindow(1, 700, 7);
+    await waitPast(w1.stop_at);
+    const s1 = samplesOf(w1);
+    assert.ok(s1.ok > 10, `${s1.ok} requests in window 1`);
+    assert.ok(s1.first_request_at >= w1.send_from, 'the load began at send_from');
+    const inWindow = sentBetween(w1.start_at, w1.end_at).length;
+    assert.ok(Math.abs(s1.ok - inWindow) <= 4, `window 1: ${s1.ok} recorded, ${inWindow} answered inside it`);
+
+    const quiet = sent.length;
+    await sleep(500);
+    assert.ok(sent.length - quiet <= 2, 'idle between windows (at most the answers in flight at stop_at)');
+
+    const w2 = openWindow(2, 700, 7);
+    await waitPast(w2.stop_at);
+    const s2 = samplesOf(w2);
+    assert.ok(s2.ok > 10 && s2.first_request_at >= w2.send_from, 'window 2 has its own record');
+    assert.ok(s2.before_window > 0 && s2.before_window < s2.ok + s2.before_window);
+    const firsts = (w) =>
+      sentBetween(w.send_from, w.stop_at)
+        .slice(0, 10)
+        .map(([, m, p]) => `${m}${p}`);
+    assert.deepEqual(firsts(w2), firsts(w1), 'the same seed draws the same requests');
+
+    const w3 = openWindow(3, 700, 8);
+    await waitPast(w3.stop_at);
+    assert.notDeepEqual(firsts(w3), firsts(w1), 'another seed draws others');
+
+    // A window whose end has passed when the worker comes to it: its samples say nothing was sent; the next one runs.
+    const past = openWindow(4, 100, 9, Date.now() - 2000);
+    const w5 = openWindow(5, 500, 10);
+    await waitPast(w5.stop_at);
+    assert.equal(samplesOf(past).first_request_at, null);
+    assert.ok(samplesOf(w5).ok > 5);
+
+    fs.writeFileSync(path.join(session, 'end'), '');
+    await Promise.all(users); // the users end with the session
+  });
+
+  it('is refused, with the reason, for the workloads that need a pass per window', () => {
+    const s = { AB_GENERATOR: 'kept', CHAIN: 'ethereum', WORKLOAD: 'eth-default', COLD: 'no', RAMP_S: 0 };
+    assert.equal(keptRefusal(s, { eth_call: 1 }), null);
+    assert.equal(keptRefusal({ ...s, RATE: 100, GENERATOR: 'lean' }, { eth_call: 1 }), null);
+    assert.match(keptRefusal({ ...s, RATE: 100, GENERATOR: 'ethers' }, {}), /open loop through ethers/);
+    assert.match(keptRefusal({ ...s, COLD: 'yes' }, {}), /COLD=yes/);
+    assert.match(keptRefusal({ ...s, CHAIN: 'polkadot' }, {}), /polkadot processor/);
+    assert.match(keptRefusal({ ...s, WORKLOAD: 'replay:x.jsonl' }, {}), /replay/);
+    assert.match(keptRefusal(s, { 'tx.transfer': 1 }), /writes/);
+    assert.match(keptRefusal({ ...s, AB_GENERATOR: 'per-window' }, {}), /AB_GENERATOR=per-window/);
+  });
+});
