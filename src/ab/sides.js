@@ -134,13 +134,16 @@ function generatorMode(sides, setting) {
  * generator starts with its warm-up and stays for the session (measure/kept-generator.js).
  */
 async function warmBoth(sides, signal, mode = 'per-window') {
+  // Both kept generators start together, before either warm-up. When each started with its own warm-up (B's while A's
+  // ran), the first A/A sessions leaned to B higher (two called it, 1.02 and 1.06); the cause was not found
+  // (docs/results.md, A/B sessions).
+  if (mode === 'kept') for (const side of sides) side.kept = new KeptGenerator(side.ctx, `session-${side.key}`, signal);
   for (const side of sides) {
     side.run.phase = 'warmup';
     if (mode === 'kept') {
       log(
         `warmup-${side.key}: warming up for ${side.s.WARMUP_S} s (not measured); its load generator stays for the session`,
       );
-      side.kept = new KeptGenerator(side.ctx, `session-${side.key}`, signal);
       await side.kept.warm(side.s.WARMUP_S, path.join(side.workDir, `samples-warmup-${side.key}`));
       side.ctx.kept = side.kept;
       side.ctx.startupS = KEPT_LEAD_S;

@@ -141,6 +141,7 @@ class KeptGenerator {
       await this.window(win, { waitMs: STARTUP_S * 3000 });
       const sent = fs
         .readdirSync(samplesDir)
+        .filter((f) => /^worker-.*\.json$/.test(f))
         .map((f) => JSON.parse(fs.readFileSync(path.join(samplesDir, f), 'utf8')))
         .some((x) => x.first_request_at !== null);
       if (sent) return attempt;

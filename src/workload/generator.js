@@ -40,7 +40,11 @@ function armWindow(spec, recorder, extras) {
     if (!spec.samples_dir) return;
     const file = path.join(spec.samples_dir, `worker-${recorder.worker}.json`);
     const generator = spec.generator_index || 0; // which of GENERATORS processes this worker belongs to
-    if (!fs.existsSync(file)) fs.writeFileSync(file, JSON.stringify({ ...recorder.snapshot(), ...extras, generator }));
+    if (fs.existsSync(file)) return;
+    // Written whole, then renamed: a generator kept across windows is read while it runs (kept-generator.js).
+    const part = path.join(spec.samples_dir, `.worker-${recorder.worker}.json.part`);
+    fs.writeFileSync(part, JSON.stringify({ ...recorder.snapshot(), ...extras, generator }));
+    fs.renameSync(part, file);
   };
   if (!spec.samples_dir) return flush;
   when(spec.end_at, () => recorder.windowClosed());
