@@ -27,6 +27,18 @@ function when(atMs, fn) {
   else fn();
 }
 
+/** Resolves once Date.now() has reached atMs (a timer alone may fire a millisecond early); keeps the process alive. */
+function at(atMs) {
+  return new Promise((resolve) => {
+    const check = () => {
+      const left = atMs - Date.now();
+      if (left > 0) setTimeout(check, left);
+      else resolve();
+    };
+    check();
+  });
+}
+
 /** How often a kept generator's worker looks for the next window's file. */
 const POLL_MS = 25;
 
@@ -88,7 +100,7 @@ function loadGenerator() {
 function keptGenerator(base, pool, worker) {
   const dir = base.session_dir;
   const g = {
-    spec: { ...base, start_at: Infinity, end_at: Infinity, stop_at: 0 }, // no window yet: nothing is sent
+    spec: { ...base, send_from: Infinity, start_at: Infinity, end_at: Infinity, stop_at: 0 }, // no window yet
     pool,
     random: null,
     pickMethod: null,
@@ -129,16 +141,17 @@ function keptGenerator(base, pool, worker) {
           g.flush();
           return setImmediate(look);
         }
-        setTimeout(() => resolve(true), Math.max(0, win.send_from - Date.now()));
+        at(win.send_from).then(() => resolve(true));
       };
       look();
     });
+  /** Inside the current window's sending time (a user back from a late answer may find the next window loaded). */
+  g.sending = () => Date.now() >= g.spec.send_from && Date.now() < g.spec.stop_at;
   let waiting = null;
   g.nextWindow = () => {
     const left = g.spec.stop_at - Date.now();
     // A user that comes back while a window is loaded (its last answer came late) joins it rather than wait past it.
-    if (g.window > 0 && left > 0)
-      return new Promise((r) => setTimeout(() => r(true), Math.max(0, g.spec.send_from - Date.now())));
+    if (g.window > 0 && left > 0) return at(g.spec.send_from).then(() => true);
     if (!waiting) waiting = poll().finally(() => (waiting = null));
     return waiting;
   };

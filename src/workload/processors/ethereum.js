@@ -80,10 +80,11 @@ function keepGoing(context, next) {
 
 /** Sends one request of the mix and records its outcome. */
 async function sendRequest(context, events) {
-  if (Date.now() >= until()) {
-    if (g.kept) await g.nextWindow(); // idle until the next window's send_from (or the session's end)
+  if (g.kept && !g.sending()) {
+    await g.nextWindow(); // idle until the next window's send_from (or the session's end)
     return;
   }
+  if (Date.now() >= until()) return;
   if (gate && !gate(Date.now())) return; // SHAPE: this arrival is above the rate the shape asks for now
   const method = g.pickMethod(g.random());
   if (isWrite(method)) return writeOne(method, context.vars);

@@ -138,6 +138,7 @@ const MAX_IN_FLIGHT = 8192;
 function openLoop(g, ee, rate, rampS) {
   return new Promise((resolve) => {
     const t0 = Date.now();
+    const stopAt = g.spec.stop_at; // this window's, should a kept generator load the next before the last answer
     let started = 0;
     let inFlight = 0;
     const shaped = g.spec.shape ? shapedPacer(g.spec.shape, g.spec.start_at, rampS, t0) : null;
@@ -148,11 +149,11 @@ function openLoop(g, ee, rate, rampS) {
       return rampS > 0 ? (rate * rampS) / 2 + rate * (t - rampS) : rate * t;
     };
     const finish = () => {
-      if (inFlight === 0 && Date.now() >= g.spec.stop_at) resolve();
+      if (inFlight === 0 && Date.now() >= stopAt) resolve();
     };
     const tick = () => {
       const now = Date.now();
-      if (now >= g.spec.stop_at) return finish();
+      if (now >= stopAt) return finish();
       for (let n = Math.floor(due(now)) - started; n > 0; n--) {
         started++;
         if (inFlight >= MAX_IN_FLIGHT) {
@@ -209,7 +210,7 @@ async function replayLean(g, ee) {
 async function keptLoop(g, ee, { closed, rate, rampS }) {
   while (await g.nextWindow()) {
     if (rate) await openLoop(g, ee, rate, rampS);
-    else if (closed) while (Date.now() < g.spec.stop_at) await sendOne(g, ee);
+    else if (closed) while (g.sending()) await sendOne(g, ee);
     else throw new Error('a kept generator runs a closed loop or an open loop paced by the engine');
     if (g.counts.size) emitCounts(g);
   }
