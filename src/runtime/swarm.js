@@ -63,6 +63,14 @@ function deploy(file, name, log) {
   });
 }
 
+/** What the swarm says of a service's latest task: its state and message (why a task waits, e.g. for resources). */
+async function lastTaskState(name, svc) {
+  const [t] = await swarm.serviceTasks(name, svc);
+  if (!t) return 'no task';
+  const why = t.Status.Err || t.Status.Message;
+  return `its latest task ${t.Status.State}${why ? `: ${why}` : ''}`;
+}
+
 /** Waits until each service has a running container on this engine; a task that fails ends the wait with its error. */
 async function runningContainers(name, services, { timeoutS, signal }) {
   const deadline = Date.now() + timeoutS * 1000;
@@ -78,10 +86,13 @@ async function runningContainers(name, services, { timeoutS, signal }) {
       if (failed)
         throw new Error(`swarm task of ${svc} ${failed.Status.State}: ${failed.Status.Err || failed.Status.Message}`);
     }
-    if (Date.now() > deadline)
+    if (Date.now() > deadline) {
+      const missing = services.filter((x) => !containers[x]);
+      const states = await Promise.all(missing.map((svc) => lastTaskState(name, svc)));
       throw new Error(
-        `swarm: no running container of ${services.filter((x) => !containers[x]).join(', ')} in ${timeoutS} s`,
+        `swarm: no running container of ${missing.map((svc, i) => `${svc} (${states[i]})`).join(', ')} in ${timeoutS} s`,
       );
+    }
     await sleep(500, signal);
   }
   return containers;
