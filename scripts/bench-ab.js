@@ -111,6 +111,7 @@ async function main() {
   const judged = aa.filter((x) => x.r.verdict);
   const figures = {
     aa_sessions: judged.length,
+    aa_without_verdict: aa.length - judged.length, // failed, or ended before two pairs: not in the rate
     aa_false_positive_rate: judged.length
       ? (judged.filter((x) => x.r.verdict !== 'same').length / judged.length).toFixed(3)
       : 'n/a',
