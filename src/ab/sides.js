@@ -135,8 +135,8 @@ function generatorMode(sides, setting) {
  */
 async function warmBoth(sides, signal, mode = 'per-window') {
   // Both kept generators start together, before either warm-up. When each started with its own warm-up (B's while A's
-  // ran), the first A/A sessions leaned to B higher (two called it, 1.02 and 1.06); the cause was not found
-  // (docs/results.md, A/B sessions).
+  // ran), the first A/A sessions leaned to B higher (two called it, 1.02 and 1.06); starting them together did not
+  // end that (a CI run's A/A: 1.077), and the cause was not found (docs/results.md, A/B sessions): kept is opt-in.
   if (mode === 'kept') for (const side of sides) side.kept = new KeptGenerator(side.ctx, `session-${side.key}`, signal);
   for (const side of sides) {
     side.run.phase = 'warmup';
