@@ -28,11 +28,11 @@ const PICKUP_MS = 250;
 const SAMPLES_WAIT_MS = 10000;
 
 /**
- * Why scenario s cannot keep its generator across windows (null when it can). Both sides of a session must be able
- * to, or neither does: the two sides' load is made the same way.
+ * Why scenario s's workload cannot keep its generator across windows (null when it can). Both sides of a session must
+ * be able to, or neither does: the two sides' load is made the same way. AB_GENERATOR, a session key read from A, is
+ * the caller's (ab/sides.js generatorMode).
  */
 function keptRefusal(s, mix) {
-  if (s.AB_GENERATOR !== 'kept') return `AB_GENERATOR=${s.AB_GENERATOR}`;
   if (s.CHAIN !== 'ethereum') return `the ${s.CHAIN} processor runs a pass per window`;
   if (isReplay(s.WORKLOAD)) return 'a replay runs a pass per window';
   if (shapeOf(s)) return 'a SHAPE runs a pass per window';

@@ -11,6 +11,7 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const { startFakeNode, writeGeneratorSpec, tmpDir } = require('../helpers');
 const { mergeSamples } = require('../../src/workload/samples');
 const { keptRefusal } = require('../../src/measure/kept-generator');
+const { generatorMode } = require('../../src/ab/sides');
 
 describe('a load generator kept across windows', function () {
   this.timeout(30000);
@@ -136,6 +137,18 @@ describe('a load generator kept across windows', function () {
     assert.match(keptRefusal({ ...s, CHAIN: 'polkadot' }, {}), /polkadot processor/);
     assert.match(keptRefusal({ ...s, WORKLOAD: 'replay:x.jsonl' }, {}), /replay/);
     assert.match(keptRefusal(s, { 'tx.transfer': 1 }), /writes/);
-    assert.match(keptRefusal({ ...s, AB_GENERATOR: 'per-window' }, {}), /AB_GENERATOR=per-window/);
+  });
+
+  it("follows the session's AB_GENERATOR (read from A), whatever B's scenario says, and a side's workload", () => {
+    const s = { CHAIN: 'ethereum', WORKLOAD: 'eth-default', COLD: 'no', RAMP_S: 0 };
+    const side = (key, over = {}) => ({ key, s: { ...s, ...over }, ctx: { mix: { eth_call: 1 } } });
+    assert.match(generatorMode([side('A'), side('B')], 'per-window').reason, /AB_GENERATOR=per-window/);
+    assert.deepEqual(generatorMode([side('A'), side('B', { AB_GENERATOR: 'per-window' })], 'kept'), {
+      mode: 'kept',
+      reason: null,
+    });
+    const cold = generatorMode([side('A'), side('B', { COLD: 'yes' })], 'kept');
+    assert.equal(cold.mode, 'per-window');
+    assert.match(cold.reason, /^B: COLD=yes/);
   });
 });
