@@ -137,7 +137,6 @@ async function feedTransactions(s, peers, { devKey, log, signal }) {
  * download the chain from its peers; the session calls it in place of the usual sync wait.
  */
 function syncHooks(stack, { peers, driver, net, member, syncCpu, log, signal }) {
-  stack.historyUrl = peers[0].rpcUrl;
   return {
     syncNode: ({ timeoutS }) =>
       syncFromNetwork({
@@ -152,6 +151,27 @@ function syncHooks(stack, { peers, driver, net, member, syncCpu, log, signal }) 
         log,
       }),
   };
+}
+
+/**
+ * Waits until every measured node has the network's head as it is now (the history, sent through network-1, is then
+ * in every measured node before the harvest reads it). A block reaches them within a block time; 60 s is a failure.
+ */
+async function awaitHead(members, producer, { signal, timeoutS = 60 }) {
+  const target = Number(await rpcCall(producer.rpcUrl, 'eth_blockNumber', []));
+  const deadline = Date.now() + timeoutS * 1000;
+  for (;;) {
+    const heads = await Promise.all(
+      members.map((m) => rpcCall(m.rpcUrl, 'eth_blockNumber', [], { timeoutMs: 2000 }).then(Number, () => -1)),
+    );
+    const behind = members.filter((m, i) => heads[i] < target);
+    if (!behind.length) return;
+    if (Date.now() > deadline) {
+      const at = behind.map((m) => `${m.name} at block ${heads[members.indexOf(m)]}`).join(', ');
+      throw new Error(`the history is in ${producer.name}'s block ${target}, but after ${timeoutS} s ${at}`);
+    }
+    await sleep(250, signal);
+  }
 }
 
 /**
@@ -188,6 +208,10 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
   stack.network = {
     nodes: peers,
     watch,
+    // The history enters where blocks are built: sent to a measured node, it reached network-1 only by gossip, and
+    // under load a transaction announced that way was once never fetched.
+    historyUrl: peers[0].rpcUrl,
+    awaitHead: (o) => awaitHead(members, peers[0], o),
     ...(s.SYNC === 'network'
       ? syncHooks(stack, { peers, driver: parts.driver, net, member: members[0], syncCpu, log, signal })
       : {}),

@@ -86,13 +86,16 @@ async function syncStep(s, stack, { run, phase, signal, log, rpc }) {
 async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix, rpc }) {
   const chain = chains[s.CHAIN];
   const steps = { run, phase, signal, log, rpc };
-  if (stack.historyUrl) {
+  const net = stack.network;
+  if (net && net.syncNode) {
     // SYNC=network: the chain is built on the network first; the node then downloads it from its peers
-    await historyStep(s, stack, stack.historyUrl, steps);
+    await historyStep(s, stack, net.historyUrl, steps);
     await syncStep(s, stack, steps);
   } else {
     await syncStep(s, stack, steps);
-    await historyStep(s, stack, stack.rpcUrl, steps);
+    // on a network the history is sent through the block producer and reaches the node in blocks
+    await historyStep(s, stack, net ? net.historyUrl : stack.rpcUrl, steps);
+    if (net && run.history) await net.awaitHead({ signal });
   }
 
   phase('harvest');
