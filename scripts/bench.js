@@ -30,8 +30,14 @@
 //   ethers_ws_rps cv_cpu_ms_per_request cv_repetitions cpu_floor_cv
 //   cv_generator_us_per_request default_generator_us_per_request
 //   default_node_us_per_request default_generator_over_node
+//   ratio_per_repetition static_engine_rps static_engine_us_per_request
+//   static_wrk_rps static_wrk_us_per_request static_ratio
+//   static_ratio_per_repetition
 // (engine_* without ws are the lean engine over HTTP; engine_ws_ratio is
-// against wrk, which speaks HTTP only.)
+// against wrk, which speaks HTTP only; static_* are against a static
+// JSON-RPC responder that one core of HAProxy serves faster than one
+// generator core can send, scripts/lib/bench-static.js: what the lean engine
+// sends from one core when the server is not the limit.)
 // engine_max_rps is what one core could send at the measured CPU per request
 // (1e6 / engine_us_per_request); engine_rps is the rate reached here, which
 // the node (one core) may cap before the generator does.
@@ -41,24 +47,19 @@ const os = require('node:os');
 const path = require('node:path');
 const { resolveScenario, ROOT } = require('../src/scenario/resolve');
 const { startHost } = require('../src/runtime/host');
-const { cgroupsUsable, spawnInGroup } = require('../src/platform/cgroup');
+const { cgroupsUsable } = require('../src/platform/cgroup');
 const { ensureDebianTool } = require('../src/install/debian');
-const { runArtillery, STARTUP_S } = require('../src/workload/artillery');
 const { waitForSync } = require('../src/chains/ethereum/sync');
 const { metricValue } = require('../src/measure/cpu');
 const { median } = require('../src/stats');
 const { newRunId } = require('../src/run');
 const { log } = require('../src/util/log');
-const { sleepUntil, sleep } = require('../src/util/time');
+const { sleep } = require('../src/util/time');
 const { CV_REPEAT, cpuFloor, repeatability, defaultRun } = require('./lib/bench-repeat');
+const { benchStatic } = require('./lib/bench-static');
+const { benchWrk, benchArtillery, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS } = require('./lib/bench-generators');
 
-const WARM_S = Number(process.env.BENCH_WARM_S || 2);
-const MEASURE_S = Number(process.env.BENCH_MEASURE_S || 5);
 const REPS = Number(process.env.BENCH_REPS || 3);
-const CONNECTIONS = 16;
-// the lean engine over ws: 16 users on this many WebSockets
-const WS_CONNECTIONS = Number(process.env.BENCH_WS_CONNECTIONS || 4);
-const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] });
 
 async function rpcRequests(metricsUrl) {
   const v = metricValue(await (await fetch(metricsUrl)).text(), 'rpc_requests');
@@ -66,90 +67,21 @@ async function rpcRequests(metricsUrl) {
   return v;
 }
 
-/** Reads generator CPU and the node's request count at both edges of [start, end]. */
-async function measureEdges(stack, start, end) {
-  await sleepUntil(start);
-  const [c0, r0] = [stack.generatorGroup.cpu(), await rpcRequests(stack.node.metrics_url)];
-  await sleepUntil(end);
-  const [c1, r1] = [stack.generatorGroup.cpu(), await rpcRequests(stack.node.metrics_url)];
-  const cpu = c1.total_s - c0.total_s; // cpuacct.usage: exact (the user/system counters are tick-sampled)
-  const requests = r1 - r0;
-  return {
-    us_per_request: (cpu * 1e6) / requests,
-    rps: requests / ((end - start) / 1000),
-    cpu_utilization: cpu / ((end - start) / 1000),
-  };
-}
-
-async function benchWrk(stack, wrk, workDir) {
-  const lua = path.join(workDir, 'post.lua');
-  fs.writeFileSync(
-    lua,
-    `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`,
-  );
-  const t0 = Date.now();
-  const child = spawnInGroup(
-    stack.generatorGroup,
-    [wrk, '-t1', `-c${CONNECTIONS}`, `-d${WARM_S + MEASURE_S + 2}s`, '-s', lua, stack.rpcUrl],
-    { stdio: 'ignore' },
-  );
-  const exited = new Promise((r) => child.once('exit', r));
-  const start = t0 + 500 + WARM_S * 1000;
-  try {
-    return await measureEdges(stack, start, start + MEASURE_S * 1000);
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-async function benchArtillery(stack, generator, transport, workDir, poolFile, k) {
-  const start = Date.now() + (STARTUP_S + WARM_S) * 1000;
-  const end = start + MEASURE_S * 1000;
-  const scenario = {
-    GENERATOR: generator,
-    TRANSPORT: transport,
-    CONCURRENCY: CONNECTIONS,
-    RATE: null,
-    RAMP_S: 0,
-    WORKLOAD: 'method:eth_getBlockByNumber',
-  };
-  const spec = {
-    rpc_url: transport === 'ws' ? stack.wsUrl : stack.rpcUrl,
-    transport,
-    ws_connections: WS_CONNECTIONS,
-    pool_file: poolFile,
-    mix: { eth_getBlockByNumber: 1 },
-    timeout_ms: 10000,
-    seed: 1,
-    start_at: start,
-    end_at: end,
-    samples_dir: null,
-  };
-  const run = runArtillery({
-    scenario,
-    spec,
-    dir: workDir,
-    name: `${generator}-${transport}-${k}`,
-    processor: require.resolve('../src/workload/processors/ethereum'),
-    group: stack.generatorGroup,
-  });
-  const figures = await measureEdges(stack, start, end);
-  const r = await run;
-  if (r.code !== 0)
-    throw new Error(`artillery (${generator} over ${transport}) exited with status ${r.code}; see ${r.logFile}`);
-  return figures;
-}
-
 /** REPS rounds of every generator against the node, each its warm-up and measured window; results by generator. */
 async function runGenerators(stack, wrk, workDir, poolFile) {
+  const target = {
+    group: stack.generatorGroup,
+    rpcUrl: stack.rpcUrl,
+    wsUrl: stack.wsUrl,
+    requests: () => rpcRequests(stack.node.metrics_url),
+  };
   const results = { wrk: [], lean: [], lean_ws: [], ethers: [], ethers_ws: [] };
   for (let k = 0; k < REPS; k++) {
-    results.wrk.push(await benchWrk(stack, wrk, workDir));
-    results.lean.push(await benchArtillery(stack, 'lean', 'http', workDir, poolFile, k));
-    results.lean_ws.push(await benchArtillery(stack, 'lean', 'ws', workDir, poolFile, k));
-    results.ethers.push(await benchArtillery(stack, 'ethers', 'http', workDir, poolFile, k));
-    results.ethers_ws.push(await benchArtillery(stack, 'ethers', 'ws', workDir, poolFile, k));
+    results.wrk.push(await benchWrk(target, wrk, workDir));
+    results.lean.push(await benchArtillery(target, 'lean', 'http', workDir, poolFile, k));
+    results.lean_ws.push(await benchArtillery(target, 'lean', 'ws', workDir, poolFile, k));
+    results.ethers.push(await benchArtillery(target, 'ethers', 'http', workDir, poolFile, k));
+    results.ethers_ws.push(await benchArtillery(target, 'ethers', 'ws', workDir, poolFile, k));
     log(
       `repetition ${k + 1}/${REPS}: ${Object.entries(results)
         .map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`)
@@ -180,13 +112,15 @@ function printTable(med) {
 }
 
 /** The closing key=value line. */
-function keyValues(med, rep, floor, def) {
+function keyValues(med, rep, floor, def, { results, statics }) {
   const engine = med('lean', 'us_per_request');
   const ref = med('wrk', 'us_per_request');
+  const smed = (g, key) => median(statics[g].map((r) => r[key]));
   return {
     engine_us_per_request: engine.toFixed(1),
     wrk_us_per_request: ref.toFixed(1),
     ratio: (engine / ref).toFixed(2),
+    ratio_per_repetition: perRepetitionRatios(results),
     engine_max_rps: (1e6 / engine).toFixed(0),
     engine_rps: med('lean', 'rps').toFixed(0),
     wrk_rps: med('wrk', 'rps').toFixed(0),
@@ -205,7 +139,18 @@ function keyValues(med, rep, floor, def) {
     default_generator_us_per_request: def === null ? 'n/a' : def.generator.toFixed(1),
     default_node_us_per_request: def === null ? 'n/a' : def.node.toFixed(1),
     default_generator_over_node: def === null ? 'n/a' : def.ratio.toFixed(3),
+    static_engine_rps: smed('lean', 'rps').toFixed(0),
+    static_engine_us_per_request: smed('lean', 'us_per_request').toFixed(1),
+    static_wrk_rps: smed('wrk', 'rps').toFixed(0),
+    static_wrk_us_per_request: smed('wrk', 'us_per_request').toFixed(1),
+    static_ratio: (smed('lean', 'us_per_request') / smed('wrk', 'us_per_request')).toFixed(2),
+    static_ratio_per_repetition: perRepetitionRatios(statics),
   };
+}
+
+/** The lean engine's CPU per request over wrk's, repetition by repetition (the spread of `ratio`). */
+function perRepetitionRatios(results) {
+  return results.lean.map((r, k) => (r.us_per_request / results.wrk[k].us_per_request).toFixed(2)).join(',');
 }
 
 /** A geth --dev node on one core, and its stop (once). */
@@ -241,11 +186,13 @@ async function main() {
     const med = (g, key) => median(results[g].map((r) => r[key]));
     printTable(med);
     const nodeCpus = String(stack.node.cpus);
+    const generatorCpus = String(stack.generatorCpus);
     await stop(); // the runs below start their own nodes
+    const statics = await benchStatic({ reps: REPS, wrk, cpus: nodeCpus, generatorCpus });
     const def = await defaultRun();
     const rep = await repeatability();
     const floor = await cpuFloor(nodeCpus);
-    const kv = keyValues(med, rep, floor, def);
+    const kv = keyValues(med, rep, floor, def, { results, statics });
     process.stdout.write(
       `\n${Object.entries(kv)
         .map(([k, v]) => `${k}=${v}`)

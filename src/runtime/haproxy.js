@@ -223,4 +223,4 @@ function spawnSyncCheck(bin, configFile) {
 /** The health check's request: a JSON-RPC call whose answer must hold a result, not a TCP ping. */
 const HEALTH_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
 
-module.exports = { renderConfig, serverCounts, accessLog, startHaproxy, BACKEND, LOG_FORMAT, HEALTH_BODY };
+module.exports = { renderConfig, samplesOf, serverCounts, accessLog, startHaproxy, BACKEND, LOG_FORMAT, HEALTH_BODY };

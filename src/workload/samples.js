@@ -29,7 +29,11 @@ class Recorder {
     this.spec = spec;
     this.worker = worker;
     this.seconds = {}; // epoch second -> method -> {lat: number[], failed: {kind: n}}
-    this.okSlots = {}; // 10 ms slot -> successful completions, to count requests between any two instants
+    // 10 ms slot -> successful completions, to count requests between any two instants. A Map: a slot number is
+    // above 2^32, and as an object's key it would be turned into a string on every request.
+    this.okSlots = new Map();
+    this.sec = -1; // the second of the last completion, and its entry in seconds (the next is most likely the same)
+    this.bySec = null;
     this.errors = {};
     this.inFlight = 0;
     this.inFlightAtEnd = null;
@@ -66,7 +70,11 @@ class Recorder {
       return 'after';
     }
     const sec = Math.floor(now / 1000);
-    const bySec = this.seconds[sec] || (this.seconds[sec] = {});
+    if (sec !== this.sec) {
+      this.sec = sec;
+      this.bySec = this.seconds[sec] || (this.seconds[sec] = {});
+    }
+    const { bySec } = this;
     const m = bySec[method] || (bySec[method] = { lat: [], failed: {} });
     if (failure) {
       m.failed[failure.kind] = (m.failed[failure.kind] || 0) + 1;
@@ -83,7 +91,7 @@ class Recorder {
   /** A success in its 10 ms slot, or in the first whole slot after edgeMs when it fell before. */
   countOk(now, edgeMs) {
     const slot = Math.max(Math.floor(now / SLOT_MS), Math.ceil(edgeMs / SLOT_MS));
-    this.okSlots[slot] = (this.okSlots[slot] || 0) + 1;
+    this.okSlots.set(slot, (this.okSlots.get(slot) || 0) + 1);
   }
 
   /** The window's end has come: the requests in flight now are those it did not see complete. */
@@ -104,9 +112,9 @@ class Recorder {
         out.seconds[sec] = this.seconds[sec];
         this.drained.add(sec);
       }
-    for (const slot of Object.keys(this.okSlots))
-      if (Number(slot) * SLOT_MS < upto && !this.drainedSlots.has(slot)) {
-        out.ok_slots[slot] = this.okSlots[slot];
+    for (const [slot, n] of this.okSlots)
+      if (slot * SLOT_MS < upto && !this.drainedSlots.has(slot)) {
+        out.ok_slots[slot] = n;
         this.drainedSlots.add(slot);
       }
     return { ...out, ...this.counters(this.inFlight) };
@@ -133,7 +141,7 @@ class Recorder {
       end_at: endAt,
       ...counters,
       seconds: this.seconds,
-      ok_slots: this.okSlots,
+      ok_slots: Object.fromEntries(this.okSlots),
       errors,
     };
   }

@@ -75,6 +75,20 @@ describe('lean engine', function () {
     for (const k of ['rpc', 'http', 'other', 'timeout']) assert.equal(ee.counters[`chainperf.failed.${k}`], 1, k);
   });
 
+  it('tells a result from an error by the top-level key, whatever the result holds', () => {
+    const { responseFailure } = Engine;
+    const body = (s) => Buffer.from(s);
+    const bigResult = `{"jsonrpc":"2.0","id":4095,"result":{"logs":"${'"error" '.repeat(50)}"}}`;
+    assert.equal(responseFailure(200, body(bigResult)), null, '"error" inside a result is not an error');
+    assert.equal(responseFailure(200, body('{"jsonrpc":"2.0","result":"0x1","id":7}')), null);
+    const err = '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"\\"result\\" missing"}}';
+    assert.deepEqual(responseFailure(200, body(err)), { kind: 'rpc', message: 'JSON-RPC -32000: "result" missing' });
+    const late = `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m","data":"${'x'.repeat(60)}"},"result":1}`;
+    assert.equal(responseFailure(200, body(late)).kind, 'rpc', 'an error key before a late "result" is read');
+    assert.equal(responseFailure(200, body('{"jsonrpc":"2.0","id":1}')).kind, 'other');
+    assert.equal(responseFailure(503, body('{"result":1}')).kind, 'http');
+  });
+
   it('open loop paced by the engine: the rate offered, until the window ends, then the samples are written', async () => {
     node.answer = (b) => [200, { jsonrpc: '2.0', id: b.id, result: '0x1' }];
     const t0 = Date.now();

@@ -125,6 +125,24 @@ describe('generator samples', () => {
     assert.equal(m.workers, 2);
   });
 
+  it("a worker's record counts successes in 10 ms slots: each slot once across drains, every slot in the snapshot", () => {
+    const rec = newRecorder({ start_at: 10_000, end_at: 13_000 }, 'w');
+    const at = [10_005, 10_006, 10_012, 11_500, 12_990];
+    for (const t of at) {
+      rec.started();
+      rec.completed('eth_call', 1, null, t);
+    }
+    const first = rec.drain(11_200); // whole seconds before 11 s
+    assert.deepEqual(first.ok_slots, { 1000: 2, 1001: 1 });
+    assert.deepEqual(Object.keys(first.seconds), ['10']);
+    const second = rec.drain(13_000);
+    assert.deepEqual(second.ok_slots, { 1150: 1, 1299: 1 }, 'slots drained before are not drained again');
+    const snap = JSON.parse(JSON.stringify(rec.snapshot())); // as the worker writes it
+    assert.deepEqual(snap.ok_slots, { 1000: 2, 1001: 1, 1150: 1, 1299: 1 });
+    assert.equal(mergeSamples([snap]).okBetween(10_000, 13_000), 5);
+    assert.equal(mergeSamples([snap]).okBetween(10_010, 12_000), 2);
+  });
+
   it('percentiles are nearest-rank', () => {
     const s = Array.from({ length: 100 }, (_, i) => i + 1);
     assert.equal(percentile(s, 50), 50);

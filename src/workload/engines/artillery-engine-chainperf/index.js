@@ -70,11 +70,16 @@ function setup() {
 
 const ERROR = Buffer.from('"error"');
 const RESULT = Buffer.from('"result"');
+const TOP_KEY_BYTES = 48;
 
 /** The failure a response stands for, or null when it is a JSON-RPC result. */
 function responseFailure(status, body) {
   if (status < 200 || status >= 300) return { kind: 'http', message: `HTTP ${status}` };
-  // Only a body that mentions "error" is parsed: a result never needs decoding here.
+  // A "result" key among the first bytes, with no "error" before it, is the top-level one ({"jsonrpc":"2.0","id":N,
+  // "result":...}, the ids are numbers): a result, without reading the rest of a large body.
+  const r = body.indexOf(RESULT);
+  if (r !== -1 && r < TOP_KEY_BYTES && body.lastIndexOf(ERROR, r) === -1) return null;
+  // Otherwise only a body that mentions "error" is parsed: a result never needs decoding here.
   if (body.indexOf(ERROR) !== -1) {
     try {
       const doc = JSON.parse(body.toString());
@@ -83,7 +88,7 @@ function responseFailure(status, body) {
       return { kind: 'other', message: 'response is not JSON' };
     }
   }
-  if (body.indexOf(RESULT) === -1) return { kind: 'other', message: 'response has neither result nor error' };
+  if (r === -1) return { kind: 'other', message: 'response has neither result nor error' };
   return null;
 }
 

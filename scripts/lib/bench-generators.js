@@ -1,0 +1,99 @@
+'use strict';
+// npm run bench: one generator's measured window against a target (geth, or
+// the static responder of bench-static.js). A target is where the requests go
+// and how many it served: {group (the generator's cgroup), rpcUrl, wsUrl,
+// requests() (the target's own live counter)}. CPU per request = the
+// generator cgroup's CPU over the window / the requests the target counted in
+// it, both read at the window's two edges.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnInGroup } = require('../../src/platform/cgroup');
+const { runArtillery, STARTUP_S } = require('../../src/workload/artillery');
+const { sleepUntil } = require('../../src/util/time');
+
+const WARM_S = Number(process.env.BENCH_WARM_S || 2);
+const MEASURE_S = Number(process.env.BENCH_MEASURE_S || 5);
+const CONNECTIONS = 16;
+// the lean engine over ws: 16 users on this many WebSockets
+const WS_CONNECTIONS = Number(process.env.BENCH_WS_CONNECTIONS || 4);
+const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] });
+
+/** Reads generator CPU and the target's request count at both edges of [start, end]. */
+async function measureEdges(target, start, end) {
+  await sleepUntil(start);
+  const [c0, r0] = [target.group.cpu(), await target.requests()];
+  await sleepUntil(end);
+  const [c1, r1] = [target.group.cpu(), await target.requests()];
+  const cpu = c1.total_s - c0.total_s; // cpuacct.usage: exact (the user/system counters are tick-sampled)
+  const requests = r1 - r0;
+  return {
+    us_per_request: (cpu * 1e6) / requests,
+    rps: requests / ((end - start) / 1000),
+    cpu_utilization: cpu / ((end - start) / 1000),
+  };
+}
+
+/** wrk, one thread, CONNECTIONS connections, posting BODY. */
+async function benchWrk(target, wrk, workDir) {
+  const lua = path.join(workDir, 'post.lua');
+  fs.writeFileSync(
+    lua,
+    `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
+  const t0 = Date.now();
+  const child = spawnInGroup(
+    target.group,
+    [wrk, '-t1', `-c${CONNECTIONS}`, `-d${WARM_S + MEASURE_S + 2}s`, '-s', lua, target.rpcUrl],
+    { stdio: 'ignore' },
+  );
+  const exited = new Promise((r) => child.once('exit', r));
+  const start = t0 + 500 + WARM_S * 1000;
+  try {
+    return await measureEdges(target, start, start + MEASURE_S * 1000);
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/** artillery with GENERATOR=generator over transport, a closed loop of CONNECTIONS users sending BODY's call. */
+async function benchArtillery(target, generator, transport, workDir, poolFile, k) {
+  const start = Date.now() + (STARTUP_S + WARM_S) * 1000;
+  const end = start + MEASURE_S * 1000;
+  const scenario = {
+    GENERATOR: generator,
+    TRANSPORT: transport,
+    CONCURRENCY: CONNECTIONS,
+    RATE: null,
+    RAMP_S: 0,
+    WORKLOAD: 'method:eth_getBlockByNumber',
+  };
+  const spec = {
+    rpc_url: transport === 'ws' ? target.wsUrl : target.rpcUrl,
+    transport,
+    ws_connections: WS_CONNECTIONS,
+    pool_file: poolFile,
+    mix: { eth_getBlockByNumber: 1 },
+    timeout_ms: 10000,
+    seed: 1,
+    start_at: start,
+    end_at: end,
+    samples_dir: null,
+  };
+  const run = runArtillery({
+    scenario,
+    spec,
+    dir: workDir,
+    name: `${generator}-${transport}-${k}`,
+    processor: require.resolve('../../src/workload/processors/ethereum'),
+    group: target.group,
+  });
+  const figures = await measureEdges(target, start, end);
+  const r = await run;
+  if (r.code !== 0)
+    throw new Error(`artillery (${generator} over ${transport}) exited with status ${r.code}; see ${r.logFile}`);
+  return figures;
+}
+
+module.exports = { benchWrk, benchArtillery, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS };

@@ -1,0 +1,107 @@
+'use strict';
+// npm run bench's static-responder part: how many requests per second the
+// lean engine sends from one core when the server is not the limit. The
+// server is HAProxy answering every POST itself with one fixed JSON-RPC result
+// (`http-request return`, no backend), pinned to the node's core in a cgroup
+// of its own; it serves well over 100,000 requests/s on one core, so the
+// generator's core is what limits the rate. wrk runs against it too, for the
+// ratio. Requests are HAProxy's own count (its Prometheus exporter).
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { Cgroup, spawnInGroup } = require('../../src/platform/cgroup');
+const { ensureDebianTool } = require('../../src/install/debian');
+const { samplesOf } = require('../../src/runtime/haproxy');
+const { freePorts } = require('../../src/util/net');
+const { pollUntil } = require('../../src/util/poll');
+const { log } = require('../../src/util/log');
+const { benchWrk, benchArtillery } = require('./bench-generators');
+
+const RESULT = '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}';
+
+function responderConfig({ rpcPort, statsPort }) {
+  return [
+    'global',
+    '  nbthread 1',
+    '  maxconn 4096',
+    'defaults',
+    '  mode http',
+    '  timeout client 30s',
+    '  timeout connect 1s',
+    '  timeout server 30s',
+    'frontend rpc',
+    `  bind 127.0.0.1:${rpcPort}`,
+    `  http-request return status 200 content-type application/json string '${RESULT}'`,
+    'frontend stats',
+    `  bind 127.0.0.1:${statsPort}`,
+    '  http-request use-service prometheus-exporter',
+    '',
+  ].join('\n');
+}
+
+/** HAProxy as a static JSON-RPC responder on cpus; {target (for bench-generators), stop()}. */
+async function startResponder({ cpus, generatorCpus, workDir }) {
+  const bin = await ensureDebianTool('haproxy', 'haproxy', log);
+  const { rpcPort, statsPort } = await freePorts(['rpcPort', 'statsPort']);
+  const cfg = path.join(workDir, 'static-responder.cfg');
+  fs.writeFileSync(cfg, responderConfig({ rpcPort, statsPort }));
+  const id = `bench-static-${process.pid}`;
+  const group = new Cgroup(`chainperf/${id}/responder`, { cpus });
+  const generatorGroup = new Cgroup(`chainperf/${id}/generator`, { cpus: generatorCpus });
+  const child = spawnInGroup(group, [bin, '-db', '-f', cfg], { stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  const statsUrl = `http://127.0.0.1:${statsPort}/metrics`;
+  const requests = async () => {
+    const text = await (await fetch(statsUrl)).text();
+    const [s] = samplesOf(text, 'haproxy_frontend_http_requests_total').filter((x) => x.labels.proxy === 'rpc');
+    if (!s) throw new Error('the static responder exports no haproxy_frontend_http_requests_total for rpc');
+    return s.value;
+  };
+  const stop = async () => {
+    child.kill('SIGKILL');
+    await exited;
+    generatorGroup.destroy();
+    group.destroy();
+  };
+  try {
+    const look = async () => ({ done: (await requests()) >= 0 });
+    await pollUntil(look, {
+      timeoutS: 10,
+      label: 'static responder',
+      failMessage: (last) => `the static responder (HAProxy) did not answer within 10 s: ${last}`,
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const target = { group: generatorGroup, rpcUrl: `http://127.0.0.1:${rpcPort}/`, wsUrl: null, requests };
+  return { target, stop };
+}
+
+/** reps rounds of wrk and the lean engine over HTTP against the static responder; results by generator. */
+async function benchStatic({ reps, wrk, cpus, generatorCpus }) {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-static-'));
+  const poolFile = path.join(workDir, 'pool.json'); // the requests are geth's bench's: eth_getBlockByNumber(0x1)
+  fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 1337, head: 1, blocks: [1] }));
+  const { target, stop } = await startResponder({ cpus, generatorCpus, workDir });
+  log(`static responder (HAProxy, one fixed JSON-RPC result) on cpus ${cpus}, generator on cpus ${generatorCpus}`);
+  const results = { wrk: [], lean: [] };
+  try {
+    for (let k = 0; k < reps; k++) {
+      results.wrk.push(await benchWrk(target, wrk, workDir));
+      results.lean.push(await benchArtillery(target, 'lean', 'http', workDir, poolFile, `static-${k}`));
+      log(
+        `static responder, repetition ${k + 1}/${reps}: ${Object.entries(results)
+          .map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`)
+          .join(', ')}`,
+      );
+    }
+  } finally {
+    await stop();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+module.exports = { benchStatic, responderConfig };
