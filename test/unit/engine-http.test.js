@@ -53,6 +53,36 @@ describe('lean engine over HTTP: response reader', () => {
     }
   });
 
+  it('reads bytes lent from one read buffer that every read overwrites, and keeps a body only as asked', () => {
+    // What net's onread does: every read lands in the same buffer, so the reader must copy what it keeps.
+    const lent = Buffer.alloc(256);
+    const feedLent = (reader, bytes, cuts, lend) => {
+      const out = [];
+      let at = 0;
+      for (const c of [...cuts, bytes.length]) {
+        lent.fill(0x21);
+        const n = bytes.copy(lent, 0, at, c);
+        const r = reader.push(lent.subarray(0, n), true, lend);
+        if (r) out.push({ ...r, text: r.body.toString() }); // read at once, as the lean engine does
+        at = c;
+      }
+      lent.fill(0x21); // the next read
+      return out;
+    };
+    for (const [bytes, body] of [
+      [sized, '{"jsonrpc":"2.0","id":1,"result":7}\n'],
+      [chunked, '{"a":[1,2,3,4]}'],
+    ])
+      for (let cut = 1; cut < bytes.length; cut++) {
+        for (const cuts of [[], [cut], cut + 5 < bytes.length ? [cut, cut + 5] : [cut]]) {
+          const [lentRes] = feedLent(new ResponseReader(), bytes, cuts, true);
+          assert.equal(lentRes.text, body, `lent, cuts at ${cuts}`);
+          const [kept] = feedLent(new ResponseReader(), bytes, cuts, false);
+          assert.equal(kept.body.toString(), body, `kept past the next read, cuts at ${cuts}`);
+        }
+      }
+  });
+
   it('reads one response after another on the same connection, and sees Connection: close', () => {
     const reader = new ResponseReader();
     assert.equal(reader.push(sized).status, 200);

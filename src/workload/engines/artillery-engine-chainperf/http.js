@@ -1,7 +1,8 @@
 'use strict';
 // The lean engine's HTTP path: HTTP/1.1 keep-alive connections on plain
 // sockets, one request in flight on each, the whole request (head and body)
-// prepared ahead as one buffer and written with one call.
+// prepared ahead as one buffer and written with one call, responses read
+// into one buffer per pool (net's onread) rather than a new one per read.
 //
 // A general HTTP client (undici) spends most of a JSON-RPC request's cost on
 // what these requests never need: header objects and their validation,
@@ -56,10 +57,19 @@ class ResponseReader {
     this.pos = 0; // chunked: where the next chunk-size line starts
   }
 
-  push(chunk) {
+  /**
+   * chunk borrowed: its memory is overwritten by the next read, so what is kept past this call is copied (the bytes of
+   * a response not yet complete; the body too, unless lend: the caller reads it before the next read).
+   */
+  push(chunk, borrowed = false, lend = false) {
     this.buf = this.buf ? Buffer.concat([this.buf, chunk]) : chunk;
-    if (this.bodyAt < 0 && !this.readHead()) return null;
-    return this.chunked ? this.readChunked() : this.readSized();
+    const res = this.bodyAt < 0 && !this.readHead() ? null : this.chunked ? this.readChunked() : this.readSized();
+    if (!borrowed) return res;
+    if (!res) {
+      if (this.buf === chunk) this.buf = Buffer.from(chunk);
+      if (this.parts) this.parts = this.parts.map((p) => (p.buffer === chunk.buffer ? Buffer.from(p) : p));
+    } else if (!lend && res.body.buffer === chunk.buffer) res.body = Buffer.from(res.body);
+    return res;
   }
 
   readHead() {
@@ -141,12 +151,15 @@ class Connection {
     this.dead = false;
     const { hostname, port, protocol } = pool.url;
     const host = hostname.replace(/^\[|\]$/g, '');
-    this.socket =
-      protocol === 'https:'
-        ? tls.connect({ host, port: Number(port) || 443, servername: net.isIP(host) ? undefined : host })
-        : net.connect({ host, port: Number(port) || 80 });
+    if (protocol === 'https:') {
+      this.socket = tls.connect({ host, port: Number(port) || 443, servername: net.isIP(host) ? undefined : host });
+      this.socket.on('data', (chunk) => this.onData(chunk, false));
+    } else {
+      // Read into the pool's one buffer, without a stream's 'data' events and a new Buffer for every read
+      const onread = { buffer: pool.readBuffer, callback: (n, buf) => void this.onData(buf.subarray(0, n), true) };
+      this.socket = net.connect({ host, port: Number(port) || 80, onread });
+    }
     this.socket.setNoDelay(true);
-    this.socket.on('data', (chunk) => this.onData(chunk));
     this.socket.on('error', (err) =>
       this.fail({ kind: 'other', message: String(err.code || err.message).slice(0, 200) }),
     );
@@ -160,11 +173,12 @@ class Connection {
     });
   }
 
-  onData(chunk) {
+  /** chunk: the bytes read; borrowed when they are in the pool's read buffer, which the next read overwrites. */
+  onData(chunk, borrowed) {
     if (!this.current) return this.fail({ kind: 'other', message: 'unexpected bytes from the server' });
     let res;
     try {
-      res = this.reader.push(chunk);
+      res = this.reader.push(chunk, borrowed, this.pool.lendBody);
     } catch (err) {
       return this.fail({ kind: 'other', message: err.message });
     }
@@ -198,8 +212,14 @@ class Connection {
  * {failure}; it never rejects.
  */
 class HttpPool {
-  constructor(url, { timeoutMs, now }) {
+  /**
+   * lendBody: a response's body may be the read buffer itself, valid until the next read (the caller reads it at once,
+   * in the continuation of its await); otherwise it is copied.
+   */
+  constructor(url, { timeoutMs, now, lendBody = false }) {
     this.url = new URL(url);
+    this.readBuffer = Buffer.allocUnsafe(64 * 1024);
+    this.lendBody = lendBody;
     this.idle = [];
     this.all = new Set();
     this.closed = false;

@@ -48,7 +48,8 @@ function setup() {
   const url = new URL(g.spec.rpc_url);
   const overWs = url.protocol === 'ws:' || url.protocol === 'wss:';
   const now = () => performance.now();
-  const http = overWs ? null : new HttpPool(g.spec.rpc_url, { timeoutMs: g.spec.timeout_ms, now });
+  // lendBody: sendOne and leanCall read a response's body as soon as their await resumes, before the next read
+  const http = overWs ? null : new HttpPool(g.spec.rpc_url, { timeoutMs: g.spec.timeout_ms, now, lendBody: true });
   const ws = overWs
     ? new WsPool(g.spec.rpc_url, {
         connections: g.spec.ws_connections || 4,
