@@ -162,6 +162,9 @@ async function reclaimKilledRuns({ log, by }) {
   return out;
 }
 
+/** A run's cgroup directories under every controller, from its directory under runsRoot() (cpuacct's on v1). */
+const runGroupDirs = (dir) => cgroupDirsNamed(`chainperf/${path.basename(dir)}`);
+
 /** cgroups of runs no lock names (a run from before locks, or one that died before taking its lock) with no process. */
 async function orphanCgroups(liveIds) {
   const root = runsRoot();
@@ -188,7 +191,7 @@ async function cleanCommand({ log = (l) => process.stderr.write(`${l}\n`) } = {}
   let orphans = 0;
   for (const dir of await orphanCgroups(new Set(live.map((e) => e.lock.run_id)))) {
     // the same folder name under each controller (cpuacct, memory, blkio, cpuset)
-    for (const d of cgroupDirsNamed(path.relative(runsRoot(), dir))) await removeCgroupDir(d);
+    for (const d of runGroupDirs(dir)) await removeCgroupDir(d);
     log(`removed the empty cgroups of run ${path.basename(dir)} (no lock names it)`);
     orphans++;
   }
@@ -196,4 +199,4 @@ async function cleanCommand({ log = (l) => process.stderr.write(`${l}\n`) } = {}
   return 0;
 }
 
-module.exports = { reclaimKilledRuns, reclaimRun, writeKilledReport, cleanCommand };
+module.exports = { reclaimKilledRuns, reclaimRun, writeKilledReport, cleanCommand, runGroupDirs, removeCgroupDir };

@@ -92,3 +92,24 @@ describe('cache locks', () => {
     assert.ok(!fs.existsSync(lock.lockFile('bad')), 'released on failure');
   });
 });
+
+describe('./run.sh clean: the cgroups of a run no lock names', () => {
+  const { Cgroup, cgroupsUsable, runsRoot } = require('../../src/platform/cgroup');
+  const { runGroupDirs, removeCgroupDir } = require('../../src/reclaim');
+
+  it("finds the run's directories under every controller, its children's too, and removes them all", async () => {
+    assert.ok(cgroupsUsable(), 'the test needs cgroups (root)');
+    const runId = `test-orphan-${process.pid}`;
+    const groups = ['node', 'generator'].map((g) => new Cgroup(`chainperf/${runId}/${g}`, { cpus: '0' }));
+    try {
+      const dirs = runGroupDirs(path.join(runsRoot(), runId));
+      const controllers = new Set(groups.flatMap((g) => g.dirs).map((d) => path.dirname(path.dirname(d))));
+      assert.equal(dirs.length, controllers.size, `one directory per controller: ${dirs.join(', ')}`);
+      for (const d of dirs) await removeCgroupDir(d);
+      for (const g of groups) for (const d of g.dirs) assert.equal(fs.existsSync(d), false, `${d} removed`);
+      assert.equal(fs.existsSync(path.join(runsRoot(), runId)), false);
+    } finally {
+      for (const g of groups) await g.destroy(); // what the test did not remove
+    }
+  });
+});
