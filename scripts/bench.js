@@ -166,6 +166,7 @@ async function startBenchNode(workDir) {
     fs.rmSync(workDir, { recursive: true, force: true });
   };
   process.once('SIGINT', () => stop().then(() => process.exit(130)));
+  process.once('SIGTERM', () => stop().then(() => process.exit(143)));
   return { stack, stop };
 }
 

@@ -1,7 +1,7 @@
 'use strict';
 // The lean engine's WebSocket path (TRANSPORT=ws): a few persistent
-// connections per artillery worker, several requests in flight on each,
-// every answer matched to its request by JSON-RPC id.
+// connections per artillery worker (ws-socket.js), several requests in flight
+// on each, every answer matched to its request by JSON-RPC id.
 //
 // Bodies are prepared ahead like the HTTP ones, less their id: a request is
 // '{"jsonrpc":"2.0","id":' + id + tail, with ids counted per connection. An
@@ -12,7 +12,7 @@
 // rather than one timer per request); a connection that closes fails the
 // requests in flight on it and is opened again after a pause.
 
-const WebSocket = require('ws');
+const { WsSocket } = require('./ws-socket');
 const { timeoutSweep } = require('./sweep');
 const { splitAuth } = require('../../../util/url-auth');
 
@@ -86,43 +86,37 @@ class Connection {
     this.nextId = 1;
     this.open = false;
     this.retryMs = RECONNECT_MIN_MS;
-    this.error = null;
     this.connect();
   }
 
   connect() {
     if (this.pool.closed) return;
     const target = splitAuth(this.url); // basic auth from the URL goes as a header
-    const ws = new WebSocket(target.url, {
-      perMessageDeflate: false,
-      skipUTF8Validation: true,
-      handshakeTimeout: this.pool.timeoutMs,
+    this.ws = new WsSocket(target.url, {
       headers: target.headers,
+      handshakeTimeoutMs: this.pool.timeoutMs,
+      onOpen: () => {
+        this.open = true;
+        this.retryMs = RECONNECT_MIN_MS;
+        for (const m of this.queue) this.ws.send(m);
+        this.queue = [];
+      },
+      onMessage: (data) => this.answer(data), // read at once: data is the socket's read buffer
+      onClose: (code, error) => this.closed(code, error),
     });
-    this.ws = ws;
-    ws.on('open', () => {
-      this.open = true;
-      this.retryMs = RECONNECT_MIN_MS;
-      this.error = null;
-      for (const m of this.queue) ws.send(m);
-      this.queue = [];
-    });
-    ws.on('message', (data) => this.answer(data));
-    ws.on('error', (err) => {
-      this.error = err; // 'close' follows
-    });
-    ws.on('close', (code) => {
-      this.open = false;
-      this.queue = [];
-      const message = this.error
-        ? `WebSocket: ${String(this.error.code || this.error.message).slice(0, 160)}`
-        : `WebSocket closed (code ${code})`;
-      this.failAll({ kind: 'other', message });
-      this.pool.reconnects++;
-      if (this.pool.closed) return;
-      setTimeout(() => this.connect(), this.retryMs).unref();
-      this.retryMs = Math.min(RECONNECT_MAX_MS, this.retryMs * 2);
-    });
+  }
+
+  closed(code, error) {
+    this.open = false;
+    this.queue = [];
+    const message = error
+      ? `WebSocket: ${String(error.code || error.message).slice(0, 160)}`
+      : `WebSocket closed (code ${code})`;
+    this.failAll({ kind: 'other', message });
+    this.pool.reconnects++;
+    if (this.pool.closed) return;
+    setTimeout(() => this.connect(), this.retryMs).unref();
+    this.retryMs = Math.min(RECONNECT_MAX_MS, this.retryMs * 2);
   }
 
   answer(data) {

@@ -1,0 +1,241 @@
+'use strict';
+// The lean engine's WebSocket client connection (RFC 6455), on a plain socket.
+//
+// A general WebSocket library runs every message through streams, events and
+// per-frame buffers; a JSON-RPC load generator needs much less: text frames
+// out (masked, as a client must, each written with one call), whole messages
+// in, handed over from the read itself. What is done here: the opening
+// handshake (with Sec-WebSocket-Accept checked), masked text frames with
+// masking keys from a pool of random bytes, messages in text or binary frames
+// (fragmented too), a pong for every ping, and the closing handshake either
+// way. Not done: extensions (permessage-deflate is never offered) and
+// subprotocols. Over ws:// the bytes are read into one buffer per socket
+// (net's onread); a message handed to onMessage is valid only during that call
+// (the engine reads its id and outcome at once).
+
+const crypto = require('node:crypto');
+const net = require('node:net');
+const tls = require('node:tls');
+
+const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+const HEAD_END = Buffer.from('\r\n\r\n');
+const MAX_HEAD = 16 * 1024;
+const MAX_MESSAGE = 256 * 1024 * 1024;
+const OP = { CONT: 0x0, TEXT: 0x1, BINARY: 0x2, CLOSE: 0x8, PING: 0x9, PONG: 0xa };
+
+/** Masking keys: 4 random bytes each, drawn from a pool refilled when used up. */
+const maskPool = { bytes: Buffer.alloc(8192), at: 8192 };
+function maskKey() {
+  if (maskPool.at + 4 > maskPool.bytes.length) {
+    crypto.randomFillSync(maskPool.bytes);
+    maskPool.at = 0;
+  }
+  maskPool.at += 4;
+  return maskPool.at - 4;
+}
+
+/** A client frame (FIN set) of opcode with `payload` (a Buffer, or a string as UTF-8), masked, as one buffer. */
+function clientFrame(opcode, payload) {
+  const len = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+  const ext = len < 126 ? 0 : len < 65536 ? 2 : 8;
+  const at = 2 + ext + 4; // where the payload starts
+  const frame = Buffer.allocUnsafe(at + len);
+  frame[0] = 0x80 | opcode;
+  if (ext === 0) frame[1] = 0x80 | len;
+  else if (ext === 2) {
+    frame[1] = 0x80 | 126;
+    frame.writeUInt16BE(len, 2);
+  } else {
+    frame[1] = 0x80 | 127;
+    frame.writeUInt32BE(Math.floor(len / 2 ** 32), 2);
+    frame.writeUInt32BE(len >>> 0, 6);
+  }
+  const k = maskKey();
+  maskPool.bytes.copy(frame, at - 4, k, k + 4);
+  if (typeof payload === 'string') frame.write(payload, at, len, 'utf8');
+  else payload.copy(frame, at);
+  const m0 = frame[at - 4];
+  const m1 = frame[at - 3];
+  const m2 = frame[at - 2];
+  const m3 = frame[at - 1];
+  let i = at;
+  for (const end = at + len - 3; i < end; i += 4) {
+    frame[i] ^= m0;
+    frame[i + 1] ^= m1;
+    frame[i + 2] ^= m2;
+    frame[i + 3] ^= m3;
+  }
+  for (let j = i - at; i < at + len; i++, j++) frame[i] ^= frame[at - 4 + (j & 3)];
+  return frame;
+}
+
+/** Sec-WebSocket-Accept for a key. */
+const acceptFor = (key) =>
+  crypto
+    .createHash('sha1')
+    .update(key + GUID)
+    .digest('base64');
+
+/**
+ * One client connection. Handlers: onOpen(), onMessage(buf) (a whole message; buf valid during the call only),
+ * onClose(code, error|null), called once. send(text) sends one text message; terminate() drops the connection.
+ */
+class WsSocket {
+  /**
+   * @param {string} url ws:// or wss://
+   * @param {{headers?: Object<string, string>, handshakeTimeoutMs: number, onOpen: Function,
+   *   onMessage: (buf: Buffer) => void, onClose: (code: number, error: Error|null) => void}} o
+   */
+  constructor(url, { headers = {}, handshakeTimeoutMs, onOpen, onMessage, onClose }) {
+    const u = new URL(url);
+    this.handlers = { onOpen, onMessage, onClose };
+    this.open = false;
+    this.closed = false;
+    this.error = null;
+    this.closeCode = 1006; // abnormal closure, unless a close frame says otherwise
+    this.buf = null; // bytes received and not yet used (owned)
+    this.parts = null; // a fragmented message's pieces so far
+    this.key = crypto.randomBytes(16).toString('base64');
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    const secure = u.protocol === 'wss:';
+    const port = Number(u.port) || (secure ? 443 : 80);
+    if (secure) {
+      this.socket = tls.connect({ host, port, servername: net.isIP(host) ? undefined : host });
+      this.socket.on('data', (chunk) => this.onBytes(chunk, false));
+    } else {
+      const onread = {
+        buffer: Buffer.allocUnsafe(64 * 1024),
+        callback: (n, b) => void this.onBytes(b.subarray(0, n), true),
+      };
+      this.socket = net.connect({ host, port, onread });
+    }
+    this.socket.setNoDelay(true);
+    this.socket.once(secure ? 'secureConnect' : 'connect', () => this.handshake(u, headers));
+    this.socket.on('error', (err) => {
+      if (!this.error) this.error = err;
+    });
+    this.socket.on('close', () => this.finish());
+    this.timer = setTimeout(() => this.fail(new Error('WebSocket handshake timed out')), handshakeTimeoutMs);
+    this.timer.unref();
+  }
+
+  handshake(u, headers) {
+    const extra = Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    this.socket.write(
+      `GET ${u.pathname || '/'}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        `Sec-WebSocket-Key: ${this.key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`,
+    );
+  }
+
+  send(text) {
+    if (this.open) this.socket.write(clientFrame(OP.TEXT, text));
+  }
+
+  terminate() {
+    this.socket.destroy();
+  }
+
+  /** Ends the connection with an error (a protocol error, a failed handshake). */
+  fail(err) {
+    if (!this.error) this.error = err;
+    this.socket.destroy();
+  }
+
+  finish() {
+    if (this.closed) return;
+    this.closed = true;
+    this.open = false;
+    clearTimeout(this.timer);
+    this.handlers.onClose(this.closeCode, this.error);
+  }
+
+  /** bytes: what one read gave; lent when they are the socket's read buffer, which the next read overwrites. */
+  onBytes(bytes, lent) {
+    const borrowed = lent && this.buf === null; // what is kept past this read is then copied
+    let buf = this.buf === null ? bytes : Buffer.concat([this.buf, bytes]);
+    this.buf = null;
+    const keep = (b) => (borrowed ? Buffer.from(b) : b);
+    try {
+      if (!this.open) {
+        const end = buf.indexOf(HEAD_END);
+        if (end < 0) {
+          if (buf.length > MAX_HEAD) throw new Error('WebSocket handshake answer larger than 16 KiB');
+          this.buf = keep(buf);
+          return;
+        }
+        this.accept(buf.latin1Slice(0, end));
+        buf = buf.subarray(end + HEAD_END.length);
+      }
+      const used = this.frames(buf);
+      if (used < buf.length && !this.closed) this.buf = keep(buf.subarray(used)); // a frame not yet whole
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /** Checks the server's answer to the opening handshake; the connection is then open. */
+  accept(head) {
+    const status = head.slice(0, head.indexOf('\r\n'));
+    if (!/^HTTP\/1\.1 101/.test(status))
+      throw new Error(`WebSocket handshake refused: ${status.slice(0, 120) || 'no status line'}`);
+    const m = /\r\nsec-websocket-accept:[ \t]*([^\r]*)/i.exec(head);
+    if (!m || m[1].trim() !== acceptFor(this.key)) throw new Error('WebSocket handshake: wrong Sec-WebSocket-Accept');
+    if (/\r\nsec-websocket-extensions:/i.test(head)) throw new Error('WebSocket handshake: an extension not asked for');
+    clearTimeout(this.timer);
+    this.open = true;
+    this.handlers.onOpen();
+  }
+
+  /** Reads every whole frame in buf; returns how many bytes they took. */
+  frames(buf) {
+    let at = 0;
+    while (this.open && buf.length - at >= 2) {
+      const b0 = buf[at];
+      const b1 = buf[at + 1];
+      if (b1 & 0x80) throw new Error('WebSocket: a masked frame from the server');
+      if (b0 & 0x70) throw new Error('WebSocket: reserved bits set (no extension was agreed)');
+      let len = b1 & 0x7f;
+      let head = 2;
+      if (len === 126) {
+        if (buf.length - at < 4) break;
+        len = buf.readUInt16BE(at + 2);
+        head = 4;
+      } else if (len === 127) {
+        if (buf.length - at < 10) break;
+        len = buf.readUInt32BE(at + 2) * 2 ** 32 + buf.readUInt32BE(at + 6);
+        head = 10;
+      }
+      if (len > MAX_MESSAGE) throw new Error(`WebSocket: a frame of ${len} bytes`);
+      if (buf.length - at < head + len) break;
+      this.frame(b0 & 0x80, b0 & 0x0f, buf.subarray(at + head, at + head + len));
+      at += head + len;
+    }
+    return at;
+  }
+
+  frame(fin, opcode, payload) {
+    if (opcode === OP.TEXT || opcode === OP.BINARY || opcode === OP.CONT) {
+      if ((opcode === OP.CONT) !== (this.parts !== null))
+        throw new Error('WebSocket: a continuation frame out of place');
+      if (fin && this.parts === null) return this.handlers.onMessage(payload);
+      this.parts = [...(this.parts || []), Buffer.from(payload)];
+      if (!fin) return undefined;
+      const whole = Buffer.concat(this.parts);
+      this.parts = null;
+      return this.handlers.onMessage(whole);
+    }
+    if (opcode === OP.PING) return this.socket.write(clientFrame(OP.PONG, payload));
+    if (opcode === OP.PONG) return undefined;
+    if (opcode === OP.CLOSE) {
+      this.closeCode = payload.length >= 2 ? payload.readUInt16BE(0) : 1005;
+      this.open = false;
+      this.socket.end(clientFrame(OP.CLOSE, payload.subarray(0, 2))); // the closing handshake's answer
+      return undefined;
+    }
+    throw new Error(`WebSocket: unknown opcode ${opcode}`);
+  }
+}
+
+module.exports = { WsSocket, clientFrame, acceptFor };
