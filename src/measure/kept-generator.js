@@ -112,6 +112,18 @@ class KeptGenerator {
     }
   }
 
+  /** Waits until a worker has registered (it waits for windows), for up to timeoutMs; false when none did. */
+  async ready(timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    while (!registered(this.dir).length) {
+      if (this.signal && this.signal.aborted) throw this.signal.reason;
+      if (this.exit) throw this.exited();
+      if (Date.now() > deadline) return false;
+      await sleep(50);
+    }
+    return true;
+  }
+
   /**
    * One window: its file written, its samples awaited. Resolves to what a pass of runGenerators resolves to (each
    * generator's index, cgroup, cores, offered load, status 0; no raw artillery output, which comes at the end).
@@ -132,9 +144,14 @@ class KeptGenerator {
    */
   async warm(warmupS, samplesRoot) {
     const { s } = this.ctx;
+    // The warm-up is handed over once a worker is up, so that both sides' nodes are warmed as long: the second side's
+    // generator, started with the first's, is up at once, and a warm-up counted from the hand-over would load its node
+    // longer than the first's by artillery's start-up (6 s more of 9 with a 3 s warm-up).
+    const up = await this.ready(STARTUP_S * 3000);
     for (let attempt = 1; attempt <= 2; attempt++) {
       const from = Date.now();
-      const due = from + ((attempt === 1 ? STARTUP_S : 0) + s.RAMP_S + Math.max(1, warmupS)) * 1000;
+      const lead = up ? PICKUP_MS / 1000 : attempt === 1 ? STARTUP_S : 0;
+      const due = from + (lead + s.RAMP_S + Math.max(1, warmupS)) * 1000;
       const samplesDir = `${samplesRoot}-${attempt}`;
       fs.mkdirSync(samplesDir, { recursive: true });
       const win = { send_from: from, start_at: due, end_at: due, stop_at: due, samples_dir: samplesDir, seed: s.SEED };
