@@ -165,15 +165,35 @@ async function reclaimKilledRuns({ log, by }) {
 /** A run's cgroup directories under every controller, from its directory under runsRoot() (cpuacct's on v1). */
 const runGroupDirs = (dir) => cgroupDirsNamed(`chainperf/${path.basename(dir)}`);
 
-/** cgroups of runs no lock names (a run from before locks, or one that died before taking its lock) with no process. */
-async function orphanCgroups(liveIds) {
+/**
+ * How long a run's empty cgroups must have been left alone before clean removes them when no lock names the run. A
+ * live run can have empty cgroups (a compose run's generator group between windows, npm run bench's between its
+ * generators) and hold its lock where this clean does not look (another CHAINPERF_RUNS_DIR; the bench holds none).
+ */
+const ORPHAN_AFTER_MS = 6 * 3600 * 1000;
+
+/** The newest modification time in a directory tree (a cgroup's changes when a child group comes or goes). */
+function newestMtime(dir) {
+  let newest = fs.statSync(dir).mtimeMs;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }))
+    if (e.isDirectory()) newest = Math.max(newest, newestMtime(path.join(dir, e.name)));
+  return newest;
+}
+
+/**
+ * cgroups of runs no lock names (a run from before locks, or one that died before taking its lock) with no process:
+ * those left alone for ORPHAN_AFTER_MS (old), and how many are younger (young, left).
+ */
+function orphanCgroups(liveIds, now = Date.now()) {
   const root = runsRoot();
-  if (!root || !fs.existsSync(root)) return [];
-  const out = [];
+  const out = { old: [], young: 0 };
+  if (!root || !fs.existsSync(root)) return out;
   for (const e of fs.readdirSync(root, { withFileTypes: true })) {
     if (!e.isDirectory() || liveIds.has(e.name)) continue;
     const dir = path.join(root, e.name);
-    if (!hasProcesses(dir)) out.push(dir);
+    if (hasProcesses(dir)) continue;
+    if (now - newestMtime(dir) >= ORPHAN_AFTER_MS) out.old.push(dir);
+    else out.young++;
   }
   return out;
 }
@@ -188,15 +208,29 @@ async function cleanCommand({ log = (l) => process.stderr.write(`${l}\n`) } = {}
   for (const { lock } of live)
     log(`run ${lock.run_id} is running (PID ${lock.process.pid}, report folder ${lock.report_dir}): left alone`);
   const reclaimed = await reclaimKilledRuns({ log, by: './run.sh clean' });
-  let orphans = 0;
-  for (const dir of await orphanCgroups(new Set(live.map((e) => e.lock.run_id)))) {
+  const orphans = orphanCgroups(new Set(live.map((e) => e.lock.run_id)));
+  for (const dir of orphans.old) {
     // the same folder name under each controller (cpuacct, memory, blkio, cpuset)
     for (const d of runGroupDirs(dir)) await removeCgroupDir(d);
     log(`removed the empty cgroups of run ${path.basename(dir)} (no lock names it)`);
-    orphans++;
   }
-  log(`clean: ${live.length} running, ${reclaimed.length} killed runs reclaimed, ${orphans} empty cgroups removed`);
+  if (orphans.young)
+    log(
+      `left the empty cgroups of ${orphans.young} run(s) no lock names but changed in the last ${ORPHAN_AFTER_MS / 3600000} h: such a run may live with its lock elsewhere (CHAINPERF_RUNS_DIR, npm run bench)`,
+    );
+  log(
+    `clean: ${live.length} running, ${reclaimed.length} killed runs reclaimed, ${orphans.old.length} empty cgroups removed`,
+  );
   return 0;
 }
 
-module.exports = { reclaimKilledRuns, reclaimRun, writeKilledReport, cleanCommand, runGroupDirs, removeCgroupDir };
+module.exports = {
+  reclaimKilledRuns,
+  reclaimRun,
+  writeKilledReport,
+  cleanCommand,
+  orphanCgroups,
+  runGroupDirs,
+  removeCgroupDir,
+  ORPHAN_AFTER_MS,
+};

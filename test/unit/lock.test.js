@@ -95,14 +95,19 @@ describe('cache locks', () => {
 
 describe('./run.sh clean: the cgroups of a run no lock names', () => {
   const { Cgroup, cgroupsUsable, runsRoot } = require('../../src/platform/cgroup');
-  const { runGroupDirs, removeCgroupDir } = require('../../src/reclaim');
+  const { runGroupDirs, removeCgroupDir, orphanCgroups, ORPHAN_AFTER_MS } = require('../../src/reclaim');
 
-  it("finds the run's directories under every controller, its children's too, and removes them all", async () => {
+  it("leaves a young one; finds an old one's directories under every controller, children too, and removes them", async () => {
     assert.ok(cgroupsUsable(), 'the test needs cgroups (root)');
     const runId = `test-orphan-${process.pid}`;
     const groups = ['node', 'generator'].map((g) => new Cgroup(`chainperf/${runId}/${g}`, { cpus: '0' }));
     try {
-      const dirs = runGroupDirs(path.join(runsRoot(), runId));
+      // Empty and named by no lock, but just made: it may be a live run's whose lock is elsewhere; old, an orphan.
+      const dir = path.join(runsRoot(), runId);
+      assert.equal(orphanCgroups(new Set()).old.includes(dir), false, 'a young empty cgroup is left');
+      assert.equal(orphanCgroups(new Set(), Date.now() + ORPHAN_AFTER_MS).old.includes(dir), true, 'an old one goes');
+      assert.equal(orphanCgroups(new Set([runId]), Date.now() + ORPHAN_AFTER_MS).old.includes(dir), false, 'a lock');
+      const dirs = runGroupDirs(dir);
       const controllers = new Set(groups.flatMap((g) => g.dirs).map((d) => path.dirname(path.dirname(d))));
       assert.equal(dirs.length, controllers.size, `one directory per controller: ${dirs.join(', ')}`);
       for (const d of dirs) await removeCgroupDir(d);
