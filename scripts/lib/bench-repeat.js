@@ -26,6 +26,34 @@ const CV_WINDOW_S = Number(process.env.BENCH_CV_WINDOW_S || 30);
 const DEFAULT_REPEAT = Number(process.env.BENCH_DEFAULT_REPEAT ?? 3);
 
 /**
+ * Runs geth-dev.env on the host (unless RUNTIME says otherwise) with CV_WARM_S of warm-up, windows of CV_WINDOW_S and
+ * 5 s idle baselines, plus `env`, into a report folder removed afterwards; `figures(run)` reads what the bench prints.
+ */
+async function runGethDev(what, env, figures) {
+  const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-run-'));
+  try {
+    const { run } = await runScenario(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      env: {
+        RUNTIME: 'host',
+        ...process.env,
+        WARMUP_S: String(CV_WARM_S),
+        DURATION_S: String(CV_WINDOW_S),
+        IDLE_S: '5', // the default run's ratio is of gross figures: its idle baseline only has to be there
+        REPORTS_DIR: reports,
+        ARCHIVE: 'none',
+        ...env,
+      },
+      out: () => {},
+      index: false,
+    });
+    if (!run || run.status !== 'ok') throw new Error(`${what} failed: ${run ? run.error : 'no report'}`);
+    return figures(run);
+  } finally {
+    fs.rmSync(reports, { recursive: true, force: true });
+  }
+}
+
+/**
  * Repeatability: the default mix on geth --dev, REPEAT=CV_REPEAT windows of
  * CV_WINDOW_S on the warm stack with the lean generator; returns the CV of CPU
  * time per request across them (the goal is 3% or less), or null when
@@ -33,28 +61,10 @@ const DEFAULT_REPEAT = Number(process.env.BENCH_DEFAULT_REPEAT ?? 3);
  */
 async function repeatability() {
   if (CV_REPEAT < 2) return null;
-  const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-cv-'));
   log(
     `repeatability: REPEAT=${CV_REPEAT} windows of ${CV_WINDOW_S} s after a ${CV_WARM_S} s warm-up, default mix, GENERATOR=lean`,
   );
-  try {
-    const { run } = await runScenario(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-      env: {
-        RUNTIME: 'host',
-        ...process.env,
-        REPEAT: String(CV_REPEAT),
-        WARMUP_S: String(CV_WARM_S),
-        DURATION_S: String(CV_WINDOW_S),
-        IDLE_S: '5',
-        GENERATOR: 'lean',
-        CORES: '1',
-        REPORTS_DIR: reports,
-        ARCHIVE: 'none',
-      },
-      out: () => {},
-      index: false,
-    });
-    if (!run || run.status !== 'ok') throw new Error(`the repeatability run failed: ${run ? run.error : 'no report'}`);
+  return runGethDev('the repeatability run', { REPEAT: String(CV_REPEAT), GENERATOR: 'lean', CORES: '1' }, (run) => {
     const s = run.summary.cpu_ms_per_request;
     const each = run.repetitions.map((r) => r.figures.cpu_ms_per_request.toFixed(4)).join(', ');
     process.stdout.write(
@@ -70,9 +80,7 @@ async function repeatability() {
         `  repetition ${o.repetition} flagged, ${(o.deviation * 100).toFixed(1)}% from the median: ${o.reasons.join('; ')}\n`,
       );
     return { cv: s.cv, generatorCv: g ? g.cv : null };
-  } finally {
-    fs.rmSync(reports, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
@@ -82,24 +90,8 @@ async function repeatability() {
  */
 async function defaultRun() {
   if (DEFAULT_REPEAT < 1) return null;
-  const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-default-'));
   log(`the default run: geth-dev.env as it is, ${DEFAULT_REPEAT} windows of ${CV_WINDOW_S} s`);
-  try {
-    const { run } = await runScenario(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-      env: {
-        RUNTIME: 'host',
-        ...process.env,
-        REPEAT: String(DEFAULT_REPEAT),
-        WARMUP_S: String(CV_WARM_S),
-        DURATION_S: String(CV_WINDOW_S),
-        IDLE_S: '5', // the ratio is of gross figures: the idle baseline only has to be there
-        REPORTS_DIR: reports,
-        ARCHIVE: 'none',
-      },
-      out: () => {},
-      index: false,
-    });
-    if (!run || run.status !== 'ok') throw new Error(`the default run failed: ${run ? run.error : 'no report'}`);
+  return runGethDev('the default run', { REPEAT: String(DEFAULT_REPEAT) }, (run) => {
     const windows = (run.repetitions || [run]).map((r) => ({
       generator: r.generator.cpu_us_per_request,
       node: r.figures.cpu_ms_per_request * 1000,
@@ -116,9 +108,7 @@ async function defaultRun() {
       node: mid(windows.map((w) => w.node)),
       ratio: mid(ratios),
     };
-  } finally {
-    fs.rmSync(reports, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
