@@ -101,6 +101,10 @@ function faultRecord(fault, text, window) {
         r.end_ms > (fault.gone_ms || fault.at_ms) + 1,
     ).length,
     served_by_others_after: after.filter((r) => r.server !== fault.replica && r.status >= 200 && r.status < 300).length,
+    // the fleet's 2xx in as long a span just before the kill: what the others' count after it compares with
+    served_before: within(fault.at_ms - (window.end - fault.at_ms), fault.at_ms).filter(
+      (r) => r.status >= 200 && r.status < 300,
+    ).length,
     source: "HAProxy's access log (end of each request, its server, Ta and status)",
   };
 }

@@ -226,8 +226,11 @@ function assertReplicaCpu(run, watches) {
   for (const r of run.node.fleet.replicas) {
     const end = r.up_at_end ? watches[r.name].cpuAt(w.end_ms) : watches[r.name].lastCpu();
     const independent = end - watches[r.name].cpuAt(w.start_ms);
+    // A killed replica's CPU is chainperf's reading a moment before the kill: what it ran until the engine killed it
+    // (up to 50 ms of CPU on a loaded machine) can be in this test's last reading and not in chainperf's.
+    const late = r.up_at_end ? 0 : 0.05;
     assert.ok(
-      Math.abs(independent - r.cpu_s) / r.cpu_s < 0.03,
+      independent - r.cpu_s < 0.03 * r.cpu_s + late && r.cpu_s - independent < 0.03 * r.cpu_s,
       `${r.name}: chainperf ${r.cpu_s} s, cgroup ${independent} s`,
     );
   }

@@ -310,6 +310,7 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.equal(f.last_error_after_s, 2);
     assert.equal(f.served_by_killed_after, 0);
     assert.equal(f.served_by_others_after, 1, 'the line after the window is not counted');
+    assert.equal(f.served_before, 2, "the fleet's 2xx in the 6 s before the kill (from the window's start)");
   });
 
   it("adds the clients' failed requests from the second of the kill on (HAProxy does not log what it drops)", () => {

@@ -279,3 +279,29 @@ describe('report: per-core line', () => {
     assert.doesNotMatch(perCoreLine(pc, { cpu_source: { kind: 'cadvisor' }, cpu_total_s: 0.5 }), /scheduler tick/);
   });
 });
+
+describe("a window's profile", () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const { tmpDir } = require('../helpers');
+  const { finishProfile } = require('../../src/measure/profile');
+
+  it('a window measured again (its load began late) has one profile, its last', async () => {
+    const reportDir = tmpDir();
+    fs.mkdirSync(path.join(reportDir, 'profile'));
+    const hooks = { profiler: { kind: 'pprof', tools: {} }, windows: [] };
+    const prof = (startMs) => ({
+      stop: async () => ({ folded: 'main;serve 3\n', start_ms: startMs, seconds: 6, native: 'x.pb.gz' }),
+    });
+    await finishProfile(hooks, prof(1000), { name: 'rep1', reportDir });
+    await finishProfile(hooks, prof(2000), { name: 'rep1', reportDir }); // the same window, measured again
+    await finishProfile(hooks, prof(3000), { name: 'rep2', reportDir });
+    assert.deepEqual(
+      hooks.windows.map((w) => [w.name, w.start_ms]),
+      [
+        ['rep1', 2000],
+        ['rep2', 3000],
+      ],
+    );
+  });
+});
