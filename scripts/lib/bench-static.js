@@ -61,8 +61,8 @@ async function startResponder({ cpus, generatorCpus, workDir }) {
   const stop = async () => {
     child.kill('SIGKILL');
     await exited;
-    generatorGroup.destroy();
-    group.destroy();
+    await generatorGroup.destroy();
+    await group.destroy();
   };
   try {
     const look = async () => ({ done: (await requests()) >= 0 });
@@ -104,4 +104,4 @@ async function benchStatic({ reps, wrk, cpus, generatorCpus }) {
   return results;
 }
 
-module.exports = { benchStatic, responderConfig };
+module.exports = { benchStatic };
