@@ -27,7 +27,7 @@
  *   ports: {rpc: number, ws?: number, metrics?: number, p2p?: number, auth?: number, [name: string]: number|undefined},
  *   chainSpec?: string,
  *   external?: boolean,
- *   network?: {nodeKeyHex: string, jwtFile: string},
+ *   network?: {nodeKeyHex: string, jwtFile: string, syncMode?: 'full'|'snap'},
  * }} Where
  */
 

@@ -140,9 +140,21 @@ function command(s, { dataDir, ports, external = false, network }) {
 const DEV_KEY = '0xb71c71a67e1177ad4e901695e1b4b9ee17ae16c6668d313eac2f96dbcda3f291';
 const NETWORK_ID = '1337'; // the dev chain's, kept for the network's genesis
 
-/** A network member's flags: the network's id, its node key, the engine API's secret; full sync of what peers hold. */
-function memberArgs({ nodeKeyHex, jwtFile }) {
-  return ['--networkid', NETWORK_ID, '--syncmode', 'full', '--nodekeyhex', nodeKeyHex, '--authrpc.jwtsecret', jwtFile];
+/**
+ * A network member's flags: the network's id, its node key, the engine API's secret; full sync of what peers hold, or
+ * snap sync for a node that starts with the genesis block alone (SYNC=network with a STATE profile).
+ */
+function memberArgs({ nodeKeyHex, jwtFile, syncMode = 'full' }) {
+  return [
+    '--networkid',
+    NETWORK_ID,
+    '--syncmode',
+    syncMode,
+    '--nodekeyhex',
+    nodeKeyHex,
+    '--authrpc.jwtsecret',
+    jwtFile,
+  ];
 }
 
 /**

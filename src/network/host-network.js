@@ -16,6 +16,8 @@
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { copyProblem } = require('../state/disk');
 const { Cgroup, cgroupsUsable, spawnInGroup, groupsLeftover } = require('../platform/cgroup');
 const { freePorts } = require('../util/net');
 const { processId } = require('../util/proc');
@@ -26,27 +28,55 @@ const nodeKey = () => crypto.randomBytes(32).toString('hex');
 
 /**
  * Before the node under test starts: the network's genesis written into its data folder, and what its command line
- * needs to join (its node key, the engine API's secret).
+ * needs to join (its node key, the engine API's secret). With a STATE profile (state: the restored one) the genesis is
+ * the profile's: every network node gets a copy of the profile's data folder, and the node under test has its own copy
+ * (SYNC=local) or the genesis block alone, which geth then snap-syncs (SYNC=network).
  * @param {import('../contracts').Scenario} s
- * @param {{client: import('../contracts').Client, bin: string, workDir: string, dataDir: string}} o
+ * @param {{client: import('../contracts').Client, bin: string, workDir: string, dataDir: string,
+ *   state?: {dataDir: string, manifest: {size_bytes: number}}|null}} o
  */
-function prepareNetwork(s, { client, bin, workDir, dataDir }) {
+function prepareNetwork(s, { client, bin, workDir, dataDir, state = null }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const dir = path.join(workDir, 'network');
   fs.mkdirSync(dir, { recursive: true });
   const genesisFile = path.join(dir, 'genesis.json');
-  net.writeGenesis(bin, genesisFile);
-  net.init(bin, dataDir, genesisFile, s.DB_ENGINE);
+  if (state) {
+    const problem = copyProblem(
+      `${s.STATE} (a copy for each of ${s.NETWORK_NODES} network nodes)`,
+      state.manifest.size_bytes * s.NETWORK_NODES,
+      dir,
+    );
+    if (problem) throw new Error(problem);
+  } else {
+    net.writeGenesis(bin, genesisFile);
+    net.init(bin, dataDir, genesisFile, s.DB_ENGINE);
+  }
   const jwtFile = writeJwtSecret(path.join(dir, 'jwt.hex'));
-  return { dir, genesisFile, jwtFile, member: { nodeKeyHex: nodeKey(), jwtFile } };
+  const syncMode = state && s.SYNC === 'network' ? 'snap' : 'full';
+  return {
+    dir,
+    genesisFile,
+    stateDir: state ? state.dataDir : null,
+    jwtFile,
+    member: { nodeKeyHex: nodeKey(), jwtFile, syncMode },
+  };
+}
+
+/** A network node's data folder: a copy of the STATE profile's, or the network's genesis written with init. */
+function peerData(s, net, bin, prepared, dataDir) {
+  if (prepared.stateDir) {
+    execFileSync('cp', ['-a', '--reflink=auto', prepared.stateDir, dataDir]);
+    return;
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  net.init(bin, dataDir, prepared.genesisFile, s.DB_ENGINE);
 }
 
 /** Spawns network node i in the network's group; its log in the network folder. */
 async function spawnPeer(s, { client, bin, prepared, group, cpus, i }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const dataDir = path.join(prepared.dir, `node-${i}`);
-  fs.mkdirSync(dataDir, { recursive: true });
-  net.init(bin, dataDir, prepared.genesisFile, s.DB_ENGINE);
+  peerData(s, net, bin, prepared, dataDir);
   const { rpc, metrics, p2p, auth } = await freePorts(['rpc', 'metrics', 'p2p', 'auth']);
   const ports = { rpc, metrics, p2p, auth };
   const member = { nodeKeyHex: nodeKey(), jwtFile: prepared.jwtFile };
@@ -112,7 +142,7 @@ function keepTidy(stack, { peers, parts, group }) {
 async function startPeers(s, peers, { client, bin, prepared, group, cpus, members, log, signal }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   log(
-    `network: starting ${s.NETWORK_NODES} more ${s.CLIENT} nodes on cpus ${cpus} (${net.protocol}; their logs in the work folder's network/)`,
+    `network: starting ${s.NETWORK_NODES} more ${s.CLIENT} nodes on cpus ${cpus}${prepared.stateDir ? `, each on a copy of STATE=${s.STATE}` : ''} (${net.protocol}; their logs in the work folder's network/)`,
   );
   for (let i = 1; i <= s.NETWORK_NODES; i++) peers.push(await spawnPeer(s, { client, bin, prepared, group, cpus, i }));
   await peerMesh(peers, { net, members, signal });

@@ -12,7 +12,8 @@ const { sleep } = require('../util/time');
 const { startEngineDriver } = require('./engine-driver');
 const { fundSenders, startTxFeed } = require('./tx-feed');
 const { startNetworkWatch, counterReader } = require('./watch');
-const { syncFromNetwork } = require('./sync');
+const { syncFromNetwork, compareState } = require('./sync');
+const { signerWallets } = require('../state/profiles');
 
 /**
  * A node measured on the network: the node under test, or each replica of a fleet (REPLICAS). Its enode and engine
@@ -133,10 +134,16 @@ async function feedTransactions(s, peers, { devKey, log, signal }) {
 }
 
 /**
+ * The key whose account funds the network's senders (and signs a run's history): the developer account of the
+ * network's dev genesis; a STATE profile's genesis funds its signers instead (the last one here).
+ */
+const funderKey = (s, net) => (s.STATE === 'dev' ? net.devKey : signerWallets().at(-1).privateKey);
+
+/**
  * SYNC=network: the history is built on the network (through network-1), and syncNode() makes the node under test
  * download the chain from its peers; the session calls it in place of the usual sync wait.
  */
-function syncHooks(stack, { peers, driver, net, member, syncCpu, log, signal }) {
+function syncHooks(s, stack, { peers, driver, net, member, syncCpu, log, signal }) {
   return {
     syncNode: ({ timeoutS }) =>
       syncFromNetwork({
@@ -147,6 +154,8 @@ function syncHooks(stack, { peers, driver, net, member, syncCpu, log, signal }) 
         readCounters: counterReader(member.metricsUrl, net.counters, new Set()),
         cpu: syncCpu || (stack.cpu && stack.cpu.read && !stack.cpu.sampled ? stack.cpu : null),
         timeoutS,
+        syncMode: s.STATE === 'dev' ? 'full' : 'snap',
+        stateCheck: s.STATE === 'dev' ? null : (block) => compareState(member.rpcUrl, peers[0].rpcUrl, block),
         signal,
         log,
       }),
@@ -203,8 +212,8 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
   watch.problems = () => [...short, ...problems()]; // a member short of peers is said in the run's warnings
   watch.profileFrames = net.profileFrames || null; // NODE_PROFILE=cpu: the share of the node's CPU in networking
   if (s.NETWORK_TPS > 0)
-    watch.feed = parts.feed = await feedTransactions(s, peers, { devKey: net.devKey, log, signal });
-  stack.devKey = net.devKey;
+    watch.feed = parts.feed = await feedTransactions(s, peers, { devKey: funderKey(s, net), log, signal });
+  stack.devKey = funderKey(s, net);
   stack.network = {
     nodes: peers,
     watch,
@@ -213,7 +222,7 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
     historyUrl: peers[0].rpcUrl,
     awaitHead: (o) => awaitHead(members, peers[0], o),
     ...(s.SYNC === 'network'
-      ? syncHooks(stack, { peers, driver: parts.driver, net, member: members[0], syncCpu, log, signal })
+      ? syncHooks(s, stack, { peers, driver: parts.driver, net, member: members[0], syncCpu, log, signal })
       : {}),
     record: () => ({
       nodes: s.NETWORK_NODES,

@@ -18,7 +18,7 @@ const { blockTicker } = require('./block-ticker');
 const { attachTeardown } = require('./teardown');
 const { applyHostLimits, blockDeviceOf, oomKills } = require('./limits');
 const { enableIoCounting, cgroupIoSource } = require('../measure/io');
-const { restoreHostState } = require('../state/restore');
+const { restoreHostState, restoreGenesisOnly } = require('../state/restore');
 const { processId } = require('../util/proc');
 const { prepareNetwork, startNetwork } = require('../network/host-network');
 const { startHostFleet } = require('./host-fleet');
@@ -48,7 +48,9 @@ async function prepareHostData(stack, s, group, { bin, version, workDir, log, si
   const dataDir = path.join(workDir, 'node-data');
   fs.mkdirSync(dataDir, { recursive: true });
   if (s.STATE !== 'dev') {
-    stack.state = await restoreHostState(s, { bin, version, dataDir, log, signal });
+    // SYNC=network: the node starts with the genesis block alone and snap-syncs the state from the network
+    const restore = s.SYNC === 'network' ? restoreGenesisOnly : restoreHostState;
+    stack.state = await restore(s, { bin, version, dataDir, log, signal });
     // a state with its history built in gets none; one without, the run's own
     stack.freshChain = !stack.state.manifest.history;
   }
@@ -263,7 +265,8 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
     const ports = await freePorts(['rpc', 'ws', 'metrics', 'p2p', 'auth', 'pprof']);
     const dataDir = await prepareHostData(stack, s, group, { bin, version, workDir, log, signal });
     // NETWORK_NODES: the node under test joins a local network instead of sealing a dev chain of its own.
-    const network = s.NETWORK_NODES > 0 ? prepareNetwork(s, { client, bin, workDir, dataDir }) : null;
+    const network =
+      s.NETWORK_NODES > 0 ? prepareNetwork(s, { client, bin, workDir, dataDir, state: stack.state }) : null;
     const otherCpus = generatorCpus || cpuList(0, ncpu); // away from the node's cores where there are others
     const ctx = { client, bin, version, workDir, dataDir, ports, group, nodeCpus, network, runId, log, signal };
     const { cmd, members } = await startMeasured(stack, s, { ...ctx, otherCpus });

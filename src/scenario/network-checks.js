@@ -42,10 +42,12 @@ function networkChecks(v, { client, given, at }, errors) {
     errors.push(
       `${where}: NETWORK_NODES: the network starts in the host, compose and swarm runtimes only (RUNTIME is ${v.RUNTIME})`,
     );
-  if (v.STATE !== 'dev')
+  if (v.STATE !== 'dev' && v.RUNTIME !== 'host')
     errors.push(
-      `${where}: NETWORK_NODES: not yet with a STATE profile (STATE=${v.STATE}); the network starts from the dev genesis`,
+      `${where}: NETWORK_NODES with a STATE profile (STATE=${v.STATE}): on the host runtime only so far (RUNTIME is ${v.RUNTIME})`,
     );
+  else if (v.STATE !== 'dev' && v.REPLICAS > 1)
+    errors.push(`${where}: NETWORK_NODES with a STATE profile (STATE=${v.STATE}): not yet with REPLICAS`);
 }
 
 /** FAULT: a fault chainperf knows, inside the window, with a replica left to serve. */

@@ -14,6 +14,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { ensureState } = require('./build');
+const { writeGenesis } = require('./genesis');
+const { WRITER_GETH, writerUnfit, ensureWriter, writeGenesisBlockOnly } = require('./writer');
 const { copyProblem } = require('./disk');
 const chains = require('../chains');
 const { statePool } = require('./pool');
@@ -97,6 +99,37 @@ async function restoreHostState(s, { bin, version, dataDir, log, signal }) {
   return s.MEMORY_MB ? evictRestored(s, st, dataDir, log) : st;
 }
 
+/**
+ * SYNC=network with a STATE profile (host runtime): the node under test gets the profile's genesis block alone, no
+ * state, and snap-syncs the state and its history from the network nodes, which hold copies of the profile. Only
+ * statewriter's states: their genesis block is rebuilt from the base genesis and the manifest's state root.
+ */
+async function restoreGenesisOnly(s, { bin, version, dataDir, log, signal }) {
+  const st = await ensureScenarioState(s, { bin, version, log, signal });
+  const v = plainVersion(version);
+  const unfit = !st.manifest.writer ? `its state was not written by statewriter` : writerUnfit(v);
+  if (unfit)
+    throw new Error(
+      `SYNC=network with STATE=${s.STATE}: the node under test starts from the profile's genesis block alone, which needs geth ${WRITER_GETH} (${unfit})`,
+    );
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const genesis = path.join(path.dirname(dataDir), 'state-base-genesis.json');
+  writeGenesis(bin, genesis, { accounts: 0, slots: 0 }, log); // as the profile's state was written from
+  const writer = await ensureWriter(v, { log, signal });
+  await writeGenesisBlockOnly(writer.bin, {
+    dataDir,
+    engine: s.DB_ENGINE,
+    genesis,
+    root: st.manifest.writer.root,
+    log,
+    signal,
+  });
+  log(
+    `STATE=${s.STATE}, SYNC=network: the node starts with the profile's genesis block alone (state root ${st.manifest.writer.root.slice(0, 10)}…, no state); it snap-syncs the state from its peers`,
+  );
+  return st;
+}
+
 /** Compose runtime: a new volume of the run holding a copy of the state; returns its name and a remover. */
 async function restoreComposeState(s, { bin, version, volume, docker, baseRef, log, signal }) {
   const v = plainVersion(version);
@@ -158,4 +191,4 @@ async function poolOfState(st, s, url, { signal, log, rpc = rpcCall }) {
   return statePool(st.manifest, txHashes, { distribution: s.STATE_DISTRIBUTION, seed: s.SEED, head, chainId });
 }
 
-module.exports = { restoreHostState, restoreComposeState, poolOfState, plainVersion };
+module.exports = { restoreHostState, restoreGenesisOnly, restoreComposeState, poolOfState, plainVersion };

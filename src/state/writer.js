@@ -139,8 +139,19 @@ async function writeState(bin, profile, { dataDir, engine, genesis, log, signal 
   return { root, seconds: Math.round((Date.now() - t0) / 100) / 10 };
 }
 
+/**
+ * Writes the genesis block alone into dataDir (which must not hold a chain), with the profile's state root and none of
+ * its state: geth opens it, finds the genesis state missing and waits for a snap sync to bring the state from its
+ * peers (SYNC=network with a STATE profile). genesis: the base genesis file the profile's state was written from.
+ */
+async function writeGenesisBlockOnly(bin, { dataDir, engine, genesis, root, log, signal }) {
+  const args = ['-datadir', dataDir, '-engine', engine, '-genesis', genesis, '-root', root];
+  await runWithProgress(bin, args, { label: 'state writer (the genesis block alone)', log, signal });
+}
+
 module.exports = {
   WRITER_GETH,
+  writeGenesisBlockOnly,
   WRITER_MEMORY_MB,
   writerUnfit,
   ensureWriter,

@@ -179,6 +179,13 @@ describe('geth as a network member', () => {
     assert.equal(flag('--maxpeers'), '4');
     assert.ok(args.includes('--nodiscover'));
     assert.ok(geth.command(s, { dataDir: '/d', ports }).args.includes('--dev'), 'a lone node stays a dev chain');
+    assert.equal(flag('--syncmode'), 'full');
+    const snap = geth.command(s, {
+      dataDir: '/d',
+      ports,
+      network: { nodeKeyHex: 'ab', jwtFile: '/j', syncMode: 'snap' },
+    });
+    assert.equal(snap.args[snap.args.indexOf('--syncmode') + 1], 'snap', 'a node given the genesis block alone');
   });
 
   it('names a node by the public key of its node key (secp256k1: key 1 is the generator point)', () => {
@@ -212,6 +219,49 @@ describe('geth as a network member', () => {
   });
 });
 
+describe('SYNC=network with a STATE profile: the state the node serves after its snap sync', () => {
+  const { compareState } = require('../../src/network/sync');
+  const servers = [];
+  after(() => servers.forEach((x) => x.server.close()));
+  /** A node answering the state reads; differ: a storage slot it answers otherwise. */
+  const node = async (calls, { differ = false, unfunded = false } = {}) => {
+    const x = await fakeEngine(
+      'n',
+      (method, params) => {
+        if (method === 'eth_getBalance') return unfunded ? '0x0' : '0xde0b6b3a7640000';
+        if (method === 'eth_getCode') return '0x6080';
+        return differ && params[1].endsWith('2') ? '0x05' : `0x0${Number(params[1]) + 1}`;
+      },
+      calls,
+    );
+    servers.push(x);
+    return x.url;
+  };
+
+  it('reads 4 accounts, the storage contract’s code and 4 slots from both at the same block', async () => {
+    const calls = [];
+    const record = await compareState(await node(calls), await node(calls), 158);
+    assert.deepEqual(record, { block: 158, reads: 9, equal: true });
+    assert.equal(calls.length, 18);
+    assert.ok(
+      calls.every((c) => c.params.at(-1) === '0x9e'),
+      'at block 158, on both',
+    );
+  });
+
+  it('names what differs, and refuses unfunded accounts even where both agree', async () => {
+    const calls = [];
+    await assert.rejects(
+      compareState(await node(calls, { differ: true }), await node(calls), 7),
+      /does not serve the network's state at block 7: eth_getStorageAt\(0x0+c0ffee01 0x0+2\)/,
+    );
+    await assert.rejects(
+      compareState(await node(calls, { unfunded: true }), await node(calls, { unfunded: true }), 7),
+      /accounts unfunded/,
+    );
+  });
+});
+
 describe('NETWORK_NODES in a scenario', () => {
   let dir;
   beforeEach(() => {
@@ -231,7 +281,7 @@ describe('NETWORK_NODES in a scenario', () => {
     assert.deepEqual(resolve('RUNTIME=host\nNETWORK_NODES=3\nPEERS=3\n').warnings, []);
   });
 
-  it('takes the host and compose runtimes; refuses a client without networking, attach, a kept volume, a STATE profile and NETWORK_TPS alone, saying why', () => {
+  it('takes the host and compose runtimes; takes a STATE profile on the host runtime alone; refuses a client without networking, attach, a kept volume and NETWORK_TPS alone, saying why', () => {
     const errs = (text) => resolve(text).errors.join('\n');
     assert.match(
       errs('CLIENT=anvil\nRUNTIME=host\nNETWORK_NODES=2\n'),
@@ -241,7 +291,9 @@ describe('NETWORK_NODES in a scenario', () => {
     assert.match(errs('RUNTIME=compose\nNETWORK_NODES=2\nNODE_VOLUME=kept\n'), /not from a kept volume/);
     assert.match(errs('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNETWORK_NODES=2\n'), /did not start/);
     assert.match(errs('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNETWORK_NODES=2\n'), /did not start/);
-    assert.match(errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\n'), /not yet with a STATE profile/);
+    assert.match(errs('RUNTIME=compose\nNETWORK_NODES=2\nSTATE=small\n'), /on the host runtime only so far/);
+    assert.deepEqual(errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\nSYNC=network\n'), '');
+    assert.match(errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\nREPLICAS=2\n'), /not yet with REPLICAS/);
     assert.match(errs('RUNTIME=host\nNETWORK_TPS=5\n'), /set NETWORK_NODES/);
     assert.match(errs('RUNTIME=host\nSYNC=network\n'), /SYNC=network: the node syncs from a network/);
   });

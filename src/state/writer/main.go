@@ -90,6 +90,7 @@ type options struct {
 	cacheMB                  int
 	memoryMB                 uint64
 	compact                  bool
+	root                     string // the genesis block alone, with this state root: no state written
 }
 
 func main() {
@@ -106,6 +107,7 @@ func main() {
 	flag.IntVar(&o.cacheMB, "cache", 256, "database cache, MB")
 	flag.Uint64Var(&o.memoryMB, "memory-mb", 1024, "memory for a trie's sorted keys, MB (more keys: more passes)")
 	flag.BoolVar(&o.compact, "compact", false, "compact the whole key-value store at the end (as `geth db compact`)")
+	flag.StringVar(&o.root, "root", "", "write the genesis block alone with this state root (a node that snap-syncs the state from its peers)")
 	flag.Parse()
 	if o.datadir == "" || o.genesis == "" {
 		fmt.Fprintln(os.Stderr, "usage: statewriter -datadir DIR -genesis FILE [-accounts N] [-fill-accounts-from F -fill-accounts M] [-slots S]")
@@ -149,7 +151,13 @@ func run(o options) error {
 		return err
 	}
 	w := &writer{db: db, batch: db.NewBatch()}
-	root, err := writeState(w, g.Alloc, o)
+	var root common.Hash
+	if o.root != "" {
+		// geth opens it, finds the genesis state missing and waits for a snap sync to bring it
+		root = common.HexToHash(o.root)
+	} else {
+		root, err = writeState(w, g.Alloc, o)
+	}
 	if err == nil {
 		err = writeGenesisBlock(w, g, root)
 	}
