@@ -156,6 +156,7 @@ function syncHooks(s, stack, { peers, driver, net, member, syncCpu, log, signal 
         timeoutS,
         syncMode: s.STATE === 'dev' ? 'full' : 'snap',
         stateCheck: s.STATE === 'dev' ? null : (block) => compareState(member.rpcUrl, peers[0].rpcUrl, block),
+        stateItems: stack.state ? stack.state.manifest.accounts + stack.state.manifest.slots : null,
         signal,
         log,
       }),

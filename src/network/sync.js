@@ -13,29 +13,73 @@ const { rpcCall } = require('../util/rpc');
 const { accountAddress, slotKey, STORAGE_CONTRACT } = require('../chains/ethereum/state-items');
 const { sleep } = require('../util/time');
 
-/** What a snap sync has fetched of the state so far, from the node's eth_syncing. */
-function snapProgress(syncing) {
-  if (!syncing || syncing.syncedAccounts === undefined) return '';
+/** The accounts and slots a snap sync has fetched so far, from the node's eth_syncing (null: not a snap sync). */
+function snapItems(syncing) {
+  if (!syncing || syncing.syncedAccounts === undefined) return null;
   const n = (k) => Number(syncing[k] || 0);
-  const mb = (n('syncedAccountBytes') + n('syncedStorageBytes') + n('healedTrienodeBytes')) / 1e6;
-  return `; state: ${n('syncedAccounts')} accounts, ${n('syncedStorage')} slots, ${n('healedTrienodes')} trie nodes healed (${mb.toFixed(1)} MB)`;
+  return {
+    items: n('syncedAccounts') + n('syncedStorage'),
+    text: `${n('syncedAccounts')} accounts, ${n('syncedStorage')} slots, ${n('healedTrienodes')} trie nodes healed`,
+  };
 }
 
-/** Logs the sync's progress every 5 s: block, the network's, blocks a second, time left, and a snap sync's state. */
-function progressLog(t0, startHead, log) {
-  let last = { at: t0, block: startHead };
-  let lastLog = 0;
+/**
+ * Logs the sync's progress every 5 s: block, the network's, blocks a second, time left; for a snap sync the state's
+ * accounts and slots fetched, their rate, and the time left when the state's size is known (stateItems).
+ */
+function progressLog(t0, startHead, log, stateItems = null) {
+  let last = { at: t0, block: startHead, items: 0 };
   return (now, network, syncing) => {
-    if (Date.now() - lastLog < 5000) return;
-    const rate = (now - last.block) / Math.max(0.001, (Date.now() - last.at) / 1000);
-    const left = rate > 0 ? `, about ${Math.ceil((network - now) / rate)} s left` : '';
+    const dt = (Date.now() - last.at) / 1000;
+    if (dt < 5) return;
+    const snap = snapItems(syncing);
+    const rate = (now - last.block) / dt;
+    const left = rate > 0 && !snap ? `, about ${Math.ceil((network - now) / rate)} s left` : '';
+    let state = '';
+    if (snap) {
+      const itemRate = (snap.items - last.items) / dt;
+      const share = stateItems ? ` of about ${stateItems}` : '';
+      const togo =
+        stateItems && itemRate > 0
+          ? `, about ${Math.ceil(Math.max(0, stateItems - snap.items) / itemRate)} s left`
+          : '';
+      state = `; state: ${snap.text} (${snap.items}${share} items, ${Math.round(itemRate)}/s${togo})`;
+    }
     const elapsed = Math.round((Date.now() - t0) / 1000);
-    log(
-      `sync from the network (${elapsed} s): block ${now} of ${network}, ${rate.toFixed(1)} blocks/s${left}${snapProgress(syncing)}`,
-    );
-    last = { at: Date.now(), block: now };
-    lastLog = Date.now();
+    log(`sync from the network (${elapsed} s): block ${now} of ${network}, ${rate.toFixed(1)} blocks/s${left}${state}`);
+    last = { at: Date.now(), block: now, items: snap ? snap.items : 0 };
   };
+}
+
+/** A node using less than this many cores over SETTLE_EVERY_S has finished what its sync left it to do. */
+const SETTLED_CORES = 0.2;
+const SETTLE_EVERY_S = 5;
+
+/**
+ * After the sync, the node may go on working in the background: geth, after a snap sync, generates its flat-state
+ * snapshot from the downloaded tries (over a minute for a state of 6M accounts and 11M slots, at a full core), and a
+ * window measured meanwhile measures that. Waits until the node's CPU over SETTLE_EVERY_S is below SETTLED_CORES, for
+ * up to timeoutS; then goes on either way, saying so (`settled: false`, a warning in the report).
+ */
+async function settle(cpu, { timeoutS, signal, log }) {
+  const t0 = Date.now();
+  let prev = { at: Date.now(), cpu: await cpu.read() };
+  for (;;) {
+    await sleep(SETTLE_EVERY_S * 1000, signal);
+    const now = { at: Date.now(), cpu: await cpu.read() };
+    const cores = (now.cpu.total_s - prev.cpu.total_s) / Math.max(0.001, (now.at - prev.at) / 1000);
+    const seconds = Math.round((now.at - t0) / 100) / 10;
+    const record = { seconds, cores_last: Number(cores.toFixed(3)), below_cores: SETTLED_CORES };
+    if (cores < SETTLED_CORES) return { ...record, settled: true };
+    if (seconds >= timeoutS) {
+      log(`after the sync the node was still busy after ${seconds} s (SYNC_TIMEOUT_S): measuring anyway`);
+      return { ...record, settled: false };
+    }
+    log(
+      `after the sync the node is still busy: ${cores.toFixed(2)} cores over the last ${SETTLE_EVERY_S} s (background work the sync left, such as geth's snapshot generation); waiting (${Math.round(seconds)} s)`,
+    );
+    prev = now;
+  }
 }
 
 const head = async (url) => Number(await rpcCall(url, 'eth_blockNumber', [], { timeoutMs: 5000 }));
@@ -71,9 +115,10 @@ async function compareState(nodeUrl, networkUrl, block) {
  *   driver: {join: (n: object) => Promise<void>, setFull: (name: string) => void},
  *   readCounters: () => Promise<object|null>,
  *   cpu: {read: () => Promise<{total_s: number}>}|null, timeoutS: number, signal?: AbortSignal,
- *   syncMode?: 'full'|'snap', stateCheck?: ((block: number) => Promise<object>)|null,
+ *   syncMode?: 'full'|'snap', stateCheck?: ((block: number) => Promise<object>)|null, stateItems?: number|null,
  *   log: (m: string) => void}} o syncMode: the node's (snap: it starts with the genesis block alone and
- *   downloads a STATE profile's state); stateCheck: compares what it serves with the network's after the sync
+ *   downloads a STATE profile's state); stateCheck: compares what it serves with the network's after the sync;
+ *   stateItems: the state's accounts and slots, for the time left
  * @returns {Promise<object>} run.json's sync record
  */
 async function syncFromNetwork({
@@ -86,6 +131,7 @@ async function syncFromNetwork({
   timeoutS,
   syncMode = 'full',
   stateCheck = null,
+  stateItems = null,
   signal,
   log,
 }) {
@@ -96,7 +142,7 @@ async function syncFromNetwork({
   log(`sync from the network: the node is at block ${startHead}, the network at ${target}; telling it the head`);
   await driver.join({ ...member, headOnly: true });
   const joined = member.name;
-  const progress = progressLog(t0, startHead, log);
+  const progress = progressLog(t0, startHead, log, stateItems);
   for (;;) {
     const [now, network, syncing] = await Promise.all([
       head(nodeRpcUrl),
@@ -112,11 +158,12 @@ async function syncFromNetwork({
     progress(now, network, syncing);
     await sleep(500, signal);
   }
-  const [c1, cpu1] = [await readCounters(), cpu ? await cpu.read() : null];
+  const end = { counters: await readCounters(), cpu: cpu ? await cpu.read() : null };
   const seconds = (Date.now() - t0) / 1000;
   const reached = await head(nodeRpcUrl);
   driver.setFull(joined); // synced: from now on it gets every payload like the others
   const state = stateCheck ? await stateCheck(reached) : null;
+  const settled = cpu ? await settle(cpu, { timeoutS, signal, log }) : null;
   return {
     mode: 'network',
     sync_mode: syncMode,
@@ -124,15 +171,27 @@ async function syncFromNetwork({
     head: reached,
     start_head: startHead,
     blocks: reached - startHead,
-    p2p_in_bytes: c0 && c1 ? c1.p2p_in - c0.p2p_in : null,
-    p2p_out_bytes: c0 && c1 ? c1.p2p_out - c0.p2p_out : null,
-    cpu_s: cpu0 && cpu1 ? Number((cpu1.total_s - cpu0.total_s).toFixed(3)) : null,
+    ...deltas({ counters: c0, cpu: cpu0 }, end),
     ...(state ? { state_check: state } : {}),
-    describe:
-      syncMode === 'snap'
-        ? "started with the genesis block alone and told the network's head by engine_forkchoiceUpdatedV3 alone, the node snap-synced the state and the blocks from its peers (devp2p, snap/1); synced when its eth_blockNumber reached the network's and eth_syncing was false; then its state was compared with network-1's at that block"
-        : "told the network's head by engine_forkchoiceUpdatedV3 alone, the node downloaded the chain from its peers (devp2p); synced when its eth_blockNumber reached the network's and eth_syncing was false",
+    ...(settled ? { settle: settled } : {}),
+    describe: `${DESCRIBE[syncMode]}${settled ? SETTLE_TEXT : ''}`,
   };
 }
+
+/** The sync's bytes (the node's own counters) and CPU, from its start to its end; null where one was not read. */
+function deltas(start, end) {
+  const c = start.counters && end.counters;
+  return {
+    p2p_in_bytes: c ? end.counters.p2p_in - start.counters.p2p_in : null,
+    p2p_out_bytes: c ? end.counters.p2p_out - start.counters.p2p_out : null,
+    cpu_s: start.cpu && end.cpu ? Number((end.cpu.total_s - start.cpu.total_s).toFixed(3)) : null,
+  };
+}
+
+const DESCRIBE = {
+  full: "told the network's head by engine_forkchoiceUpdatedV3 alone, the node downloaded the chain from its peers (devp2p); synced when its eth_blockNumber reached the network's and eth_syncing was false",
+  snap: "started with the genesis block alone and told the network's head by engine_forkchoiceUpdatedV3 alone, the node snap-synced the state and the blocks from its peers (devp2p, snap/1); synced when its eth_blockNumber reached the network's and eth_syncing was false; then its state was compared with network-1's at that block",
+};
+const SETTLE_TEXT = `; then chainperf waited until the node's CPU was below ${SETTLED_CORES} cores over ${SETTLE_EVERY_S} s (settle)`;
 
 module.exports = { syncFromNetwork, compareState };

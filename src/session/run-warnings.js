@@ -13,6 +13,10 @@ function addWarnings(run, s, samples) {
     w.push('the load generator completed no request before the window opened: the window may start with idle time');
   if (samples.ok === 0) w.push('no request succeeded in the window: CPU time per request is not defined');
   if (samples.failed > 0) w.push(`${samples.failed} requests failed in the window (see Errors seen)`);
+  if (run.sync && run.sync.settle && !run.sync.settle.settled)
+    w.push(
+      `after its sync the node was still busy (${run.sync.settle.cores_last} cores) when SYNC_TIMEOUT_S ran out: the window measured it with the work the sync left (run.json sync.settle)`,
+    );
   if (run.retries && run.retries.calls > 0)
     w.push(
       `${run.retries.calls} calls before the window (${Object.keys(run.retries.by_phase).join(', ')}) failed for a transient reason (${Object.keys(run.retries.by_reason).join(', ')}) and were tried again (run.json retries): the endpoint is flaky`,
