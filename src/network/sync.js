@@ -61,11 +61,11 @@ const SETTLE_EVERY_S = 5;
  * window measured meanwhile measures that. Waits until the node's CPU over SETTLE_EVERY_S is below SETTLED_CORES, for
  * up to timeoutS; then goes on either way, saying so (`settled: false`, a warning in the report).
  */
-async function settle(cpu, { timeoutS, signal, log }) {
+async function settle(cpu, { timeoutS, signal, log, everyS = SETTLE_EVERY_S }) {
   const t0 = Date.now();
   let prev = { at: Date.now(), cpu: await cpu.read() };
   for (;;) {
-    await sleep(SETTLE_EVERY_S * 1000, signal);
+    await sleep(everyS * 1000, signal);
     const now = { at: Date.now(), cpu: await cpu.read() };
     const cores = (now.cpu.total_s - prev.cpu.total_s) / Math.max(0.001, (now.at - prev.at) / 1000);
     const seconds = Math.round((now.at - t0) / 100) / 10;
@@ -76,7 +76,7 @@ async function settle(cpu, { timeoutS, signal, log }) {
       return { ...record, settled: false };
     }
     log(
-      `after the sync the node is still busy: ${cores.toFixed(2)} cores over the last ${SETTLE_EVERY_S} s (background work the sync left, such as geth's snapshot generation); waiting (${Math.round(seconds)} s)`,
+      `after the sync the node is still busy: ${cores.toFixed(2)} cores over the last ${everyS} s (background work the sync left, such as geth's snapshot generation); waiting (${Math.round(seconds)} s)`,
     );
     prev = now;
   }
@@ -194,4 +194,4 @@ const DESCRIBE = {
 };
 const SETTLE_TEXT = `; then chainperf waited until the node's CPU was below ${SETTLED_CORES} cores over ${SETTLE_EVERY_S} s (settle)`;
 
-module.exports = { syncFromNetwork, compareState };
+module.exports = { syncFromNetwork, compareState, settle };

@@ -170,6 +170,7 @@ describe('SYNC=network with STATE=small: a node that starts with the genesis blo
     const joined = Number(/the network at (\d+); telling it the head/.exec(res.stderr)[1]);
     assert.ok(s.head >= joined, `head ${s.head}, the network's when it joined ${joined}`);
     assert.deepEqual(s.state_check, { block: s.head, reads: 9, equal: true });
+    assert.equal(s.settle.settled, true, 'waited for what the sync left the node to do');
     assert.ok(s.check.head >= s.head, 'then the usual check: not syncing, head advancing');
   });
 

@@ -249,6 +249,33 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
     );
   });
 
+  it('waits after the sync until the node uses less than 0.2 cores, or says it ran out of time', async () => {
+    const { settle } = require('../../src/network/sync');
+    /** A CPU reader whose node burns `rates` cores in turn (the clock is the reads' own instants). */
+    const busy = (rates) => {
+      let total = 0;
+      let at = Date.now();
+      let k = 0;
+      return {
+        read: async () => {
+          const now = Date.now();
+          total += ((now - at) / 1000) * rates[Math.min(k++, rates.length - 1)];
+          at = now;
+          return { total_s: total };
+        },
+      };
+    };
+    const logs = [];
+    const done = await settle(busy([0, 1, 1, 0.01]), { timeoutS: 60, everyS: 0.05, log: (m) => logs.push(m) });
+    assert.equal(done.settled, true);
+    assert.ok(done.cores_last < 0.2 && done.below_cores === 0.2, JSON.stringify(done));
+    assert.equal(logs.length, 2, 'two readings of a busy node, each said');
+    assert.match(logs[0], /still busy: 1\.00 cores/);
+    const late = await settle(busy([0, 1]), { timeoutS: 0.1, everyS: 0.05, log: () => {} });
+    assert.equal(late.settled, false);
+    assert.ok(late.seconds >= 0.1 && late.cores_last > 0.9, JSON.stringify(late));
+  });
+
   it('names what differs, and refuses unfunded accounts even where both agree', async () => {
     const calls = [];
     await assert.rejects(
