@@ -41,9 +41,11 @@ function prepareNetwork(s, { client, bin, workDir, dataDir, state = null }) {
   fs.mkdirSync(dir, { recursive: true });
   const genesisFile = path.join(dir, 'genesis.json');
   if (state) {
+    const replicas = s.BALANCER === 'haproxy' ? s.REPLICAS : 0; // each replica has a copy of its own too
+    const copies = s.NETWORK_NODES + replicas;
     const problem = copyProblem(
-      `${s.STATE} (a copy for each of ${s.NETWORK_NODES} network nodes)`,
-      state.manifest.size_bytes * s.NETWORK_NODES,
+      `${s.STATE} (a copy for each of ${s.NETWORK_NODES} network nodes${replicas ? ` and ${replicas} replicas` : ''})`,
+      state.manifest.size_bytes * copies,
       dir,
     );
     if (problem) throw new Error(problem);
@@ -62,8 +64,8 @@ function prepareNetwork(s, { client, bin, workDir, dataDir, state = null }) {
   };
 }
 
-/** A network node's data folder: a copy of the STATE profile's, or the network's genesis written with init. */
-function peerData(s, net, bin, prepared, dataDir) {
+/** A network node's or a replica's data folder: a copy of the STATE profile's, or the network's genesis (init). */
+function memberData(s, net, bin, prepared, dataDir) {
   if (prepared.stateDir) {
     execFileSync('cp', ['-a', '--reflink=auto', prepared.stateDir, dataDir]);
     return;
@@ -76,7 +78,7 @@ function peerData(s, net, bin, prepared, dataDir) {
 async function spawnPeer(s, { client, bin, prepared, group, cpus, i }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const dataDir = path.join(prepared.dir, `node-${i}`);
-  peerData(s, net, bin, prepared, dataDir);
+  memberData(s, net, bin, prepared, dataDir);
   const { rpc, metrics, p2p, auth } = await freePorts(['rpc', 'metrics', 'p2p', 'auth']);
   const ports = { rpc, metrics, p2p, auth };
   const member = { nodeKeyHex: nodeKey(), jwtFile: prepared.jwtFile };
@@ -180,4 +182,4 @@ async function startNetwork(s, stack, o) {
   });
 }
 
-module.exports = { prepareNetwork, startNetwork };
+module.exports = { prepareNetwork, startNetwork, memberData };

@@ -20,16 +20,20 @@ const { freePorts } = require('../util/net');
 const { ensureDebianTool } = require('../install/debian');
 const { renderConfig, startHaproxy, HEALTH_BODY } = require('./haproxy');
 const { fleetHooks } = require('./fleet-hooks');
+const { memberData } = require('../network/host-network');
 
 const readOr = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
 
-/** Spawns replica i in its own cgroup under the node's; its data initialised from the network's genesis. */
+/**
+ * Spawns replica i in its own cgroup under the node's; its data initialised from the network's genesis, or a copy of
+ * the STATE profile's.
+ */
 async function spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus, i, nodeKeyHex }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const dir = path.join(workDir, `replica-${i}`);
   const dataDir = path.join(dir, 'data');
-  fs.mkdirSync(dataDir, { recursive: true });
-  net.init(bin, dataDir, prepared.genesisFile, s.DB_ENGINE);
+  fs.mkdirSync(dir, { recursive: true });
+  memberData(s, net, bin, prepared, dataDir);
   const { rpc, ws, metrics, p2p, auth } = await freePorts(['rpc', 'ws', 'metrics', 'p2p', 'auth']);
   const cmd = client.command(s, {
     dataDir,

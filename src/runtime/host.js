@@ -18,7 +18,7 @@ const { blockTicker } = require('./block-ticker');
 const { attachTeardown } = require('./teardown');
 const { applyHostLimits, blockDeviceOf, oomKills } = require('./limits');
 const { enableIoCounting, cgroupIoSource } = require('../measure/io');
-const { restoreHostState, restoreGenesisOnly } = require('../state/restore');
+const { restoreHostState, restoreGenesisOnly, ensureScenarioState } = require('../state/restore');
 const { processId } = require('../util/proc');
 const { prepareNetwork, startNetwork } = require('../network/host-network');
 const { startHostFleet } = require('./host-fleet');
@@ -48,8 +48,10 @@ async function prepareHostData(stack, s, group, { bin, version, workDir, log, si
   const dataDir = path.join(workDir, 'node-data');
   fs.mkdirSync(dataDir, { recursive: true });
   if (s.STATE !== 'dev') {
-    // SYNC=network: the node starts with the genesis block alone and snap-syncs the state from the network
-    const restore = s.SYNC === 'network' ? restoreGenesisOnly : restoreHostState;
+    // SYNC=network: the node starts with the genesis block alone and snap-syncs the state from the network; a
+    // fleet's replicas each copy the cached state into their own folder (host-fleet.js), so none is copied here
+    let restore = s.SYNC === 'network' ? restoreGenesisOnly : restoreHostState;
+    if (s.BALANCER === 'haproxy') restore = ensureScenarioState;
     stack.state = await restore(s, { bin, version, dataDir, log, signal });
     // a state with its history built in gets none; one without, the run's own
     stack.freshChain = !stack.state.manifest.history;

@@ -46,8 +46,6 @@ function networkChecks(v, { client, given, at }, errors) {
     errors.push(
       `${where}: NETWORK_NODES with a STATE profile (STATE=${v.STATE}): on the host runtime only so far (RUNTIME is ${v.RUNTIME})`,
     );
-  else if (v.STATE !== 'dev' && v.REPLICAS > 1)
-    errors.push(`${where}: NETWORK_NODES with a STATE profile (STATE=${v.STATE}): not yet with REPLICAS`);
 }
 
 /** FAULT: a fault chainperf knows, inside the window, with a replica left to serve. */

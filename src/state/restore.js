@@ -191,4 +191,11 @@ async function poolOfState(st, s, url, { signal, log, rpc = rpcCall }) {
   return statePool(st.manifest, txHashes, { distribution: s.STATE_DISTRIBUTION, seed: s.SEED, head, chainId });
 }
 
-module.exports = { restoreHostState, restoreGenesisOnly, restoreComposeState, poolOfState, plainVersion };
+module.exports = {
+  restoreHostState,
+  restoreGenesisOnly,
+  ensureScenarioState,
+  restoreComposeState,
+  poolOfState,
+  plainVersion,
+};
