@@ -100,7 +100,7 @@ async function startReplicas(stack, s, fleet, { client, bin, workDir, nodeCpus, 
   });
   stack.leftovers.push(() => groupsLeftover(fleet.replicas.map((r) => r.group)));
   log(
-    `REPLICAS=${s.REPLICAS}: starting ${s.REPLICAS} replicas of ${s.CLIENT}, each on cpus ${nodeCpus} in its own cgroup`,
+    `REPLICAS=${s.REPLICAS}: starting ${s.REPLICAS} replicas of ${s.CLIENT}, each on cpus ${nodeCpus} in its own cgroup${prepared.stateDir ? ` and on its own copy of STATE=${s.STATE}` : ''}`,
   );
   for (let i = 1; i <= s.REPLICAS; i++) {
     const nodeKeyHex = i === 1 ? prepared.member.nodeKeyHex : crypto.randomBytes(32).toString('hex');

@@ -1,6 +1,6 @@
 'use strict';
 // REPLICAS=2 on the host runtime: two geth replicas on a one-node network,
-// behind a real HAProxy; one replica is killed on purpose inside the window
+// each on its own copy of STATE=small, behind a real HAProxy; one replica is killed on purpose inside the window
 // (FAULT=kill-replica@5s) and the fleet keeps serving.
 
 const assert = require('node:assert/strict');
@@ -24,8 +24,7 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
       DURATION_S: '12',
       WARMUP_S: '2',
       IDLE_S: '2',
-      HISTORY_TRANSFERS: '30',
-      HISTORY_CONTRACT_CALLS: '16',
+      STATE: 'small',
     });
     tmp = r.tmp;
     res = await r.done;
@@ -41,6 +40,19 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
     const cfg = fs.readFileSync(path.join(res.reportDir, 'haproxy.cfg'), 'utf8');
     assert.equal((cfg.match(/^ {2}server replica-\d 127\.0\.0\.1:\d+ check$/gm) || []).length, 2);
     assert.match(cfg, /eth_blockNumber/, 'the health check is a JSON-RPC call');
+  });
+
+  it('starts each replica on its own copy of the STATE profile, as the network node', () => {
+    assert.equal(run.state.profile, 'small');
+    assert.match(
+      res.stderr,
+      /starting 2 replicas of geth, each on cpus \S+ in its own cgroup and on its own copy of STATE=small/,
+    );
+    assert.match(res.stderr, /network: starting 1 more geth nodes on cpus [^,]+, each on a copy of STATE=small/);
+    assert.ok(
+      !/copied .* into the run's data directory/.test(res.stderr),
+      'no copy for a node under test a fleet has not',
+    );
   });
 
   it("counts each replica's requests from HAProxy, and they add up to what the clients got", () => {

@@ -320,7 +320,11 @@ describe('NETWORK_NODES in a scenario', () => {
     assert.match(errs('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNETWORK_NODES=2\n'), /did not start/);
     assert.match(errs('RUNTIME=compose\nNETWORK_NODES=2\nSTATE=small\n'), /on the host runtime only so far/);
     assert.deepEqual(errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\nSYNC=network\n'), '');
-    assert.deepEqual(errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\nREPLICAS=2\n'), '', 'a fleet, each replica a copy');
+    assert.deepEqual(
+      errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\nREPLICAS=2\n'),
+      '',
+      'a fleet, each replica a copy',
+    );
     assert.match(errs('RUNTIME=host\nNETWORK_TPS=5\n'), /set NETWORK_NODES/);
     assert.match(errs('RUNTIME=host\nSYNC=network\n'), /SYNC=network: the node syncs from a network/);
   });
