@@ -20,6 +20,7 @@ const { cgroupOfPid, lastingCgroupOfPid } = require('../platform/pid-cgroup');
 const { freePorts } = require('../util/net');
 const { writeJwtSecret } = require('./engine-driver');
 const { peerMesh, runNetwork, stopNetworkParts } = require('./members');
+const { copyProblem } = require('../state/disk');
 
 /** Where the network's folder (genesis, secret) is mounted in every container of the network. */
 const MOUNT = '/chainperf-network';
@@ -99,7 +100,9 @@ async function planComposeNetwork(s, { client, bin, workDir, imageRef, cpus }) {
   fs.mkdirSync(dir, { recursive: true });
   net.writeGenesis(bin, path.join(dir, 'genesis.json'));
   const jwtFile = writeJwtSecret(path.join(dir, 'jwt.hex'));
-  const member = { nodeKeyHex: nodeKey(), jwtFile: `${MOUNT}/jwt.hex` };
+  // the node snap-syncs a STATE profile it starts without (SYNC=network: its volume holds the genesis block alone)
+  const syncMode = s.STATE !== 'dev' && s.SYNC === 'network' ? 'snap' : 'full';
+  const member = { nodeKeyHex: nodeKey(), jwtFile: `${MOUNT}/jwt.hex`, syncMode };
   const nodePorts = /** @type {{auth: number, metrics: number}} */ (await freePorts(['auth', 'metrics']));
   const peers = [];
   for (let i = 1; i <= s.NETWORK_NODES; i++) {
@@ -117,7 +120,8 @@ async function planComposeNetwork(s, { client, bin, workDir, imageRef, cpus }) {
  * Before `up` (or the swarm's deploy): the network's genesis written into the node's volume and each network node's,
  * by the client's init in a one-off `compose run` (the volumes are the project's, which a stack of the same name uses).
  */
-async function initComposeNetwork(s, plan, { client, run, log, replicas = [] }) {
+async function initComposeNetwork(s, plan, { client, run, log, replicas = [], state = null }) {
+  if (state) return copyStateInto(s, [...replicas, ...plan.peers.map((p) => p.name)], { state, run, log });
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const services = ['node', ...replicas, ...plan.peers.map((p) => p.name)];
   log(`network: writing the network's genesis into the volumes of ${services.join(', ')}`);
@@ -127,6 +131,30 @@ async function initComposeNetwork(s, plan, { client, run, log, replicas = [] }) 
     if (r.code !== 0)
       throw new Error(
         `network: ${client.name} init in service ${svc} exited with status ${r.code}: ${r.out.trim().split('\n').slice(-2).join(' / ')}`,
+      );
+  }
+}
+
+/**
+ * With a STATE profile: a copy of the cached profile's folder in each network node's and replica's volume (the node's
+ * own volume holds its copy already, or the genesis block alone with SYNC=network), by a one-off `compose run` of cp
+ * in the service's own image, with the cached folder mounted read-only. Checks the engine's disk for every copy first.
+ */
+async function copyStateInto(s, services, { state, run, log }) {
+  const root = await docker.dataRoot();
+  const problem = copyProblem(
+    `${s.STATE} (a copy for each of ${services.join(', ')})`,
+    state.manifest.size_bytes * services.length,
+    root,
+  );
+  if (problem) throw new Error(problem);
+  log(`network: copying STATE=${s.STATE} into the volumes of ${services.join(', ')}`);
+  for (const svc of services) {
+    const mount = ['-v', `${state.dataDir}:/chainperf-state:ro`, '--entrypoint', 'cp'];
+    const r = await run(['run', '--rm', '--no-deps', '-T', ...mount, svc, '-a', '/chainperf-state/.', '/data/']);
+    if (r.code !== 0)
+      throw new Error(
+        `network: copying STATE=${s.STATE} into service ${svc}'s volume exited with status ${r.code}: ${r.out.trim().split('\n').slice(-2).join(' / ')}`,
       );
   }
 }

@@ -222,7 +222,14 @@ function compose(args, { env, cwd, onLine = () => {}, timeoutMs = 0, argv } = {}
   });
 }
 
+/** Where the engine keeps its data (its volumes among them): DockerRootDir, /var/lib/docker when it does not say. */
+async function dataRoot() {
+  const info = await engine('GET', '/info');
+  return (info.status === 200 && info.body && info.body.DockerRootDir) || '/var/lib/docker';
+}
+
 module.exports = {
+  dataRoot,
   watchExits,
   removeProject,
   engine,

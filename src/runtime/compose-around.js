@@ -43,11 +43,11 @@ async function planAround(s, { client, images, workDir, log, nodeCpus, otherCpus
 /** The cores away from the node's: the generator's, or every core when the node takes them all. */
 const otherCpusOf = (generatorCpus, ncpu) => generatorCpus || cpuList(0, ncpu);
 
-/** Before `up`: the network's genesis in every member's and network node's volume. */
-async function initAround(s, around, { client, run, log }) {
+/** Before `up`: the network's genesis (or a STATE profile's copy) in every member's and network node's volume. */
+async function initAround(s, around, { client, run, log, state = null }) {
   if (!around.network) return;
   const replicas = around.fleet ? around.fleet.replicas.slice(1).map((r) => r.service) : [];
-  await initComposeNetwork(s, around.network, { client, run, log, replicas });
+  await initComposeNetwork(s, around.network, { client, run, log, replicas, state });
 }
 
 /** Once the node answers: the fleet (the balancer becomes the run's endpoint), then the network around them. */

@@ -9,11 +9,11 @@ const docker = require('../platform/docker');
 const { Cgroup, cgroupsUsable, groupsLeftover } = require('../platform/cgroup');
 const { cpuList } = require('./host');
 const { limitsOf, composeOverride, describeLimits } = require('./limits');
-const { restoreComposeState } = require('../state/restore');
+const { restoreComposeState, restoreGenesisOnly } = require('../state/restore');
 const { dockerDataDevice } = require('./compose-node');
 
 /** The generator's cgroup, and a STATE profile restored into the run's volume. */
-async function prepareComposeNode(stack, p, { runId, log, signal }) {
+async function prepareComposeNode(stack, p, { runId, workDir, log, signal }) {
   const { s, client, stateVolume } = p;
   if (cgroupsUsable()) {
     stack.generatorGroup = new Cgroup(`chainperf/${runId}/generator`, { cpus: p.generatorCpus || cpuList(0, p.ncpu) });
@@ -24,14 +24,19 @@ async function prepareComposeNode(stack, p, { runId, log, signal }) {
   if (stateVolume) {
     const { ensureBase } = require('./images');
     const bin = await client.ensureBinary(s, log); // the state is built with the same geth version on this host
+    const version = s.CLIENT_VERSION || client.binaryVersion(bin);
+    // SYNC=network: the node's volume gets the profile's genesis block alone, written here, and it snap-syncs the rest
+    const from = s.SYNC === 'network' ? path.join(workDir, 'genesis-only') : null;
+    if (from) await restoreGenesisOnly(s, { bin, version, dataDir: from, log, signal });
     const restored = await restoreComposeState(s, {
       bin,
-      version: s.CLIENT_VERSION || client.binaryVersion(bin),
+      version,
       volume: stateVolume,
       docker,
       baseRef: await ensureBase(log),
       log,
       signal,
+      from,
     });
     stack.state = restored.state;
     stack.cleanups.push(() =>

@@ -110,8 +110,7 @@ async function describeNode(stack, p, containers, promUrl) {
 
 /** The Docker engine's data root and the disk it is on (its volumes hold the node's data). */
 async function dockerDataDevice() {
-  const info = await docker.engine('GET', '/info');
-  const root = (info.status === 200 && info.body && info.body.DockerRootDir) || '/var/lib/docker';
+  const root = await docker.dataRoot();
   return { root, device: blockDeviceOf(root) };
 }
 

@@ -254,10 +254,10 @@ async function startCompose(scenario, { runId, workDir, log, signal, onStack }) 
   if (onStack) onStack(stack); // what it has started so far, should the run be forced to exit
 
   try {
-    await prepareComposeNode(stack, p, { runId, log, signal });
+    await prepareComposeNode(stack, p, { runId, workDir, log, signal });
     // Down first in teardown order means: registered before up, so a failed up is cleaned too.
     registerDown(stack, p, { workDir, log });
-    await initAround(s, p.around, { client, run: p.run, log });
+    await initAround(s, p.around, { client, run: p.run, log, state: stack.state });
     const containers = await composeUp(p, log);
     stack.containers = containers;
     await watchNodeContainer(stack, containers);

@@ -42,9 +42,9 @@ function networkChecks(v, { client, given, at }, errors) {
     errors.push(
       `${where}: NETWORK_NODES: the network starts in the host, compose and swarm runtimes only (RUNTIME is ${v.RUNTIME})`,
     );
-  if (v.STATE !== 'dev' && v.RUNTIME !== 'host')
+  if (v.STATE !== 'dev' && v.RUNTIME === 'swarm')
     errors.push(
-      `${where}: NETWORK_NODES with a STATE profile (STATE=${v.STATE}): on the host runtime only so far (RUNTIME is ${v.RUNTIME})`,
+      `${where}: NETWORK_NODES with a STATE profile (STATE=${v.STATE}): in the host and compose runtimes only so far (RUNTIME is swarm)`,
     );
 }
 

@@ -130,12 +130,16 @@ async function restoreGenesisOnly(s, { bin, version, dataDir, log, signal }) {
   return st;
 }
 
-/** Compose runtime: a new volume of the run holding a copy of the state; returns its name and a remover. */
-async function restoreComposeState(s, { bin, version, volume, docker, baseRef, log, signal }) {
+/**
+ * Compose runtime: a new volume of the run holding a copy of the state (or, with `from`, of that folder instead: the
+ * genesis block alone for SYNC=network); returns its name and a remover.
+ */
+async function restoreComposeState(s, { bin, version, volume, docker, baseRef, log, signal, from = null }) {
   const v = plainVersion(version);
-  const st = await lockedBuild(s, v, { log, signal }, () =>
+  const cached = await lockedBuild(s, v, { log, signal }, () =>
     ensureState({ profile: s.STATE, bin, version: v, engine: s.DB_ENGINE, log, signal }),
   );
+  const st = from ? { ...cached, dataDir: from } : cached;
   const made = await docker.engine('POST', '/volumes/create', {
     body: { Name: volume, Labels: { 'io.chainperf.volume': 'state' } },
   });
@@ -144,7 +148,7 @@ async function restoreComposeState(s, { bin, version, volume, docker, baseRef, l
     const r = await docker.engine('DELETE', `/volumes/${encodeURIComponent(volume)}`);
     if (r.status !== 204 && r.status !== 404) throw new Error(`cannot remove volume ${volume}: HTTP ${r.status}`);
   };
-  const from = Date.now();
+  const t0 = Date.now();
   try {
     execFileSync(
       'docker',
@@ -167,7 +171,9 @@ async function restoreComposeState(s, { bin, version, volume, docker, baseRef, l
     await remove();
     throw new Error(`cannot copy STATE=${s.STATE} into volume ${volume}: ${String(err.stderr || err.message).trim()}`);
   }
-  log(`STATE=${s.STATE}: copied ${st.dir} into volume ${volume} in ${((Date.now() - from) / 1000).toFixed(1)} s`);
+  log(
+    `STATE=${s.STATE}: copied ${from ? st.dataDir : st.dir} into volume ${volume} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
   if (s.MEMORY_MB) {
     const info = await docker.engine('GET', `/volumes/${encodeURIComponent(volume)}`);
     if (info.status !== 200 || !info.body || !info.body.Mountpoint) {
@@ -176,9 +182,9 @@ async function restoreComposeState(s, { bin, version, volume, docker, baseRef, l
         `MEMORY_MB: cannot find volume ${volume} on this host to evict its copy of the state from the page cache (HTTP ${info.status})`,
       );
     }
-    return { state: evictRestored(s, st, info.body.Mountpoint, log), remove };
+    return { state: evictRestored(s, cached, info.body.Mountpoint, log), remove };
   }
-  return { state: st, remove };
+  return { state: cached, remove }; // the cached state's folder: the network's nodes copy it
 }
 
 /** The run's parameter pool from a restored state. */

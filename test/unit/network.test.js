@@ -308,7 +308,7 @@ describe('NETWORK_NODES in a scenario', () => {
     assert.deepEqual(resolve('RUNTIME=host\nNETWORK_NODES=3\nPEERS=3\n').warnings, []);
   });
 
-  it('takes the host and compose runtimes; takes a STATE profile on the host runtime alone; refuses a client without networking, attach, a kept volume and NETWORK_TPS alone, saying why', () => {
+  it('takes the host and compose runtimes; takes a STATE profile on the host and compose runtimes; refuses a client without networking, attach, a kept volume and NETWORK_TPS alone, saying why', () => {
     const errs = (text) => resolve(text).errors.join('\n');
     assert.match(
       errs('CLIENT=anvil\nRUNTIME=host\nNETWORK_NODES=2\n'),
@@ -318,7 +318,8 @@ describe('NETWORK_NODES in a scenario', () => {
     assert.match(errs('RUNTIME=compose\nNETWORK_NODES=2\nNODE_VOLUME=kept\n'), /not from a kept volume/);
     assert.match(errs('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNETWORK_NODES=2\n'), /did not start/);
     assert.match(errs('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNETWORK_NODES=2\n'), /did not start/);
-    assert.match(errs('RUNTIME=compose\nNETWORK_NODES=2\nSTATE=small\n'), /on the host runtime only so far/);
+    assert.match(errs('RUNTIME=swarm\nNETWORK_NODES=2\nSTATE=small\n'), /in the host and compose runtimes only so far/);
+    assert.deepEqual(errs('RUNTIME=compose\nNETWORK_NODES=2\nSTATE=small\nSYNC=network\n'), '');
     assert.deepEqual(errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\nSYNC=network\n'), '');
     assert.deepEqual(
       errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\nREPLICAS=2\n'),
