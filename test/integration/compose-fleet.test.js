@@ -1,7 +1,7 @@
 'use strict';
 // REPLICAS=2 in the compose runtime on a real Docker engine: the node service
 // and a replica-2 service behind HAProxy (a service built locally), on a
-// network of one more geth node. Each replica's requests from HAProxy's own
+// network of one more geth node, each on a copy of STATE=small in its volume. Each replica's requests from HAProxy's own
 // counters add up to the clients'; each replica's CPU agrees with its
 // container's cgroup read by this test; replica-2's container is killed in
 // the window (FAULT) and the other replica takes its traffic without the
@@ -41,8 +41,7 @@ describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy
       FAULT: 'kill-replica@9s',
       WARMUP_S: '2',
       IDLE_S: '4',
-      HISTORY_TRANSFERS: '30',
-      HISTORY_CONTRACT_CALLS: '16',
+      STATE: 'small',
     });
     await r.waitFor(/starting compose project (\S+)/);
     project = /starting compose project (\S+)/.exec(r.stderrText())[1];
@@ -63,6 +62,12 @@ describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy
     const cfg = fs.readFileSync(path.join(res.reportDir, 'haproxy.cfg'), 'utf8');
     assert.match(cfg, /^ {2}server replica-1 node:8545 check$/m);
     assert.match(cfg, /^ {2}server replica-2 replica-2:8545 check$/m);
+  });
+
+  it('gives every replica and the network node a copy of the STATE profile in its own volume', () => {
+    assert.equal(run.state.profile, 'small');
+    assert.match(res.stderr, /STATE=small: copied \S+ into volume \S+-state/, "the node service's (replica-1's) own");
+    assert.match(res.stderr, /network: copying STATE=small into the volumes of replica-2, network-1/);
   });
 
   it("counts each replica's requests from HAProxy; they add up to the clients' and to Prometheus' scrapes of both", () => {
