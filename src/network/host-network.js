@@ -65,9 +65,11 @@ function prepareNetwork(s, { client, bin, workDir, dataDir, state = null }) {
 }
 
 /** A network node's or a replica's data folder: a copy of the STATE profile's, or the network's genesis (init). */
-function memberData(s, net, bin, prepared, dataDir) {
+function memberData(s, net, bin, prepared, dataDir, { name, log }) {
   if (prepared.stateDir) {
+    const t0 = Date.now();
     execFileSync('cp', ['-a', '--reflink=auto', prepared.stateDir, dataDir]);
+    log(`${name}: its copy of STATE=${s.STATE} made in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return;
   }
   fs.mkdirSync(dataDir, { recursive: true });
@@ -75,10 +77,10 @@ function memberData(s, net, bin, prepared, dataDir) {
 }
 
 /** Spawns network node i in the network's group; its log in the network folder. */
-async function spawnPeer(s, { client, bin, prepared, group, cpus, i }) {
+async function spawnPeer(s, { client, bin, prepared, group, cpus, i, log }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const dataDir = path.join(prepared.dir, `node-${i}`);
-  memberData(s, net, bin, prepared, dataDir);
+  memberData(s, net, bin, prepared, dataDir, { name: `network-${i}`, log });
   const { rpc, metrics, p2p, auth } = await freePorts(['rpc', 'metrics', 'p2p', 'auth']);
   const ports = { rpc, metrics, p2p, auth };
   const member = { nodeKeyHex: nodeKey(), jwtFile: prepared.jwtFile };
@@ -146,7 +148,8 @@ async function startPeers(s, peers, { client, bin, prepared, group, cpus, member
   log(
     `network: starting ${s.NETWORK_NODES} more ${s.CLIENT} nodes on cpus ${cpus}${prepared.stateDir ? `, each on a copy of STATE=${s.STATE}` : ''} (${net.protocol}; their logs in the work folder's network/)`,
   );
-  for (let i = 1; i <= s.NETWORK_NODES; i++) peers.push(await spawnPeer(s, { client, bin, prepared, group, cpus, i }));
+  for (let i = 1; i <= s.NETWORK_NODES; i++)
+    peers.push(await spawnPeer(s, { client, bin, prepared, group, cpus, i, log }));
   await peerMesh(peers, { net, members, signal });
 }
 

@@ -28,12 +28,12 @@ const readOr = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : 
  * Spawns replica i in its own cgroup under the node's; its data initialised from the network's genesis, or a copy of
  * the STATE profile's.
  */
-async function spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus, i, nodeKeyHex }) {
+async function spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus, i, nodeKeyHex, log }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const dir = path.join(workDir, `replica-${i}`);
   const dataDir = path.join(dir, 'data');
   fs.mkdirSync(dir, { recursive: true });
-  memberData(s, net, bin, prepared, dataDir);
+  memberData(s, net, bin, prepared, dataDir, { name: `replica-${i}`, log });
   const { rpc, ws, metrics, p2p, auth } = await freePorts(['rpc', 'ws', 'metrics', 'p2p', 'auth']);
   const cmd = client.command(s, {
     dataDir,
@@ -104,7 +104,7 @@ async function startReplicas(stack, s, fleet, { client, bin, workDir, nodeCpus, 
   );
   for (let i = 1; i <= s.REPLICAS; i++) {
     const nodeKeyHex = i === 1 ? prepared.member.nodeKeyHex : crypto.randomBytes(32).toString('hex');
-    const r = await spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus, i, nodeKeyHex });
+    const r = await spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus, i, nodeKeyHex, log });
     r.child.on('exit', (code, sig) => {
       if (fleet.stopping) return;
       fleet.lost.push({ replica: r.name, at_ms: Date.now(), code, signal: sig });

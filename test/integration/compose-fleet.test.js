@@ -1,9 +1,10 @@
 'use strict';
 // REPLICAS=2 in the compose runtime on a real Docker engine: the node service
 // and a replica-2 service behind HAProxy (a service built locally), on a
-// network of one more geth node, each on a copy of STATE=small in its volume. Each replica's requests from HAProxy's own
-// counters add up to the clients'; each replica's CPU agrees with its
-// container's cgroup read by this test; replica-2's container is killed in
+// network of one more geth node, each on a copy of STATE=small in its
+// volume. Each replica's requests from HAProxy's own counters add up to the
+// clients'; each replica's CPU agrees with its container's cgroup read by
+// this test; replica-2's container is killed in
 // the window (FAULT) and the other replica takes its traffic without the
 // window stalling; the project goes down whole.
 
