@@ -7,7 +7,10 @@
 // that is behind); geth then fetches headers back from that head and the
 // blocks from its peers over devp2p. Synced: its head is the network's and it
 // says it is not syncing, both from its own API. Then it gets every block as
-// the other nodes do.
+// the other nodes do. With a STATE profile the node starts with the genesis
+// block alone and snap-syncs (the state at a pivot block, then the blocks);
+// what it serves is then compared with the network's. Last, chainperf waits
+// until the node has finished what the sync left it to do (settle).
 
 const { rpcCall } = require('../util/rpc');
 const { accountAddress, slotKey, STORAGE_CONTRACT } = require('../chains/ethereum/state-items');
