@@ -100,7 +100,7 @@ async function restoreHostState(s, { bin, version, dataDir, log, signal }) {
 }
 
 /**
- * SYNC=network with a STATE profile (host runtime): the node under test gets the profile's genesis block alone, no
+ * SYNC=network with a STATE profile: the node under test gets the profile's genesis block alone (in dataDir), no
  * state, and snap-syncs the state and its history from the network nodes, which hold copies of the profile. Only
  * statewriter's states: their genesis block is rebuilt from the base genesis and the manifest's state root.
  */
