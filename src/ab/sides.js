@@ -134,9 +134,9 @@ function generatorMode(sides, setting) {
  * generator starts with its warm-up and stays for the session (measure/kept-generator.js).
  */
 async function warmBoth(sides, signal, mode = 'per-window') {
-  // Both kept generators start together, before either warm-up. When each started with its own warm-up (B's while A's
-  // ran), the first A/A sessions leaned to B higher (two called it, 1.02 and 1.06); starting them together did not
-  // end that (a CI run's A/A: 1.077), and the cause was not found (docs/results.md, A/B sessions): kept is opt-in.
+  // Both kept generators start together, before either warm-up, and each warm-up is counted from its generator's
+  // first worker (KeptGenerator.warm). Without both, A/A sessions leaned to B higher (1.02, 1.06, 1.077 in a CI
+  // run): B's node was warmed longer (docs/results.md, A/B sessions).
   if (mode === 'kept') for (const side of sides) side.kept = new KeptGenerator(side.ctx, `session-${side.key}`, signal);
   for (const side of sides) {
     side.run.phase = 'warmup';

@@ -672,8 +672,8 @@ const KEYS = {
   AB_GENERATOR: {
     type: 'enum',
     values: ['per-window', 'kept'],
-    default: 'per-window',
-    doc: "./run.sh ab: per-window: an artillery pass per window, as a run does (about 6 s of start-up before each window). kept (experimental): each side's load generator starts once, before the warm-ups, and runs every window of that side, idle between them (about 1 s of lead-in per window: a pair of 10 s windows took 34 s instead of 48); in A/A sessions it called B higher more often than chance allows (docs/results.md), so it is not the default. A session whose workload needs a pass per window (a replay, a SHAPE, writes, subscriptions, COLD=yes, an open loop through ethers, Substrate) uses per-window on both sides, and ab.json says why.",
+    default: 'kept',
+    doc: "./run.sh ab: kept: each side's load generator starts once, before the warm-ups, and runs every window of that side, idle between them (about 1 s of lead-in per window: a pair of 10 s windows took 34 s instead of 48; 20 A/A sessions, 10 of them beside a CPU load, all called the sides the same: docs/results.md). per-window: an artillery pass per window, as a run does (about 6 s of start-up before each window). A session whose workload needs a pass per window (a replay, a SHAPE, writes, subscriptions, COLD=yes, an open loop through ethers, Substrate) uses per-window on both sides, and ab.json says why.",
   },
   MAX_REGRESSION_PCT: {
     type: 'number',

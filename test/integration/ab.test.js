@@ -60,10 +60,17 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       const [first, second] = p.order === 'AB' ? [p.a, p.b] : [p.b, p.a];
       assert.ok(second.window.start_ms > first.window.end_ms, 'the two windows of a pair do not overlap');
     }
-    // AB_GENERATOR=per-window (the default): a pass per window
-    assert.equal(doc.settings.generator, 'per-window');
-    assert.equal(doc.settings.generator_reason, 'AB_GENERATOR=per-window');
-    assert.ok(fs.existsSync(path.join(reportDir, 'b', 'pair2-B.artillery.log')), 'a pass per window');
+    // AB_GENERATOR=kept (the default): one artillery pass per side for the whole session, its output kept, and no
+    // start-up before a window (a pass of its own opens a window STARTUP_S after its idle baseline)
+    assert.equal(doc.settings.generator, 'kept');
+    for (const side of ['a', 'b']) {
+      const logs = fs.readdirSync(path.join(reportDir, side)).filter((f) => f.endsWith('.artillery.log'));
+      assert.deepEqual(logs, [`session-${side.toUpperCase()}.artillery.log`], `${side}: ${logs}`);
+      assert.ok(fs.existsSync(path.join(reportDir, side, 'artillery-session.json')));
+    }
+    for (const p of doc.pairs)
+      for (const side of [p.a, p.b])
+        assert.ok(side.window.start_ms - side.idle.end_ms < STARTUP_S * 1000, 'no generator start-up before a window');
     assert.equal(doc.progress.length, 3);
     assert.equal(doc.shared_pool, true, 'one parameter pool for both sides');
     assert.equal(
@@ -95,19 +102,12 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       AB_TARGET_PCT: '50',
       MAX_REGRESSION_PCT: '5',
       NODE_PROFILE: 'cpu',
-      AB_GENERATOR: 'kept',
+      AB_GENERATOR: 'per-window',
     });
-    // AB_GENERATOR=kept: one artillery pass per side for the whole session, its output kept, and no start-up before a
-    // window (a pass of its own opens a window STARTUP_S after its idle baseline)
-    assert.equal(res.doc.settings.generator, 'kept');
-    for (const side of ['a', 'b']) {
-      const logs = fs.readdirSync(path.join(res.reportDir, side)).filter((f) => f.endsWith('.artillery.log'));
-      assert.deepEqual(logs, [`session-${side.toUpperCase()}.artillery.log`], `${side}: ${logs}`);
-      assert.ok(fs.existsSync(path.join(res.reportDir, side, 'artillery-session.json')));
-    }
-    for (const p of res.doc.pairs)
-      for (const side of [p.a, p.b])
-        assert.ok(side.window.start_ms - side.idle.end_ms < STARTUP_S * 1000, 'no generator start-up before a window');
+    // AB_GENERATOR=per-window: a pass per window, started STARTUP_S before it
+    assert.equal(res.doc.settings.generator, 'per-window');
+    assert.equal(res.doc.settings.generator_reason, 'AB_GENERATOR=per-window');
+    assert.ok(fs.existsSync(path.join(res.reportDir, 'b', 'pair2-B.artillery.log')), 'a pass per window');
     const cpu = res.doc.figures.cpu_ms_per_request;
     assert.equal(res.doc.a.provenance.scenario.WORKLOAD, light);
     assert.equal(res.doc.b.provenance.scenario.WORKLOAD, heavy);
