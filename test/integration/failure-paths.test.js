@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { startRun, processesWith, gethOf, readRun } = require('./harness');
+const { startRun, processesWith, gethOf, readRun, untilLoaded } = require('./harness');
 const { startGeth } = require('./node');
 const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
 const { runsRoot } = require('../../src/platform/cgroup');
@@ -169,7 +169,7 @@ describe('failure paths', () => {
       );
       const r = startRun(file);
       await r.waitFor(/measure: measuring for/);
-      await sleep(9000); // inside the window
+      await untilLoaded(r, node.metricsUrl); // inside the window, with its load coming in
       process.kill(node.pid, 'SIGKILL');
       const killedAt = Date.now();
       const res = await r.done;
@@ -226,7 +226,8 @@ describe('failure paths', () => {
     // no timeout inside the window
     const r = startRun(GETH_DEV, { ...SHORT, DURATION_S: '16', REQUEST_TIMEOUT_MS: '25000' });
     await r.waitFor(/measure: measuring for/);
-    await sleep(9000); // STARTUP_S (6 s) and 3 s of the window
+    const port = /--metrics\.port (\d+)/.exec(r.stderrText())[1];
+    await untilLoaded(r, `http://127.0.0.1:${port}/debug/metrics/prometheus`); // 3 s into the window, load coming in
     const geth = gethOf(r.tmp);
     process.kill(geth.pid, 'SIGSTOP');
     const res = await r.done;

@@ -236,7 +236,35 @@ function assertReplicaCpu(run, watches) {
   }
 }
 
+/**
+ * Waits until the run's window has been open for afterS and the node's own request counter (rpc_requests on its
+ * metrics endpoint) shows the window's load coming in: a test that kills or freezes the node "inside the window" then
+ * does so with load flowing, even when the generator started late on a busy machine (the window is then measured
+ * again, and its new start is the last one logged).
+ */
+async function untilLoaded(r, metricsUrl, { afterS = 3, timeoutMs = 60000 } = {}) {
+  const { metricValue } = require('../../src/measure/cpu');
+  const requests = async () => {
+    const res = await fetch(metricsUrl).catch(() => null);
+    return res && res.ok ? metricValue(await res.text(), 'rpc_requests') : null;
+  };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const starts = [...r.stderrText().matchAll(/measuring for \d+ s from (\S+Z)/g)];
+    const start = starts.length ? Date.parse(starts[starts.length - 1][1]) : Infinity;
+    if (Date.now() >= start + afterS * 1000) {
+      const a = await requests();
+      await new Promise((res) => setTimeout(res, 500));
+      const b = await requests();
+      if (a !== null && b !== null && b - a >= 10) return;
+    }
+    if (Date.now() > deadline) throw new Error(`untilLoaded: no load on the node ${afterS} s into the window`);
+    await new Promise((res) => setTimeout(res, 250));
+  }
+}
+
 module.exports = {
+  untilLoaded,
   assertBalancerCounts,
   assertReplicaCpu,
   watchContainerCpu,
