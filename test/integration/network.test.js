@@ -184,6 +184,7 @@ describe('SYNC=network with STATE=small: a node that starts with the genesis blo
   });
 
   it('measured the window without errors, from a pool drawn across the state', () => {
+    assert.match(res.stderr, /STATE=small, uniform draws over 27000 accounts and 30000 storage slots/);
     assert.ok(run.figures.requests_ok > 0);
     assert.equal(run.figures.requests_failed, 0);
   });
