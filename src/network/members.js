@@ -141,12 +141,13 @@ const funderKey = (s, net) => (s.STATE === 'dev' ? net.devKey : signerWallets().
 
 /**
  * SYNC=network: the history is built on the network (through network-1), and syncNode() makes the node under test
- * download the chain from its peers; the session calls it in place of the usual sync wait.
+ * download the chain from its peers; the session calls it in place of the usual sync wait. A peer the node dropped
+ * while it synced is dialled again before the window (a shortfall goes into `short`, the run's warnings).
  */
-function syncHooks(s, stack, { peers, driver, net, member, syncCpu, log, signal }) {
+function syncHooks(s, stack, { peers, driver, net, member, syncCpu, short, log, signal }) {
   return {
-    syncNode: ({ timeoutS }) =>
-      syncFromNetwork({
+    syncNode: async ({ timeoutS }) => {
+      const record = await syncFromNetwork({
         nodeRpcUrl: member.rpcUrl,
         networkRpcUrl: peers[0].rpcUrl,
         member: driven(member),
@@ -159,7 +160,10 @@ function syncHooks(s, stack, { peers, driver, net, member, syncCpu, log, signal 
         stateItems: stack.state ? stack.state.manifest.accounts + stack.state.manifest.slots : null,
         signal,
         log,
-      }),
+      });
+      short.push(...(await awaitPeers(s, peers, { net, members: [member], log, signal })));
+      return record;
+    },
   };
 }
 
@@ -223,7 +227,7 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
     historyUrl: peers[0].rpcUrl,
     awaitHead: (o) => awaitHead(members, peers[0], o),
     ...(s.SYNC === 'network'
-      ? syncHooks(s, stack, { peers, driver: parts.driver, net, member: members[0], syncCpu, log, signal })
+      ? syncHooks(s, stack, { peers, driver: parts.driver, net, member: members[0], syncCpu, short, log, signal })
       : {}),
     record: () => ({
       nodes: s.NETWORK_NODES,
