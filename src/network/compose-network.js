@@ -19,7 +19,7 @@ const docker = require('../platform/docker');
 const { cgroupOfPid, lastingCgroupOfPid } = require('../platform/pid-cgroup');
 const { freePorts } = require('../util/net');
 const { writeJwtSecret } = require('./engine-driver');
-const { peerMesh, runNetwork, stopNetworkParts } = require('./members');
+const { peerMesh, runNetwork, stopNetworkParts, nodeSyncMode } = require('./members');
 const { copyProblem } = require('../state/disk');
 
 /** Where the network's folder (genesis, secret) is mounted in every container of the network. */
@@ -100,9 +100,7 @@ async function planComposeNetwork(s, { client, bin, workDir, imageRef, cpus }) {
   fs.mkdirSync(dir, { recursive: true });
   net.writeGenesis(bin, path.join(dir, 'genesis.json'));
   const jwtFile = writeJwtSecret(path.join(dir, 'jwt.hex'));
-  // the node snap-syncs a STATE profile it starts without (SYNC=network: its volume holds the genesis block alone)
-  const syncMode = s.STATE !== 'dev' && s.SYNC === 'network' ? 'snap' : 'full';
-  const member = { nodeKeyHex: nodeKey(), jwtFile: `${MOUNT}/jwt.hex`, syncMode };
+  const member = { nodeKeyHex: nodeKey(), jwtFile: `${MOUNT}/jwt.hex`, syncMode: nodeSyncMode(s) };
   const nodePorts = /** @type {{auth: number, metrics: number}} */ (await freePorts(['auth', 'metrics']));
   const peers = [];
   for (let i = 1; i <= s.NETWORK_NODES; i++) {

@@ -22,7 +22,7 @@ const { Cgroup, cgroupsUsable, spawnInGroup, groupsLeftover } = require('../plat
 const { freePorts } = require('../util/net');
 const { processId } = require('../util/proc');
 const { writeJwtSecret } = require('./engine-driver');
-const { peerMesh, runNetwork, stopNetworkParts } = require('./members');
+const { peerMesh, runNetwork, stopNetworkParts, nodeSyncMode } = require('./members');
 
 const nodeKey = () => crypto.randomBytes(32).toString('hex');
 
@@ -54,13 +54,12 @@ function prepareNetwork(s, { client, bin, workDir, dataDir, state = null }) {
     net.init(bin, dataDir, genesisFile, s.DB_ENGINE);
   }
   const jwtFile = writeJwtSecret(path.join(dir, 'jwt.hex'));
-  const syncMode = state && s.SYNC === 'network' ? 'snap' : 'full';
   return {
     dir,
     genesisFile,
     stateDir: state ? state.dataDir : null,
     jwtFile,
-    member: { nodeKeyHex: nodeKey(), jwtFile, syncMode },
+    member: { nodeKeyHex: nodeKey(), jwtFile, syncMode: nodeSyncMode(s) },
   };
 }
 

@@ -133,6 +133,9 @@ async function feedTransactions(s, peers, { devKey, log, signal }) {
   return feed;
 }
 
+/** The node under test's sync mode: snap when it starts with a STATE profile's genesis block alone (SYNC=network). */
+const nodeSyncMode = (s) => (s.STATE !== 'dev' && s.SYNC === 'network' ? 'snap' : 'full');
+
 /**
  * The key whose account funds the network's senders (and signs a run's history): the developer account of the
  * network's dev genesis; a STATE profile's genesis funds its signers instead (the last one here).
@@ -155,7 +158,7 @@ function syncHooks(s, stack, { peers, driver, net, member, syncCpu, short, log, 
         readCounters: counterReader(member.metricsUrl, net.counters, new Set()),
         cpu: syncCpu || (stack.cpu && stack.cpu.read && !stack.cpu.sampled ? stack.cpu : null),
         timeoutS,
-        syncMode: s.STATE === 'dev' ? 'full' : 'snap',
+        syncMode: nodeSyncMode(s),
         stateCheck: s.STATE === 'dev' ? null : (block) => compareState(member.rpcUrl, peers[0].rpcUrl, block),
         stateItems: stack.state ? stack.state.manifest.accounts + stack.state.manifest.slots : null,
         signal,
@@ -248,4 +251,4 @@ async function stopNetworkParts(parts) {
   if (parts.watch) parts.watch.stop();
 }
 
-module.exports = { waitForRpc, peerMesh, awaitPeers, runNetwork, stopNetworkParts, driven };
+module.exports = { nodeSyncMode, waitForRpc, peerMesh, awaitPeers, runNetwork, stopNetworkParts, driven };
