@@ -105,8 +105,10 @@ describe('./run.sh clean: the cgroups of a run no lock names', () => {
       // Empty and named by no lock, but just made: it may be a live run's whose lock is elsewhere; old, an orphan.
       const dir = path.join(runsRoot(), runId);
       assert.equal(orphanCgroups(new Set()).old.includes(dir), false, 'a young empty cgroup is left');
-      assert.equal(orphanCgroups(new Set(), Date.now() + ORPHAN_AFTER_MS).old.includes(dir), true, 'an old one goes');
-      assert.equal(orphanCgroups(new Set([runId]), Date.now() + ORPHAN_AFTER_MS).old.includes(dir), false, 'a lock');
+      // a minute past the age limit: the directory's mtime has sub-millisecond precision and Date.now() does not
+      const later = Date.now() + ORPHAN_AFTER_MS + 60000;
+      assert.equal(orphanCgroups(new Set(), later).old.includes(dir), true, 'an old one goes');
+      assert.equal(orphanCgroups(new Set([runId]), later).old.includes(dir), false, 'a lock');
       const dirs = runGroupDirs(dir);
       const controllers = new Set(groups.flatMap((g) => g.dirs).map((d) => path.dirname(path.dirname(d))));
       assert.equal(dirs.length, controllers.size, `one directory per controller: ${dirs.join(', ')}`);
