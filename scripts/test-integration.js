@@ -8,6 +8,10 @@
 // Each file's output is printed whole when it ends, then the slowest files and
 // the totals; the exit status is mocha's worst.
 //
+// `npm test` passes --with-lint-and-unit: lint and the unit tests then run
+// beside the pool from its start (they take about a minute of CPU, when the
+// integration tests are mostly starting nodes), rather than a minute before it.
+//
 //   TEST_JOBS=3 npm run test:integration [-- file ...]
 //   UPDATE_TIMINGS=1 npm run test:integration    # writes the timings of this run
 
@@ -22,26 +26,43 @@ const JOBS = Math.max(1, Number(process.env.TEST_JOBS || 3));
 const MOCHA = path.join(ROOT, 'node_modules', '.bin', 'mocha');
 const REPORTER = path.join(DIR, 'timing-reporter.js');
 
+const WITH_LINT_AND_UNIT = '--with-lint-and-unit';
+const args = process.argv.slice(2);
+const withLintAndUnit = args.includes(WITH_LINT_AND_UNIT);
+const given = args.filter((a) => a !== WITH_LINT_AND_UNIT);
 const known = fs.existsSync(TIMINGS) ? JSON.parse(fs.readFileSync(TIMINGS, 'utf8')) : {};
-const files = (process.argv.slice(2).length ? process.argv.slice(2) : fs.readdirSync(DIR))
+const files = (given.length ? given : fs.readdirSync(DIR))
   .map((f) => path.basename(f))
   .filter((f) => f.endsWith('.test.js'))
   .sort((a, b) => (known[b] || 60) - (known[a] || 60) || a.localeCompare(b));
 
-/** Runs one file; resolves {file, code, seconds, out}. */
-function runFile(file) {
+/** Runs a command, its output kept; resolves {file: name, code, seconds, out}. */
+function runTask(name, cmd, cmdArgs) {
   const t0 = Date.now();
   return new Promise((resolve) => {
-    // --exit: a test whose `before` failed may leave a timer of its own (a CPU sampler) behind; the file is over
-    const args = ['--exit', '--timeout', '900000', '--slow', '60000', '--reporter', REPORTER, path.join(DIR, file)];
-    const child = spawn(MOCHA, args, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, cmdArgs, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     child.on('close', (code) =>
-      resolve({ file, code: code === null ? 1 : code, seconds: (Date.now() - t0) / 1000, out }),
+      resolve({ file: name, code: code === null ? 1 : code, seconds: (Date.now() - t0) / 1000, out }),
     );
   });
+}
+
+/** Runs one integration test file in its own mocha process. */
+function runFile(file) {
+  // --exit: a test whose `before` failed may leave a timer of its own (a CPU sampler) behind; the file is over
+  const mochaArgs = ['--exit', '--timeout', '900000', '--slow', '60000', '--reporter', REPORTER, path.join(DIR, file)];
+  return runTask(file, MOCHA, mochaArgs);
+}
+
+/** `npm run lint`, then `npm run test:unit`, beside the pool (not in one of its slots). */
+async function lintAndUnit() {
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const lint = await runTask('lint', npm, ['run', '--silent', 'lint']);
+  const unit = await runTask('unit tests', npm, ['run', '--silent', 'test:unit']);
+  return [lint, unit];
 }
 
 /** mocha's own closing counts in a file's output. */
@@ -52,20 +73,23 @@ function counts(out) {
 
 async function main() {
   const t0 = Date.now();
-  process.stdout.write(`integration tests: ${files.length} files, ${JOBS} at a time\n`);
+  process.stdout.write(
+    `${withLintAndUnit ? 'lint and unit tests, beside them ' : ''}integration tests: ${files.length} files, ${JOBS} at a time\n`,
+  );
   const queue = [...files];
   const done = [];
-  const worker = async () => {
-    while (queue.length) {
-      const r = await runFile(queue.shift());
-      done.push(r);
-      const c = counts(r.out);
-      process.stdout.write(
-        `\n===== ${r.file}: ${r.seconds.toFixed(0)} s, ${c.passing} passing, ${c.failing} failing, ${c.pending} pending${r.code ? `, exit status ${r.code}` : ''}\n${r.out}`,
-      );
-    }
+  const report = (r) => {
+    done.push(r);
+    const c = counts(r.out);
+    process.stdout.write(
+      `\n===== ${r.file}: ${r.seconds.toFixed(0)} s, ${c.passing} passing, ${c.failing} failing, ${c.pending} pending${r.code ? `, exit status ${r.code}` : ''}\n${r.out}`,
+    );
   };
-  await Promise.all(Array.from({ length: Math.min(JOBS, files.length) }, worker));
+  const worker = async () => {
+    while (queue.length) report(await runFile(queue.shift()));
+  };
+  const beside = withLintAndUnit ? lintAndUnit().then((rs) => rs.forEach(report)) : Promise.resolve();
+  await Promise.all([beside, ...Array.from({ length: Math.min(JOBS, files.length) }, worker)]);
   const total = done.reduce(
     (a, r) => {
       const c = counts(r.out);
@@ -82,10 +106,11 @@ async function main() {
     process.stdout.write(`    ${r.seconds.toFixed(0).padStart(5)} s  ${r.file}\n`);
   const failed = done.filter((r) => r.code !== 0).map((r) => r.file);
   process.stdout.write(
-    `\nintegration tests: ${total.passing} passed, ${total.failing} failed, ${total.pending} pending${failed.length ? `; failed: ${failed.join(', ')}` : ''}\n`,
+    `\n${withLintAndUnit ? 'lint, unit and integration tests' : 'integration tests'}: ${total.passing} passed, ${total.failing} failed, ${total.pending} pending${failed.length ? `; failed: ${failed.join(', ')}` : ''}\n`,
   );
   if (process.env.UPDATE_TIMINGS) {
-    const timings = { ...known, ...Object.fromEntries(done.map((r) => [r.file, Math.round(r.seconds)])) };
+    const ran = done.filter((r) => r.file.endsWith('.test.js'));
+    const timings = { ...known, ...Object.fromEntries(ran.map((r) => [r.file, Math.round(r.seconds)])) };
     fs.writeFileSync(TIMINGS, `${JSON.stringify(timings, null, 2)}\n`);
   }
   process.exit(failed.length ? 1 : 0);

@@ -259,7 +259,7 @@ const client = {
   defaults: { CLIENT_VERSION: '1.16.7' },
   dbEngines: ['pebble', 'leveldb'],
   /** STATE profiles (src/state/build.js) restore into these runtimes. */
-  stateRuntimes: ['host', 'compose'],
+  stateRuntimes: ['host', 'compose', 'swarm'],
   kind: 'node',
   /** NODE_PROFILE=cpu on the host runtime: geth's own CPU profiler (--pprof), not perf. */
   profiler: 'pprof',

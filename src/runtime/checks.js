@@ -89,12 +89,11 @@ function swarmChecks(v, ctx, errors) {
   composeChecks(v, ctx, errors);
   const { at } = ctx;
   const not = (key, what) => errors.push(`${at(key)}: ${what}: not yet with RUNTIME=swarm (docs/runtimes.md)`);
-  if (v.STATE !== 'dev') not('STATE', `STATE=${v.STATE}`);
-  for (const key of ['MEMORY_MB', 'DISK_READ_IOPS', 'DISK_WRITE_IOPS', 'DISK_READ_MBPS', 'DISK_WRITE_MBPS'])
-    if (v[key] !== null && v[key] !== undefined) not(key, key);
+  // a stack file has no block I/O limits, and the engine applies none to a running container
+  for (const key of ['DISK_READ_IOPS', 'DISK_WRITE_IOPS', 'DISK_READ_MBPS', 'DISK_WRITE_MBPS'])
+    if (v[key] !== null && v[key] !== undefined) not(key, `${key} (a swarm service takes no block I/O limit)`);
   if (v.COLD === 'yes') not('COLD', 'COLD=yes');
   if (v.NODE_PROFILE !== 'none') not('NODE_PROFILE', `NODE_PROFILE=${v.NODE_PROFILE}`);
-  if (v.GENERATORS > 1) not('GENERATORS', 'GENERATORS (a generator service spread over the swarm)');
 }
 
 /** In attach, RPC_URL's scheme is the transport: TRANSPORT follows it, or must agree with it. */

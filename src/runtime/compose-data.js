@@ -11,6 +11,7 @@ const { cpuList } = require('./host');
 const { limitsOf, composeOverride, describeLimits } = require('./limits');
 const { restoreComposeState, restoreGenesisOnly } = require('../state/restore');
 const { dockerDataDevice } = require('./compose-node');
+const { serviceOf } = require('./compose-fleet');
 
 /** The generator's cgroup, and a STATE profile restored into the run's volume. */
 async function prepareComposeNode(stack, p, { runId, workDir, log, signal }) {
@@ -60,14 +61,17 @@ async function composeLimits(s, workDir, log) {
     if (device.error) throw new Error(`the Docker engine's data (${root}): ${device.error}`);
   }
   const file = path.join(workDir, 'limits.yml');
-  const text = composeOverride(limits, device);
+  // REPLICAS: each replica has limits of its own
+  const replicas = Array.from({ length: s.REPLICAS - 1 }, (_, i) => serviceOf(i + 2));
+  const text = composeOverride(limits, device, ['node', ...replicas]);
   fs.writeFileSync(file, text);
-  log(`node limits: ${describeLimits(s, device)}`);
+  log(`node limits${replicas.length ? ', for each replica' : ''}: ${describeLimits(s, device)}`);
   return {
     file,
     record: {
       memory_bytes: limits.memoryBytes,
       device: device ? device.dev : null,
+      applies_to: replicas.length ? 'each replica' : 'the node',
       compose: JSON.parse(text).services.node,
     },
   };

@@ -21,6 +21,7 @@ const { ensureDebianTool } = require('../install/debian');
 const { renderConfig, startHaproxy, HEALTH_BODY } = require('./haproxy');
 const { fleetHooks } = require('./fleet-hooks');
 const { memberData } = require('../network/host-network');
+const { applyHostLimits, oomKills } = require('./limits');
 
 const readOr = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
 
@@ -41,6 +42,8 @@ async function spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus
     network: { nodeKeyHex, jwtFile: prepared.jwtFile },
   });
   const group = new Cgroup(`chainperf/${runId}/node/replica-${i}`, { cpus: nodeCpus });
+  // MEMORY_MB and DISK_* apply to each replica: on its own group, before it starts
+  const limits = applyHostLimits(s, group, dataDir, i === 1 ? log : () => {});
   const logFile = path.join(dir, 'node.log');
   const fd = fs.openSync(logFile, 'a');
   const child = spawnInGroup(group, [bin, ...cmd.args], { stdio: ['ignore', fd, fd] });
@@ -52,6 +55,7 @@ async function spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus
     kill: () => child.kill('SIGKILL'),
     onGone: (fn) => child.once('exit', fn),
     group,
+    limits,
     logFile,
     nodeKeyHex,
     ports: { rpc, p2p, auth },
@@ -105,14 +109,18 @@ async function startReplicas(stack, s, fleet, { client, bin, workDir, nodeCpus, 
   for (let i = 1; i <= s.REPLICAS; i++) {
     const nodeKeyHex = i === 1 ? prepared.member.nodeKeyHex : crypto.randomBytes(32).toString('hex');
     const r = await spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus, i, nodeKeyHex, log });
-    r.child.on('exit', (code, sig) => {
+    r.child.on('exit', (code, killedBy) => {
       if (fleet.stopping) return;
+      // killed by the kernel for its group's memory limit (MEMORY_MB): said as such, as for a lone node
+      const sig = killedBy === 'SIGKILL' && r.group.memory && oomKills(r.group.memory) > 0 ? 'OOM' : killedBy;
       fleet.lost.push({ replica: r.name, at_ms: Date.now(), code, signal: sig });
       log(`replica ${r.name} (pid ${r.child.pid}) exited (${sig || `status ${code}`})`);
       if (fleet.lost.length === fleet.replicas.length) for (const fn of fleet.exitListeners) fn({ code, signal: sig });
     });
     fleet.replicas.push(r);
   }
+  const { limits } = fleet.replicas[0];
+  if (limits) stack.limits = { ...limits, applies_to: 'each replica' };
 }
 
 /** The stack's view of the fleet: the balancer as its endpoint, the node cgroup (every replica) as its CPU. */

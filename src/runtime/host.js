@@ -56,7 +56,8 @@ async function prepareHostData(stack, s, group, { bin, version, workDir, log, si
     // a state with its history built in gets none; one without, the run's own
     stack.freshChain = !stack.state.manifest.history;
   }
-  stack.limits = applyHostLimits(s, group, dataDir, log);
+  // a fleet's limits are each replica's, on its own group (host-fleet.js), not on the node group that holds them all
+  if (s.BALANCER !== 'haproxy') stack.limits = applyHostLimits(s, group, dataDir, log);
   if (group && group.version === 1) {
     const counting = enableIoCounting(group.blkio, blockDeviceOf(dataDir));
     stack.ioCounters = cgroupIoSource(

@@ -164,8 +164,8 @@ function applyCgroupSettings(dirs, settings) {
   return applied;
 }
 
-/** The node service's limits as a compose override file's text (JSON is YAML). */
-function composeOverride(limits, device) {
+/** The limits of the node service (a fleet's: of each replica service) as a compose override's text (JSON is YAML). */
+function composeOverride(limits, device, services = ['node']) {
   const node = {};
   if (limits.memoryBytes) {
     node.mem_limit = limits.memoryBytes;
@@ -175,7 +175,7 @@ function composeOverride(limits, device) {
   for (const [key, value] of Object.entries(limits.disk))
     blkio[DISK_KEYS[key].compose] = [{ path: device.dev, rate: value }];
   if (Object.keys(blkio).length) node.blkio_config = blkio;
-  return `${JSON.stringify({ services: { node } }, null, 2)}\n`;
+  return `${JSON.stringify({ services: Object.fromEntries(services.map((svc) => [svc, node])) }, null, 2)}\n`;
 }
 
 /**
@@ -191,7 +191,12 @@ function applyHostLimits(s, group, dataDir, log) {
   if (device && device.error) throw new Error(device.error);
   const applied = applyCgroupSettings({ memory: group.memory, blkio: group.blkio }, cgroupSettings(limits, device));
   log(`node limits: ${describeLimits(s, device)}`);
-  return { memory_bytes: limits.memoryBytes, device: device ? device.dev : null, cgroup: applied };
+  return {
+    memory_bytes: limits.memoryBytes,
+    device: device ? device.dev : null,
+    applies_to: 'the node',
+    cgroup: applied,
+  };
 }
 
 /** How many processes of a group the kernel's OOM killer has killed (cgroup v1 memory.oom_control), or 0. */

@@ -11,13 +11,26 @@
 // - a swarm has no cpuset: the node's container (a fleet's replicas, the
 //   network's nodes, HAProxy) is pinned after it starts, by the engine of the
 //   machine it runs on (swarm.js);
+// - a memory limit (MEMORY_MB: mem_limit, on the node and each replica) is the
+//   service's deploy.resources.limits.memory, which the scheduler knows; a
+//   swarm has no memswap_limit, so the engine sets swap to the same limit when
+//   the container runs (swarm.js), as the cpuset;
 // - tasks are not restarted (restart_policy none): a node that exits ends the
 //   run, as in the compose runtime;
 // - every service is placed on this machine's swarm node, cAdvisor on every
 //   node (mode global).
 
 /** Keys of a rendered compose service that a version 3.8 stack file does not take, or that a swarm ignores. */
-const DROPPED = ['cpuset', 'restart', 'networks', 'container_name', 'depends_on', 'pull_policy', 'mem_limit'];
+const DROPPED = [
+  'cpuset',
+  'restart',
+  'networks',
+  'container_name',
+  'depends_on',
+  'pull_policy',
+  'mem_limit',
+  'memswap_limit',
+];
 
 /** A port as a swarm publishes it: host mode, on every interface. */
 const hostModePort = (p) => ({
@@ -52,6 +65,7 @@ function swarmStack(doc, { nodeId }) {
         ? { mode: 'global' }
         : { replicas: 1, placement: { constraints: [`node.id == ${nodeId}`] } }),
     };
+    if (svc.mem_limit) out.deploy.resources = { limits: { memory: String(svc.mem_limit) } };
     services[name] = out;
   }
   const volumes = {};

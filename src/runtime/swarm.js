@@ -4,7 +4,8 @@
 // HAProxy: compose-around.js) deployed with `docker stack deploy` to the
 // Docker Swarm this engine manages, from the project Compose renders out of
 // the same files (swarm-render.js says what a swarm does differently). On one
-// machine, `docker swarm init` is all it needs. From the moment the services'
+// machine, `docker swarm init` is all it needs. A STATE profile is restored
+// into a volume of this engine before the deploy, as in the compose runtime. From the moment the services'
 // containers run, the run is the compose runtime's: the same readiness checks,
 // cAdvisor through Prometheus for the node's CPU, the engine's own counters as
 // its cross-check. Teardown removes the stack, then its volumes and network.
@@ -98,10 +99,17 @@ async function runningContainers(name, services, { timeoutS, signal }) {
   return containers;
 }
 
-/** Pins a container to cpus through this engine (a swarm has no cpuset). */
-async function pin(container, cpus) {
-  const r = await docker.engine('POST', `/containers/${container.id}/update`, { body: { CpusetCpus: cpus } });
-  if (r.status !== 200) throw new Error(`cannot pin container ${container.name} to cpus ${cpus}: HTTP ${r.status}`);
+/**
+ * Pins a container to cpus through this engine (a swarm has no cpuset); with a memory limit, sets its swap limit to the
+ * same (a swarm has no memswap_limit).
+ */
+async function pin(container, cpus, memoryBytes = null) {
+  const body = { CpusetCpus: cpus, ...(memoryBytes ? { Memory: memoryBytes, MemorySwap: memoryBytes } : {}) };
+  const r = await docker.engine('POST', `/containers/${container.id}/update`, { body });
+  if (r.status !== 200)
+    throw new Error(
+      `cannot pin container ${container.name} to cpus ${cpus}${memoryBytes ? ` with ${memoryBytes} bytes of memory and swap` : ''}: HTTP ${r.status}`,
+    );
 }
 
 /** A stack's service's running container and its log, as the network (network/compose-network.js) asks for them. */
@@ -135,10 +143,12 @@ function stackServicesOf(p) {
  */
 async function pinAll(containers, p) {
   const { network, fleet } = p.around;
-  await pin(containers.node, p.nodeCpus);
+  const memory = p.limits ? p.limits.record.memory_bytes : null; // MEMORY_MB: the node's, each replica's
+  await pin(containers.node, p.nodeCpus, memory);
   for (const peer of network ? network.peers : []) await pin(containers[peer.name], network.cpus);
+  if (memory) p.limits.record.swarm = { deploy_resources_limits_memory: memory, engine_memory_and_swap: memory };
   if (!fleet) return;
-  for (const r of fleet.replicas.slice(1)) await pin(containers[r.service], fleet.nodeCpus);
+  for (const r of fleet.replicas.slice(1)) await pin(containers[r.service], fleet.nodeCpus, memory);
   await pin(containers.haproxy, fleet.balancerCpus);
 }
 
@@ -228,9 +238,13 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
       `deploying swarm stack ${name} on ${st.hostname} (${st.nodes} node${st.nodes === 1 ? '' : 's'} in the swarm; services by DNS round robin, ports in host mode on every interface${ipvs ? '' : '; this kernel has no IPVS, which the routing mesh would need'})`,
     );
     if (p.network) {
-      await initAround(s, p.around, { client: p.client, run: p.run, log });
+      await initAround(s, p.around, { client: p.client, run: p.run, log, state: stack.state });
       await p.run(['down']); // the one-off runs' bridge network, whose name the stack's own network takes
     }
+    if (s.GENERATORS > 1)
+      log(
+        `GENERATORS=${s.GENERATORS}: the generators run as processes on this machine (${st.hostname}), each in its own cgroup, as in the compose runtime`,
+      );
     await deploy(file, name, log);
     const containers = await runningContainers(name, stackServicesOf(p), { timeoutS: s.STACK_TIMEOUT_S, signal });
     await pinAll(containers, p);

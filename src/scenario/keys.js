@@ -121,7 +121,7 @@ const KEYS = {
     min: 1,
     max: 16,
     default: 1,
-    doc: "Replicas of the node behind HAProxy (geth, host, compose and swarm runtimes, on a network: NETWORK_NODES 1 or more, so that they share one chain). Each has its own database from the network's genesis, its own cgroup and the network nodes as its own peers; CORES and the node's flags apply to each replica, and the replicas share the node's cores. The workload talks to the balancer only; CPU per request is the fleet's, and run.json gives each replica's requests (HAProxy's counters), share, CPU per request, latency and memory (docs/fleets.md). 1: one node, no balancer.",
+    doc: "Replicas of the node behind HAProxy (geth, host, compose and swarm runtimes, on a network: NETWORK_NODES 1 or more, so that they share one chain). Each has its own database from the network's genesis (or its own copy of the STATE profile), its own cgroup and the network nodes as its own peers; CORES, MEMORY_MB, the DISK_* limits and the node's flags apply to each replica, and the replicas share the node's cores. The workload talks to the balancer only; CPU per request is the fleet's, and run.json gives each replica's requests (HAProxy's counters), share, CPU per request, latency and memory (docs/fleets.md). 1: one node, no balancer.",
   },
   FAULT: {
     type: 'string',
@@ -184,13 +184,14 @@ const KEYS = {
     default: '',
     doc: "An instance profile, instances/<name>.env (shipped: m5.xlarge, m5.xlarge-gp3-16k, i3.xlarge): sets CORES (capped to the host's cores less the load generator's, with a warning), MEMORY_MB, the DISK_* limits and HOURLY_PRICE, which the file and the environment can still override.",
   },
-  // Resource limits of the node (host and compose runtimes; refused where the kernel cannot enforce them)
+  // Resource limits of the node (host, compose and swarm runtimes, DISK_* not on a swarm; refused where the kernel
+  // cannot enforce them)
   MEMORY_MB: {
     type: 'int',
     min: 64,
     max: 16777216,
     default: null,
-    doc: 'Memory limit of the node in MB, page cache included (cgroup v1 memory.limit_in_bytes and memsw; compose mem_limit and memswap_limit), so a database larger than it is read from disk.',
+    doc: "Memory limit of the node in MB, page cache included (cgroup v1 memory.limit_in_bytes and memsw; compose mem_limit and memswap_limit; swarm the service's memory limit, swap set alike on its container), so a database larger than it is read from disk. With REPLICAS, each replica has this limit of its own.",
   },
   DISK_READ_IOPS: {
     type: 'int',

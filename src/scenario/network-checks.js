@@ -42,10 +42,6 @@ function networkChecks(v, { client, given, at }, errors) {
     errors.push(
       `${where}: NETWORK_NODES: the network starts in the host, compose and swarm runtimes only (RUNTIME is ${v.RUNTIME})`,
     );
-  if (v.STATE !== 'dev' && v.RUNTIME === 'swarm')
-    errors.push(
-      `${where}: NETWORK_NODES with a STATE profile (STATE=${v.STATE}): in the host and compose runtimes only so far (RUNTIME is swarm)`,
-    );
 }
 
 /** FAULT: a fault chainperf knows, inside the window, with a replica left to serve. */
@@ -79,8 +75,6 @@ function fleetChecks(v, { given, at }, errors) {
     errors.push(`${where}: REPLICAS: replicas share one chain through a network; set NETWORK_NODES (1 or more)`);
   if (v.SYNC !== 'local') errors.push(`${where}: REPLICAS: not yet with SYNC=network`);
   if (v.TRANSPORT !== 'http') errors.push(`${where}: REPLICAS: the balancer speaks HTTP; set TRANSPORT=http`);
-  for (const key of ['MEMORY_MB', 'DISK_READ_IOPS', 'DISK_WRITE_IOPS', 'DISK_READ_MBPS', 'DISK_WRITE_MBPS'])
-    if (v[key] !== null && v[key] !== undefined) errors.push(`${at(key)}: ${key}: not yet per replica with REPLICAS`);
   if (v.COLD === 'yes') errors.push(`${at('COLD')}: COLD=yes: not yet with REPLICAS`);
   if (v.NODE_PROFILE !== 'none') errors.push(`${at('NODE_PROFILE')}: NODE_PROFILE: not yet with REPLICAS`);
 }

@@ -29,6 +29,7 @@ describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy
   let run;
   let project;
   const watches = {};
+  const limits = {};
 
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
@@ -43,11 +44,20 @@ describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy
       WARMUP_S: '2',
       IDLE_S: '4',
       STATE: 'small',
+      MEMORY_MB: '2048',
     });
     await r.waitFor(/starting compose project (\S+)/);
     project = /starting compose project (\S+)/.exec(r.stderrText())[1];
     watches['replica-1'] = watchContainerCpu(() => serviceContainer(project, 'node'));
     watches['replica-2'] = watchContainerCpu(() => serviceContainer(project, 'replica-2'));
+    await r.waitFor(/measure: measuring for/);
+    for (const [name, svc] of [
+      ['replica-1', 'node'],
+      ['replica-2', 'replica-2'],
+    ]) {
+      const { HostConfig } = await docker.inspectContainer(await serviceContainer(project, svc));
+      limits[name] = { memory: HostConfig.Memory, swap: HostConfig.MemorySwap };
+    }
     res = await r.done;
     for (const w of Object.values(watches)) w.stop();
     if (res.code !== 0) process.stderr.write(res.stderr);
@@ -69,6 +79,15 @@ describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy
     assert.equal(run.state.profile, 'small');
     assert.match(res.stderr, /STATE=small: copied \S+ into volume \S+-state/, "the node service's (replica-1's) own");
     assert.match(res.stderr, /network: copying STATE=small into the volumes of replica-2, network-1/);
+  });
+
+  it("MEMORY_MB applies to each replica: every replica's container has the limit, memory and swap", () => {
+    const bytes = 2048 * 1024 * 1024;
+    assert.deepEqual(limits, {
+      'replica-1': { memory: bytes, swap: bytes },
+      'replica-2': { memory: bytes, swap: bytes },
+    });
+    assert.equal(run.node.limits.applies_to, 'each replica');
   });
 
   it("counts each replica's requests from HAProxy; they add up to the clients' and to Prometheus' scrapes of both", () => {

@@ -6,13 +6,14 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, processesWith, readRun } = require('./harness');
+const { startRun, processesWith, readRun, memoryLimitsOf } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 
 describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
   let res;
   let run;
   let tmp;
+  const limits = {};
 
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
@@ -25,8 +26,14 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
       WARMUP_S: '2',
       IDLE_S: '2',
       STATE: 'small',
+      MEMORY_MB: '2048',
     });
     tmp = r.tmp;
+    await r.waitFor(/measure: measuring for/);
+    for (const name of ['replica-1', 'replica-2']) {
+      const geth = processesWith(tmp).find((x) => x.cmd.includes(`/${name}/data`) && !x.cmd.startsWith('sh '));
+      limits[name] = geth ? memoryLimitsOf(geth.pid) : null;
+    }
     res = await r.done;
     if (res.code !== 0) process.stderr.write(res.stderr);
     run = readRun(res.reportDir);
@@ -53,6 +60,16 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
       !/copied .* into the run's data directory/.test(res.stderr),
       'no copy for a node under test a fleet has not',
     );
+  });
+
+  it('MEMORY_MB applies to each replica: its own group has the limit, memory and swap (read from the kernel)', () => {
+    const bytes = 2048 * 1024 * 1024;
+    assert.deepEqual(limits, {
+      'replica-1': { memory: bytes, memsw: bytes },
+      'replica-2': { memory: bytes, memsw: bytes },
+    });
+    assert.equal(run.node.limits.applies_to, 'each replica');
+    assert.equal(run.node.limits.memory_bytes, bytes);
   });
 
   it("counts each replica's requests from HAProxy, and they add up to what the clients got", () => {

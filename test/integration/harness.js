@@ -202,6 +202,17 @@ function watchContainerCpu(findId) {
   };
 }
 
+/** The memory limit (bytes) and memory+swap limit of a process's cgroup v1 memory group, read from the kernel. */
+function memoryLimitsOf(pid) {
+  const line = fs
+    .readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+    .split('\n')
+    .find((l) => /^\d+:([^:]*,)?memory(,[^:]*)?:/.test(l));
+  const dir = path.join('/sys/fs/cgroup/memory', line.slice(line.lastIndexOf(':') + 1));
+  const read = (f) => Number(fs.readFileSync(path.join(dir, f), 'utf8'));
+  return { memory: read('memory.limit_in_bytes'), memsw: read('memory.memsw.limit_in_bytes') };
+}
+
 /**
  * A fleet's run (REPLICAS behind HAProxy): the requests HAProxy counted for the replicas add up to the clients' within
  * 5%, and roundrobin gave each replica more than 0.3 of them.
@@ -274,6 +285,7 @@ module.exports = {
   watchCpu,
   watchGethCpu,
   gethOf,
+  memoryLimitsOf,
   processesWith,
   readRun,
   artilleryCount,

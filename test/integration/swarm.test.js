@@ -6,7 +6,8 @@
 // checked against its container's own cgroup counter read by this test, the
 // cpusets, the peers, and nothing left of the stack afterwards. Then a fleet
 // (REPLICAS=2 behind HAProxy) on the same swarm: HAProxy's counts against the
-// clients', each replica's CPU against its container's cgroup.
+// clients', each replica's CPU against its container's cgroup, on copies of
+// STATE=small, with MEMORY_MB on each replica and two generators.
 
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
@@ -111,11 +112,12 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
   });
 });
 
-describe('RUNTIME=swarm with REPLICAS=2: two geth services behind an HAProxy service of the stack', () => {
+describe('RUNTIME=swarm with REPLICAS=2 on STATE=small, MEMORY_MB and GENERATORS=2: two geth services behind an HAProxy service of the stack', () => {
   let res;
   let run;
   let name;
   const cpusets = {};
+  const memory = {};
   const watches = {};
 
   before(async () => {
@@ -126,19 +128,23 @@ describe('RUNTIME=swarm with REPLICAS=2: two geth services behind an HAProxy ser
       NETWORK_NODES: '1',
       PEERS: '4',
       GENERATOR: 'lean',
+      GENERATORS: '2',
+      STATE: 'small',
+      MEMORY_MB: '2048',
       DURATION_S: '10',
       WARMUP_S: '2',
       IDLE_S: '4',
-      HISTORY_TRANSFERS: '30',
-      HISTORY_CONTRACT_CALLS: '16',
     });
     await r.waitFor(/deploying swarm stack (\S+)/);
     name = /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
     watches['replica-1'] = watchContainerCpu(() => taskContainer(name, 'node'));
     watches['replica-2'] = watchContainerCpu(() => taskContainer(name, 'replica-2'));
     await r.waitFor(/measure: measuring for/);
-    for (const svc of ['node', 'replica-2', 'haproxy'])
-      cpusets[svc] = (await docker.inspectContainer(await taskContainer(name, svc))).HostConfig.CpusetCpus;
+    for (const svc of ['node', 'replica-2', 'haproxy']) {
+      const { HostConfig } = await docker.inspectContainer(await taskContainer(name, svc));
+      cpusets[svc] = HostConfig.CpusetCpus;
+      memory[svc] = { memory: HostConfig.Memory, swap: HostConfig.MemorySwap };
+    }
     res = await r.done;
     for (const w of Object.values(watches)) w.stop();
     if (res.code !== 0) process.stderr.write(res.stderr);
@@ -157,6 +163,31 @@ describe('RUNTIME=swarm with REPLICAS=2: two geth services behind an HAProxy ser
 
   it("counts each replica's requests from HAProxy; they add up to the clients'", () => {
     assertBalancerCounts(run);
+  });
+
+  it('each replica and the network node start on a copy of the STATE profile, restored into volumes of this engine', () => {
+    assert.equal(run.state.profile, 'small');
+    assert.match(res.stderr, /STATE=small: copied \S+ into volume \S+-state/, "the node service's (replica-1's) own");
+    assert.match(res.stderr, /network: copying STATE=small into the volumes of replica-2, network-1/);
+  });
+
+  it('MEMORY_MB applies to each replica: the limit in its service, memory and swap on its container; none on HAProxy', () => {
+    const bytes = 2048 * 1024 * 1024;
+    assert.deepEqual(memory, {
+      node: { memory: bytes, swap: bytes },
+      'replica-2': { memory: bytes, swap: bytes },
+      haproxy: { memory: 0, swap: 0 },
+    });
+    assert.equal(run.node.limits.applies_to, 'each replica');
+  });
+
+  it('GENERATORS=2: two generators on this machine shared the load', () => {
+    const gens = run.generator.generators;
+    assert.equal(gens.length, 2, JSON.stringify(gens));
+    assert.ok(
+      gens.every((g) => g.requests > 0),
+      JSON.stringify(gens),
+    );
   });
 
   it("each replica's CPU agrees within 3% with its container's cgroup, read by this test", () => {

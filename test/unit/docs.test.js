@@ -22,6 +22,7 @@ const { ROOT, tmpDir } = require('../helpers');
 const NOT_KEYS = new Set([
   'CHAINPERF_CACHE', // the cache folder (default ~/.cache/chainperf)
   'CHAINPERF_RUNS_DIR', // where each run's lock lives (default ~/.cache/chainperf/runs)
+  'CHAINPERF_PORTS_DIR', // where runs reserve the ports they draw (default /tmp/chainperf-ports)
   'CHAINPERF_CLIENTS', // client modules kept outside the repository
   'CHAINPERF_OMNI_NODE_BIN', // the polkadot-omni-node binary the integration tests use
   'PROMETHEUS_BIN', // a Prometheus of your own, where chainperf cannot install one

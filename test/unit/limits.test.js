@@ -152,6 +152,12 @@ describe('resource limits: the settings produced', () => {
     assert.deepEqual(Object.keys(memOnly.services.node), ['mem_limit', 'memswap_limit']);
   });
 
+  it('compose: a fleet has the limits on every replica service, each its own', () => {
+    const doc = yaml.load(composeOverride(limitsOf({ ...base, MEMORY_MB: 512 }), null, ['node', 'replica-2']));
+    assert.deepEqual(Object.keys(doc.services), ['node', 'replica-2']);
+    assert.deepEqual(doc.services['replica-2'], { mem_limit: 536870912, memswap_limit: 536870912 });
+  });
+
   it("compose: the limits file comes after chainperf's own files and before the user's", () => {
     const s = { CLIENT: 'geth', NODE_VOLUME: '', COMPOSE_FILES: '/x/mine.yml' };
     const files = composeFiles(s, { grafana: false, limitsFile: '/w/limits.yml' });

@@ -308,7 +308,7 @@ describe('NETWORK_NODES in a scenario', () => {
     assert.deepEqual(resolve('RUNTIME=host\nNETWORK_NODES=3\nPEERS=3\n').warnings, []);
   });
 
-  it('takes the host and compose runtimes; takes a STATE profile on the host and compose runtimes; refuses a client without networking, attach, a kept volume and NETWORK_TPS alone, saying why', () => {
+  it('takes the host and compose runtimes; takes a STATE profile on the host, compose and swarm runtimes; refuses a client without networking, attach, a kept volume and NETWORK_TPS alone, saying why', () => {
     const errs = (text) => resolve(text).errors.join('\n');
     assert.match(
       errs('CLIENT=anvil\nRUNTIME=host\nNETWORK_NODES=2\n'),
@@ -318,7 +318,7 @@ describe('NETWORK_NODES in a scenario', () => {
     assert.match(errs('RUNTIME=compose\nNETWORK_NODES=2\nNODE_VOLUME=kept\n'), /not from a kept volume/);
     assert.match(errs('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNETWORK_NODES=2\n'), /did not start/);
     assert.match(errs('RUNTIME=attach\nRPC_URL=http://127.0.0.1:1\nNETWORK_NODES=2\n'), /did not start/);
-    assert.match(errs('RUNTIME=swarm\nNETWORK_NODES=2\nSTATE=small\n'), /in the host and compose runtimes only so far/);
+    assert.deepEqual(errs('RUNTIME=swarm\nNETWORK_NODES=2\nSTATE=small\n'), '');
     assert.deepEqual(errs('RUNTIME=compose\nNETWORK_NODES=2\nSTATE=small\nSYNC=network\n'), '');
     assert.deepEqual(errs('RUNTIME=host\nNETWORK_NODES=2\nSTATE=small\nSYNC=network\n'), '');
     assert.deepEqual(
@@ -413,7 +413,7 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.equal(none.fault, undefined, 'no fault, nothing added');
   });
 
-  it('refuses a fleet without a network, a fault it does not know, and limits not yet per replica', () => {
+  it('refuses a fleet without a network or a fault it does not know; takes limits, which apply per replica', () => {
     const dir = tmpDir();
     const errs = (text) =>
       resolveScenario(writeScenario(dir, 'f.env', text), { env: {}, cpuCount: 2, dockerEngine: null }).errors.join(
@@ -421,7 +421,8 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
       );
     assert.match(errs('RUNTIME=host\nREPLICAS=2\n'), /share one chain through a network; set NETWORK_NODES/);
     assert.match(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nTRANSPORT=ws\n'), /balancer speaks HTTP/);
-    assert.match(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nMEMORY_MB=512\n'), /MEMORY_MB: not yet per replica/);
+    assert.doesNotMatch(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nMEMORY_MB=2048\n'), /MEMORY_MB/);
+    assert.doesNotMatch(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nDISK_READ_MBPS=100\n'), /DISK_READ_MBPS/);
     assert.match(
       errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nFAULT=kill-node@3s\n'),
       /not a fault chainperf knows/,
