@@ -16,7 +16,13 @@ const { prepareNode } = require('./session/prepare');
 const { killGenerators } = require('./workload/artillery');
 const { guardRun, leftoversOf } = require('./session/signals');
 const { watchOtherRuns } = require('./runtime/others');
-const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
+const {
+  measureRepeated,
+  measureSaturation,
+  profileMethods,
+  fmtHeadline,
+  startRepeatGenerator,
+} = require('./measure/phases');
 const { measureIdle } = require('./measure/edges');
 const { profileOutcome } = require('./measure/profile');
 const { judgeStalls } = require('./measure/stall');
@@ -81,6 +87,7 @@ async function measureRun(s, r) {
       );
     },
   });
+  await startRepeatGenerator(ctx); // REPEAT with its generator kept: started before the first idle baseline
   if (s.IDLE_S > 0) {
     run.phase = 'idle';
     run.idle = await measureIdle(held.stack, s.IDLE_S, signal);

@@ -5,6 +5,7 @@
 // goes into run.json beside them (`extra`).
 
 const fs = require('node:fs');
+const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { measureWorkload } = require('./window');
 const { measureIdle } = require('./edges');
@@ -17,6 +18,8 @@ const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('../saturat
 const { log } = require('../util/log');
 const { coldRestart } = require('./cold');
 const { ioFigures } = require('./io');
+const { KeptGenerator, keptRefusal, KEPT_LEAD_S } = require('./kept-generator');
+const { copyScrubbed } = require('../util/scrub');
 
 function fmtHeadline(f) {
   const net = f.cpu_ms_per_request_net === null ? '' : ` (${f.cpu_ms_per_request_net.toFixed(3)} net)`;
@@ -73,6 +76,48 @@ function omit(o, key) {
   return copy;
 }
 
+/**
+ * How REPEAT's windows get their load (REPEAT_GENERATOR): one generator kept across them, or a pass per window when
+ * the setting or the workload asks for one (the reason said).
+ */
+function repeatGeneratorMode(s, mix) {
+  if (s.REPEAT_GENERATOR !== 'kept') return { mode: 'per-window', reason: `REPEAT_GENERATOR=${s.REPEAT_GENERATOR}` };
+  const why = keptRefusal(s, mix);
+  return why ? { mode: 'per-window', reason: why } : { mode: 'kept', reason: null };
+}
+
+/**
+ * REPEAT > 1 (not a saturation search): how its windows get their load (ctx.repeatMode). With a kept generator, one
+ * artillery pass (GENERATORS of them) starts now, before the first idle baseline, and its users wait for each
+ * repetition's window (measure/kept-generator.js): 1 s of unmeasured load proves its workers up, and every window then
+ * has a 1 s lead-in in place of artillery's start-up. measureRepeated ends it.
+ */
+async function startRepeatGenerator(ctx) {
+  const { s } = ctx;
+  if (!(s.REPEAT > 1) || s.SATURATE === 'yes') return;
+  ctx.repeatMode = repeatGeneratorMode(s, ctx.mix);
+  if (ctx.repeatMode.mode !== 'kept') {
+    log(`repetitions: a load generator pass per window (${ctx.repeatMode.reason})`);
+    return;
+  }
+  log(`repetitions: one load generator kept across the ${s.REPEAT} windows (REPEAT_GENERATOR=kept)`);
+  const kept = new KeptGenerator(ctx, 'repeat', ctx.signal);
+  ctx.kept = kept;
+  await kept.warm(1, path.join(ctx.workDir, 'samples-repeat-start'));
+  ctx.startupS = KEPT_LEAD_S;
+}
+
+/** Ends the kept generator (its artillery output into the report folder as artillery-repeat*.json). */
+async function releaseGenerator(ctx) {
+  const { kept } = ctx;
+  if (!kept) return;
+  ctx.kept = null;
+  ctx.startupS = undefined; // later windows (PROFILE=methods) start a pass of their own
+  for (const r of await kept.stop().catch(() => []))
+    if (r.rawFile && fs.existsSync(r.rawFile))
+      copyScrubbed(r.rawFile, path.join(ctx.reportDir, `artillery-repeat${r.index ? `-g${r.index}` : ''}.json`));
+}
+
 /** Drops the kernel's page cache (DROP_CACHES=yes); a failure is a warning, not the end of the run. */
 function dropPageCache(warnings) {
   try {
@@ -90,6 +135,7 @@ async function measureRepeated(ctx) {
   const { s } = ctx;
   const reps = [];
   const keep = (x) => ({ window: x.window, idle: x.idle, node: x.node, generator: x.generator, figures: x.figures });
+  const mode = ctx.repeatMode || null; // startRepeatGenerator's
   try {
     for (let r = 1; r <= s.REPEAT; r++) {
       const idle = r === 1 ? ctx.idle : s.IDLE_S > 0 ? await measureIdle(ctx.stack, s.IDLE_S, ctx.signal) : null;
@@ -99,8 +145,10 @@ async function measureRepeated(ctx) {
     }
   } catch (err) {
     // The repetitions measured before the failure go into the failed report.
-    if (reps.length) err.partial = { repetitions: reps.map(keep) };
+    if (reps.length) err.partial = { repetitions: reps.map(keep), repetitions_generator: mode };
     throw err;
+  } finally {
+    await releaseGenerator(ctx);
   }
   if (s.REPEAT === 1) return { chosen: reps[0], extra: {} };
   const outliers = flagOutliers(reps);
@@ -111,6 +159,7 @@ async function measureRepeated(ctx) {
   return {
     chosen: reps[medianIndex(reps)],
     extra: {
+      repetitions_generator: mode,
       repetitions: reps.map(keep),
       summary: summarizeRepetitions(reps),
       outliers,
@@ -213,4 +262,12 @@ async function profileMethods(ctx) {
   return out;
 }
 
-module.exports = { measureRepeated, measureSaturation, profileMethods, fmtHeadline, windowWithFigures };
+module.exports = {
+  measureRepeated,
+  measureSaturation,
+  profileMethods,
+  fmtHeadline,
+  windowWithFigures,
+  repeatGeneratorMode,
+  startRepeatGenerator,
+};

@@ -160,6 +160,14 @@ function repetitionLines(run) {
     '',
     ...repetitionSummaryLines(run),
   ];
+  const g = run.repetitions_generator;
+  if (g)
+    lines.push(
+      '',
+      g.mode === 'kept'
+        ? "Load: one generator kept across the windows (REPEAT_GENERATOR=kept), idle between them; each window's load began 1 s before it."
+        : `Load: a generator pass per window (${g.reason}).`,
+    );
   lines.push(
     '',
     '| repetition | CPU ms/request | net | requests/s | p99 ms | idle CPU ms/s | generator us/request | outlier |',

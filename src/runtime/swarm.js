@@ -5,10 +5,11 @@
 // Docker Swarm this engine manages, from the project Compose renders out of
 // the same files (swarm-render.js says what a swarm does differently). On one
 // machine, `docker swarm init` is all it needs. A STATE profile is restored
-// into a volume of this engine before the deploy, as in the compose runtime. From the moment the services'
-// containers run, the run is the compose runtime's: the same readiness checks,
-// cAdvisor through Prometheus for the node's CPU, the engine's own counters as
-// its cross-check. Teardown removes the stack, then its volumes and network.
+// into a volume of this engine before the deploy, as in the compose runtime.
+// From the moment the services' containers run, the run is the compose
+// runtime's: the same readiness checks, cAdvisor through Prometheus for the
+// node's CPU, the engine's own counters as its cross-check. Teardown removes
+// the stack, then its volumes and network.
 
 const fs = require('node:fs');
 const path = require('node:path');

@@ -451,6 +451,12 @@ const KEYS = {
     default: 1,
     doc: 'Measure the window this many times on the warm stack, each after its own idle baseline; run.json gets every repetition and the median, 95% interval and CV of each headline figure.',
   },
+  REPEAT_GENERATOR: {
+    type: 'enum',
+    values: ['kept', 'per-window'],
+    default: 'kept',
+    doc: "REPEAT > 1: kept: one load generator starts before the first idle baseline (with 1 s of unmeasured load that proves its workers up) and runs every repetition's window, idle between them, so each window has about 1 s of lead-in instead of artillery's 6 s start-up, as ./run.sh ab does (AB_GENERATOR). per-window: an artillery pass per window. A workload that needs a pass per window (a replay, a SHAPE, writes, subscriptions, COLD=yes, an open loop through ethers, Substrate) uses per-window, and run.json's repetitions_generator says why.",
+  },
   DROP_CACHES: {
     type: 'enum',
     values: ['no', 'yes'],

@@ -1,5 +1,6 @@
 'use strict';
-// REPEAT and PROFILE=methods on real geth: several windows on one warm node.
+// REPEAT and PROFILE=methods on real geth: several windows on one warm node,
+// their load from one generator kept across them.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -27,6 +28,16 @@ describe('REPEAT=3 and PROFILE=methods on geth --dev', () => {
     res = await r.done;
     if (res.code !== 0) process.stderr.write(res.stderr);
     run = readRun(res.reportDir);
+  });
+
+  it('keeps one load generator across the repetitions (REPEAT_GENERATOR=kept, the default): a 1 s lead-in per window', () => {
+    assert.deepEqual(run.repetitions_generator, { mode: 'kept', reason: null });
+    assert.match(res.stderr, /repetitions: one load generator kept across the 3 windows/);
+    const leads = res.stderr.match(
+      /rep\d: measuring for \d+ s from \S+ \(after a 1 s lead-in of the generator kept running\)/g,
+    );
+    assert.equal((leads || []).length, 3, 'every repetition with a lead-in, none with a start-up of its own');
+    assert.ok(fs.existsSync(path.join(res.reportDir, 'artillery-repeat.json')), "the kept pass's own output");
   });
 
   it('keeps every repetition, each after its own idle baseline, and summarizes them', () => {

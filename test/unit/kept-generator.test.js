@@ -139,6 +139,18 @@ describe('a load generator kept across windows', function () {
     assert.match(keptRefusal(s, { 'tx.transfer': 1 }), /writes/);
   });
 
+  it('REPEAT keeps its generator by default; REPEAT_GENERATOR=per-window and a workload that needs a pass say why not', () => {
+    const { repeatGeneratorMode } = require('../../src/measure/phases');
+    const s = { REPEAT_GENERATOR: 'kept', CHAIN: 'ethereum', WORKLOAD: 'eth-default', COLD: 'no', RAMP_S: 0 };
+    assert.deepEqual(repeatGeneratorMode(s, { eth_call: 1 }), { mode: 'kept', reason: null });
+    assert.deepEqual(repeatGeneratorMode({ ...s, REPEAT_GENERATOR: 'per-window' }, { eth_call: 1 }), {
+      mode: 'per-window',
+      reason: 'REPEAT_GENERATOR=per-window',
+    });
+    assert.match(repeatGeneratorMode({ ...s, SHAPE: 'spike', RATE: 100 }, { eth_call: 1 }).reason, /SHAPE/);
+    assert.match(repeatGeneratorMode(s, { 'tx.transfer': 1 }).reason, /writes/);
+  });
+
   it("follows the session's AB_GENERATOR (read from A), whatever B's scenario says, and a side's workload", () => {
     const s = { CHAIN: 'ethereum', WORKLOAD: 'eth-default', COLD: 'no', RAMP_S: 0 };
     const side = (key, over = {}) => ({ key, s: { ...s, ...over }, ctx: { mix: { eth_call: 1 } } });
