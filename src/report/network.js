@@ -43,6 +43,10 @@ function networkLines(run) {
   return lines;
 }
 
+/** A replica HAProxy took out of rotation in the window, or put back. */
+const rotationLine = (e) =>
+  `- HAProxy ${e.state === 'down' ? 'took' : 'put'} ${e.replica} ${e.state === 'down' ? 'out of' : 'back in'} rotation (seen at ${new Date(e.seen_at_ms).toISOString()}${e.reason ? `; ${e.reason}` : ''}).`;
+
 /** REPLICAS in summary.md: the balancer, each replica's part of the window, the spread, a fault's recovery. */
 function fleetLines(run) {
   const fl = run.fleet;
@@ -68,6 +72,7 @@ function fleetLines(run) {
     '',
     `- ${w.balancer.cpu_s === null ? 'Balancer: not measured (not started by chainperf)' : `Balancer: ${num(w.balancer.cpu_s, 3)} s of CPU, ${num(w.balancer.cpu_ms_per_request, 4)} ms per request`}; spread between replicas: share max/min ${num(w.spread.share_max_over_min, 3)}, CPU per request max/min ${num(w.spread.cpu_per_request_max_over_min, 3)} (${w.source}).`,
   );
+  lines.push(...(w.rotation || []).map(rotationLine));
   if (w.fault)
     lines.push(
       `- **Fault ${w.fault.kind}**: ${w.fault.replica} killed at ${new Date(w.fault.at_ms).toISOString()}; after it the clients saw ${w.fault.client_errors_after ?? 'n/a'} requests fail (the last in second ${w.fault.client_last_error_second_after ?? 'n/a'} after the kill's) and HAProxy logged ${w.fault.errors_after} without a 2xx, the last ${w.fault.last_error_after_s ?? 'n/a'} s after the kill; p99 ${w.fault.p99_ms_5s_before ?? 'n/a'} ms in the 5 s before, ${w.fault.p99_ms_5s_after ?? 'n/a'} ms in the 5 s after; the other replicas served ${w.fault.served_by_others_after} requests after it, the killed one ${w.fault.served_by_killed_after}.`,

@@ -2,8 +2,9 @@
 'use strict';
 // REPLICAS, wherever the fleet runs (host processes: host-fleet.js; compose
 // or swarm services: compose-fleet.js): stack.fleet, the window hook that
-// reads the balancer's counters and each replica's CPU at the window's edges,
-// the fault a scenario asks for, the run's warnings and record. A replica is
+// reads the balancer's counters and each replica's CPU at the window's edges
+// (and every second whether HAProxy keeps each replica in rotation), the
+// fault a scenario asks for, the run's warnings and record. A replica is
 // {name, group: {cpu(), memoryBytes()}, kill(), onGone(fn), pid or container};
 // the balancer {counts(), logText()} and its group {cpu()}.
 
@@ -47,9 +48,72 @@ async function loadBeganLate(lb, window) {
   return !starts.length || Math.min(...starts) > window.start + LATE_START_MS;
 }
 
+/** How often the balancer's view of each replica (in rotation or not) is read during a window. */
+const HEALTH_POLL_MS = 1000;
+
+/**
+ * Reads the balancer's counters every everyMs from now until stop(): each time a replica goes out of rotation (its
+ * health check failed, or live traffic failed to connect to it) or back, an event {replica, state, seen_at_ms}, seen
+ * at most everyMs after HAProxy changed it.
+ */
+function watchRotation(lb, names, everyMs = HEALTH_POLL_MS) {
+  const last = {};
+  const events = [];
+  let stopped = false;
+  let timer = null;
+  const look = async () => {
+    const counts = await lb.counts().catch(() => null);
+    if (!counts) return;
+    const now = Date.now();
+    for (const n of names) {
+      const up = Boolean(counts[n] && counts[n].up);
+      if (n in last && last[n] !== up) events.push({ replica: n, state: up ? 'up' : 'down', seen_at_ms: now });
+      last[n] = up;
+    }
+  };
+  const loop = async () => {
+    await look();
+    if (!stopped) timer = setTimeout(loop, everyMs);
+  };
+  const started = loop();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await started;
+      await look();
+      return events;
+    },
+  };
+}
+
+/** Why HAProxy took each replica out of rotation, as its log says it (the last reason logged for each). */
+function downReasons(logText) {
+  const out = {};
+  for (const m of logText.matchAll(/Server \S+?\/(\S+) is DOWN(?:, reason: ([^,]+))?/g)) out[m[1]] = m[2] || null;
+  return out;
+}
+
+/** Rotation events with the reason HAProxy logged for each replica it took out. */
+function withReasons(events, logText) {
+  const reasons = downReasons(logText);
+  return events.map((e) => (e.state === 'down' ? { ...e, reason: reasons[e.replica] || null } : e));
+}
+
+/** The run's warnings for the replicas the balancer took out of rotation, and put back. */
+function rotationProblems(events) {
+  return events
+    .filter((e) => e.state === 'down')
+    .map((e) => {
+      const back = events.find((x) => x.replica === e.replica && x.state === 'up' && x.seen_at_ms > e.seen_at_ms);
+      return `HAProxy took ${e.replica} out of rotation (seen at ${new Date(e.seen_at_ms).toISOString()}${e.reason ? `; ${e.reason}` : ''})${back ? `, and back at ${new Date(back.seen_at_ms).toISOString()}` : ''}`;
+    });
+}
+
 /** stack.fleet: the window hook (per-replica figures), the warnings, the run's record. */
 function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck }) {
   const faultState = { done: false, fault: null, reported: false };
+  const rotation = []; // every window's rotation events, for the run's warnings
   return {
     replicas,
     windowHook(window) {
@@ -57,22 +121,29 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck 
       const first = read();
       const lb0 = lbGroup.cpu().total_s;
       const cancelFault = scheduleFault(s, replicas, window, faultState, lb);
+      const watch = watchRotation(
+        lb,
+        replicas.map((r) => r.name),
+      );
       return {
-        cancel: cancelFault,
+        cancel: () => {
+          cancelFault();
+          watch.stop();
+        },
         async stop() {
           const [a, b] = [await first, await read()];
           const logText = await lb.logText();
           const lbCpu = Number((lbGroup.cpu().total_s - lb0).toFixed(6));
           const record = fleetRecord({ replicas, a, b, lbCpu, logText, window, lost });
+          record.rotation = withReasons(await watch.stop(), logText);
+          rotation.push(...record.rotation);
           // for series.json, not run.json: each replica's requests per second
-          Object.defineProperty(record, 'series', {
-            value: perSecond(
-              logText,
-              window,
-              replicas.map((r) => r.name),
-            ),
-            enumerable: false,
-          });
+          const series = perSecond(
+            logText,
+            window,
+            replicas.map((r) => r.name),
+          );
+          Object.defineProperty(record, 'series', { value: series, enumerable: false });
           if (faultState.fault && !faultState.reported) {
             faultState.reported = true;
             record.fault = faultRecord(faultState.fault, logText, window);
@@ -81,10 +152,12 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck 
         },
       };
     },
-    problems: () =>
-      lost.map(
+    problems: () => [
+      ...lost.map(
         (x) => `replica ${x.replica} exited at ${new Date(x.at_ms).toISOString()} (${x.signal || `status ${x.code}`})`,
       ),
+      ...rotationProblems(rotation),
+    ],
     record: () => ({
       replicas: s.REPLICAS,
       algorithm: s.LB_ALGORITHM,
@@ -97,4 +170,4 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck 
   };
 }
 
-module.exports = { fleetHooks, loadBeganLate };
+module.exports = { fleetHooks, loadBeganLate, watchRotation, downReasons, rotationProblems };

@@ -91,7 +91,7 @@ describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy
   });
 
   it("counts each replica's requests from HAProxy; they add up to the clients' and to Prometheus' scrapes of both", () => {
-    assertBalancerCounts(run);
+    assertBalancerCounts(run, res.reportDir);
     const f = run.node.fleet;
     assert.ok(run.node.rpc_requests > Math.max(...f.replicas.map((r) => r.requests)), 'Prometheus scrapes both');
     assert.ok(

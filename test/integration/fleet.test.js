@@ -1,7 +1,8 @@
 'use strict';
 // REPLICAS=2 on the host runtime: two geth replicas on a one-node network,
 // each on its own copy of STATE=small, behind a real HAProxy; one replica is killed on purpose inside the window
-// (FAULT=kill-replica@5s) and the fleet keeps serving.
+// (FAULT=kill-replica@5s) and the fleet keeps serving. Then one frozen
+// (SIGSTOP) for 9 s: HAProxy takes it out of rotation and puts it back.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -138,6 +139,70 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
       'replica-2 served before it was killed',
     );
     assert.match(fs.readFileSync(path.join(res.reportDir, 'charts', 'replicas.svg'), 'utf8'), /replica-1/);
+  });
+
+  it('leaves no process behind', () => {
+    assert.deepEqual(processesWith(tmp), []);
+  });
+});
+
+describe('REPLICAS=2 behind HAProxy: a replica frozen in the window is taken out of rotation, then put back', () => {
+  let res;
+  let run;
+  let tmp;
+  const froze = {};
+
+  before(async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      REPLICAS: '2',
+      NETWORK_NODES: '1',
+      PEERS: '4',
+      GENERATOR: 'lean',
+      RATE: '200',
+      DURATION_S: '24',
+      WARMUP_S: '2',
+      IDLE_S: '2',
+      STATE: 'small',
+    });
+    tmp = r.tmp;
+    await r.waitFor(/measure: measuring for \d+ s from (\S+)/);
+    const start = Date.parse(/measure: measuring for \d+ s from (\S+)/.exec(r.stderrText())[1]);
+    await new Promise((ok) => setTimeout(ok, Math.max(0, start + 4000 - Date.now())));
+    const replica = processesWith(tmp).find((x) => x.cmd.includes('/replica-2/data') && !x.cmd.startsWith('sh '));
+    assert.ok(replica, 'replica-2 runs');
+    // frozen: its sockets still accept connections, nothing answers (a hung node, not a dead one)
+    process.kill(replica.pid, 'SIGSTOP');
+    froze.at = Date.now();
+    await new Promise((ok) => setTimeout(ok, 9000));
+    process.kill(replica.pid, 'SIGCONT');
+    froze.until = Date.now();
+    res = await r.done;
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it("records when HAProxy took it out of rotation (its health check's reason) and put it back, both in the window", () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    const events = run.node.fleet.rotation.filter((e) => e.replica === 'replica-2');
+    assert.deepEqual(
+      events.map((e) => e.state),
+      ['down', 'up'],
+      JSON.stringify(run.node.fleet.rotation),
+    );
+    assert.ok(events[0].seen_at_ms > froze.at && events[0].seen_at_ms < froze.until, 'out while frozen');
+    assert.ok(events[1].seen_at_ms > froze.until, 'back once it answers again');
+    assert.ok(events[0].reason, 'the reason HAProxy logged');
+    assert.equal(run.node.fleet.replicas[1].up_at_end, true);
+    assert.deepEqual(run.node.fleet.replicas_lost, [], 'frozen, not lost');
+  });
+
+  it("says so in the run's warnings and in summary.md", () => {
+    assert.ok(
+      run.warnings.some((w) => /HAProxy took replica-2 out of rotation \(seen at .*\), and back at /.test(w)),
+      run.warnings.join('\n'),
+    );
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /HAProxy took replica-2 out of/);
   });
 
   it('leaves no process behind', () => {

@@ -162,7 +162,7 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small, MEMORY_MB and GENERATORS
   });
 
   it("counts each replica's requests from HAProxy; they add up to the clients'", () => {
-    assertBalancerCounts(run);
+    assertBalancerCounts(run, res.reportDir);
   });
 
   it('each replica and the network node start on a copy of the STATE profile, restored into volumes of this engine', () => {

@@ -67,3 +67,66 @@ describe('HAProxy in front of the replicas', () => {
     assert.deepEqual(a.r2, { tr_ms: [], ta_ms: [7], status: { 503: 1 } });
   });
 });
+
+describe('a replica out of rotation: seen from the balancer during the window', () => {
+  const { watchRotation, downReasons, rotationProblems } = require('../../src/runtime/fleet-hooks');
+
+  it("reads HAProxy's view at each look: a replica taken out and put back gives two events, in order", async () => {
+    const states = [
+      { 'replica-1': true, 'replica-2': true },
+      { 'replica-1': true, 'replica-2': false },
+      { 'replica-1': true, 'replica-2': false },
+      { 'replica-1': true, 'replica-2': true },
+    ];
+    let i = 0;
+    const lb = {
+      counts: async () => {
+        const st = states[Math.min(i++, states.length - 1)];
+        return Object.fromEntries(Object.entries(st).map(([n, up]) => [n, { responses: 0, errors: 0, up }]));
+      },
+    };
+    const watch = watchRotation(lb, ['replica-1', 'replica-2'], 50);
+    await new Promise((r) => setTimeout(r, 330));
+    const events = await watch.stop();
+    assert.deepEqual(
+      events.map((e) => [e.replica, e.state]),
+      [
+        ['replica-2', 'down'],
+        ['replica-2', 'up'],
+      ],
+    );
+    assert.ok(events[1].seen_at_ms - events[0].seen_at_ms >= 75, 'a look every 50 ms here');
+  });
+
+  it('a balancer that does not answer a look is no change; a replica missing from its counters is down', async () => {
+    let n = 0;
+    const lb = {
+      counts: async () => {
+        n++;
+        if (n === 2) throw new Error('stats unreachable');
+        return n >= 3 ? {} : { 'replica-1': { up: true } };
+      },
+    };
+    const watch = watchRotation(lb, ['replica-1'], 50);
+    await new Promise((r) => setTimeout(r, 220));
+    const events = await watch.stop();
+    assert.deepEqual(
+      events.map((e) => e.state),
+      ['down'],
+    );
+  });
+
+  it("takes the reason from HAProxy's log, and says it in the run's warnings with the return", () => {
+    const log = [
+      '1795000000.100 replica-1 0 1 200',
+      'Server replicas/replica-2 is DOWN, reason: Layer7 timeout, check duration: 3001ms. 1 active and 0 backup servers left.',
+      'Server replicas/replica-2 is UP, reason: Layer7 check passed, code: 200, check duration: 2ms.',
+    ].join('\n');
+    assert.deepEqual(downReasons(log), { 'replica-2': 'Layer7 timeout' });
+    const [w] = rotationProblems([
+      { replica: 'replica-2', state: 'down', seen_at_ms: 1795000001000, reason: 'Layer7 timeout' },
+      { replica: 'replica-2', state: 'up', seen_at_ms: 1795000009000 },
+    ]);
+    assert.match(w, /HAProxy took replica-2 out of rotation \(seen at .*; Layer7 timeout\), and back at /);
+  });
+});
