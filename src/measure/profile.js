@@ -156,6 +156,7 @@ function startWindowHooks({ stack, name, window, reportDir }) {
     },
     async stop() {
       const last = hooks.perCore ? tryRead(hooks.perCore.file) : null; // first: it belongs to the end edge
+      const fleetDone = fleet ? fleet.stop() : null; // its replicas' CPU too, read as it is called
       clearInterval(timer);
       const out = {};
       if (last && reads.length) {
@@ -164,7 +165,7 @@ function startWindowHooks({ stack, name, window, reportDir }) {
       }
       if (prof) out.profile = await finishProfile(hooks, prof, { name, reportDir });
       if (net) out.network = await net.stop();
-      if (fleet) out.fleet = await fleet.stop();
+      if (fleetDone) out.fleet = await fleetDone;
       if (net && out.profile && out.profile.networking) out.network.cpu_share_networking = out.profile.networking;
       return out;
     },

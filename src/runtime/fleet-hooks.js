@@ -110,6 +110,16 @@ function rotationProblems(events) {
     });
 }
 
+/**
+ * A window edge of the fleet: each replica's CPU at the instant of the call, the balancer's counters as they come
+ * back. A counter fetch slowed by a loaded machine must not move the CPU's edge (read after it, a replica's CPU over a
+ * window came out 6% short of its cgroup's in a CI run).
+ */
+async function readEdge(lb, replicas) {
+  const cpu = replicas.map((r) => r.group.cpu().total_s);
+  return { counts: await lb.counts(), cpu };
+}
+
 /** stack.fleet: the window hook (per-replica figures), the warnings, the run's record. */
 function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck }) {
   const faultState = { done: false, fault: null, reported: false };
@@ -117,8 +127,7 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck 
   return {
     replicas,
     windowHook(window) {
-      const read = async () => ({ counts: await lb.counts(), cpu: replicas.map((r) => r.group.cpu().total_s) });
-      const first = read();
+      const first = readEdge(lb, replicas);
       const lb0 = lbGroup.cpu().total_s;
       const cancelFault = scheduleFault(s, replicas, window, faultState, lb);
       const watch = watchRotation(
@@ -131,7 +140,8 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck 
           watch.stop();
         },
         async stop() {
-          const [a, b] = [await first, await read()];
+          const second = readEdge(lb, replicas); // the end edge: read before anything else is awaited
+          const [a, b] = [await first, await second];
           const logText = await lb.logText();
           const lbCpu = Number((lbGroup.cpu().total_s - lb0).toFixed(6));
           const record = fleetRecord({ replicas, a, b, lbCpu, logText, window, lost });
