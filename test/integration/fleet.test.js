@@ -10,6 +10,18 @@ const path = require('node:path');
 const { startRun, processesWith, readRun, memoryLimitsOf } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 
+const GETH_DEV = path.join(ROOT, 'scenarios', 'geth-dev.env');
+/** Both runs: two replicas and one network node, each on a copy of STATE=small, the lean generator. */
+const FLEET = {
+  REPLICAS: '2',
+  NETWORK_NODES: '1',
+  PEERS: '4',
+  GENERATOR: 'lean',
+  WARMUP_S: '2',
+  IDLE_S: '2',
+  STATE: 'small',
+};
+
 describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
   let res;
   let run;
@@ -17,18 +29,7 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
   const limits = {};
 
   before(async () => {
-    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-      REPLICAS: '2',
-      NETWORK_NODES: '1',
-      PEERS: '4',
-      GENERATOR: 'lean',
-      FAULT: 'kill-replica@6s',
-      DURATION_S: '12',
-      WARMUP_S: '2',
-      IDLE_S: '2',
-      STATE: 'small',
-      MEMORY_MB: '2048',
-    });
+    const r = startRun(GETH_DEV, { ...FLEET, FAULT: 'kill-replica@6s', DURATION_S: '12', MEMORY_MB: '2048' });
     tmp = r.tmp;
     await r.waitFor(/measure: measuring for/);
     for (const name of ['replica-1', 'replica-2']) {
@@ -153,17 +154,7 @@ describe('REPLICAS=2 behind HAProxy: a replica frozen in the window is taken out
   const froze = {};
 
   before(async () => {
-    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-      REPLICAS: '2',
-      NETWORK_NODES: '1',
-      PEERS: '4',
-      GENERATOR: 'lean',
-      RATE: '200',
-      DURATION_S: '24',
-      WARMUP_S: '2',
-      IDLE_S: '2',
-      STATE: 'small',
-    });
+    const r = startRun(GETH_DEV, { ...FLEET, RATE: '200', DURATION_S: '24' });
     tmp = r.tmp;
     await r.waitFor(/measure: measuring for \d+ s from (\S+)/);
     const start = Date.parse(/measure: measuring for \d+ s from (\S+)/.exec(r.stderrText())[1]);
