@@ -4,6 +4,7 @@
 // scenario's checks).
 
 const fs = require('node:fs');
+const { DISK_KEYS } = require('./limits');
 
 /** Keys only the compose runtime reads. */
 const COMPOSE_ONLY = [
@@ -90,7 +91,7 @@ function swarmChecks(v, ctx, errors) {
   const { at } = ctx;
   const not = (key, what) => errors.push(`${at(key)}: ${what}: not yet with RUNTIME=swarm (docs/runtimes.md)`);
   // a stack file has no block I/O limits, and the engine applies none to a running container
-  for (const key of ['DISK_READ_IOPS', 'DISK_WRITE_IOPS', 'DISK_READ_MBPS', 'DISK_WRITE_MBPS'])
+  for (const key of Object.keys(DISK_KEYS))
     if (v[key] !== null && v[key] !== undefined) not(key, `${key} (a swarm service takes no block I/O limit)`);
   if (v.COLD === 'yes') not('COLD', 'COLD=yes');
   if (v.NODE_PROFILE !== 'none') not('NODE_PROFILE', `NODE_PROFILE=${v.NODE_PROFILE}`);
