@@ -15,6 +15,7 @@ const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { STARTUP_S } = require('../workload/artillery');
 const { generatorPasses } = require('./generators');
+const { shareOf } = require('../workload/split');
 const { isReplay } = require('../workload/replay');
 const { shapeOf } = require('../workload/shapes');
 const { isWrite } = require('../workload/writes');
@@ -43,6 +44,12 @@ function keptRefusal(s, mix) {
   if (kinds.some((m) => isWrite(m) || isSubscription(m))) return 'writes and subscriptions run a pass per window';
   return null;
 }
+
+/**
+ * The scenario a run's kept generator starts with: a saturation search's open loop at its first rate (each step's
+ * window file then carries the step's rate, which the workers take as theirs).
+ */
+const keptScenario = (s) => (s.SATURATE === 'yes' ? { ...s, RATE: s.SATURATE_START_RPS, RAMP_S: 0 } : s);
 
 /** Writes file so that a reader never sees it half written. */
 function writeWhole(file, doc) {
@@ -135,7 +142,10 @@ class KeptGenerator {
     const left = win.stop_at - Date.now();
     if (left > 0) await sleep(left, null, { signal: this.signal });
     await this.samplesOf(win.samples_dir, win.stop_at + waitMs);
-    return this.passes.map((p) => ({ ...p.meta, code: 0, rawFile: null }));
+    const n = this.passes.length;
+    // A window with its own rate (a saturation step) offers each generator its share of it, as split.js shares RATE.
+    const offered = (p) => (win.rate ? { rate: shareOf(win.rate, n, p.meta.index) } : p.meta.offered);
+    return this.passes.map((p) => ({ ...p.meta, offered: offered(p), code: 0, rawFile: null }));
   }
 
   /**
@@ -179,4 +189,4 @@ class KeptGenerator {
   }
 }
 
-module.exports = { KeptGenerator, keptRefusal, KEPT_LEAD_S, PICKUP_MS };
+module.exports = { KeptGenerator, keptRefusal, keptScenario, KEPT_LEAD_S, PICKUP_MS };

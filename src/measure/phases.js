@@ -18,7 +18,7 @@ const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('../saturat
 const { log } = require('../util/log');
 const { coldRestart } = require('./cold');
 const { ioFigures } = require('./io');
-const { KeptGenerator, keptRefusal, KEPT_LEAD_S } = require('./kept-generator');
+const { KeptGenerator, keptRefusal, keptScenario, KEPT_LEAD_S } = require('./kept-generator');
 const { copyScrubbed } = require('../util/scrub');
 
 function fmtHeadline(f) {
@@ -77,37 +77,44 @@ function omit(o, key) {
 }
 
 /**
- * How REPEAT's windows get their load (REPEAT_GENERATOR): one generator kept across them, or a pass per window when
- * the setting or the workload asks for one (the reason said).
+ * How a run's windows (REPEAT's, or a saturation search's steps) get their load (REPEAT_GENERATOR): one generator kept
+ * across them, or a pass per window when the setting or the workload asks for one (the reason said).
  */
 function repeatGeneratorMode(s, mix) {
   if (s.REPEAT_GENERATOR !== 'kept') return { mode: 'per-window', reason: `REPEAT_GENERATOR=${s.REPEAT_GENERATOR}` };
-  const why = keptRefusal(s, mix);
+  const why = keptRefusal(keptScenario(s), mix);
   return why ? { mode: 'per-window', reason: why } : { mode: 'kept', reason: null };
 }
 
 /**
- * REPEAT > 1 (not a saturation search): how its windows get their load (ctx.repeatMode). With a kept generator, one
- * artillery pass (GENERATORS of them) starts now, before the first idle baseline, and its users wait for each
- * repetition's window (measure/kept-generator.js): 1 s of unmeasured load proves its workers up, and every window then
- * has a 1 s lead-in in place of artillery's start-up. measureRepeated ends it.
+ * REPEAT > 1 or SATURATE=yes: how its windows get their load (ctx.repeatMode). With a kept generator, one artillery
+ * pass (GENERATORS of them) starts now, before the first idle baseline, and its users wait for each window
+ * (measure/kept-generator.js): 1 s of unmeasured load proves its workers up, and every window then has a 1 s lead-in
+ * in place of artillery's start-up. A saturation step's window carries its own rate. measureRepeated and
+ * measureSaturation end it.
  */
 async function startRepeatGenerator(ctx) {
   const { s } = ctx;
-  if (!(s.REPEAT > 1) || s.SATURATE === 'yes') return;
+  const saturate = s.SATURATE === 'yes';
+  if (!(s.REPEAT > 1) && !saturate) return;
+  const [what, each] = saturate ? ['saturation', 'step'] : ['repetitions', 'window'];
   ctx.repeatMode = repeatGeneratorMode(s, ctx.mix);
   if (ctx.repeatMode.mode !== 'kept') {
-    log(`repetitions: a load generator pass per window (${ctx.repeatMode.reason})`);
+    log(`${what}: a load generator pass per ${each} (${ctx.repeatMode.reason})`);
     return;
   }
-  log(`repetitions: one load generator kept across the ${s.REPEAT} windows (REPEAT_GENERATOR=kept)`);
-  const kept = new KeptGenerator(ctx, 'repeat', ctx.signal);
+  log(
+    `${what}: one load generator kept across the ${saturate ? 'steps' : `${s.REPEAT} windows`} (REPEAT_GENERATOR=kept)`,
+  );
+  const name = saturate ? 'saturate' : 'repeat';
+  const kept = new KeptGenerator({ ...ctx, s: keptScenario(s) }, name, ctx.signal);
   ctx.kept = kept;
-  await kept.warm(1, path.join(ctx.workDir, 'samples-repeat-start'));
+  ctx.keptName = name;
+  await kept.warm(1, path.join(ctx.workDir, `samples-${name}-start`));
   ctx.startupS = KEPT_LEAD_S;
 }
 
-/** Ends the kept generator (its artillery output into the report folder as artillery-repeat*.json). */
+/** Ends the kept generator (its artillery output into the report folder as artillery-repeat*.json, -saturate*). */
 async function releaseGenerator(ctx) {
   const { kept } = ctx;
   if (!kept) return;
@@ -115,7 +122,10 @@ async function releaseGenerator(ctx) {
   ctx.startupS = undefined; // later windows (PROFILE=methods) start a pass of their own
   for (const r of await kept.stop().catch(() => []))
     if (r.rawFile && fs.existsSync(r.rawFile))
-      copyScrubbed(r.rawFile, path.join(ctx.reportDir, `artillery-repeat${r.index ? `-g${r.index}` : ''}.json`));
+      copyScrubbed(
+        r.rawFile,
+        path.join(ctx.reportDir, `artillery-${ctx.keptName}${r.index ? `-g${r.index}` : ''}.json`),
+      );
 }
 
 /** Drops the kernel's page cache (DROP_CACHES=yes); a failure is a warning, not the end of the run. */
@@ -204,7 +214,7 @@ async function measureSaturation(ctx) {
       return steps[steps.length - 1];
     },
     log,
-  });
+  }).finally(() => releaseGenerator(ctx));
   if (!result.reached_limit)
     ctx.warnings.push(
       `the saturation search stopped after ${s.SATURATE_MAX_STEPS} steps without crossing a bound: the node's limit is above ${result.max_sustainable_target_rps}/s`,
@@ -225,6 +235,7 @@ async function measureSaturation(ctx) {
         ...omit(result, 'best'),
         steps: result.steps.map((row) => omit(row, 'figures')), // each step's full figures stay out of run.json
         cost_per_million_at_max: costPerMillion(s.HOURLY_PRICE, result.max_sustainable_rps),
+        generator: ctx.repeatMode || null,
       },
     },
   };

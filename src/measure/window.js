@@ -74,7 +74,7 @@ function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS
     ...(mix ? { mix } : {}),
   };
   const artillery = kept
-    ? kept.window({ ...instants, send_from: sendFrom })
+    ? kept.window({ ...instants, send_from: sendFrom, ...(s.RATE ? { rate: s.RATE } : {}) }) // a saturation step's own
     : runGenerators({
         scenario: s,
         stack,

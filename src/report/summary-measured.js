@@ -152,6 +152,13 @@ function repetitionSummaryLines(run) {
   return lines;
 }
 
+/** How a run's windows (repetitions, saturation steps) got their load: run.json's {mode, reason}. */
+function loadLine(g, each) {
+  return g.mode === 'kept'
+    ? `Load: one generator kept across the ${each}s (REPEAT_GENERATOR=kept), idle between them; each ${each}'s load began 1 s before it.`
+    : `Load: a generator pass per ${each} (${g.reason}).`;
+}
+
 function repetitionLines(run) {
   if (!run.repetitions) return [];
   const lines = [
@@ -160,14 +167,7 @@ function repetitionLines(run) {
     '',
     ...repetitionSummaryLines(run),
   ];
-  const g = run.repetitions_generator;
-  if (g)
-    lines.push(
-      '',
-      g.mode === 'kept'
-        ? "Load: one generator kept across the windows (REPEAT_GENERATOR=kept), idle between them; each window's load began 1 s before it."
-        : `Load: a generator pass per window (${g.reason}).`,
-    );
+  if (run.repetitions_generator) lines.push('', loadLine(run.repetitions_generator, 'window'));
   lines.push(
     '',
     '| repetition | CPU ms/request | net | requests/s | p99 ms | idle CPU ms/s | generator us/request | outlier |',
@@ -201,6 +201,7 @@ function saturationLines(run) {
     `Bounds: p99 <= ${b.max_p99_ms} ms, error rate <= ${b.max_error_rate}, at least ${b.min_achieved_ratio * 100}% of the offered rate answered.`,
     '',
   );
+  if (sat.generator) lines.push(loadLine(sat.generator, 'step'), '');
   // REPLICAS: how evenly each step spread over the fleet, and what the balancer cost
   const fleet = sat.steps.some((x) => x.fleet);
   lines.push(

@@ -455,7 +455,7 @@ const KEYS = {
     type: 'enum',
     values: ['kept', 'per-window'],
     default: 'kept',
-    doc: "REPEAT > 1: kept: one load generator starts before the first idle baseline (with 1 s of unmeasured load that proves its workers up) and runs every repetition's window, idle between them, so each window has about 1 s of lead-in instead of artillery's 6 s start-up, as ./run.sh ab does (AB_GENERATOR). per-window: an artillery pass per window. A workload that needs a pass per window (a replay, a SHAPE, writes, subscriptions, COLD=yes, an open loop through ethers, Substrate) uses per-window, and run.json's repetitions_generator says why.",
+    doc: "REPEAT > 1 or SATURATE=yes: kept: one load generator starts before the first idle baseline (with 1 s of unmeasured load that proves its workers up) and runs every repetition's window, idle between them, so each window has about 1 s of lead-in instead of artillery's 6 s start-up, as ./run.sh ab does (AB_GENERATOR). per-window: an artillery pass per window. A workload that needs a pass per window (a replay, a SHAPE, writes, subscriptions, COLD=yes, an open loop through ethers, Substrate) uses per-window, and run.json's repetitions_generator says why. SATURATE=yes with GENERATOR=lean: the same for the search's steps, each step's window carrying its rate (saturation.generator in run.json); through ethers, a pass per step.",
   },
   DROP_CACHES: {
     type: 'enum',

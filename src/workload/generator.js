@@ -4,18 +4,20 @@
 // pool, the seeded choice of methods, and the recorder whose samples are
 // written once the measured window is over.
 //
-// A generator kept across windows (kept-generator.js, A/B sessions) gets a
-// spec with session_dir and no window: its workers register there, wait for
-// each window's file (window-<k>.json: its instants, seed and samples
-// folder), send from the window's send_from until its stop_at with a recorder
-// of that window's own, write its samples, and wait for the next, until the
-// session's end file appears.
+// A generator kept across windows (kept-generator.js: A/B sessions, REPEAT,
+// saturation steps) gets a spec with session_dir and no window: its workers
+// register there, wait for each window's file (window-<k>.json: its
+// instants, seed and samples folder, and an open loop's rate where the window
+// sets one), send from the window's send_from until its stop_at with a
+// recorder of that window's own, write its samples, and wait for the next,
+// until the session's end file appears.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { threadId } = require('node:worker_threads');
 const { seededRandom, weightedPicker } = require('../util/random');
 const { newRecorder } = require('./samples');
+const { shareOf } = require('./split');
 
 /**
  * Calls fn once Date.now() has reached atMs. A timer may fire a millisecond before Date.now() reaches its instant:
@@ -116,6 +118,8 @@ function keptGenerator(base, pool, worker) {
   const open = (win) => {
     const spec = { ...base, ...win };
     spec.seed = ((win.seed || 0) + 104729 * (base.generator_index || 0)) % 2147483647; // as split.js shares a seed
+    // A window with a rate of its own (a saturation step): this generator's share of it, as split.js shares RATE.
+    if (win.rate) spec.open_loop_rate = shareOf(win.rate, base.generators || 1, base.generator_index || 0);
     g.spec = spec;
     g.random = seededRandom(workerSeed(spec));
     g.pickMethod = weightedPicker(spec.mix);

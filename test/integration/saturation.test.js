@@ -1,5 +1,6 @@
 'use strict';
-// A short saturation search on real geth: it must find a limit and stop by itself.
+// A short saturation search on real geth: it must find a limit and stop by itself,
+// its steps run by one lean generator kept across them, each at its own rate.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -15,7 +16,7 @@ describe('saturation search on geth --dev', () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       SATURATE: 'yes',
       GENERATOR: 'lean',
-      SATURATE_START_RPS: '500',
+      SATURATE_START_RPS: '200',
       SATURATE_FACTOR: '2',
       SATURATE_STEP_S: '3',
       SATURATE_BISECT: '1',
@@ -47,6 +48,21 @@ describe('saturation search on geth --dev', () => {
       'every failing rate lies above the answer',
     );
     for (const s of sat.steps.filter((x) => !x.holds)) assert.ok(s.reasons.length > 0);
+  });
+
+  it('runs every step on one generator kept across them, each step at its own rate', () => {
+    assert.deepEqual(run.saturation.generator, { mode: 'kept', reason: null });
+    // A step holds only when at least 95% of its rate was answered: two holding steps at different rates mean the kept
+    // generator took each step's rate (a generator stuck at its first rate would fail the second step).
+    const holding = run.saturation.steps.filter((s) => s.holds);
+    assert.ok(holding.length >= 2, JSON.stringify(run.saturation.steps.map((x) => [x.target_rps, x.reasons])));
+    for (const s of holding) assert.ok(s.achieved_rps >= 0.95 * s.target_rps);
+    assert.ok(new Set(holding.map((s) => s.target_rps)).size >= 2);
+    assert.ok(fs.existsSync(path.join(res.reportDir, 'artillery-saturate.json')), 'its artillery output is kept');
+    assert.match(
+      fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'),
+      /one generator kept across the steps/,
+    );
   });
 
   it("the report's figures are the best step's, with cost per million and a chart of the curve", () => {

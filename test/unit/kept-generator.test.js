@@ -164,3 +164,77 @@ describe('a load generator kept across windows', function () {
     assert.match(cold.reason, /^B: COLD=yes/);
   });
 });
+
+describe("a kept generator's open loop (saturation steps)", function () {
+  this.timeout(30000);
+  let node;
+  let Engine;
+  let dir;
+  let session;
+  let answered = 0;
+  const ee = { emit() {} };
+
+  before(async () => {
+    node = await startFakeNode();
+    session = tmpDir();
+    // generator 1 of 2: a window's rate is shared as split.js shares RATE, this one taking the smaller half
+    ({ dir } = writeGeneratorSpec(
+      node.url,
+      { chain_id: 1337, head: 10, blocks: [1, 2, 3], addresses: [`0x${'11'.repeat(20)}`] },
+      { mix: { eth_blockNumber: 1 }, session_dir: session, start_at: 0, end_at: 0, stop_at: 0, samples_dir: null },
+    ));
+    const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
+    fs.writeFileSync(
+      process.env.CHAINPERF_GENERATOR_SPEC,
+      JSON.stringify({ ...spec, generators: 2, generator_index: 1 }),
+    );
+    node.answer = (b) => {
+      answered++;
+      return [200, { jsonrpc: '2.0', id: b.id, result: '0x1' }];
+    };
+    Engine = require('../../src/workload/engines/artillery-engine-chainperf');
+    Engine.reset();
+  });
+  after(async () => {
+    fs.writeFileSync(path.join(session, 'end'), '');
+    await sleep(100);
+    Engine.reset();
+    node.close();
+  });
+
+  it("paces each window at the window's own rate (its share of it), the pass's rate where the window sets none", async () => {
+    const user = new Promise((resolve, reject) => {
+      new Engine({ config: {} }).createScenario({ openLoopRate: 100, rampS: 0 }, ee)({}, (err) =>
+        err ? reject(err) : resolve(),
+      );
+    });
+    const inWindow = async (k, rate) => {
+      const from = Date.now() + 100;
+      const w = {
+        send_from: from,
+        start_at: from + 200,
+        end_at: from + 1200,
+        stop_at: from + 1300,
+        samples_dir: path.join(dir, `samples-${k}`),
+        seed: k,
+        ...(rate ? { rate } : {}),
+      };
+      fs.mkdirSync(w.samples_dir);
+      fs.writeFileSync(path.join(session, `window-${k}.json`), JSON.stringify(w));
+      await sleep(w.stop_at - Date.now() + 300);
+      const files = fs.readdirSync(w.samples_dir).filter((f) => f.startsWith('worker-'));
+      return mergeSamples(files.map((f) => JSON.parse(fs.readFileSync(path.join(w.samples_dir, f), 'utf8')))).ok;
+    };
+    const base = await inWindow(1, null); // the pass's 100/s over 1 s
+    const step = await inWindow(2, 801); // generator 1 of 2 takes 400 of 801/s
+    const back = await inWindow(3, 201); // and 100 of 201/s
+    assert.ok(Math.abs(base - 100) <= 15, `${base} requests at the pass's 100/s`);
+    assert.ok(Math.abs(step - 400) <= 40, `${step} requests at 400/s`);
+    assert.ok(Math.abs(back - 100) <= 15, `${back} requests at 100/s`);
+    const quiet = answered;
+    await sleep(400);
+    assert.equal(answered, quiet, 'nothing sent between windows');
+    fs.writeFileSync(path.join(session, 'end'), '');
+    await user;
+  });
+});

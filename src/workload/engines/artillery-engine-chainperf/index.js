@@ -215,7 +215,8 @@ async function replayLean(g, ee) {
  */
 async function keptLoop(g, ee, { closed, rate, rampS }) {
   while (await g.nextWindow()) {
-    if (rate) await openLoop(g, ee, rate, rampS);
+    if (rate)
+      await openLoop(g, ee, g.spec.open_loop_rate || rate, rampS); // a saturation step's rate, or the pass's
     else if (closed) while (g.sending()) await sendOne(g, ee);
     else throw new Error('a kept generator runs a closed loop or an open loop paced by the engine');
     if (g.counts.size) emitCounts(g);
