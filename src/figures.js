@@ -22,7 +22,7 @@ function computeFigures({ window, cpu, idle, samples, cpuWindow = null }) {
   const windowS = (window.end_ms - window.start_ms) / 1000;
   const ok = samples.ok;
   const failed = samples.failed;
-  const idleRate = idle && idle.seconds > 0 ? idle.cpu_s / idle.seconds : null;
+  const idleRate = idle && idle.seconds > 0 && idle.cpu_s !== null ? idle.cpu_s / idle.seconds : null;
   // CPU read at sample instants inside the window (cAdvisor) is divided by the requests completed between those
   // instants.
   const cpuOk = cpuWindow ? cpuWindow.requests_ok : ok;

@@ -47,6 +47,10 @@ function networkLines(run) {
 const rotationLine = (e) =>
   `- HAProxy ${e.state === 'down' ? 'took' : 'put'} ${e.replica} ${e.state === 'down' ? 'out of' : 'back in'} rotation (seen at ${new Date(e.seen_at_ms).toISOString()}${e.reason ? `; ${e.reason}` : ''}).`;
 
+/** A replica lost by the window's end: its exit, or why its metrics endpoint stopped answering (REPLICA_METRICS). */
+const lostLine = (x) =>
+  `- **${x.replica} lost** at ${new Date(x.at_ms).toISOString()}: ${x.reason || (x.signal ? `signal ${x.signal}` : `status ${x.code}`)}.`;
+
 /** REPLICAS in summary.md: the balancer, each replica's part of the window, the spread, a fault's recovery. */
 function fleetLines(run) {
   const fl = run.fleet;
@@ -72,6 +76,7 @@ function fleetLines(run) {
     '',
     `- ${w.balancer.cpu_s === null ? 'Balancer: not measured (not started by chainperf)' : `Balancer: ${num(w.balancer.cpu_s, 3)} s of CPU, ${num(w.balancer.cpu_ms_per_request, 4)} ms per request`}; spread between replicas: share max/min ${num(w.spread.share_max_over_min, 3)}, CPU per request max/min ${num(w.spread.cpu_per_request_max_over_min, 3)} (${w.source}).`,
   );
+  lines.push(...(w.replicas_lost || []).map(lostLine));
   lines.push(...(w.rotation || []).map(rotationLine));
   if (w.fault)
     lines.push(

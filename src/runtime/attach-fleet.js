@@ -38,17 +38,21 @@ function attachedReplicas(list, metrics) {
 
 /**
  * The fleet's CPU source: every replica's counter, summed at each edge. The window is planned on replica 1's
- * refreshes; the others are read at their own refresh nearest each edge. The last edge's readings stay on `last`.
- * @returns {import('../contracts').CpuSource & {last: any[]|null}}
+ * refreshes; the others are read at their own refresh nearest each edge. The last edge's readings stay on `last`
+ * (null for a replica lost). A replica whose metrics endpoint stops answering is lost for the rest of the run
+ * (`lost`: which, when, why): the others are still read, and the fleet's CPU is not measured from then on (total_s
+ * null), since the lost one's is not. Only when every replica fails does the edge fail.
+ * @returns {import('../contracts').CpuSource & {last: any[]|null, lost: any[]}} lost: {replica, at_ms, reason}
  */
 function fleetCpuSource(replicas) {
   const first = replicas[0].source;
-  /** @type {import('../contracts').CpuSource & {last: any[]|null}} */
+  /** @type {import('../contracts').CpuSource & {last: any[]|null, lost: any[]}} */
   const src = {
     kind: 'metrics',
     describe: `${replicas.length} replicas' CPU counters (${replicas.length === 1 ? 'its' : 'each'} metrics endpoint, REPLICA_METRICS), summed; the window on replica-1's refreshes, each other replica read at its own refresh nearest each edge (within half a refresh period)`,
     split: false,
     last: null,
+    lost: [],
     async calibrate(signal) {
       const periods = await Promise.all(replicas.map((r) => r.source.calibrate(signal)));
       if (new Set(periods).size > 1)
@@ -62,17 +66,42 @@ function fleetCpuSource(replicas) {
     },
     align: (t) => first.align(t),
     async readEdge(edgeMs, signal) {
-      const reads = await Promise.all(replicas.map((r) => r.source.readEdge(edgeMs, signal)));
+      const isLost = (r) => src.lost.some((x) => x.replica === r.name);
+      const settled = await Promise.allSettled(
+        replicas.map((r) => (isLost(r) ? Promise.resolve(null) : r.source.readEdge(edgeMs, signal))),
+      );
+      if (signal && signal.aborted) throw signal.reason;
+      if (settled.every((x) => x.status === 'rejected')) throw settled[0].reason;
+      const reads = settled.map((x, i) => {
+        if (x.status === 'fulfilled') return x.value;
+        const reason = x.reason && x.reason.message ? x.reason.message : String(x.reason);
+        src.lost.push({ replica: replicas[i].name, at_ms: edgeMs, reason });
+        return null;
+      });
       src.last = reads;
-      const total = reads.reduce((t, r) => t + r.total_s, 0);
-      return { user_s: null, system_s: null, total_s: total, at_ms: edgeMs, seen_ms: reads[0].seen_ms };
+      const total = reads.some((r) => r === null) ? null : reads.reduce((t, r) => t + r.total_s, 0);
+      const seen = reads.find((r) => r !== null).seen_ms;
+      return { user_s: null, system_s: null, total_s: total, at_ms: edgeMs, seen_ms: seen };
     },
   };
   return src;
 }
 
-/** One replica's part of a window, from its readings at the window's two edges. */
+/** One replica's part of a window, from its readings at the window's two edges (null: it was lost by then). */
 function replicaRow(r, a, b, requestsMetric) {
+  if (!a || !b)
+    return {
+      name: r.name,
+      requests: null,
+      share: null,
+      cpu_s: null,
+      cpu_ms_per_request: null,
+      latency_ms: null,
+      memory_bytes: null,
+      errors: null,
+      up_at_end: false, // its metrics endpoint did not answer: not up as far as chainperf can tell
+      span_ms: null,
+    };
   const cpu = Number((b.total_s - a.total_s).toFixed(6));
   const [qa, qb] = requestsMetric ? [a.also[requestsMetric], b.also[requestsMetric]] : [null, null];
   const requests = qa !== null && qb !== null ? qb - qa : null;
@@ -104,7 +133,8 @@ function attachFleetHooks(replicas, source, { requestsMetric, cpuMetric }) {
         async stop() {
           const end = source.last;
           // an edge that failed leaves another edge's readings: no per-replica figures then
-          if (!start || !end || start[0].at_ms !== window.start || end[0].at_ms !== window.end) return null;
+          const at = (reads) => reads.find((x) => x !== null).at_ms;
+          if (!start || !end || at(start) !== window.start || at(end) !== window.end) return null;
           const rows = replicas.map((r, i) => replicaRow(r, start[i], end[i], requestsMetric));
           const total = rows.reduce((t, x) => t + (x.requests || 0), 0);
           for (const x of rows) x.share = total && x.requests !== null ? Number((x.requests / total).toFixed(4)) : null;
@@ -119,12 +149,16 @@ function attachFleetHooks(replicas, source, { requestsMetric, cpuMetric }) {
               share_max_over_min: ratio(rows.map((x) => x.share).filter((x) => x !== null)),
               cpu_per_request_max_over_min: ratio(rows.map((x) => x.cpu_ms_per_request).filter((x) => x !== null)),
             },
-            replicas_lost: [],
+            replicas_lost: source.lost.filter((x) => x.at_ms <= window.end),
           };
         },
       };
     },
-    problems: () => [],
+    problems: () =>
+      source.lost.map(
+        (x) =>
+          `replica ${x.replica}'s metrics endpoint stopped answering at ${new Date(x.at_ms).toISOString()} (${x.reason}): its CPU and requests, and the fleet's CPU, were not measured from then on`,
+      ),
     record: () => ({
       replicas: replicas.length,
       algorithm: null,

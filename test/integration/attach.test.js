@@ -2,12 +2,13 @@
 // Attach mode: chainperf measures a geth it did not start, reading its CPU
 // from the node's metrics endpoint, and leaves it running. Then a fleet it
 // did not start: two geth nodes behind an HAProxy of the test's own, read
-// through each replica's metrics endpoint (REPLICA_METRICS).
+// through each replica's metrics endpoint (REPLICA_METRICS), and the same
+// fleet losing a replica's metrics endpoint inside the window.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, watchCpu, readRun } = require('./harness');
+const { startRun, watchCpu, readRun, untilLoaded } = require('./harness');
 const { startGeth } = require('./node');
 const { schemaErrors, tmpDir, writeScenario } = require('../helpers');
 const { renderConfig, startHaproxy, HEALTH_BODY } = require('../../src/runtime/haproxy');
@@ -91,51 +92,62 @@ describe('attach runtime: a running geth measured through its metrics endpoint',
   });
 });
 
+/** Two geth nodes of their own behind an HAProxy of the test's, and a scenario that attaches to them as a fleet. */
+async function attachedFleet(name, extra = []) {
+  // two dev chains of their own, started together so that their heads stay within the blocks the harvest leaves
+  // below the head it sees (a real fleet shares one chain; these only need to answer the same reads)
+  const nodes = await Promise.all([startGeth(), startGeth()]);
+  const { port, statsPort } = await freePorts(['port', 'statsPort']);
+  const bin = await ensureDebianTool('haproxy', 'haproxy', (m) => process.stderr.write(`${m}\n`));
+  const servers = nodes.map((n, i) => ({
+    name: `geth-${i + 1}`,
+    host: '127.0.0.1',
+    port: Number(new URL(n.rpcUrl).port),
+  }));
+  const config = renderConfig({ port, statsPort, servers, algorithm: 'roundrobin', healthBody: HEALTH_BODY });
+  const lb = await startHaproxy({ bin, dir: tmpDir('chainperf-lb-'), config, port, statsPort });
+  const file = writeScenario(
+    tmpDir(),
+    name,
+    [
+      'RUNTIME=attach',
+      `RPC_URL=${lb.url}`,
+      `REPLICA_METRICS=${nodes.map((n) => n.metricsUrl).join(',')}`,
+      'CREATE_HISTORY=no', // two separate dev chains: reads only
+      'WORKLOAD=method:eth_getBlockByNumber',
+      'CONCURRENCY=16',
+      'WARMUP_S=2',
+      'IDLE_S=3',
+      'DURATION_S=9',
+      ...extra,
+    ].join('\n'),
+  );
+  const stop = async () => {
+    await lb.stop();
+    await Promise.all(nodes.map((n) => n.stop()));
+  };
+  return { nodes, lb, file, stop };
+}
+
 describe("attach runtime: a fleet that already runs, read through each replica's metrics endpoint", () => {
-  const nodes = [];
+  let fleet;
+  let nodes;
   const watches = [];
-  let lb;
   let res;
   let run;
 
   before(async () => {
-    // two dev chains of their own, started together so that their heads stay within the blocks the harvest leaves
-    // below the head it sees (a real fleet shares one chain; these only need to answer the same reads)
-    nodes.push(...(await Promise.all([startGeth(), startGeth()])));
-    const { port, statsPort } = await freePorts(['port', 'statsPort']);
-    const bin = await ensureDebianTool('haproxy', 'haproxy', (m) => process.stderr.write(`${m}\n`));
-    const servers = nodes.map((n, i) => ({
-      name: `geth-${i + 1}`,
-      host: '127.0.0.1',
-      port: Number(new URL(n.rpcUrl).port),
-    }));
-    const config = renderConfig({ port, statsPort, servers, algorithm: 'roundrobin', healthBody: HEALTH_BODY });
-    lb = await startHaproxy({ bin, dir: tmpDir('chainperf-lb-'), config, port, statsPort });
-    const file = writeScenario(
-      tmpDir(),
-      'attach-fleet',
-      [
-        'RUNTIME=attach',
-        `RPC_URL=${lb.url}`,
-        `REPLICA_METRICS=${nodes.map((n) => n.metricsUrl).join(',')}`,
-        'CREATE_HISTORY=no', // two separate dev chains: reads only
-        'WORKLOAD=method:eth_getBlockByNumber',
-        'CONCURRENCY=16',
-        'WARMUP_S=2',
-        'IDLE_S=3',
-        'DURATION_S=9',
-      ].join('\n'),
-    );
+    fleet = await attachedFleet('attach-fleet');
+    nodes = fleet.nodes;
     for (const n of nodes) watches.push(watchCpu(() => n.pid));
-    res = await startRun(file).done;
+    res = await startRun(fleet.file).done;
     watches.forEach((w) => w.stop());
     if (res.code !== 0) process.stderr.write(res.stderr);
     run = readRun(res.reportDir);
   });
   after(async () => {
     watches.forEach((w) => w.stop());
-    if (lb) await lb.stop();
-    await Promise.all(nodes.map((n) => n.stop()));
+    if (fleet) await fleet.stop();
   });
 
   it("runs to a valid ok report that records the fleet as the user's", () => {
@@ -173,5 +185,58 @@ describe("attach runtime: a fleet that already runs, read through each replica's
 
   it('leaves the fleet running', () => {
     assert.ok(nodes.every((n) => n.alive()));
+  });
+});
+
+describe('attach runtime: a fleet replica whose metrics endpoint dies mid-window is recorded lost, the window kept', () => {
+  let fleet;
+  let res;
+  let run;
+  let killedAt;
+
+  before(async () => {
+    fleet = await attachedFleet('attach-fleet-lost');
+    const r = startRun(fleet.file);
+    await untilLoaded(r, fleet.nodes[1].metricsUrl, { afterS: 2 });
+    killedAt = Date.now();
+    await fleet.nodes[1].stop(); // replica-2 goes, its metrics endpoint with it
+    res = await r.done;
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+  after(async () => {
+    if (fleet) await fleet.stop();
+  });
+
+  it('ends with a valid report whose window was measured, and a warning naming the replica', () => {
+    assert.equal(res.code, 0, res.stderr.slice(-2000));
+    assert.deepEqual(schemaErrors(run), []);
+    assert.ok(run.figures.requests_ok > 100);
+    assert.ok(
+      run.warnings.some((w) => /replica replica-2's metrics endpoint stopped answering/.test(w)),
+      JSON.stringify(run.warnings),
+    );
+  });
+
+  it("records replica-2 lost at the end edge, replica-1 measured, and no fleet CPU (the lost one's is unknown)", () => {
+    const f = run.node.fleet;
+    assert.equal(f.replicas_lost.length, 1, JSON.stringify(f.replicas_lost));
+    const [lost] = f.replicas_lost;
+    assert.equal(lost.replica, 'replica-2');
+    assert.equal(lost.at_ms, run.window.end_ms);
+    assert.ok(lost.at_ms > killedAt);
+    assert.ok(lost.reason.length > 0);
+    const [one, two] = f.replicas;
+    assert.ok(one.cpu_s > 0 && one.requests > 100 && one.up_at_end, JSON.stringify(one));
+    assert.equal(two.cpu_s, null);
+    assert.equal(two.requests, null);
+    assert.equal(two.up_at_end, false);
+    assert.equal(run.node.cpu_total_s, null);
+    assert.equal(run.figures.cpu_ms_per_request, null);
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /\*\*replica-2 lost\*\*/);
+  });
+
+  it('leaves the replica that stayed running', () => {
+    assert.ok(fleet.nodes[0].alive());
   });
 });
