@@ -261,27 +261,35 @@ function assertReplicaCpu(run, watches) {
 /**
  * Waits until the run's window has been open for afterS and the node's own request counter (rpc_requests on its
  * metrics endpoint) shows the window's load coming in: a test that kills or freezes the node "inside the window" then
- * does so with load flowing, even when the generator started late on a busy machine (the window is then measured
- * again, and its new start is the last one logged).
+ * does so with load flowing. The load must have begun as the window opened (within 0.5 s): a generator that started
+ * later on a busy machine has its window measured again (a late start), and a fault injected into the window about to
+ * be thrown away would land in the wrong one; the wait then goes on to the new window (the last start logged).
  */
-async function untilLoaded(r, metricsUrl, { afterS = 3, timeoutMs = 60000 } = {}) {
+async function untilLoaded(r, metricsUrl, { afterS = 3, timeoutMs = 120000 } = {}) {
   const { metricValue } = require('../../src/measure/cpu');
   const requests = async () => {
     const res = await fetch(metricsUrl).catch(() => null);
     return res && res.ok ? metricValue(await res.text(), 'rpc_requests') : null;
   };
+  const seen = []; // {t, v}: the counter polled every 100 ms, to see whether the load began as the window opened
+  const last = (t) => seen.filter((x) => x.t <= t).pop();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const starts = [...r.stderrText().matchAll(/measuring for \d+ s from (\S+Z)/g)];
     const start = starts.length ? Date.parse(starts[starts.length - 1][1]) : Infinity;
+    const v = await requests();
+    if (v !== null) seen.push({ t: Date.now(), v });
     if (Date.now() >= start + afterS * 1000) {
-      const a = await requests();
-      await new Promise((res) => setTimeout(res, 500));
-      const b = await requests();
-      if (a !== null && b !== null && b - a >= 10) return;
+      const [a, b] = [last(start - 100), last(start + 450)];
+      if (a && b && b.v - a.v >= 5) {
+        const c = await requests();
+        await new Promise((res) => setTimeout(res, 500));
+        const d = await requests();
+        if (c !== null && d !== null && d - c >= 10) return;
+      }
     }
     if (Date.now() > deadline) throw new Error(`untilLoaded: no load on the node ${afterS} s into the window`);
-    await new Promise((res) => setTimeout(res, 250));
+    await new Promise((res) => setTimeout(res, 100));
   }
 }
 
