@@ -132,8 +132,8 @@
  *   createHistory: (rpcUrl: string, opts: object) => Promise<object>,
  *   harvest: (rpcUrl: string, opts: object) => Promise<object>,
  *   missingForMix: (pool: object, methods: string[]) => string[],
- *   prepareWrites?: (url: string, o: {count: number, seed: number, signal?: AbortSignal, log?: Function}) =>
- * Promise<object>,
+ *   prepareWrites?: (url: string, o: {count: number, seed: number, devKey?: string, fundUrl?: string,
+ *   signal?: AbortSignal, log?: Function}) => Promise<object>,
  *   describePool?: (pool: object) => string,
  *   prepare?: (s: Scenario, ctx: {workDir: string, log: (line: string) => void, client: Client, state?: object}) =>
  * Promise<{chainSpec?: string, source?: string}>,

@@ -51,10 +51,6 @@ function writeChecks(v, at, errors) {
   if (!Object.keys(mix).some((m) => m.startsWith('tx.'))) return;
   if (v.CHAIN !== 'ethereum')
     errors.push(`${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD} sends Ethereum transactions; CHAIN is ${v.CHAIN}`);
-  if (v.NETWORK_NODES > 0)
-    errors.push(
-      `${at('WORKLOAD')}: WORKLOAD=${v.WORKLOAD} funds its writers from the node's unlocked dev account, which a network member does not have; not yet with NETWORK_NODES (NETWORK_TPS sends transactions through the network instead)`,
-    );
   if (v.RATE)
     errors.push(
       `${at('RATE')}: RATE: WORKLOAD=${v.WORKLOAD} gives each of CONCURRENCY users its own account and waits for inclusion (a closed loop); set CONCURRENCY, not RATE`,

@@ -49,7 +49,6 @@ async function provision(s, { run, runId, workDir, signal, log, onNodeExit, onSt
   return stack;
 }
 
-/** Waits for sync, creates history on a fresh dev chain, harvests the parameter pool into reportDir/params.json. */
 /** Creates history on a fresh dev chain (CREATE_HISTORY), through `url`: the node, or the network it syncs from. */
 async function historyStep(s, stack, url, { run, phase, signal, log, rpc }) {
   if (!(s.CREATE_HISTORY === 'yes' || (s.CREATE_HISTORY === 'auto' && stack.freshChain))) return;
@@ -121,8 +120,16 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
     };
   }
   if (chain.prepareWrites && Object.keys(mix).some((m) => m.startsWith('tx.'))) {
-    // one signing account per user
-    pool.writers = await chain.prepareWrites(stack.rpcUrl, { count: s.CONCURRENCY, seed: s.SEED, signal, log, rpc });
+    // one signing account per user; on a network, funded through the node that builds its blocks
+    pool.writers = await chain.prepareWrites(stack.rpcUrl, {
+      count: s.CONCURRENCY,
+      seed: s.SEED,
+      devKey: stack.devKey || clients[s.CLIENT].devKey, // a network member has no unlocked account
+      fundUrl: stack.network ? stack.network.historyUrl : undefined,
+      signal,
+      log,
+      rpc,
+    });
   }
   const poolFile = path.join(reportDir, 'params.json');
   fs.writeFileSync(poolFile, `${JSON.stringify(scrubDeep(pool))}\n`);

@@ -6,7 +6,8 @@
 // network node is killed inside the window: the run reports which and when.
 // With SYNC=network and STATE=small the node starts with the profile's genesis
 // block alone and snap-syncs the state from network nodes that hold copies of
-// it (the full sync of a dev genesis is compose-network.test.js's).
+// it (the full sync of a dev genesis is compose-network.test.js's). A write
+// workload on a network: its transfers reach the block builder by gossip.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -191,6 +192,35 @@ describe('SYNC=network with STATE=small: a node that starts with the genesis blo
 
   it('leaves no process behind', () => {
     assert.deepEqual(processesWith(tmp), []);
+  });
+});
+
+describe('a write workload on a network: writers funded through the block builder, their transfers gossiped to it', () => {
+  it('sends every transfer to the node under test; they are included in blocks network-1 builds', async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      NETWORK_NODES: '1',
+      PEERS: '4',
+      WORKLOAD: 'eth-transfers',
+      CONCURRENCY: '4',
+      DURATION_S: '8',
+      WARMUP_S: '1',
+      IDLE_S: '0',
+      HISTORY_TRANSFERS: '8',
+      HISTORY_CONTRACT_CALLS: '4',
+    });
+    const res = await r.done;
+    assert.equal(res.code, 0, res.stderr.slice(-3000));
+    const run = readRun(res.reportDir);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.match(res.stderr, /write workload: funding 4 of 4 writer accounts through the network/);
+    const w = run.figures.writes;
+    // the node under test builds no block (it follows network-1 through the engine API): a transfer sent to it is in
+    // a block only after reaching network-1 by gossip
+    assert.ok(w.included >= 4, JSON.stringify(w));
+    assert.equal(w.failed, 0, JSON.stringify(w.errors));
+    assert.ok(run.figures.methods.eth_sendRawTransaction.requests_ok >= w.submitted);
+    assert.ok(run.node.network.blocks >= 4, JSON.stringify(run.node.network));
+    assert.deepEqual(processesWith(r.tmp), []);
   });
 });
 

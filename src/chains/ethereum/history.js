@@ -15,7 +15,8 @@ function historyWallets(seed, count) {
   return Array.from({ length: count }, (_, i) => new ethers.Wallet(ethers.id(`chainperf:${seed}:${i}`)));
 }
 
-async function waitForReceipts(url, hashes, { rpc, signal, timeoutMs = 60000 }) {
+/** Waits until every transaction is in a block that `url` has; a reverted one is an error (what: whose it is). */
+async function waitForReceipts(url, hashes, { rpc, signal, timeoutMs = 60000, what = 'history' }) {
   const deadline = Date.now() + timeoutMs;
   const pending = new Set(hashes);
   const receipts = new Map();
@@ -23,14 +24,14 @@ async function waitForReceipts(url, hashes, { rpc, signal, timeoutMs = 60000 }) 
     for (const h of [...pending]) {
       const r = await rpc(url, 'eth_getTransactionReceipt', [h], { signal });
       if (r) {
-        if (r.status !== '0x1') throw new Error(`history transaction ${h} reverted`);
+        if (r.status !== '0x1') throw new Error(`${what} transaction ${h} reverted`);
         receipts.set(h, r);
         pending.delete(h);
       }
     }
     if (!pending.size) break;
     if (Date.now() > deadline)
-      throw new Error(`${pending.size} history transactions not mined after ${timeoutMs / 1000} s`);
+      throw new Error(`${pending.size} ${what} transactions not mined after ${timeoutMs / 1000} s`);
     await sleep(200, signal);
   }
   return receipts;
@@ -147,4 +148,4 @@ function share(total, round) {
   return Math.floor(total / ROUNDS) + (round < total % ROUNDS ? 1 : 0);
 }
 
-module.exports = { createHistory, historyWallets };
+module.exports = { createHistory, historyWallets, funder, waitForReceipts };
