@@ -41,7 +41,8 @@ function prepareNetwork(s, { client, bin, workDir, dataDir, state = null }) {
   fs.mkdirSync(dir, { recursive: true });
   const genesisFile = path.join(dir, 'genesis.json');
   if (state) {
-    const replicas = s.BALANCER === 'haproxy' ? s.REPLICAS : 0; // each replica has a copy of its own too
+    // each replica has a copy of its own too, unless it syncs the state from the network (SYNC=network)
+    const replicas = s.BALANCER === 'haproxy' && s.SYNC !== 'network' ? s.REPLICAS : 0;
     const copies = s.NETWORK_NODES + replicas;
     const problem = copyProblem(
       `${s.STATE} (a copy for each of ${s.NETWORK_NODES} network nodes${replicas ? ` and ${replicas} replicas` : ''})`,

@@ -17,9 +17,10 @@ const { signerWallets } = require('../state/profiles');
 
 /**
  * A node measured on the network: the node under test, or each replica of a fleet (REPLICAS). Its enode and engine
- * URL are given where it does not run on this host's loopback (a container), else built from its ports.
+ * URL are given where it does not run on this host's loopback (a container), else built from its ports; cpu reads
+ * its own CPU where it has a group of its own (a host fleet's replica: its CPU over its sync, SYNC=network).
  * @typedef {{name: string, nodeKeyHex: string, p2pPort: number, authPort?: number, authUrl?: string,
- *   enode?: string, rpcUrl: string, metricsUrl: string|null}} Member
+ *   enode?: string, rpcUrl: string, metricsUrl: string|null, cpu?: {read: () => Promise<{total_s: number}>}}} Member
  */
 
 /**
@@ -144,28 +145,36 @@ const funderKey = (s, net) => (s.STATE === 'dev' ? net.devKey : signerWallets().
 
 /**
  * SYNC=network: the history is built on the network (through network-1), and syncNode() makes the node under test
- * download the chain from its peers; the session calls it in place of the usual sync wait. A peer the node dropped
- * while it synced is dialled again before the window (a shortfall goes into `short`, the run's warnings).
+ * download the chain from its peers; the session calls it in place of the usual sync wait. A fleet's replicas sync
+ * one after another, so that each one's bytes and CPU are its own sync's; the record is replica-1's, with every
+ * replica's in `replicas`. A peer a node dropped while it synced is dialled again before the window (a shortfall goes
+ * into `short`, the run's warnings).
  */
-function syncHooks(s, stack, { peers, driver, net, member, syncCpu, short, log, signal }) {
+function syncHooks(s, stack, { peers, driver, net, members, syncCpu, short, log, signal }) {
+  const nodeCpu = syncCpu || (stack.cpu && stack.cpu.read && !stack.cpu.sampled ? stack.cpu : null);
+  const syncOne = (member, timeoutS) =>
+    syncFromNetwork({
+      nodeRpcUrl: member.rpcUrl,
+      networkRpcUrl: peers[0].rpcUrl,
+      member: driven(member),
+      driver,
+      readCounters: counterReader(member.metricsUrl, net.counters, new Set()),
+      cpu: member.cpu || nodeCpu, // a replica's own group; the lone node's CPU source
+      timeoutS,
+      syncMode: nodeSyncMode(s),
+      stateCheck: s.STATE === 'dev' ? null : (block) => compareState(member.rpcUrl, peers[0].rpcUrl, block),
+      stateItems: stack.state ? stack.state.manifest.accounts + stack.state.manifest.slots : null,
+      signal,
+      log: members.length > 1 ? (m) => log(`${member.name}: ${m}`) : log,
+    });
   return {
     syncNode: async ({ timeoutS }) => {
-      const record = await syncFromNetwork({
-        nodeRpcUrl: member.rpcUrl,
-        networkRpcUrl: peers[0].rpcUrl,
-        member: driven(member),
-        driver,
-        readCounters: counterReader(member.metricsUrl, net.counters, new Set()),
-        cpu: syncCpu || (stack.cpu && stack.cpu.read && !stack.cpu.sampled ? stack.cpu : null),
-        timeoutS,
-        syncMode: nodeSyncMode(s),
-        stateCheck: s.STATE === 'dev' ? null : (block) => compareState(member.rpcUrl, peers[0].rpcUrl, block),
-        stateItems: stack.state ? stack.state.manifest.accounts + stack.state.manifest.slots : null,
-        signal,
-        log,
-      });
-      short.push(...(await awaitPeers(s, peers, { net, members: [member], log, signal })));
-      return record;
+      const records = [];
+      for (const m of members) records.push({ replica: m.name, ...(await syncOne(m, timeoutS)) });
+      short.push(...(await awaitPeers(s, peers, { net, members, log, signal })));
+      const first = { ...records[0] };
+      delete first.replica;
+      return members.length > 1 ? { ...first, replicas: records } : first;
     },
   };
 }
@@ -230,7 +239,7 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
     historyUrl: peers[0].rpcUrl,
     awaitHead: (o) => awaitHead(members, peers[0], o),
     ...(s.SYNC === 'network'
-      ? syncHooks(s, stack, { peers, driver: parts.driver, net, member: members[0], syncCpu, short, log, signal })
+      ? syncHooks(s, stack, { peers, driver: parts.driver, net, members, syncCpu, short, log, signal })
       : {}),
     record: () => ({
       nodes: s.NETWORK_NODES,

@@ -13,11 +13,7 @@ function networkLines(run) {
   const lines = [
     `- Network: ${net.nodes} more nodes of the same client beside the node (${net.protocol}; on cpus ${net.cpus}, their CPU not counted as the node's), blocks ${net.blocks}; ${net.tps} transfers per second sent through the other nodes.`,
   ];
-  const sync = run.sync;
-  if (sync && sync.mode === 'network')
-    lines.push(
-      `- Sync from the network (SYNC=network): from block ${sync.start_head} to ${sync.head} (${sync.blocks} blocks) in ${num(sync.seconds, 1)} s, ${sync.p2p_in_bytes ?? 'n/a'} bytes received from peers, ${sync.cpu_s ?? 'n/a'} s of the node's CPU; ${sync.describe}.`,
-    );
+  lines.push(...syncLines(run.sync));
   if (!w) return lines;
   lines.push(
     `- Peers during the window (${w.peers.source}): min ${w.peers.min}, median ${num(w.peers.median, 1)}, max ${w.peers.max} over ${w.peers.samples} reads.`,
@@ -46,6 +42,18 @@ function networkLines(run) {
 /** A replica HAProxy took out of rotation in the window, or put back. */
 const rotationLine = (e) =>
   `- HAProxy ${e.state === 'down' ? 'took' : 'put'} ${e.replica} ${e.state === 'down' ? 'out of' : 'back in'} rotation (seen at ${new Date(e.seen_at_ms).toISOString()}${e.reason ? `; ${e.reason}` : ''}).`;
+
+/** SYNC=network: the node's sync from its peers; with REPLICAS, each replica's, one after another. */
+function syncLines(sync) {
+  if (!sync || sync.mode !== 'network') return [];
+  const one = (x) =>
+    `from block ${x.start_head} to ${x.head} (${x.blocks} blocks) in ${num(x.seconds, 1)} s, ${x.p2p_in_bytes ?? 'n/a'} bytes received from peers, ${x.cpu_s ?? 'n/a'} s of ${x.replica ? 'its' : "the node's"} CPU`;
+  if (!sync.replicas) return [`- Sync from the network (SYNC=network): ${one(sync)}; ${sync.describe}.`];
+  return [
+    `- Sync from the network (SYNC=network), each replica in turn; ${sync.describe}:`,
+    ...sync.replicas.map((x) => `  - ${x.replica}: ${one(x)}.`),
+  ];
+}
 
 /** A replica lost by the window's end: its exit, or why its metrics endpoint stopped answering (REPLICA_METRICS). */
 const lostLine = (x) =>

@@ -5,7 +5,8 @@
 // genesis), its own node key and ports, its own cgroup under the run's node
 // cgroup (chainperf/<run>/node/replica-<i>, pinned to the node's CORES cores:
 // CORES applies per replica, and the replicas share those cores), and the
-// network nodes as its own peers. The node cgroup above them counts the whole
+// network nodes as its own peers (with SYNC=network it starts at the genesis
+// and syncs the chain from them). The node cgroup above them counts the whole
 // fleet: CPU per request is the fleet's. HAProxy (its configuration generated
 // from the scenario, kept with the report) runs in its own cgroup on the other
 // cores; the workload talks to it only. A replica that dies is reported, not
@@ -13,6 +14,7 @@
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 const { Cgroup, spawnInGroup, groupsLeftover } = require('../platform/cgroup');
 const { cgroupSource } = require('../measure/cpu');
@@ -21,6 +23,7 @@ const { ensureDebianTool } = require('../install/debian');
 const { renderConfig, startHaproxy, HEALTH_BODY } = require('./haproxy');
 const { fleetHooks } = require('./fleet-hooks');
 const { memberData } = require('../network/host-network');
+const { restoreGenesisOnly } = require('../state/restore');
 const { applyHostLimits, oomKills } = require('./limits');
 
 const readOr = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
@@ -34,12 +37,14 @@ async function spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus
   const dir = path.join(workDir, `replica-${i}`);
   const dataDir = path.join(dir, 'data');
   fs.mkdirSync(dir, { recursive: true });
-  memberData(s, net, bin, prepared, dataDir, { name: `replica-${i}`, log });
+  // SYNC=network: the profile's genesis block alone (made once, copied), which the replica snap-syncs from its peers
+  if (prepared.genesisOnlyDir) execFileSync('cp', ['-a', '--reflink=auto', prepared.genesisOnlyDir, dataDir]);
+  else memberData(s, net, bin, prepared, dataDir, { name: `replica-${i}`, log });
   const { rpc, ws, metrics, p2p, auth } = await freePorts(['rpc', 'ws', 'metrics', 'p2p', 'auth']);
   const cmd = client.command(s, {
     dataDir,
     ports: { rpc, ws, metrics, p2p, auth },
-    network: { nodeKeyHex, jwtFile: prepared.jwtFile },
+    network: { nodeKeyHex, jwtFile: prepared.jwtFile, syncMode: prepared.member.syncMode },
   });
   const group = new Cgroup(`chainperf/${runId}/node/replica-${i}`, { cpus: nodeCpus });
   // MEMORY_MB and DISK_* apply to each replica: on its own group, before it starts
@@ -95,7 +100,14 @@ async function startBalancer(s, stack, { replicas, workDir, runId, cpus, log, si
 }
 
 /** Starts the replicas; `fleet` gathers them, the ones lost, and who waits for all of them to be gone. */
-async function startReplicas(stack, s, fleet, { client, bin, workDir, nodeCpus, prepared, runId, log }) {
+async function startReplicas(stack, s, fleet, ctx) {
+  const { client, bin, version, workDir, nodeCpus, runId, log, signal } = ctx;
+  let { prepared } = ctx;
+  if (s.SYNC === 'network' && prepared.stateDir) {
+    const genesisOnlyDir = path.join(workDir, 'replica-genesis-only');
+    await restoreGenesisOnly(s, { bin, version, dataDir: genesisOnlyDir, log, signal });
+    prepared = { ...prepared, genesisOnlyDir };
+  }
   stack.cleanups.push(async () => {
     fleet.stopping = true;
     for (const r of fleet.replicas)
@@ -103,8 +115,13 @@ async function startReplicas(stack, s, fleet, { client, bin, workDir, nodeCpus, 
     await Promise.all(fleet.replicas.map((r) => r.group.destroy(15000)));
   });
   stack.leftovers.push(() => groupsLeftover(fleet.replicas.map((r) => r.group)));
+  const data = prepared.genesisOnlyDir
+    ? `, each with STATE=${s.STATE}'s genesis block alone to sync from the network`
+    : prepared.stateDir
+      ? ` and on its own copy of STATE=${s.STATE}`
+      : '';
   log(
-    `REPLICAS=${s.REPLICAS}: starting ${s.REPLICAS} replicas of ${s.CLIENT}, each on cpus ${nodeCpus} in its own cgroup${prepared.stateDir ? ` and on its own copy of STATE=${s.STATE}` : ''}`,
+    `REPLICAS=${s.REPLICAS}: starting ${s.REPLICAS} replicas of ${s.CLIENT}, each on cpus ${nodeCpus} in its own cgroup${data}`,
   );
   for (let i = 1; i <= s.REPLICAS; i++) {
     const nodeKeyHex = i === 1 ? prepared.member.nodeKeyHex : crypto.randomBytes(32).toString('hex');
@@ -174,6 +191,7 @@ async function startHostFleet(stack, s, ctx) {
     authPort: r.ports.auth,
     rpcUrl: r.rpcUrl,
     metricsUrl: r.metricsUrl,
+    cpu: { read: async () => r.group.cpu() }, // SYNC=network: its own CPU over its sync
   }));
   // Prometheus scrapes every replica, each series labelled with its replica: sums over them are the fleet's.
   const withMetrics = replicas.filter((r) => r.cmd.metrics);

@@ -2,7 +2,8 @@
 // REPLICAS=2 on the host runtime: two geth replicas on a one-node network,
 // each on its own copy of STATE=small, behind a real HAProxy; one replica is killed on purpose inside the window
 // (FAULT=kill-replica@5s) and the fleet keeps serving. Then one frozen
-// (SIGSTOP) for 9 s: HAProxy takes it out of rotation and puts it back.
+// (SIGSTOP) for 9 s: HAProxy takes it out of rotation and puts it back. Last,
+// SYNC=network: each replica starts at the genesis and syncs from its peers.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -194,6 +195,59 @@ describe('REPLICAS=2 behind HAProxy: a replica frozen in the window is taken out
       run.warnings.join('\n'),
     );
     assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /HAProxy took replica-2 out of/);
+  });
+
+  it('leaves no process behind', () => {
+    assert.deepEqual(processesWith(tmp), []);
+  });
+});
+
+describe('REPLICAS=2 with SYNC=network: each replica starts at the genesis and snap-syncs the state from its peers', () => {
+  let res;
+  let run;
+  let tmp;
+
+  before(async () => {
+    const r = startRun(GETH_DEV, { ...FLEET, SYNC: 'network', DURATION_S: '6' });
+    tmp = r.tmp;
+    res = await r.done;
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it('starts each replica with the profile genesis block alone, not a copy of the state', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.match(
+      res.stderr,
+      /starting 2 replicas of geth, each on cpus \S+ in its own cgroup, each with STATE=small's genesis block alone/,
+    );
+  });
+
+  it("syncs them one after another, each to the network's head with its own bytes and CPU, its state checked", () => {
+    const reps = run.sync.replicas;
+    assert.deepEqual(
+      reps.map((x) => x.replica),
+      ['replica-1', 'replica-2'],
+    );
+    for (const x of reps) {
+      assert.equal(x.mode, 'network');
+      assert.equal(x.sync_mode, 'snap');
+      assert.equal(x.start_head, 0, JSON.stringify(x));
+      assert.ok(x.head > 0 && x.blocks === x.head, JSON.stringify(x));
+      assert.ok(
+        x.p2p_in_bytes > 100000,
+        `${x.replica} received ${x.p2p_in_bytes} bytes: the state came from its peers`,
+      );
+      assert.ok(x.cpu_s > 0, JSON.stringify(x));
+      assert.equal(x.state_check.equal, true);
+    }
+    assert.equal(run.sync.seconds, reps[0].seconds, "the record's own figures are replica-1's");
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /- replica-2: from block 0 to \d+/);
+  });
+
+  it('both replicas serve the window once synced', () => {
+    for (const r of run.node.fleet.replicas) assert.ok(r.requests > 50, JSON.stringify(r));
   });
 
   it('leaves no process behind', () => {
