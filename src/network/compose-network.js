@@ -118,8 +118,14 @@ async function planComposeNetwork(s, { client, bin, workDir, imageRef, cpus }) {
  * Before `up` (or the swarm's deploy): the network's genesis written into the node's volume and each network node's,
  * by the client's init in a one-off `compose run` (the volumes are the project's, which a stack of the same name uses).
  */
-async function initComposeNetwork(s, plan, { client, run, log, replicas = [], state = null }) {
-  if (state) return copyStateInto(s, [...replicas, ...plan.peers.map((p) => p.name)], { state, run, log });
+async function initComposeNetwork(s, plan, { client, run, log, replicas = [], state = null, genesisOnly = null }) {
+  const peers = plan.peers.map((p) => p.name);
+  if (state && genesisOnly) {
+    // SYNC=network: the replicas start as the node does, with the profile's genesis block alone, and sync the state
+    await copyStateInto(s, replicas, { state, run, log, from: genesisOnly });
+    return copyStateInto(s, peers, { state, run, log });
+  }
+  if (state) return copyStateInto(s, [...replicas, ...peers], { state, run, log });
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const services = ['node', ...replicas, ...plan.peers.map((p) => p.name)];
   log(`network: writing the network's genesis into the volumes of ${services.join(', ')}`);
@@ -135,10 +141,12 @@ async function initComposeNetwork(s, plan, { client, run, log, replicas = [], st
 
 /**
  * With a STATE profile: a copy of the cached profile's folder in each network node's and replica's volume (the node's
- * own volume holds its copy already, or the genesis block alone with SYNC=network), by a one-off `compose run` of cp
+ * own volume holds its copy already, or the genesis block alone with SYNC=network; `from`: that folder instead, for
+ * the replicas that sync as the node does), by a one-off `compose run` of cp
  * in the service's own image, with the cached folder mounted read-only. Checks the engine's disk for every copy first.
  */
-async function copyStateInto(s, services, { state, run, log }) {
+async function copyStateInto(s, services, { state, run, log, from = null }) {
+  if (!services.length) return;
   const root = await docker.dataRoot();
   const problem = copyProblem(
     `${s.STATE} (a copy for each of ${services.join(', ')})`,
@@ -146,9 +154,10 @@ async function copyStateInto(s, services, { state, run, log }) {
     root,
   );
   if (problem) throw new Error(problem);
-  log(`network: copying STATE=${s.STATE} into the volumes of ${services.join(', ')}`);
+  const what = from ? `STATE=${s.STATE}'s genesis block alone` : `STATE=${s.STATE}`;
+  log(`network: copying ${what} into the volumes of ${services.join(', ')}`);
   for (const svc of services) {
-    const mount = ['-v', `${state.dataDir}:/chainperf-state:ro`, '--entrypoint', 'cp'];
+    const mount = ['-v', `${from || state.dataDir}:/chainperf-state:ro`, '--entrypoint', 'cp'];
     const r = await run(['run', '--rm', '--no-deps', '-T', ...mount, svc, '-a', '/chainperf-state/.', '/data/']);
     if (r.code !== 0)
       throw new Error(

@@ -4,6 +4,7 @@
 // network/compose-network.js) and the fleet's replicas and balancer
 // (REPLICAS, compose-fleet.js). Both come as compose files of the run.
 
+const path = require('node:path');
 const { cpuList } = require('./host');
 const { planComposeNetwork, initComposeNetwork, startComposeNetwork } = require('../network/compose-network');
 const { planComposeFleet, startComposeFleet, fleetMembers } = require('./compose-fleet');
@@ -44,23 +45,27 @@ async function planAround(s, { client, images, workDir, log, nodeCpus, otherCpus
 const otherCpusOf = (generatorCpus, ncpu) => generatorCpus || cpuList(0, ncpu);
 
 /** Before `up`: the network's genesis (or a STATE profile's copy) in every member's and network node's volume. */
-async function initAround(s, around, { client, run, log, state = null }) {
+async function initAround(s, around, { client, run, log, state = null, workDir = null }) {
   if (!around.network) return;
   const replicas = around.fleet ? around.fleet.replicas.slice(1).map((r) => r.service) : [];
-  await initComposeNetwork(s, around.network, { client, run, log, replicas, state });
+  // SYNC=network with a STATE profile: the genesis block alone, which prepareComposeNode wrote for the node
+  const genesisOnly = state && s.SYNC === 'network' && workDir ? path.join(workDir, 'genesis-only') : null;
+  await initComposeNetwork(s, around.network, { client, run, log, replicas, state, genesisOnly });
 }
 
 /** Once the node answers: the fleet (the balancer becomes the run's endpoint), then the network around them. */
 async function startAround(s, stack, around, { client, containers, services, log, signal }) {
   const nodeRpcUrl = stack.rpcUrl;
-  if (around.fleet) await startComposeFleet(s, stack, { plan: around.fleet, containers, services, log });
+  const started = around.fleet
+    ? await startComposeFleet(s, stack, { plan: around.fleet, containers, services, log })
+    : null;
   if (around.network)
     await startComposeNetwork(s, stack, {
       client,
       plan: around.network,
       services,
       nodeRpcUrl,
-      replicas: around.fleet ? fleetMembers(around.fleet, client) : [],
+      replicas: around.fleet ? fleetMembers(around.fleet, client, started) : [],
       log,
       signal,
     });

@@ -23,6 +23,7 @@ const { sleep } = require('../util/time');
 const { renderConfig, serverCounts, HEALTH_BODY } = require('./haproxy');
 const { fleetHooks } = require('./fleet-hooks');
 const { MOUNT, memberService, loopback } = require('../network/compose-network');
+const { nodeSyncMode } = require('../network/members');
 
 const LB_PORT = 8000; // inside the haproxy container
 const STATS_PORT = 8001;
@@ -75,7 +76,8 @@ async function planComposeFleet(s, { client, workDir, imageRef, haproxyRef, node
   const { lb, stats } = await freePorts(['lb', 'stats']);
   const services = {};
   for (const r of replicas.slice(1)) {
-    const command = compose.args(s, { network: { nodeKeyHex: r.nodeKeyHex, jwtFile: `${MOUNT}/jwt.hex` } });
+    const member = { nodeKeyHex: r.nodeKeyHex, jwtFile: `${MOUNT}/jwt.hex`, syncMode: nodeSyncMode(s) };
+    const command = compose.args(s, { network: member });
     const service = { imageRef, command, cpus: nodeCpus, ports: r.ports, inside, dir: network.dir, name: r.service };
     services[r.service] = { ...memberService(service), labels: { 'io.chainperf.role': 'replica' } };
   }
@@ -223,8 +225,11 @@ function describeComposeFleet(stack, { replicas, plan }) {
   stack.extraLogs = [{ file: plan.configFile, name: 'haproxy.cfg', whole: true }];
 }
 
-/** Replicas 2..N as members of the run's network: by service name inside the project, by published port from here. */
-function fleetMembers(plan, client) {
+/**
+ * Replicas 2..N as members of the run's network: by service name inside the project, by published port from here;
+ * each one's CPU from its container's cgroup (started: startComposeFleet's replicas), for its sync (SYNC=network).
+ */
+function fleetMembers(plan, client, started = []) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const compose = /** @type {import('../contracts').ComposeService} */ (client.compose);
   return plan.replicas.slice(1).map((r) => ({
@@ -235,7 +240,13 @@ function fleetMembers(plan, client) {
     authUrl: `http://127.0.0.1:${r.ports.auth}`,
     rpcUrl: `http://127.0.0.1:${r.ports.rpc}`,
     metricsUrl: `http://127.0.0.1:${r.ports.metrics}${compose.metrics.path}`,
+    ...groupCpu((started || []).find((x) => x.name === r.name)),
   }));
+}
+
+/** A started replica's CPU reader, for the network's sync hooks; nothing when it has no cgroup here. */
+function groupCpu(replica) {
+  return replica && replica.group ? { cpu: { read: async () => replica.group.cpu() } } : {};
 }
 
 module.exports = { planComposeFleet, startComposeFleet, fleetMembers, serviceOf };

@@ -257,7 +257,7 @@ async function startCompose(scenario, { runId, workDir, log, signal, onStack }) 
     await prepareComposeNode(stack, p, { runId, workDir, log, signal });
     // Down first in teardown order means: registered before up, so a failed up is cleaned too.
     registerDown(stack, p, { workDir, log });
-    await initAround(s, p.around, { client, run: p.run, log, state: stack.state });
+    await initAround(s, p.around, { client, run: p.run, log, state: stack.state, workDir });
     const containers = await composeUp(p, log);
     stack.containers = containers;
     await watchNodeContainer(stack, containers);

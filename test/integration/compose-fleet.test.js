@@ -6,7 +6,8 @@
 // clients'; each replica's CPU agrees with its container's cgroup read by
 // this test; replica-2's container is killed in
 // the window (FAULT) and the other replica takes its traffic without the
-// window stalling; the project goes down whole.
+// window stalling; the project goes down whole. Then SYNC=network: each
+// replica service starts at the profile's genesis block and syncs in turn.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -125,6 +126,59 @@ describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy
       run.warnings.some((x) => /replica replica-2 exited/.test(x)),
       run.warnings.join('\n'),
     );
+  });
+
+  it('brings the project down with every volume', async () => {
+    assert.deepEqual(await docker.projectLeftovers(project), { containers: [], volumes: [], networks: [] });
+  });
+});
+
+describe('REPLICAS=2 with SYNC=network in the compose runtime: each replica service snap-syncs the state in turn', () => {
+  let res;
+  let run;
+  let project;
+
+  before(async () => {
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      RUNTIME: 'compose',
+      GRAFANA: 'no',
+      REPLICAS: '2',
+      NETWORK_NODES: '1',
+      PEERS: '4',
+      GENERATOR: 'lean',
+      SYNC: 'network',
+      STATE: 'small',
+      DURATION_S: '8',
+      WARMUP_S: '2',
+      IDLE_S: '4',
+    });
+    await r.waitFor(/starting compose project (\S+)/);
+    project = /starting compose project (\S+)/.exec(r.stderrText())[1];
+    res = await r.done;
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it("gives replica-2's volume the profile's genesis block alone, the network node's the state", () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.match(res.stderr, /copying STATE=small's genesis block alone into the volumes of replica-2/);
+    assert.match(res.stderr, /copying STATE=small into the volumes of network-1/);
+  });
+
+  it("syncs both replicas from the network, one after another, each with its container's own CPU", () => {
+    const reps = run.sync.replicas;
+    assert.deepEqual(
+      reps.map((x) => x.replica),
+      ['replica-1', 'replica-2'],
+    );
+    for (const x of reps) {
+      assert.equal(x.sync_mode, 'snap');
+      assert.equal(x.start_head, 0, JSON.stringify(x));
+      assert.ok(x.head > 0 && x.p2p_in_bytes > 100000 && x.cpu_s > 0, JSON.stringify(x));
+      assert.equal(x.state_check.equal, true);
+    }
+    for (const r of run.node.fleet.replicas) assert.ok(r.requests > 50, JSON.stringify(r));
   });
 
   it('brings the project down with every volume', async () => {
