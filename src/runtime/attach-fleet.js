@@ -71,7 +71,13 @@ function fleetCpuSource(replicas) {
         replicas.map((r) => (isLost(r) ? Promise.resolve(null) : r.source.readEdge(edgeMs, signal))),
       );
       if (signal && signal.aborted) throw signal.reason;
-      if (settled.every((x) => x.status === 'rejected')) throw settled[0].reason;
+      // every replica failed here or was lost before: nothing of the fleet is read
+      if (!settled.some((x) => x.status === 'fulfilled' && x.value !== null)) {
+        const failed = settled.find((x) => x.status === 'rejected');
+        throw failed
+          ? failed.reason
+          : new Error('REPLICA_METRICS: every replica was lost: no metrics endpoint answers');
+      }
       const reads = settled.map((x, i) => {
         if (x.status === 'fulfilled') return x.value;
         const reason = x.reason && x.reason.message ? x.reason.message : String(x.reason);

@@ -83,6 +83,52 @@ describe('attach to a fleet (REPLICA_METRICS)', function () {
     assert.equal(await hook.stop(), null);
   });
 
+  it("a replica whose metrics endpoint stops answering is lost (which, when, why); the fleet's CPU is then null", async () => {
+    let down = false; // replica-2's endpoint, from the second edge on
+    const calls = { 'replica-2': 0 };
+    const reading = (edge, cpu) => ({ total_s: cpu, at_ms: edge, seen_ms: edge + 5, also: { rpc_requests: edge } });
+    const replicas = [
+      { name: 'replica-1', source: { readEdge: async (edge) => reading(edge, edge / 1000), align: (x) => x } },
+      {
+        name: 'replica-2',
+        source: {
+          readEdge: async (edge) => {
+            calls['replica-2']++;
+            if (down) throw new Error('connect ECONNREFUSED 127.0.0.1:6060');
+            return reading(edge, edge / 2000);
+          },
+        },
+      },
+    ];
+    const src = fleetCpuSource(replicas);
+    const hooks = attachFleetHooks(replicas, src, { requestsMetric: 'rpc_requests', cpuMetric: 'cpu' });
+    assert.equal((await src.readEdge(1000)).total_s, 1.5);
+    const hook = hooks.windowHook({ start: 1000, end: 3000 });
+    down = true;
+    const end = await src.readEdge(3000);
+    assert.equal(end.total_s, null, "the lost replica's CPU is unknown: so is the fleet's");
+    assert.equal(end.seen_ms, 3005);
+    const f = await hook.stop();
+    assert.deepEqual(f.replicas_lost, [
+      { replica: 'replica-2', at_ms: 3000, reason: 'connect ECONNREFUSED 127.0.0.1:6060' },
+    ]);
+    assert.deepEqual(
+      f.replicas.map((r) => [r.name, r.cpu_s, r.requests, r.up_at_end]),
+      [
+        ['replica-1', 2, 2000, true],
+        ['replica-2', null, null, false],
+      ],
+    );
+    assert.match(hooks.problems()[0], /replica replica-2's metrics endpoint stopped answering at .*ECONNREFUSED/);
+    // a later edge does not ask the lost replica again; when no replica is left, the edge fails
+    await src.readEdge(4000);
+    assert.equal(calls['replica-2'], 2);
+    replicas[0].source.readEdge = async () => {
+      throw new Error('gone too');
+    };
+    await assert.rejects(src.readEdge(5000), /gone too/);
+  });
+
   it('refuses replicas that refresh at different periods', async () => {
     const t0 = Date.now();
     const a = await replicaEndpoint({ t0, period: 100, phaseMs: 0, load: 1, rate: 1 });
