@@ -12,7 +12,7 @@ const path = require('node:path');
 const crypto = require('node:crypto');
 const clients = require('./clients');
 const { resolveScenario, redactScenario } = require('./scenario/resolve');
-const { prepareNode } = require('./session/prepare');
+const { prepareNode, warmUp } = require('./session/prepare');
 const { killGenerators } = require('./workload/artillery');
 const { guardRun, leftoversOf } = require('./session/signals');
 const { watchOtherRuns } = require('./runtime/others');
@@ -21,7 +21,7 @@ const {
   measureSaturation,
   profileMethods,
   fmtHeadline,
-  startRepeatGenerator,
+  startRunGenerator,
 } = require('./measure/phases');
 const { measureIdle } = require('./measure/edges');
 const { profileOutcome } = require('./measure/profile');
@@ -62,6 +62,7 @@ async function measureRun(s, r) {
   const { run, series, held, controller } = r;
   const { signal } = controller;
   const ctx = await prepareNode(s, {
+    warm: false, // startRunGenerator warms up
     run,
     runId: r.runId,
     workDir: r.workDir,
@@ -87,7 +88,9 @@ async function measureRun(s, r) {
       );
     },
   });
-  await startRepeatGenerator(ctx); // REPEAT with its generator kept: started before the first idle baseline
+  // the warm-up, by the generator kept for the run's windows (started before the first idle baseline) or a pass
+  run.phase = 'warmup';
+  await startRunGenerator(ctx, warmUp);
   if (s.IDLE_S > 0) {
     run.phase = 'idle';
     run.idle = await measureIdle(held.stack, s.IDLE_S, signal);

@@ -86,46 +86,53 @@ function repeatGeneratorMode(s, mix) {
   return why ? { mode: 'per-window', reason: why } : { mode: 'kept', reason: null };
 }
 
+/** A run's kept generator: its name (its files), and what it runs, for the log. */
+function keptRole(s) {
+  if (s.SATURATE === 'yes') return { name: 'saturate', what: 'saturation', runs: 'every step', each: 'step' };
+  if (s.REPEAT > 1) return { name: 'repeat', what: 'repetitions', runs: `the ${s.REPEAT} windows`, each: 'window' };
+  return { name: 'measure', what: 'window', runs: 'the window', each: 'window' };
+}
+
 /**
- * REPEAT > 1 or SATURATE=yes: how its windows get their load (ctx.repeatMode). With a kept generator, one artillery
- * pass (GENERATORS of them) starts now, before the first idle baseline, and its users wait for each window
- * (measure/kept-generator.js): 1 s of unmeasured load proves its workers up, and every window then has a 1 s lead-in
- * in place of artillery's start-up. A saturation step's window carries its own rate. measureRepeated and
- * measureSaturation end it.
+ * The warm-up and how the run's windows get their load (ctx.repeatMode, REPEAT_GENERATOR). Kept: one artillery pass
+ * (GENERATORS of them) starts now and runs the warm-up (WARMUP_S, at least 1 s of unmeasured load that proves its
+ * workers up), then idles; its users wait for each window (measure/kept-generator.js), which then has a 1.25 s lead-in
+ * in place of artillery's start-up; a saturation step's window carries its own rate. measureRepeated and
+ * measureSaturation end it. Per-window (the setting, or a workload that needs a pass per window): the warm-up's pass,
+ * then a pass per window. warmUp: the session's warm-up pass (session/prepare.js), which this layer is given.
  */
-async function startRepeatGenerator(ctx) {
+async function startRunGenerator(ctx, warmUp) {
   const { s } = ctx;
-  const saturate = s.SATURATE === 'yes';
-  if (!(s.REPEAT > 1) && !saturate) return;
-  const [what, each] = saturate ? ['saturation', 'step'] : ['repetitions', 'window'];
+  const role = keptRole(s);
   ctx.repeatMode = repeatGeneratorMode(s, ctx.mix);
   if (ctx.repeatMode.mode !== 'kept') {
-    log(`${what}: a load generator pass per ${each} (${ctx.repeatMode.reason})`);
+    if (s.SATURATE === 'yes' || s.REPEAT > 1)
+      log(`${role.what}: a load generator pass per ${role.each} (${ctx.repeatMode.reason})`);
+    await warmUp(s, ctx.stack, { spec: ctx.spec, workDir: ctx.workDir, signal: ctx.signal, log });
     return;
   }
-  log(
-    `${what}: one load generator kept across the ${saturate ? 'steps' : `${s.REPEAT} windows`} (REPEAT_GENERATOR=kept)`,
-  );
-  const name = saturate ? 'saturate' : 'repeat';
-  const kept = new KeptGenerator({ ...ctx, s: keptScenario(s) }, name, ctx.signal);
+  log(`${role.what}: one load generator runs the warm-up and ${role.runs} (REPEAT_GENERATOR=kept)`);
+  if (s.WARMUP_S > 0) log(`warmup: warming up for ${s.WARMUP_S} s (not measured)`);
+  const kept = new KeptGenerator({ ...ctx, s: keptScenario(s) }, role.name, ctx.signal);
   ctx.kept = kept;
-  ctx.keptName = name;
-  await kept.warm(1, path.join(ctx.workDir, `samples-${name}-start`));
+  ctx.keptName = role.name;
+  await kept.warm(s.WARMUP_S, path.join(ctx.workDir, `samples-${role.name}-warmup`));
   ctx.startupS = KEPT_LEAD_S;
 }
 
-/** Ends the kept generator (its artillery output into the report folder as artillery-repeat*.json, -saturate*). */
+/**
+ * Ends the kept generator; its artillery output into the report folder: artillery.json for a single window's (as a
+ * pass of its own writes it), artillery-repeat*.json, artillery-saturate*.json.
+ */
 async function releaseGenerator(ctx) {
   const { kept } = ctx;
   if (!kept) return;
   ctx.kept = null;
   ctx.startupS = undefined; // later windows (PROFILE=methods) start a pass of their own
+  const stem = ctx.keptName === 'measure' ? 'artillery' : `artillery-${ctx.keptName}`;
   for (const r of await kept.stop().catch(() => []))
     if (r.rawFile && fs.existsSync(r.rawFile))
-      copyScrubbed(
-        r.rawFile,
-        path.join(ctx.reportDir, `artillery-${ctx.keptName}${r.index ? `-g${r.index}` : ''}.json`),
-      );
+      copyScrubbed(r.rawFile, path.join(ctx.reportDir, `${stem}${r.index ? `-g${r.index}` : ''}.json`));
 }
 
 /** Drops the kernel's page cache (DROP_CACHES=yes); a failure is a warning, not the end of the run. */
@@ -145,7 +152,7 @@ async function measureRepeated(ctx) {
   const { s } = ctx;
   const reps = [];
   const keep = (x) => ({ window: x.window, idle: x.idle, node: x.node, generator: x.generator, figures: x.figures });
-  const mode = ctx.repeatMode || null; // startRepeatGenerator's
+  const mode = ctx.repeatMode || null; // startRunGenerator's
   try {
     for (let r = 1; r <= s.REPEAT; r++) {
       const idle = r === 1 ? ctx.idle : s.IDLE_S > 0 ? await measureIdle(ctx.stack, s.IDLE_S, ctx.signal) : null;
@@ -160,7 +167,7 @@ async function measureRepeated(ctx) {
   } finally {
     await releaseGenerator(ctx);
   }
-  if (s.REPEAT === 1) return { chosen: reps[0], extra: {} };
+  if (s.REPEAT === 1) return { chosen: reps[0], extra: mode ? { window_generator: mode } : {} };
   const outliers = flagOutliers(reps);
   for (const o of outliers)
     ctx.warnings.push(
@@ -280,5 +287,5 @@ module.exports = {
   fmtHeadline,
   windowWithFigures,
   repeatGeneratorMode,
-  startRepeatGenerator,
+  startRunGenerator,
 };

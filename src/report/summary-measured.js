@@ -11,8 +11,14 @@ const { chainOf, mib, ms, num } = require('./format');
 
 function windowLines(run) {
   if (!run.window) return [];
+  const g = run.window_generator;
+  const load = !g
+    ? ''
+    : g.mode === 'kept'
+      ? ' Its load came from the generator that ran the warm-up, idle since, resumed 1 s before the window (REPEAT_GENERATOR=kept).'
+      : ` Its load came from a generator pass of its own (${g.reason}).`;
   return [
-    `- Measured window: ${num((run.window.end_ms - run.window.start_ms) / 1000, 3)} s, from ${new Date(run.window.start_ms).toISOString()} to ${new Date(run.window.end_ms).toISOString()}. A request counts when it completes inside it.${run.window.partial ? ' Cut short by the failure: the figures cover the window up to the last instant measured before it.' : ''}`,
+    `- Measured window: ${num((run.window.end_ms - run.window.start_ms) / 1000, 3)} s, from ${new Date(run.window.start_ms).toISOString()} to ${new Date(run.window.end_ms).toISOString()}. A request counts when it completes inside it.${load}${run.window.partial ? ' Cut short by the failure: the figures cover the window up to the last instant measured before it.' : ''}`,
   ];
 }
 
