@@ -58,6 +58,15 @@ describe('host runtime: geth --dev end to end', () => {
     assert.match(res.reportDir, /reports\/geth-dev\/\d{8}-\d{6}-[0-9a-f]{4}$/);
   });
 
+  it('runs the warm-up and the window on one load generator: the window has a 1 s lead-in, no start-up of its own', () => {
+    assert.deepEqual(run.window_generator, { mode: 'kept', reason: null });
+    assert.match(res.stderr, /window: one load generator runs the warm-up and the window \(REPEAT_GENERATOR=kept\)/);
+    assert.match(
+      res.stderr,
+      /measure: measuring for \d+ s from \S+ \(after a 1 s lead-in of the generator kept running\)/,
+    );
+  });
+
   it('writes run.json valid against the schema, with status ok and provenance', () => {
     assert.deepEqual(schemaErrors(run), []);
     assert.equal(run.status, 'ok');
