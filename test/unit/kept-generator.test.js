@@ -228,9 +228,10 @@ describe("a kept generator's open loop (saturation steps)", function () {
     const base = await inWindow(1, null); // the pass's 100/s over 1 s
     const step = await inWindow(2, 801); // generator 1 of 2 takes 400 of 801/s
     const back = await inWindow(3, 201); // and 100 of 201/s
-    assert.ok(Math.abs(base - 100) <= 15, `${base} requests at the pass's 100/s`);
-    assert.ok(Math.abs(step - 400) <= 40, `${step} requests at 400/s`);
-    assert.ok(Math.abs(back - 100) <= 15, `${back} requests at 100/s`);
+    // wide bounds (a loaded machine delays timers), yet apart: a generator stuck at 100/s cannot reach 250
+    assert.ok(base >= 50 && base <= 150, `${base} requests at the pass's 100/s`);
+    assert.ok(step >= 250 && step <= 550, `${step} requests at 400/s`);
+    assert.ok(back >= 50 && back <= 150, `${back} requests at 100/s`);
     const quiet = answered;
     await sleep(400);
     assert.equal(answered, quiet, 'nothing sent between windows');
