@@ -119,6 +119,22 @@ class KeptGenerator {
     }
   }
 
+  /**
+   * Waits until every worker that wrote samples into samplesDir has its requests of that window answered (its quiet
+   * file): requests still out after stop_at (a slow node answers in seconds) would load the node during what comes
+   * next, an idle baseline or the other side's window, as a pass of its own does not (artillery exits only once they
+   * are answered). A request times out after the scenario's REQUEST_TIMEOUT_MS, so the wait ends by then.
+   */
+  async quietOf(samplesDir, workers) {
+    const deadline = Date.now() + (this.ctx.s.REQUEST_TIMEOUT_MS || 30000) + 2000;
+    const quiet = (w) => fs.existsSync(path.join(samplesDir, w.replace(/^worker-/, 'quiet-'))); // worker-<id>: quiet-<id>
+    while (workers.some((w) => !quiet(w)) && Date.now() < deadline) {
+      if (this.signal && this.signal.aborted) throw this.signal.reason;
+      if (this.exit) throw this.exited();
+      await sleep(20);
+    }
+  }
+
   /** Waits until a worker has registered (it waits for windows), for up to timeoutMs; false when none did. */
   async ready(timeoutMs) {
     const deadline = Date.now() + timeoutMs;
@@ -141,7 +157,8 @@ class KeptGenerator {
     writeWhole(path.join(this.dir, `window-${this.count}.json`), win);
     const left = win.stop_at - Date.now();
     if (left > 0) await sleep(left, null, { signal: this.signal });
-    await this.samplesOf(win.samples_dir, win.stop_at + waitMs);
+    const workers = await this.samplesOf(win.samples_dir, win.stop_at + waitMs);
+    await this.quietOf(win.samples_dir, workers);
     const n = this.passes.length;
     // A window with its own rate (a saturation step) offers each generator its share of it, as split.js shares RATE.
     const offered = (p) => (win.rate ? { rate: shareOf(win.rate, n, p.meta.index) } : p.meta.offered);

@@ -9,8 +9,9 @@
 // register there, wait for each window's file (window-<k>.json: its
 // instants, seed and samples folder, and an open loop's rate where the window
 // sets one), send from the window's send_from until its stop_at with a
-// recorder of that window's own, write its samples, and wait for the next,
-// until the session's end file appears.
+// recorder of that window's own, write its samples (and a quiet file once
+// the window's requests are all answered), and wait for the next, until the
+// session's end file appears.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -75,6 +76,16 @@ function armWindow(spec, recorder, extras) {
   return flush;
 }
 
+/**
+ * A kept generator's window is over for this worker once the requests it sent are all answered (or failed): their
+ * answers still load the node after stop_at. Writes `file` then, so that the orchestrator measures nothing (an idle
+ * baseline, the other side's window) while they are out. Checked every 20 ms; does not keep the process alive.
+ */
+function markQuiet(recorder, file) {
+  if (recorder.inFlight <= 0) return fs.writeFileSync(file, '');
+  return setTimeout(() => markQuiet(recorder, file), 20).unref();
+}
+
 /** The seed a worker draws with: the pass's, this generator's share of it, and the worker's thread. */
 const workerSeed = (spec) => (spec.seed || 0) + threadId * 7919;
 
@@ -126,6 +137,8 @@ function keptGenerator(base, pool, worker) {
     g.recorder = newRecorder(spec, worker);
     g.extras = {};
     g.flush = armWindow(spec, g.recorder, g.extras);
+    if (spec.samples_dir)
+      when(spec.stop_at, () => markQuiet(g.recorder, path.join(spec.samples_dir, `quiet-${worker}`)));
     for (const hook of g.onWindow) hook(g);
   };
   const poll = () =>

@@ -128,6 +128,35 @@ describe('a load generator kept across windows', function () {
     await Promise.all(users); // the users end with the session
   });
 
+  it('marks a window quiet only once the requests it sent are answered, not at stop_at', async () => {
+    // a session of its own: the one above has ended
+    session = tmpDir();
+    const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
+    fs.writeFileSync(process.env.CHAINPERF_GENERATOR_SPEC, JSON.stringify({ ...spec, session_dir: session }));
+    Engine.reset();
+    const users = [user(), user()];
+    await sleep(200);
+    const fast = node.answer;
+    node.answer = (b) => new Promise((r) => setTimeout(() => r(fast(b)), 600)); // a node that answers in 600 ms
+    const from = Date.now() + 100;
+    const w = { send_from: from, start_at: from + 100, end_at: from + 400, stop_at: from + 450, seed: 11 };
+    w.samples_dir = path.join(dir, 'samples-quiet');
+    fs.mkdirSync(w.samples_dir);
+    fs.writeFileSync(path.join(session, 'window-1.json'), JSON.stringify(w));
+    const quietFile = () => fs.readdirSync(w.samples_dir).find((f) => f.startsWith('quiet-'));
+    await sleep(w.stop_at - Date.now() + 150);
+    assert.ok(
+      fs.readdirSync(w.samples_dir).some((f) => f.startsWith('worker-')),
+      'samples written at stop_at',
+    );
+    assert.equal(quietFile(), undefined, 'requests still out after stop_at: not quiet yet');
+    await sleep(800);
+    assert.ok(quietFile(), 'quiet once they were answered');
+    node.answer = fast;
+    fs.writeFileSync(path.join(session, 'end'), '');
+    await Promise.all(users);
+  });
+
   it('is refused, with the reason, for the workloads that need a pass per window', () => {
     const s = { AB_GENERATOR: 'kept', CHAIN: 'ethereum', WORKLOAD: 'eth-default', COLD: 'no', RAMP_S: 0 };
     assert.equal(keptRefusal(s, { eth_call: 1 }), null);
