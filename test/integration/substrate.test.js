@@ -193,7 +193,9 @@ describe(`Substrate write workload on ${useOmni ? 'polkadot-omni-node' : 'chopst
     const r = startRun(path.join(ROOT, 'scenarios', 'polkadot-transfers.env'), {
       ...SHORT,
       CONCURRENCY: '4',
-      DURATION_S: '8',
+      // chopsticks builds a block when asked (every 2 s): a window of several, so that a loaded machine, which slows
+      // each block (once none in 8 s), still includes transactions in it
+      DURATION_S: '16',
       WARMUP_S: '0',
       IDLE_S: '0',
       HISTORY_TRANSFERS: '0',
@@ -209,7 +211,7 @@ describe(`Substrate write workload on ${useOmni ? 'polkadot-omni-node' : 'chopst
     const tx = run.substrate.transactions;
     assert.ok(tx.included > 0, JSON.stringify(tx));
     assert.equal(tx.failed, 0, JSON.stringify(tx.errors));
-    assert.ok(Math.abs(tx.tps - tx.included / 8) < 0.001);
+    assert.ok(Math.abs(tx.tps - tx.included / 16) < 0.001);
     const l = tx.inclusion_latency_ms;
     assert.ok(l.p50 > 0 && l.p50 <= l.p99 && l.p99 <= l.max);
     // Every included transaction was submitted by a counted call, except those already in flight when the
