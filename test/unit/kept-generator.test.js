@@ -132,25 +132,31 @@ describe('a load generator kept across windows', function () {
     // a session of its own: the one above has ended
     session = tmpDir();
     const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
-    fs.writeFileSync(process.env.CHAINPERF_GENERATOR_SPEC, JSON.stringify({ ...spec, session_dir: session }));
+    // requests that do not time out while the node holds them (the spec above times out at 400 ms)
+    const quietSpec = { ...spec, session_dir: session, timeout_ms: 15000 };
+    fs.writeFileSync(process.env.CHAINPERF_GENERATOR_SPEC, JSON.stringify(quietSpec));
     Engine.reset();
     const users = [user(), user()];
     await sleep(200);
     const fast = node.answer;
-    node.answer = (b) => new Promise((r) => setTimeout(() => r(fast(b)), 600)); // a node that answers in 600 ms
+    const held = []; // the node holds every answer until the test releases them
+    node.answer = (b) => new Promise((r) => held.push(() => r(fast(b))));
     const from = Date.now() + 100;
-    const w = { send_from: from, start_at: from + 100, end_at: from + 400, stop_at: from + 450, seed: 11 };
+    const w = { send_from: from, start_at: from + 100, end_at: from + 1500, stop_at: from + 1600, seed: 11 };
     w.samples_dir = path.join(dir, 'samples-quiet');
     fs.mkdirSync(w.samples_dir);
     fs.writeFileSync(path.join(session, 'window-1.json'), JSON.stringify(w));
     const quietFile = () => fs.readdirSync(w.samples_dir).find((f) => f.startsWith('quiet-'));
-    await sleep(w.stop_at - Date.now() + 150);
+    while (!held.length) await sleep(10); // a request is out
+    await sleep(Math.max(0, w.stop_at - Date.now()) + 200);
     assert.ok(
       fs.readdirSync(w.samples_dir).some((f) => f.startsWith('worker-')),
       'samples written at stop_at',
     );
     assert.equal(quietFile(), undefined, 'requests still out after stop_at: not quiet yet');
-    await sleep(800);
+    held.splice(0).forEach((release) => release());
+    const deadline = Date.now() + 5000;
+    while (!quietFile() && Date.now() < deadline) await sleep(20);
     assert.ok(quietFile(), 'quiet once they were answered');
     node.answer = fast;
     fs.writeFileSync(path.join(session, 'end'), '');
