@@ -7,9 +7,11 @@
 // the execution clients see: every block time it asks the producing node to
 // build a payload (engine_forkchoiceUpdatedV3 with payload attributes, then
 // engine_getPayloadV5), and hands the payload to every node
-// (engine_newPayloadV4, then engine_forkchoiceUpdatedV3 making it the head).
-// Transactions still travel peer to peer (devp2p): the producer includes what
-// gossip brought into its pool. docs/network.md says what this leaves out
+// (engine_newPayloadV4, then engine_forkchoiceUpdatedV3 making it the head),
+// or, with BLOCK_DELIVERY=head, only the head to every node but the producer:
+// each then fetches the block from its peers over devp2p. Transactions travel
+// peer to peer (devp2p) either way: the producer includes what gossip brought
+// into its pool. docs/network.md says what this leaves out
 // (no attestations, no beacon chain, no finality beyond "head is final").
 
 const crypto = require('node:crypto');
@@ -92,12 +94,14 @@ async function handOver(nodes, call, envelope, stats) {
  * chain's current head (the same on every node at start). Each tick takes the payload the producer built since the
  * last one, hands it to every node, and starts the next. Returns {stop, join, stats, head}: join(node) adds a node
  * (headOnly: told the head, and it syncs from its peers; later set headOnly false to hand it payloads); stats:
- * blocks, transactions in them, failures per node and the last error, which the run reports.
+ * blocks, transactions in them, failures per node and the last error, which the run reports. headsOnly: every node
+ * but the producer is told the head alone, always (BLOCK_DELIVERY=head): it fetches each block from its peers.
  * @param {{nodes: {name: string, authUrl: string, headOnly?: boolean}[], secretHex: string, head: string,
- *   headTimeS: number,
+ *   headTimeS: number, headsOnly?: boolean,
  *   periodS: number, feeRecipient: string, log: (m: string) => void}} o
  */
-function startEngineDriver({ nodes, secretHex, head, headTimeS, periodS, feeRecipient, log }) {
+function startEngineDriver({ nodes, secretHex, head, headTimeS, headsOnly = false, periodS, feeRecipient, log }) {
+  if (headsOnly) for (const n of nodes.slice(1)) n.headOnly = true;
   const call = (node, method, params) => engineCall(node.authUrl, secretHex, method, params);
   const stats = { blocks: 0, transactions: 0, failures: /** @type {Record<string, number>} */ ({}), last_error: null };
   let state = { headBlockHash: head, safeBlockHash: head, finalizedBlockHash: head };
@@ -143,12 +147,12 @@ function startEngineDriver({ nodes, secretHex, head, headTimeS, periodS, feeReci
     head: () => state.headBlockHash,
     /** Adds a node; one that joins by sync is told the current head at once. */
     async join(node) {
-      nodes.push(node);
+      nodes.push(headsOnly ? { ...node, headOnly: true } : node);
       if (node.headOnly) await call(node, 'engine_forkchoiceUpdatedV3', [state, null]);
     },
-    /** A node that has synced gets every payload from now on. */
+    /** A node that has synced gets every payload from now on (with headsOnly, every head). */
     setFull(name) {
-      for (const n of nodes) if (n.name === name) n.headOnly = false;
+      for (const n of nodes) if (n.name === name) n.headOnly = headsOnly;
     },
     async stop() {
       stopped = true;

@@ -100,6 +100,12 @@ async function awaitPeers(s, peers, { net, members, log, signal, timeoutS = 60 }
   return short; // for the run's warnings
 }
 
+/** How the network's blocks are made and reach the nodes (BLOCK_DELIVERY), as the log and run.json say it. */
+const blocksText = (s, producer) =>
+  s.BLOCK_DELIVERY === 'head'
+    ? `built by ${producer} on request of chainperf's engine-API driver (the consensus-client stand-in: engine_forkchoiceUpdatedV3, engine_getPayloadV5); every other node is told the new head alone (engine_forkchoiceUpdatedV3) and fetches the block from its peers over devp2p (BLOCK_DELIVERY=head)`
+    : `built by ${producer} on request of chainperf's engine-API driver (engine_forkchoiceUpdatedV3, engine_getPayloadV5, engine_newPayloadV4), handed to every node`;
+
 /**
  * The engine-API driver over every node, the first network node producing. With SYNC=network the node under test
  * is left out until it joins by sync (src/network/sync.js).
@@ -114,12 +120,13 @@ async function driveBlocks(s, peers, { jwtFile, members, log }) {
     secretHex: fs.readFileSync(jwtFile, 'utf8'),
     head: genesis.hash,
     headTimeS: Number(genesis.timestamp),
+    headsOnly: s.BLOCK_DELIVERY === 'head',
     periodS: s.DEV_BLOCK_TIME_S,
     feeRecipient: `0x${'00'.repeat(19)}01`,
     log,
   });
   log(
-    `network: blocks every ${s.DEV_BLOCK_TIME_S} s built by ${peers[0].name} on request of chainperf's engine-API driver (the consensus-client stand-in), handed to every node`,
+    `network: blocks every ${s.DEV_BLOCK_TIME_S} s ${blocksText(s, peers[0].name)} (the driver stands in for a consensus client)`,
   );
   return driver;
 }
@@ -245,8 +252,8 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
       nodes: s.NETWORK_NODES,
       protocol: net.protocol,
       tps: s.NETWORK_TPS,
-      blocks:
-        "built by network-1 on request of chainperf's engine-API driver (engine_forkchoiceUpdatedV3, engine_getPayloadV5, engine_newPayloadV4), handed to every node",
+      blocks: blocksText(s, peers[0].name),
+      block_delivery: s.BLOCK_DELIVERY,
       ...record,
       ...(members.length > 1 ? { watched: members[0].name } : {}),
     }),

@@ -116,6 +116,12 @@ const KEYS = {
     default: null,
     doc: 'Signed transfers per second entering the network through the other nodes (never through the node under test, which receives them by gossip). Default: 2 with NETWORK_NODES, 0 without.',
   },
+  BLOCK_DELIVERY: {
+    type: 'enum',
+    values: ['payload', 'head'],
+    default: 'payload',
+    doc: "How a network's blocks (NETWORK_NODES, geth) reach every node but the one that builds them. payload: chainperf's engine-API driver hands each node the block and the new head (engine_newPayloadV4, engine_forkchoiceUpdatedV3), as a consensus client hands its execution client the blocks it gets from the beacon network; blocks do not cross devp2p. head: the driver tells each node the new head alone (engine_forkchoiceUpdatedV3) and the node fetches the block from its peers over devp2p, so blocks travel peer to peer and count in the node's p2p bytes (docs/network.md#how-blocks-reach-the-nodes).",
+  },
   REPLICAS: {
     type: 'int',
     min: 1,

@@ -23,6 +23,8 @@ function networkChecks(v, { client, given, at }, errors) {
       );
     if (v.SYNC === 'network')
       errors.push(`${at('SYNC')}: SYNC=network: the node syncs from a network chainperf starts; set NETWORK_NODES`);
+    if (given.BLOCK_DELIVERY)
+      errors.push(`${at('BLOCK_DELIVERY')}: BLOCK_DELIVERY: a lone node builds its own blocks; set NETWORK_NODES`);
     return;
   }
   const where = at('NETWORK_NODES');

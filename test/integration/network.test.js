@@ -7,7 +7,8 @@
 // With SYNC=network and STATE=small the node starts with the profile's genesis
 // block alone and snap-syncs the state from network nodes that hold copies of
 // it (the full sync of a dev genesis is compose-network.test.js's). A write
-// workload on a network: its transfers reach the block builder by gossip.
+// workload on a network: its transfers reach the block builder by gossip, and
+// the blocks come back to the node from its peer (BLOCK_DELIVERY=head).
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -196,10 +197,11 @@ describe('SYNC=network with STATE=small: a node that starts with the genesis blo
 });
 
 describe('a write workload on a network: writers funded through the block builder, their transfers gossiped to it', () => {
-  it('sends every transfer to the node under test; they are included in blocks network-1 builds', async () => {
+  it('sends every transfer to the node under test; they are included in blocks network-1 builds, which the node fetches from its peer (BLOCK_DELIVERY=head)', async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       NETWORK_NODES: '1',
       PEERS: '4',
+      BLOCK_DELIVERY: 'head', // blocks reach the node over devp2p: the transfers' round trip is wholly peer to peer
       WORKLOAD: 'eth-transfers',
       CONCURRENCY: '4',
       DURATION_S: '8',
@@ -220,6 +222,11 @@ describe('a write workload on a network: writers funded through the block builde
     assert.equal(w.failed, 0, JSON.stringify(w.errors));
     assert.ok(run.figures.methods.eth_sendRawTransaction.requests_ok >= w.submitted);
     assert.ok(run.node.network.blocks >= 4, JSON.stringify(run.node.network));
+    assert.equal(run.network.block_delivery, 'head');
+    // told a head it did not have, the node fetched it from its peer (geth's words), and it followed the chain
+    const nodeLog = fs.readFileSync(path.join(res.reportDir, 'node.log'), 'utf8');
+    assert.ok((nodeLog.match(/Fetching the unknown forkchoice head from network/g) || []).length >= 4);
+    assert.ok(!/Ignoring payload|Invalid block/.test(nodeLog));
     assert.deepEqual(processesWith(r.tmp), []);
   });
 });

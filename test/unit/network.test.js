@@ -113,6 +113,60 @@ describe('the engine API driver (the consensus-client stand-in)', () => {
   });
 });
 
+describe('BLOCK_DELIVERY=head: the followers are told the head alone', () => {
+  it('hands the producer its own payload and tells every other node only the new head, a joining node too', async () => {
+    const calls = [];
+    let n = 0;
+    const producer = await fakeEngine(
+      'producer',
+      (m) => {
+        if (m === 'engine_forkchoiceUpdatedV3') return { payloadStatus: { status: 'VALID' }, payloadId: `0x0${++n}` };
+        if (m === 'engine_getPayloadV5')
+          return {
+            executionPayload: {
+              blockHash: `0x${String(n).padStart(64, '0')}`,
+              blockNumber: '0x1',
+              timestamp: '0x10',
+              transactions: [],
+            },
+          };
+        return { status: 'VALID' };
+      },
+      calls,
+    );
+    const answer = () => ({ status: 'VALID', payloadStatus: { status: 'SYNCING' } });
+    const follower = await fakeEngine('follower', answer, calls);
+    const joiner = await fakeEngine('joiner', answer, calls);
+    const driver = startEngineDriver({
+      nodes: [
+        { name: 'producer', authUrl: producer.url },
+        { name: 'follower', authUrl: follower.url },
+      ],
+      secretHex: SECRET,
+      head: `0x${'11'.repeat(32)}`,
+      headTimeS: 5,
+      headsOnly: true,
+      periodS: 0.05,
+      feeRecipient: `0x${'00'.repeat(20)}`,
+      log: () => {},
+    });
+    while (driver.stats.blocks < 1) await new Promise((r) => setTimeout(r, 20));
+    await driver.join({ name: 'joiner', authUrl: joiner.url });
+    driver.setFull('joiner'); // a node that has synced: still the head alone
+    while (driver.stats.blocks < 3) await new Promise((r) => setTimeout(r, 20));
+    await driver.stop();
+    for (const s of [producer, follower, joiner]) s.server.close();
+
+    const methods = (node) => [...new Set(calls.filter((c) => c.node === node).map((c) => c.method))];
+    assert.deepEqual(methods('follower'), ['engine_forkchoiceUpdatedV3']);
+    assert.deepEqual(methods('joiner'), ['engine_forkchoiceUpdatedV3']);
+    assert.ok(methods('producer').includes('engine_newPayloadV4'), 'the producer imports its own block');
+    const heads = calls.filter((c) => c.node === 'follower').map((c) => c.params[0].headBlockHash);
+    assert.ok(heads.length >= 3 && heads.every((h) => /^0x0+\d$/.test(h)), heads.join());
+    assert.deepEqual(driver.stats.failures, {});
+  });
+});
+
 describe("the network's window record", () => {
   const counters = { p2pIn: 'p2p_ingress', p2pOut: 'p2p_egress', gossipIn: ['a_in', 'b_in'], gossipKnown: ['a_known'] };
 
@@ -328,6 +382,8 @@ describe('NETWORK_NODES in a scenario', () => {
     );
     assert.match(errs('RUNTIME=host\nNETWORK_TPS=5\n'), /set NETWORK_NODES/);
     assert.match(errs('RUNTIME=host\nSYNC=network\n'), /SYNC=network: the node syncs from a network/);
+    assert.match(errs('RUNTIME=host\nBLOCK_DELIVERY=head\n'), /BLOCK_DELIVERY: a lone node builds its own blocks/);
+    assert.deepEqual(errs('RUNTIME=host\nNETWORK_NODES=1\nBLOCK_DELIVERY=head\n'), '');
   });
 });
 
