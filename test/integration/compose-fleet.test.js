@@ -25,6 +25,16 @@ async function serviceContainer(project, service) {
   return r.body.length ? r.body[0].Id : null;
 }
 
+/** What both runs share: two replicas and a network node in the compose runtime, loaded by the lean engine. */
+const FLEET = {
+  RUNTIME: 'compose',
+  GRAFANA: 'no',
+  REPLICAS: '2',
+  NETWORK_NODES: '1',
+  PEERS: '4',
+  GENERATOR: 'lean',
+};
+
 describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy service', () => {
   let res;
   let run;
@@ -34,12 +44,7 @@ describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy
 
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-      RUNTIME: 'compose',
-      GRAFANA: 'no',
-      REPLICAS: '2',
-      NETWORK_NODES: '1',
-      PEERS: '4',
-      GENERATOR: 'lean',
+      ...FLEET,
       DURATION_S: '12',
       FAULT: 'kill-replica@9s',
       WARMUP_S: '2',
@@ -140,12 +145,7 @@ describe('REPLICAS=2 with SYNC=network in the compose runtime: each replica serv
 
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
-      RUNTIME: 'compose',
-      GRAFANA: 'no',
-      REPLICAS: '2',
-      NETWORK_NODES: '1',
-      PEERS: '4',
-      GENERATOR: 'lean',
+      ...FLEET,
       SYNC: 'network',
       STATE: 'small',
       DURATION_S: '8',
