@@ -116,10 +116,7 @@ async function peersPair(reports) {
     AB_MAX_S: String(AB_MIN * 60),
     ...extra,
   };
-  const { dir } = await runSh(
-    ['ab', ...SCENARIOS.pair.map((f) => path.join(ROOT, 'scenarios', f))],
-    env,
-  );
+  const { dir } = await runSh(['ab', ...SCENARIOS.pair.map((f) => path.join(ROOT, 'scenarios', f))], env);
   const doc = JSON.parse(fs.readFileSync(path.join(dir, 'ab.json'), 'utf8'));
   const r = doc.figures.cpu_ms_per_request;
   const sides = ['a', 'b'].map((k) => ({
