@@ -18,7 +18,8 @@ const path = require('node:path');
 const { Cgroup, cgroupsUsable, spawnInGroup } = require('../platform/cgroup');
 const { freePorts } = require('../util/net');
 const { sleep } = require('../util/time');
-const { startNetworkWatch } = require('./watch');
+const { startNetworkWatch, counterReader } = require('./watch');
+const { syncAuthored } = require('./authored-sync');
 const { keepTidy } = require('./host-network');
 
 const nodeKey = () => crypto.randomBytes(32).toString('hex');
@@ -123,6 +124,49 @@ async function awaitHead(net, members, producer, { signal, timeoutS = 60 }) {
 const BLOCKS = (s) =>
   `authored by network-1 every ${s.DEV_BLOCK_TIME_S} s (the client's dev mode), imported by every other node, the node under test included, from its peers; no other node authors`;
 
+/** Starts the network nodes, each keeping the measured nodes (not with SYNC=network: they are dialled later) and the
+ * network nodes before it as reserved peers; waits until every node answers. */
+async function startPeers(s, peers, { net, client, bin, prepared, chainSpec, group, cpus, members, signal }) {
+  const measured = s.SYNC === 'network' ? [] : members.map((m) => net.multiaddr(m.nodeKeyHex, m.p2pPort));
+  for (let i = 1; i <= s.NETWORK_NODES; i++) {
+    const reserved = [...measured, ...peers.map((p) => p.address)];
+    peers.push(await spawnPeer(s, { client, bin, prepared, chainSpec, group, cpus, reserved, i }));
+  }
+  await answering([...members, ...peers], net, { signal });
+}
+
+/** NETWORK_TPS transfers through the network nodes (none at 0). */
+async function feedTransactions(s, net, peers, log) {
+  if (!(s.NETWORK_TPS > 0)) return null;
+  const feed = await net.startFeed({ urls: peers.map((p) => p.rpcUrl), tps: s.NETWORK_TPS, seed: s.SEED, log });
+  log(
+    `network: ${s.NETWORK_TPS} transfers per second enter through the network nodes, never through the node under test`,
+  );
+  return feed;
+}
+
+/** SYNC=network: the session's syncNode(), then the wait for the node's peers as at the start. */
+function syncHooks(s, stack, { net, peers, members, short, log, signal }) {
+  const m = members[0];
+  const cpu = stack.cpu && stack.cpu.read && !stack.cpu.sampled ? stack.cpu : null;
+  return {
+    syncNode: async ({ timeoutS }) => {
+      const record = await syncAuthored({
+        member: { name: m.name, rpcUrl: m.rpcUrl, address: net.multiaddr(m.nodeKeyHex, m.p2pPort) },
+        peers,
+        net,
+        readCounters: counterReader(m.metricsUrl, net.counters, new Set()),
+        cpu,
+        timeoutS,
+        signal,
+        log,
+      });
+      short.push(...(await awaitPeers(s, peers, { net, members, log, signal })));
+      return record;
+    },
+  };
+}
+
 /**
  * Once the node under test runs: starts the network nodes, waits until they peer with it, counts network-1's blocks,
  * feeds transactions through the network nodes and watches the node. Sets stack.network and pushes its teardown.
@@ -142,14 +186,11 @@ async function startAuthoredNetwork(s, stack, { client, bin, prepared, runId, cp
   log(
     `network: starting ${s.NETWORK_NODES} more ${s.CLIENT} nodes of the same chain spec on cpus ${cpus} (${net.protocol}; their logs in the work folder's network/)`,
   );
-  const measured = members.map((m) => net.multiaddr(m.nodeKeyHex, m.p2pPort));
-  for (let i = 1; i <= s.NETWORK_NODES; i++) {
-    const reserved = [...measured, ...peers.map((p) => p.address)];
-    peers.push(await spawnPeer(s, { client, bin, prepared, chainSpec: stack.chainSpec, group, cpus, reserved, i }));
-  }
-  await answering([...members, ...peers], net, { signal });
+  const chainSpec = stack.chainSpec;
+  await startPeers(s, peers, { net, client, bin, prepared, chainSpec, group, cpus, members, signal });
   log(`network: blocks ${BLOCKS(s)}`);
-  const short = await awaitPeers(s, peers, { net, members, log, signal });
+  // SYNC=network: the node under test has no peer until it syncs (syncHooks)
+  const short = s.SYNC === 'network' ? [] : await awaitPeers(s, peers, { net, members, log, signal });
   parts.driver = net.countBlocks(peers[0].rpcUrl, { log });
   const watch = startNetworkWatch({
     rpcUrl: members[0].rpcUrl,
@@ -165,22 +206,13 @@ async function startAuthoredNetwork(s, stack, { client, bin, prepared, runId, cp
   parts.watch = watch;
   const problems = watch.problems;
   watch.problems = () => [...short, ...problems()];
-  if (s.NETWORK_TPS > 0) {
-    watch.feed = parts.feed = await net.startFeed({
-      urls: peers.map((p) => p.rpcUrl),
-      tps: s.NETWORK_TPS,
-      seed: s.SEED,
-      log,
-    });
-    log(
-      `network: ${s.NETWORK_TPS} transfers per second enter through the network nodes, never through the node under test`,
-    );
-  }
+  watch.feed = parts.feed = await feedTransactions(s, net, peers, log);
   stack.network = {
     nodes: peers,
     watch,
     historyUrl: peers[0].rpcUrl, // the history enters where blocks are authored
     awaitHead: (o) => awaitHead(net, members, peers[0], o),
+    ...(s.SYNC === 'network' ? syncHooks(s, stack, { net, peers, members, short, log, signal }) : {}),
     record: () => ({
       nodes: s.NETWORK_NODES,
       protocol: net.protocol,

@@ -20,7 +20,6 @@ function authoredNetworkChecks(v, { given, at }, errors) {
     errors.push(`${at(key)}: ${what}: not yet on a ${v.CLIENT} network (docs/network.md#a-substrate-network)`);
   if (v.RUNTIME !== 'host' && v.RUNTIME !== 'attach')
     not('RUNTIME', `RUNTIME=${v.RUNTIME} (its network starts in the host runtime)`);
-  if (v.SYNC === 'network') not('SYNC', 'SYNC=network');
   if (v.STATE !== 'dev') not('STATE', `STATE=${v.STATE}`);
   if (v.REPLICAS > 1) not('REPLICAS', 'REPLICAS');
   if (given.BLOCK_DELIVERY) not('BLOCK_DELIVERY', 'BLOCK_DELIVERY (its nodes import blocks from their peers)');
