@@ -105,3 +105,48 @@ describe('NETWORK_NODES=2 on polkadot-omni-node: a Substrate network on the host
     assert.deepEqual(processesWith(tmp), []);
   });
 });
+
+describe('SYNC=network on polkadot-omni-node: the node downloads the chain from its peers', function () {
+  this.timeout(900000);
+  let res;
+  let run;
+  let tmp;
+
+  before(async () => {
+    assert.ok(fs.existsSync(OMNI), `polkadot-omni-node is not built at ${OMNI}`);
+    const r = startRun(path.join(ROOT, 'scenarios', 'polkadot-omni-dev.env'), {
+      CLIENT_BIN: OMNI,
+      NETWORK_NODES: '1',
+      SYNC: 'network',
+      PEERS: '4',
+      NETWORK_TPS: '0',
+      DURATION_S: '6',
+      WARMUP_S: '2',
+      IDLE_S: '2',
+      HISTORY_TRANSFERS: '16',
+      HISTORY_ACCOUNTS: '4',
+      CONCURRENCY: '4',
+      ARCHIVE: 'none',
+    });
+    tmp = r.tmp;
+    res = await r.done;
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  it('exits 0; the node was at the genesis when its peer dialled it, and reached the network’s best block', () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    const y = run.sync;
+    assert.equal(y.mode, 'network');
+    assert.equal(y.start_head, 0);
+    assert.ok(y.blocks >= 8 && y.head === y.blocks, JSON.stringify(y));
+    assert.ok(y.p2p_in_bytes > 0 && y.cpu_s > 0, JSON.stringify(y));
+    assert.ok(run.history.txs >= 16, 'the history was authored on the network before the node synced it');
+    assert.equal(run.node.network.peers.min, 1, JSON.stringify(run.node.network.peers));
+  });
+
+  it('leaves no process behind', () => {
+    assert.deepEqual(processesWith(tmp), []);
+  });
+});
