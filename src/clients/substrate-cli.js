@@ -17,10 +17,12 @@ function peerSplit(peers) {
 
 /**
  * @param {object} s resolved scenario
- * @param {{dataDir:string, ports:{rpc:number, metrics:number, p2p:number}, chainSpec:string, external?:boolean}} where
+ * @param {{dataDir:string, ports:{rpc:number, metrics:number, p2p:number}, chainSpec:string, external?:boolean,
+ *   network?: object}} where network: a member of a local network (NETWORK_NODES)
  * @returns {string[]}
  */
-function substrateArgs(s, { dataDir, ports, chainSpec, external = false }) {
+function substrateArgs(s, where) {
+  const { dataDir, ports, chainSpec, external = false } = where;
   const peers = peerSplit(s.PEERS);
   return [
     '--chain',
@@ -37,8 +39,8 @@ function substrateArgs(s, { dataDir, ports, chainSpec, external = false }) {
     String(peers.in),
     '--out-peers',
     String(peers.out),
-    '--port',
-    String(ports.p2p),
+    // a member of a local network listens on plain TCP on the loopback (--port alone: WebSocket, on a parachain node)
+    ...(where.network ? ['--listen-addr', `/ip4/127.0.0.1/tcp/${ports.p2p}`] : ['--port', String(ports.p2p)]),
     '--rpc-port',
     String(ports.rpc),
     '--rpc-max-connections',

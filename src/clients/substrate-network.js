@@ -42,7 +42,7 @@ function peerId(nodeKeyHex) {
 const multiaddr = (nodeKeyHex, port, host = '127.0.0.1') => `/ip4/${host}/tcp/${port}/p2p/${peerId(nodeKeyHex)}`;
 
 /**
- * A member's flags: its node key (it listens at --port), private addresses allowed (the network's addresses are
+ * A member's flags: its node key (it listens on the loopback: substrate-cli.js), private addresses allowed (the network's addresses are
  * loopback ones), the peers it keeps connected (reserved: for a network node, the node under test and the network
  * nodes before it); dev-mode authoring only where `author` is set.
  * @param {{nodeKeyHex: string, reserved?: string[], author?: boolean, blockTimeMs: number}} m
