@@ -12,8 +12,6 @@
 //    CPU per request with its 95% interval, and per side the median peers and
 //    p2p bytes per request over its windows.
 // BENCH_NET_SIZES chooses the sizes of part 1 (empty: none), BENCH_NET_AB_MIN=0 leaves part 2 out.
-// BENCH_NET_CHAIN=substrate runs both on polkadot-omni-node instead: part 1 on
-// polkadot-omni-dev.env, part 2 substrate-peers-4.env against substrate-peers-50.env.
 // BENCH_NET_ENV adds keys to every run (KEY=value ...). The last line is
 // key=value pairs for scripts.
 
@@ -29,11 +27,6 @@ const WINDOW_S = Number(process.env.BENCH_NET_WINDOW_S || 20);
 const AB_MIN = Number(process.env.BENCH_NET_AB_MIN || 8);
 // BENCH_NET_SIZES: the network sizes of part 1 (empty: none)
 const SIZES = (process.env.BENCH_NET_SIZES ?? '0 3 8').split(/\s+/).filter(Boolean).map(Number);
-// BENCH_NET_CHAIN: the scenarios of both parts (ethereum: geth; substrate: polkadot-omni-node)
-const SCENARIOS = {
-  ethereum: { one: 'geth-dev.env', pair: ['peers-4.env', 'peers-50.env'] },
-  substrate: { one: 'polkadot-omni-dev.env', pair: ['substrate-peers-4.env', 'substrate-peers-50.env'] },
-}[process.env.BENCH_NET_CHAIN || 'ethereum'];
 
 /** BENCH_NET_ENV's keys, read by main() (a malformed one is said, not thrown from here). */
 let extra = {};
@@ -77,7 +70,7 @@ async function sizes(reports) {
       NAME: `network-${n}`,
       ...extra,
     };
-    const { dir } = await runSh([path.join(ROOT, 'scenarios', SCENARIOS.one)], env);
+    const { dir } = await runSh([path.join(ROOT, 'scenarios', 'geth-dev.env')], env);
     const run = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
     const net = run.node && run.node.network;
     const seconds = (run.window.end_ms - run.window.start_ms) / 1000;
@@ -116,7 +109,10 @@ async function peersPair(reports) {
     AB_MAX_S: String(AB_MIN * 60),
     ...extra,
   };
-  const { dir } = await runSh(['ab', ...SCENARIOS.pair.map((f) => path.join(ROOT, 'scenarios', f))], env);
+  const { dir } = await runSh(
+    ['ab', path.join(ROOT, 'scenarios', 'peers-4.env'), path.join(ROOT, 'scenarios', 'peers-50.env')],
+    env,
+  );
   const doc = JSON.parse(fs.readFileSync(path.join(dir, 'ab.json'), 'utf8'));
   const r = doc.figures.cpu_ms_per_request;
   const sides = ['a', 'b'].map((k) => ({
@@ -124,14 +120,13 @@ async function peersPair(reports) {
     p2p: sideMedian(doc, k, (n) => n.p2p_in_bytes_per_request + n.p2p_out_bytes_per_request),
   }));
   process.stdout.write(
-    `${SCENARIOS.pair.map((f) => f.replace('.env', '')).join(' against ')}: ${doc.pairs.length} pairs, B/A of CPU per request ${fmt(r.ratio, 4)} [${r.ci95 ? r.ci95.map((x) => x.toFixed(4)).join(', ') : 'n/a'}] ${r.verdict || ''}; peers ${fmt(sides[0].peers, 0)} against ${fmt(sides[1].peers, 0)}; p2p bytes/request ${fmt(sides[0].p2p, 2)} against ${fmt(sides[1].p2p, 2)} (${dir})\n`,
+    `peers-4 against peers-50 on 8 network nodes: ${doc.pairs.length} pairs, B/A of CPU per request ${fmt(r.ratio, 4)} [${r.ci95 ? r.ci95.map((x) => x.toFixed(4)).join(', ') : 'n/a'}] ${r.verdict || ''}; peers ${fmt(sides[0].peers, 0)} against ${fmt(sides[1].peers, 0)}; p2p bytes/request ${fmt(sides[0].p2p, 2)} against ${fmt(sides[1].p2p, 2)} (${dir})\n`,
   );
   return { doc, r, sides };
 }
 
 async function main() {
   extra = parseKv(process.env.BENCH_NET_ENV || '', 'BENCH_NET_ENV');
-  if (!SCENARIOS) throw new Error(`BENCH_NET_CHAIN: ${process.env.BENCH_NET_CHAIN} is not ethereum or substrate`);
   const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-network-'));
   process.stderr.write(
     `bench:network: NETWORK_NODES ${SIZES.join(', ')}, then the peers pair; ${WINDOW_S} s windows\n`,

@@ -27,49 +27,15 @@
  *   ports: {rpc: number, ws?: number, metrics?: number, p2p?: number, auth?: number, [name: string]: number|undefined},
  *   chainSpec?: string,
  *   external?: boolean,
- *   network?: {nodeKeyHex: string, jwtFile?: string, syncMode?: 'full'|'snap', reserved?: string[], author?: boolean},
+ *   network?: {nodeKeyHex: string, jwtFile: string, syncMode?: 'full'|'snap'},
  * }} Where
  */
 
 /**
- * A client's part in a local network (NETWORK_NODES, src/network/): an
- * Ethereum client's (EnginePeer: blocks through the engine API) or a Substrate
- * client's (AuthoringPeer: one node authors, the others import from peers).
- * `network` in a Where turns the node under test from a lone dev chain into a
- * member.
- * @typedef {EnginePeer|AuthoringPeer} NetworkPeer
- */
-
-/**
- * A client whose nodes author blocks themselves (Substrate's dev mode) in a
- * local network (src/network/authored-network.js): one node authors, every
- * other imports from its peers. Its libp2p address from its node key, its
- * member flags, a network node's command line, how its peers, head and blocks
- * are read, its transaction feed, its metrics' counters.
+ * A client's part in a local network (NETWORK_NODES, src/network/): how its
+ * nodes share a genesis, find each other and are told of new blocks. `network`
+ * in a Where turns the node under test from a lone dev chain into a member.
  * @typedef {{
- *   blocks: 'authored',
- *   protocol: string,
- *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
- *   peerSource: string,
- *   peerCount: (url: string) => Promise<number>,
- *   bestBlock: (url: string) => Promise<number>,
- *   answers: (url: string) => Promise<any>,
- *   inboundPeers: (maxPeers: number) => number,
- *   countBlocks: (url: string, o: {log: (m: string) => void}) => {stats: {blocks: number, transactions: number,
- *     failures: Object<string, number>, last_error: string|null}, stop: () => Promise<void>},
- *   startFeed: (o: {urls: string[], tps: number, seed: number, log: (m: string) => void}) =>
- *     Promise<{stats: {sent: number, failed: number}, stop: () => Promise<void>}>,
- *   multiaddr: (nodeKeyHex: string, port: number, host?: string) => string,
- *   memberArgs: (m: {nodeKeyHex: string, reserved?: string[], author?: boolean, blockTimeMs: number}) => string[],
- *   peerCommand: (s: Scenario, where: any) => Command,
- * }} AuthoringPeer
- */
-
-/**
- * An Ethereum client's part in a local network: how its nodes share a
- * genesis, find each other and are told of new blocks (the engine API).
- * @typedef {{
- *   blocks?: 'engine-api',
  *   protocol: string,
  *   devKey: string,
  *   writeGenesis: (bin: string, file: string) => void,
@@ -80,7 +46,7 @@
  *   inboundPeers?: (maxPeers: number) => number,
  *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
  *   profileFrames?: RegExp,
- * }} EnginePeer
+ * }} NetworkPeer
  */
 
 /**

@@ -16,7 +16,6 @@ const { runWithProgress } = require('../install/progress');
 const { withCacheLock } = require('../install/lock');
 const { ensureDebianTool, onPath } = require('../install/debian');
 const { substrateArgs, versionOf } = require('./substrate-cli');
-const { substrateNetwork, memberArgs } = require('./substrate-network');
 
 const CRATE = 'polkadot-omni-node';
 
@@ -128,28 +127,14 @@ function binaryVersion(bin) {
 /**
  * The command line for a scenario.
  * @param {object} s resolved scenario
- * @param {{dataDir:string, ports:{rpc:number, metrics:number, p2p:number}, chainSpec:string, external?:boolean,
- *   network?: {nodeKeyHex: string, reserved?: string[], author?: boolean}}} where network: a member of a local network
+ * @param {{dataDir:string, ports:{rpc:number, metrics:number, p2p:number}, chainSpec:string, external?:boolean}} where
  */
 function command(s, where) {
-  const blockTimeMs = s.DEV_BLOCK_TIME_S * 1000;
-  // A member of a local network (NETWORK_NODES) authors nothing: it imports network-1's blocks from its peers.
-  const own = where.network ? memberArgs({ ...where.network, blockTimeMs }) : ['--dev-block-time', String(blockTimeMs)];
   return {
-    args: [...substrateArgs(s, where), ...own],
+    args: [...substrateArgs(s, where), '--dev-block-time', String(s.DEV_BLOCK_TIME_S * 1000)],
     rpcUrl: `ws://127.0.0.1:${where.ports.rpc}`,
     metrics: { target: `127.0.0.1:${where.ports.metrics}`, path: '/metrics' },
   };
-}
-
-/**
- * A network node beside the node under test: a small cache and Substrate's default peer slots (PEERS is the node
- * under test's); network-1 (author) authors every DEV_BLOCK_TIME_S.
- * @param {object} s resolved scenario
- * @param {any} where its data folder, ports, chain spec and network (node key, reserved peers, author)
- */
-function peerCommand(s, where) {
-  return command({ ...s, PEERS: 50, DB_CACHE_MB: 64, TRIE_CACHE_MB: 64 }, where);
 }
 
 /** @type {import('../contracts').Client} */
@@ -167,8 +152,6 @@ const client = {
    * method.
    */
   metrics: { cpu: null, requests: 'substrate_rpc_calls_finished', requestsByLabel: 'method' },
-  /** NETWORK_NODES (host runtime): more omni-nodes of the same chain spec; network-1 authors, the rest import. */
-  network: { ...substrateNetwork, peerCommand },
   binaryPath,
   ensureBinary,
   binaryVersion,

@@ -17,12 +17,10 @@ function peerSplit(peers) {
 
 /**
  * @param {object} s resolved scenario
- * @param {{dataDir:string, ports:{rpc:number, metrics:number, p2p:number}, chainSpec:string, external?:boolean,
- *   network?: object}} where network: a member of a local network (NETWORK_NODES)
+ * @param {{dataDir:string, ports:{rpc:number, metrics:number, p2p:number}, chainSpec:string, external?:boolean}} where
  * @returns {string[]}
  */
-function substrateArgs(s, where) {
-  const { dataDir, ports, chainSpec, external = false } = where;
+function substrateArgs(s, { dataDir, ports, chainSpec, external = false }) {
   const peers = peerSplit(s.PEERS);
   return [
     '--chain',
@@ -39,8 +37,8 @@ function substrateArgs(s, where) {
     String(peers.in),
     '--out-peers',
     String(peers.out),
-    // a member of a local network listens on plain TCP on the loopback (--port alone: WebSocket, on a parachain node)
-    ...(where.network ? ['--listen-addr', `/ip4/127.0.0.1/tcp/${ports.p2p}`] : ['--port', String(ports.p2p)]),
+    '--port',
+    String(ports.p2p),
     '--rpc-port',
     String(ports.rpc),
     '--rpc-max-connections',

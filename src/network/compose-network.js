@@ -38,7 +38,7 @@ const loopback = (port, inside) => `127.0.0.1:${port}:${inside}`;
  *   peers: {name: string, nodeKeyHex: string, ports: {rpc: number, auth: number, metrics: number}}[]}} o
  */
 function writeNetworkFile(file, s, { client, dir, imageRef, cpus, nodePorts, peers }) {
-  const net = /** @type {import('../contracts').EnginePeer} */ (client.network);
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const inside = containerPorts(client);
   const services = {
     node: {
@@ -94,7 +94,7 @@ const containerPorts = (client) =>
  * @param {{client: import('../contracts').Client, bin: string, workDir: string, imageRef: string, cpus: string}} o
  */
 async function planComposeNetwork(s, { client, bin, workDir, imageRef, cpus }) {
-  const net = /** @type {import('../contracts').EnginePeer} */ (client.network);
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const inside = containerPorts(client);
   const dir = path.join(workDir, 'network');
   fs.mkdirSync(dir, { recursive: true });
@@ -126,7 +126,7 @@ async function initComposeNetwork(s, plan, { client, run, log, replicas = [], st
     return copyStateInto(s, peers, { state, run, log });
   }
   if (state) return copyStateInto(s, [...replicas, ...peers], { state, run, log });
-  const net = /** @type {import('../contracts').EnginePeer} */ (client.network);
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const services = ['node', ...replicas, ...plan.peers.map((p) => p.name)];
   log(`network: writing the network's genesis into the volumes of ${services.join(', ')}`);
   for (const svc of services) {
@@ -237,7 +237,7 @@ async function networkPeers(plan, net, services) {
  *   ps` and `compose logs`; swarm: the stack's task container)
  */
 async function startComposeNetwork(s, stack, { client, plan, services, nodeRpcUrl, replicas = [], log, signal }) {
-  const net = /** @type {import('../contracts').EnginePeer} */ (client.network);
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const peers = await networkPeers(plan, net, services);
   const pids = peers.map((p) => p.hostPid);
   const parts = { driver: null, feed: null, watch: null };

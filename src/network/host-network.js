@@ -36,7 +36,7 @@ const nodeKey = () => crypto.randomBytes(32).toString('hex');
  *   state?: {dataDir: string, manifest: {size_bytes: number}}|null}} o
  */
 function prepareNetwork(s, { client, bin, workDir, dataDir, state = null }) {
-  const net = /** @type {import('../contracts').EnginePeer} */ (client.network);
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const dir = path.join(workDir, 'network');
   fs.mkdirSync(dir, { recursive: true });
   const genesisFile = path.join(dir, 'genesis.json');
@@ -78,7 +78,7 @@ function memberData(s, net, bin, prepared, dataDir, { name, log }) {
 
 /** Spawns network node i in the network's group; its log in the network folder. */
 async function spawnPeer(s, { client, bin, prepared, group, cpus, i, log }) {
-  const net = /** @type {import('../contracts').EnginePeer} */ (client.network);
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const dataDir = path.join(prepared.dir, `node-${i}`);
   memberData(s, net, bin, prepared, dataDir, { name: `network-${i}`, log });
   const { rpc, metrics, p2p, auth } = await freePorts(['rpc', 'metrics', 'p2p', 'auth']);
@@ -144,7 +144,7 @@ function keepTidy(stack, { peers, parts, group }) {
  *   signal?: AbortSignal}} o
  */
 async function startPeers(s, peers, { client, bin, prepared, group, cpus, members, log, signal }) {
-  const net = /** @type {import('../contracts').EnginePeer} */ (client.network);
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   log(
     `network: starting ${s.NETWORK_NODES} more ${s.CLIENT} nodes on cpus ${cpus}${prepared.stateDir ? `, each on a copy of STATE=${s.STATE}` : ''} (${net.protocol}; their logs in the work folder's network/)`,
   );
@@ -166,7 +166,7 @@ async function startPeers(s, peers, { client, bin, prepared, group, cpus, member
  */
 async function startNetwork(s, stack, o) {
   const { client, runId, cpus, members, log, signal } = o;
-  const net = /** @type {import('../contracts').EnginePeer} */ (client.network);
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const group = cgroupsUsable() ? new Cgroup(`chainperf/${runId}/network`, { cpus }) : null;
   const peers = [];
   const parts = { driver: null, feed: null, watch: null };
@@ -185,4 +185,4 @@ async function startNetwork(s, stack, o) {
   });
 }
 
-module.exports = { prepareNetwork, startNetwork, memberData, keepTidy };
+module.exports = { prepareNetwork, startNetwork, memberData };

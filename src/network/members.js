@@ -58,7 +58,7 @@ const driven = (m) => ({ name: m.name, authUrl: m.authUrl || `http://127.0.0.1:$
  * dials every measured node and the network nodes after it (every link once). Measured nodes (replicas) do not dial
  * each other: each has the network nodes as its own peers.
  * @param {Peer[]} peers
- * @param {{net: import('../contracts').EnginePeer, members: Member[], signal?: AbortSignal}} o
+ * @param {{net: import('../contracts').NetworkPeer, members: Member[], signal?: AbortSignal}} o
  */
 async function peerMesh(peers, { net, members, signal }) {
   await waitForRpc([...members.map((m) => m.rpcUrl), ...peers.map((p) => p.rpcUrl)], 'net_version', {
@@ -213,7 +213,7 @@ async function awaitHead(members, producer, { signal, timeoutS = 60 }) {
  * signed with the dev key). `parts` gets the driver, watch and feed, for the runtime's teardown to stop.
  * @param {import('../contracts').Scenario} s
  * @param {object} stack
- * @param {{net: import('../contracts').EnginePeer, peers: Peer[], members: Member[], jwtFile: string,
+ * @param {{net: import('../contracts').NetworkPeer, peers: Peer[], members: Member[], jwtFile: string,
  *   group: object|null, parts: {driver: any, feed: any, watch: any}, record: object, log: (m: string) => void,
  *   syncCpu?: {read: () => Promise<{total_s: number}>}, signal?: AbortSignal}} o record: what the runtime adds to
  *   run.json's network (cpus, pids or containers); syncCpu: the node's CPU for SYNC=network where stack.cpu is sampled
@@ -267,12 +267,4 @@ async function stopNetworkParts(parts) {
   if (parts.watch) parts.watch.stop();
 }
 
-module.exports = {
-  nodeSyncMode,
-  waitForRpc,
-  peerMesh,
-  awaitPeers,
-  runNetwork,
-  stopNetworkParts,
-  driven,
-};
+module.exports = { nodeSyncMode, waitForRpc, peerMesh, awaitPeers, runNetwork, stopNetworkParts, driven };

@@ -197,4 +197,4 @@ const DESCRIBE = {
 };
 const SETTLE_TEXT = `; then chainperf waited until the node's CPU was below ${SETTLED_CORES} cores over ${SETTLE_EVERY_S} s (settle)`;
 
-module.exports = { syncFromNetwork, compareState, settle, progressLog };
+module.exports = { syncFromNetwork, compareState, settle };

@@ -1,34 +1,23 @@
 // @ts-check
 'use strict';
 // What the node under test sees of its network, read from the node itself:
-// its peer count (net_peerCount; a Substrate node's system_health) every
-// PEER_EVERY_MS and at each window's edges, and its own counters at the edges
-// (bytes in and out over peer-to-peer, transactions delivered by peers).
-// Network nodes that exit are noted with the instant, whichever phase of the
-// run they exit in.
+// its peer count (net_peerCount) every PEER_EVERY_MS and at each window's
+// edges, and its own counters at the edges (bytes in and out over
+// peer-to-peer, transactions delivered by peers). Network nodes that exit are
+// noted with the instant, whichever phase of the run they exit in.
 
 const { rpcCall } = require('../util/rpc');
 const { median } = require('../stats');
 
 const PEER_EVERY_MS = 2000;
 
-/**
- * The sum of the named counters in a Prometheus text page (a missing one counts 0, and is named in `missing`). A name
- * may carry labels (`bytes_total{direction="in"}`): every series of the name with those labels is summed.
- */
+/** The sum of the named counters in a Prometheus text page (a missing one counts 0, and is named in `missing`). */
 function sumCounters(text, names, missing) {
   let sum = 0;
   for (const name of names) {
-    const [, metric, wanted = ''] = /^([^{]+)(?:\{(.*)\})?$/.exec(name) || [];
-    const pairs = wanted ? wanted.split(',').map((x) => x.trim()) : [];
-    let found = false;
-    for (const m of text.matchAll(new RegExp(`^${metric}(?:\\{([^}]*)\\})?\\s+(\\S+)`, 'gm'))) {
-      const labels = (m[1] || '').split(',').map((x) => x.trim());
-      if (!pairs.every((p) => labels.includes(p))) continue;
-      sum += Number(m[2]);
-      found = true;
-    }
-    if (!found) missing.add(name);
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+(\\S+)`, 'm').exec(text);
+    if (m) sum += Number(m[1]);
+    else missing.add(name);
   }
   return sum;
 }
@@ -49,7 +38,7 @@ function counterReader(metricsUrl, counters, missing) {
 }
 
 /** The window's record from the counters at its edges (a, b; null when unread) and the peer counts inside it. */
-function windowRecord({ a, b, peerCounts, counters, missing, peerSource = 'net_peerCount' }) {
+function windowRecord({ a, b, peerCounts, counters, missing }) {
   const names = [counters.p2pIn, counters.p2pOut, ...counters.gossipIn, ...counters.gossipKnown];
   return {
     peers: {
@@ -57,7 +46,7 @@ function windowRecord({ a, b, peerCounts, counters, missing, peerSource = 'net_p
       median: peerCounts.length ? median(peerCounts) : null,
       max: peerCounts.length ? Math.max(...peerCounts) : null,
       samples: peerCounts.length,
-      source: `${peerSource} of the node, at the window's edges and every ${PEER_EVERY_MS / 1000} s`,
+      source: `net_peerCount of the node, at the window's edges and every ${PEER_EVERY_MS / 1000} s`,
     },
     ...(a && b
       ? {
@@ -75,19 +64,13 @@ function windowRecord({ a, b, peerCounts, counters, missing, peerSource = 'net_p
 /**
  * @param {{rpcUrl: string, metricsUrl: string|null,
  *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
- *   peers: {name: string, onExit: (fn: (code: number|null, signal: string|null) => void) => void, pid?: number,
- *   container?: string}[],
+ *   peers: import('./members').Peer[],
  *   driver: {stats: {blocks: number, transactions: number, failures: Object<string, number>, last_error: string|null}},
  *   group?: {cpu: () => {total_s?: number}, memoryBytes: () => number|null}|null,
- *   replicas?: {name: string, rpcUrl: string}[], peerCount?: (url: string) => Promise<number>, peerSource?: string,
- *   log: (m: string) => void}} o group: the network nodes' cgroup, for what the network itself costs; replicas: with
- *   REPLICAS, every replica, whose peer counts are read too; peerCount: how the node's peers are read (default
- *   net_peerCount; a Substrate node's system_health), peerSource its name
+ *   replicas?: {name: string, rpcUrl: string}[], log: (m: string) => void}} o group: the network nodes' cgroup, for
+ *   what the network itself costs; replicas: with REPLICAS, every replica, whose peer counts are read too
  */
-function startNetworkWatch(o) {
-  const { rpcUrl, metricsUrl, counters, peers, driver, group = null, replicas = [], log } = o;
-  const peerCount = o.peerCount || ((url) => rpcCall(url, 'net_peerCount', [], { timeoutMs: 2000 }).then(Number));
-  const peerSource = o.peerSource || 'net_peerCount';
+function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group = null, replicas = [], log }) {
   /** @type {{at_ms: number, peers: number}[]} */
   const samples = [];
   const byReplica = replicaPeerWatch(replicas);
@@ -95,7 +78,8 @@ function startNetworkWatch(o) {
   let stopped = false;
   const readPeers = async () => {
     const at = Date.now();
-    samples.push({ at_ms: at, peers: await peerCount(rpcUrl) });
+    const n = Number(await rpcCall(rpcUrl, 'net_peerCount', [], { timeoutMs: 2000 }));
+    samples.push({ at_ms: at, peers: n });
   };
   const readReplicas = byReplica.read;
   const timer = setInterval(() => {
@@ -125,7 +109,7 @@ function startNetworkWatch(o) {
           const end = Date.now();
           const peerCounts = samples.filter((x) => x.at_ms >= start.at_ms && x.at_ms <= end).map((x) => x.peers);
           return {
-            ...windowRecord({ a, b, peerCounts, counters, missing, peerSource }),
+            ...windowRecord({ a, b, peerCounts, counters, missing }),
             ...byReplica.record(start.at_ms, end),
             blocks: driver.stats.blocks - start.blocks,
             transactions_included: driver.stats.transactions - start.included,

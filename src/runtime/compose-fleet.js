@@ -230,7 +230,7 @@ function describeComposeFleet(stack, { replicas, plan }) {
  * each one's CPU from its container's cgroup (started: startComposeFleet's replicas), for its sync (SYNC=network).
  */
 function fleetMembers(plan, client, started = []) {
-  const net = /** @type {import('../contracts').EnginePeer} */ (client.network);
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const compose = /** @type {import('../contracts').ComposeService} */ (client.compose);
   return plan.replicas.slice(1).map((r) => ({
     name: r.name,

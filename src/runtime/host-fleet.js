@@ -33,7 +33,7 @@ const readOr = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : 
  * the STATE profile's.
  */
 async function spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus, i, nodeKeyHex, log }) {
-  const net = /** @type {import('../contracts').EnginePeer} */ (client.network);
+  const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const dir = path.join(workDir, `replica-${i}`);
   const dataDir = path.join(dir, 'data');
   fs.mkdirSync(dir, { recursive: true });

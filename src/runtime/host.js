@@ -21,7 +21,6 @@ const { enableIoCounting, cgroupIoSource } = require('../measure/io');
 const { restoreHostState, restoreGenesisOnly, ensureScenarioState } = require('../state/restore');
 const { processId } = require('../util/proc');
 const { prepareNetwork, startNetwork } = require('../network/host-network');
-const { prepareAuthoredNetwork, startAuthoredNetwork } = require('../network/authored-network');
 const { startHostFleet } = require('./host-fleet');
 
 /** "0-2" style list of cpus [from, to). */
@@ -187,7 +186,6 @@ async function startHostNode(
   const chain = chains[s.CHAIN];
   const prepared = chain.prepare ? await chain.prepare(s, { workDir, log, client, state: stack.state }) : {};
   if (prepared.source) stack.client.chain_spec = prepared.source;
-  stack.chainSpec = prepared.chainSpec; // a Substrate network's nodes start from the same spec file
   const cmd = client.command(s, { dataDir, ports, ...prepared, ...(network ? { network: network.member } : {}) });
   const nodeLog = path.join(workDir, 'node.log');
   const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', nodeCpus, bin, ...cmd.args];
@@ -232,14 +230,6 @@ async function startMeasured(stack, s, ctx) {
   return { cmd, members };
 }
 
-/** NETWORK_NODES: an engine-API network (host-network.js), or one whose nodes author and import (Substrate's). */
-function hostNetworkOf(client) {
-  const net = /** @type {import('../contracts').NetworkPeer|undefined} */ (client.network);
-  return net && net.blocks === 'authored'
-    ? { prepare: prepareAuthoredNetwork, start: startAuthoredNetwork }
-    : { prepare: prepareNetwork, start: startNetwork };
-}
-
 /**
  * @param {import('../contracts').Scenario} s
  * @param {import('../contracts').RuntimeContext} ctx
@@ -278,12 +268,12 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
     const ports = await freePorts(['rpc', 'ws', 'metrics', 'p2p', 'auth', 'pprof']);
     const dataDir = await prepareHostData(stack, s, group, { bin, version, workDir, log, signal });
     // NETWORK_NODES: the node under test joins a local network instead of sealing a dev chain of its own.
-    const net = hostNetworkOf(client);
-    const network = s.NETWORK_NODES > 0 ? net.prepare(s, { client, bin, workDir, dataDir, state: stack.state }) : null;
+    const network =
+      s.NETWORK_NODES > 0 ? prepareNetwork(s, { client, bin, workDir, dataDir, state: stack.state }) : null;
     const otherCpus = generatorCpus || cpuList(0, ncpu); // away from the node's cores where there are others
     const ctx = { client, bin, version, workDir, dataDir, ports, group, nodeCpus, network, runId, log, signal };
     const { cmd, members } = await startMeasured(stack, s, { ...ctx, otherCpus });
-    if (network) await net.start(s, stack, { ...ctx, prepared: network, cpus: otherCpus, members });
+    if (network) await startNetwork(s, stack, { ...ctx, prepared: network, cpus: otherCpus, members });
     if (!cmd.metrics) {
       log(`${s.CLIENT} exports no metrics: no Prometheus beside it`);
       return stack;

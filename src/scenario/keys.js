@@ -100,14 +100,14 @@ const KEYS = {
     min: 0,
     max: 1000,
     default: 50,
-    doc: 'Maximum peers (geth, erigon --maxpeers; besu --max-peers; nethermind --Network.MaxActivePeers; reth --max-outbound-peers and --max-inbound-peers, Substrate --out-peers and --in-peers: PEERS split in two, the larger half inbound). A dev chain has no peers to connect to. anvil has no networking and refuses it when set.',
+    doc: 'Maximum peers (geth, erigon --maxpeers; besu --max-peers; nethermind --Network.MaxActivePeers; reth --max-outbound-peers and --max-inbound-peers, Substrate --out-peers and --in-peers: PEERS split in two, the larger half inbound; polkadot-omni-node in its dev mode has both set to 0 whatever they say). A dev chain has no peers to connect to. anvil has no networking and refuses it when set.',
   },
   NETWORK_NODES: {
     type: 'int',
     min: 0,
     max: 64,
     default: 0,
-    doc: "More nodes of the same client beside the node under test, forming a local network with it (geth; host runtime: processes in their own cgroup, compose and swarm runtimes: services network-1..N of the run's project or stack), on the cores the node does not use: they peer with it through the client's own protocol (devp2p, static peers, no discovery) and get their blocks every DEV_BLOCK_TIME_S from chainperf's engine-API driver, which stands in for a consensus client (docs/network.md). polkadot-omni-node (host runtime): N more nodes of the same chain spec; network-1 authors every DEV_BLOCK_TIME_S and every other node, the node under test included, imports the blocks from its peers over libp2p (docs/network.md#a-substrate-network). 0: a lone dev chain with no peers.",
+    doc: "More nodes of the same client beside the node under test, forming a local network with it (geth; host runtime: processes in their own cgroup, compose and swarm runtimes: services network-1..N of the run's project or stack), on the cores the node does not use: they peer with it through the client's own protocol (devp2p, static peers, no discovery) and get their blocks every DEV_BLOCK_TIME_S from chainperf's engine-API driver, which stands in for a consensus client (docs/network.md). 0: a lone dev chain with no peers.",
   },
   NETWORK_TPS: {
     type: 'number',

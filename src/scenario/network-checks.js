@@ -14,17 +14,6 @@ function networkDefaults(values, sources) {
   sources.NETWORK_TPS = `default (${values.NETWORK_NODES > 0 ? 'a network' : 'no network'})`;
 }
 
-/** A network whose nodes author (Substrate's: network-1 authors, the others import): host runtime, dev chain. */
-function authoredNetworkChecks(v, { given, at }, errors) {
-  const not = (key, what) =>
-    errors.push(`${at(key)}: ${what}: not yet on a ${v.CLIENT} network (docs/network.md#a-substrate-network)`);
-  if (v.RUNTIME !== 'host' && v.RUNTIME !== 'attach')
-    not('RUNTIME', `RUNTIME=${v.RUNTIME} (its network starts in the host runtime)`);
-  if (v.STATE !== 'dev') not('STATE', `STATE=${v.STATE}`);
-  if (v.REPLICAS > 1) not('REPLICAS', 'REPLICAS');
-  if (given.BLOCK_DELIVERY) not('BLOCK_DELIVERY', 'BLOCK_DELIVERY (its nodes import blocks from their peers)');
-}
-
 /** What a network needs, refused before anything starts. */
 function networkChecks(v, { client, given, at }, errors) {
   if (!(v.NETWORK_NODES > 0)) {
@@ -45,8 +34,6 @@ function networkChecks(v, { client, given, at }, errors) {
     errors.push(
       `${where}: NETWORK_NODES: ${v.CLIENT} cannot join a local network yet (geth can: a client takes part through its network hooks, docs/network.md)`,
     );
-  const net = /** @type {import('../contracts').NetworkPeer|undefined} */ (client.network);
-  if (net && net.blocks === 'authored') authoredNetworkChecks(v, { given, at }, errors);
   if (v.RUNTIME === 'attach')
     errors.push(`${where}: NETWORK_NODES: RUNTIME=attach measures a node chainperf did not start, in its own network`);
   else if (v.RUNTIME === 'compose' && (v.NODE_VOLUME || v.SNAPSHOT))

@@ -92,4 +92,4 @@ async function createHistory(url, { accounts, transfers, seed = 1, signal, log =
   }
 }
 
-module.exports = { createHistory, transferInBlock };
+module.exports = { createHistory };
