@@ -88,6 +88,24 @@ async function settle(cpu, { timeoutS, signal, log, everyS = SETTLE_EVERY_S }) {
 const head = async (url) => Number(await rpcCall(url, 'eth_blockNumber', [], { timeoutMs: 5000 }));
 
 /**
+ * One look at a sync: the node's head, the network's, the node's eth_syncing. A node busy syncing on a loaded machine
+ * may not answer within the call's time-out: that look gives `error` and the wait goes on (SYNC_TIMEOUT_S bounds it).
+ */
+async function lookAtSync(nodeRpcUrl, networkRpcUrl, signal) {
+  try {
+    const [now, network, syncing] = await Promise.all([
+      head(nodeRpcUrl),
+      head(networkRpcUrl),
+      rpcCall(nodeRpcUrl, 'eth_syncing', [], { timeoutMs: 5000 }),
+    ]);
+    return { now, network, syncing, error: null };
+  } catch (err) {
+    if (signal && signal.aborted) throw err;
+    return { error: err.message };
+  }
+}
+
+/**
  * After a sync of a STATE profile: the node serves the profile's state as the network node does. Accounts 0-3, the
  * storage contract's code and slots 0-3, read from both at the same block; every answer must be equal and the
  * accounts funded. Throws a named error otherwise.
@@ -146,19 +164,17 @@ async function syncFromNetwork({
   await driver.join({ ...member, headOnly: true });
   const joined = member.name;
   const progress = progressLog(t0, startHead, log, stateItems);
+  let last = { now: startHead, network: target, error: null };
   for (;;) {
-    const [now, network, syncing] = await Promise.all([
-      head(nodeRpcUrl),
-      head(networkRpcUrl),
-      rpcCall(nodeRpcUrl, 'eth_syncing', [], { timeoutMs: 5000 }),
-    ]);
-    if (now >= network && syncing === false) break;
+    const look = await lookAtSync(nodeRpcUrl, networkRpcUrl, signal);
+    if (!look.error && look.now >= look.network && look.syncing === false) break;
+    last = look.error ? { ...last, error: look.error } : { ...look, error: null };
     const elapsed = (Date.now() - t0) / 1000;
     if (elapsed > timeoutS)
       throw new Error(
-        `the node did not sync from its peers in SYNC_TIMEOUT_S=${timeoutS} s: block ${now} of ${network}`,
+        `the node did not sync from its peers in SYNC_TIMEOUT_S=${timeoutS} s: block ${last.now} of ${last.network}${last.error ? `; its last answer: ${last.error}` : ''}`,
       );
-    progress(now, network, syncing);
+    if (!look.error) progress(look.now, look.network, look.syncing);
     await sleep(500, signal);
   }
   const end = { counters: await readCounters(), cpu: cpu ? await cpu.read() : null };

@@ -330,6 +330,42 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
     assert.ok(late.seconds >= 0.1 && late.cores_last > 0.9, JSON.stringify(late));
   });
 
+  it('goes on waiting when a busy node does not answer a look at the sync, and fails only at SYNC_TIMEOUT_S', async () => {
+    const { syncFromNetwork } = require('../../src/network/sync');
+    let looks = 0;
+    // the node answers its head at once, then fails eth_syncing twice (as a time-out would), then is synced
+    const node = await fakeEngine(
+      'node',
+      (m) => {
+        if (m === 'eth_blockNumber') return looks === 0 ? '0x0' : '0x10';
+        looks++;
+        if (looks <= 2) throw new Error('The operation was aborted due to timeout');
+        return false;
+      },
+      [],
+    );
+    const network = await fakeEngine('network', () => '0x10', []);
+    const o = {
+      nodeRpcUrl: node.url,
+      networkRpcUrl: network.url,
+      member: { name: 'node under test', authUrl: 'http://127.0.0.1:1' },
+      driver: { join: async () => {}, setFull: () => {} },
+      readCounters: async () => null,
+      cpu: null,
+      log: () => {},
+    };
+    const r = await syncFromNetwork({ ...o, timeoutS: 30 });
+    assert.equal(r.head, 16);
+    assert.equal(looks, 3, 'two failed looks, then the synced one');
+    looks = -1e9; // from now on every eth_syncing fails (looks stays <= 2)
+    await assert.rejects(
+      syncFromNetwork({ ...o, timeoutS: 0.2 }),
+      /did not sync from its peers in SYNC_TIMEOUT_S=0.2 s: block \d+ of 16; its last answer: .*timeout/,
+    );
+    node.server.close();
+    network.server.close();
+  });
+
   it('names what differs, and refuses unfunded accounts even where both agree', async () => {
     const calls = [];
     await assert.rejects(
