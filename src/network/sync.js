@@ -90,6 +90,7 @@ const head = async (url) => Number(await rpcCall(url, 'eth_blockNumber', [], { t
 /**
  * One look at a sync: the node's head, the network's, the node's eth_syncing. A node busy syncing on a loaded machine
  * may not answer within the call's time-out: that look gives `error` and the wait goes on (SYNC_TIMEOUT_S bounds it).
+ * @returns {Promise<{now?: number, network?: number, syncing?: any, error: string|null}>}
  */
 async function lookAtSync(nodeRpcUrl, networkRpcUrl, signal) {
   try {
@@ -164,11 +165,12 @@ async function syncFromNetwork({
   await driver.join({ ...member, headOnly: true });
   const joined = member.name;
   const progress = progressLog(t0, startHead, log, stateItems);
+  /** @type {{now: number, network: number, error: string|null}} */
   let last = { now: startHead, network: target, error: null };
   for (;;) {
     const look = await lookAtSync(nodeRpcUrl, networkRpcUrl, signal);
     if (!look.error && look.now >= look.network && look.syncing === false) break;
-    last = look.error ? { ...last, error: look.error } : { ...look, error: null };
+    last = look.error ? { ...last, error: look.error } : { now: look.now, network: look.network, error: null };
     const elapsed = (Date.now() - t0) / 1000;
     if (elapsed > timeoutS)
       throw new Error(
