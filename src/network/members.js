@@ -103,7 +103,7 @@ async function awaitPeers(s, peers, { net, members, log, signal, timeoutS = 60 }
 /** How the network's blocks are made and reach the nodes (BLOCK_DELIVERY), as the log and run.json say it. */
 const blocksText = (s, producer) =>
   s.BLOCK_DELIVERY === 'head'
-    ? `built by ${producer} on request of chainperf's engine-API driver (the consensus-client stand-in: engine_forkchoiceUpdatedV3, engine_getPayloadV5); every other node is told the new head alone (engine_forkchoiceUpdatedV3) and fetches the block from its peers over devp2p (BLOCK_DELIVERY=head)`
+    ? `built by ${producer} on request of chainperf's engine-API driver (engine_forkchoiceUpdatedV3, engine_getPayloadV5); every other node is told the new head alone (engine_forkchoiceUpdatedV3) and fetches the block from its peers over devp2p (BLOCK_DELIVERY=head)`
     : `built by ${producer} on request of chainperf's engine-API driver (engine_forkchoiceUpdatedV3, engine_getPayloadV5, engine_newPayloadV4), handed to every node`;
 
 /**
