@@ -88,6 +88,21 @@ async function settle(cpu, { timeoutS, signal, log, everyS = SETTLE_EVERY_S }) {
 const head = async (url) => Number(await rpcCall(url, 'eth_blockNumber', [], { timeoutMs: 5000 }));
 
 /**
+ * The node's counters at an edge of the sync, asked up to 3 times: a node busy on a loaded machine has let its metrics
+ * page time out. null when every try failed (the sync's byte figures are then null, not guessed).
+ */
+async function patiently(readCounters, signal) {
+  for (let k = 0; k < 3; k++) {
+    try {
+      return await readCounters();
+    } catch (err) {
+      if (signal && signal.aborted) throw err;
+    }
+  }
+  return null;
+}
+
+/**
  * One look at a sync: the node's head, the network's, the node's eth_syncing. A node busy syncing on a loaded machine
  * may not answer within the call's time-out: that look gives `error` and the wait goes on (SYNC_TIMEOUT_S bounds it).
  * @returns {Promise<{now?: number, network?: number, syncing?: any, error: string|null}>}
@@ -159,7 +174,7 @@ async function syncFromNetwork({
 }) {
   const t0 = Date.now();
   const startHead = await head(nodeRpcUrl);
-  const [c0, cpu0] = [await readCounters(), cpu ? await cpu.read() : null];
+  const [c0, cpu0] = [await patiently(readCounters, signal), cpu ? await cpu.read() : null];
   const target = await head(networkRpcUrl);
   log(`sync from the network: the node is at block ${startHead}, the network at ${target}; telling it the head`);
   await driver.join({ ...member, headOnly: true });
@@ -167,9 +182,13 @@ async function syncFromNetwork({
   const progress = progressLog(t0, startHead, log, stateItems);
   /** @type {{now: number, network: number, error: string|null}} */
   let last = { now: startHead, network: target, error: null };
+  let reached = startHead;
   for (;;) {
     const look = await lookAtSync(nodeRpcUrl, networkRpcUrl, signal);
-    if (!look.error && look.now >= look.network && look.syncing === false) break;
+    if (!look.error && look.now >= look.network && look.syncing === false) {
+      reached = look.now;
+      break;
+    }
     last = look.error ? { ...last, error: look.error } : { now: look.now, network: look.network, error: null };
     const elapsed = (Date.now() - t0) / 1000;
     if (elapsed > timeoutS)
@@ -179,9 +198,8 @@ async function syncFromNetwork({
     if (!look.error) progress(look.now, look.network, look.syncing);
     await sleep(500, signal);
   }
-  const end = { counters: await readCounters(), cpu: cpu ? await cpu.read() : null };
+  const end = { counters: await patiently(readCounters, signal), cpu: cpu ? await cpu.read() : null };
   const seconds = (Date.now() - t0) / 1000;
-  const reached = await head(nodeRpcUrl);
   driver.setFull(joined); // synced: from now on it gets every payload like the others
   const state = stateCheck ? await stateCheck(reached) : null;
   const settled = cpu ? await settle(cpu, { timeoutS, signal, log }) : null;

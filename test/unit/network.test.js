@@ -330,7 +330,7 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
     assert.ok(late.seconds >= 0.1 && late.cores_last > 0.9, JSON.stringify(late));
   });
 
-  it('goes on waiting when a busy node does not answer a look at the sync, and fails only at SYNC_TIMEOUT_S', async () => {
+  it('goes on waiting when a busy node does not answer a look at the sync or its metrics, and fails only at SYNC_TIMEOUT_S', async () => {
     const { syncFromNetwork } = require('../../src/network/sync');
     let looks = 0;
     // the node answers its head at once, then fails eth_syncing twice (as a time-out would), then is synced
@@ -350,13 +350,20 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
       networkRpcUrl: network.url,
       member: { name: 'node under test', authUrl: 'http://127.0.0.1:1' },
       driver: { join: async () => {}, setFull: () => {} },
-      readCounters: async () => null,
       cpu: null,
       log: () => {},
     };
-    const r = await syncFromNetwork({ ...o, timeoutS: 30 });
+    // the metrics page times out once at each edge, then answers
+    let reads = 0;
+    const readCounters = async () => {
+      if (++reads % 2 === 1) throw new Error('The operation was aborted due to timeout');
+      return { p2p_in: reads * 100, p2p_out: reads * 10 };
+    };
+    const r = await syncFromNetwork({ ...o, readCounters, timeoutS: 30 });
     assert.equal(r.head, 16);
     assert.equal(looks, 3, 'two failed looks, then the synced one');
+    assert.deepEqual([r.p2p_in_bytes, r.p2p_out_bytes], [200, 20], 'the counters at both edges, read again');
+    o.readCounters = async () => null;
     looks = -1e9; // from now on every eth_syncing fails (looks stays <= 2)
     await assert.rejects(
       syncFromNetwork({ ...o, timeoutS: 0.2 }),
