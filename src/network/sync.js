@@ -15,6 +15,7 @@
 const { rpcCall } = require('../util/rpc');
 const { accountAddress, slotKey, STORAGE_CONTRACT } = require('../chains/ethereum/state-items');
 const { sleep } = require('../util/time');
+const { transientReason } = require('../util/retry');
 
 /** The accounts and slots a snap sync has fetched so far, from the node's eth_syncing (null: not a snap sync). */
 function snapItems(syncing) {
@@ -104,7 +105,9 @@ async function patiently(readCounters, signal) {
 
 /**
  * One look at a sync: the node's head, the network's, the node's eth_syncing. A node busy syncing on a loaded machine
- * may not answer within the call's time-out: that look gives `error` and the wait goes on (SYNC_TIMEOUT_S bounds it).
+ * may not answer within the call's time-out: a look that failed for such a transient reason (util/retry.js: a
+ * time-out, a connection lost, HTTP 429/5xx) gives `error` and the wait goes on (SYNC_TIMEOUT_S bounds it). An answer
+ * that is an error (a JSON-RPC error) ends the sync at once: waiting would not change it.
  * @returns {Promise<{now?: number, network?: number, syncing?: any, error: string|null}>}
  */
 async function lookAtSync(nodeRpcUrl, networkRpcUrl, signal) {
@@ -116,8 +119,8 @@ async function lookAtSync(nodeRpcUrl, networkRpcUrl, signal) {
     ]);
     return { now, network, syncing, error: null };
   } catch (err) {
-    if (signal && signal.aborted) throw err;
-    return { error: err.message };
+    if ((signal && signal.aborted) || !transientReason(err)) throw err;
+    return { error: `${err.message} (${transientReason(err)})` };
   }
 }
 
@@ -183,8 +186,10 @@ async function syncFromNetwork({
   /** @type {{now: number, network: number, error: string|null}} */
   let last = { now: startHead, network: target, error: null };
   let reached = startHead;
+  let failedLooks = 0;
   for (;;) {
     const look = await lookAtSync(nodeRpcUrl, networkRpcUrl, signal);
+    if (look.error) failedLooks++;
     if (!look.error && look.now >= look.network && look.syncing === false) {
       reached = look.now;
       break;
@@ -210,6 +215,7 @@ async function syncFromNetwork({
     head: reached,
     start_head: startHead,
     blocks: reached - startHead,
+    failed_looks: failedLooks,
     ...deltas({ counters: c0, cpu: cpu0 }, end),
     ...(state ? { state_check: state } : {}),
     ...(settled ? { settle: settled } : {}),

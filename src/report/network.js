@@ -47,7 +47,7 @@ const rotationLine = (e) =>
 function syncLines(sync) {
   if (!sync || sync.mode !== 'network') return [];
   const one = (x) =>
-    `from block ${x.start_head} to ${x.head} (${x.blocks} blocks) in ${num(x.seconds, 1)} s, ${x.p2p_in_bytes ?? 'n/a'} bytes received from peers, ${x.cpu_s ?? 'n/a'} s of ${x.replica ? 'its' : "the node's"} CPU`;
+    `from block ${x.start_head} to ${x.head} (${x.blocks} blocks) in ${num(x.seconds, 1)} s, ${x.p2p_in_bytes ?? 'n/a'} bytes received from peers, ${x.cpu_s ?? 'n/a'} s of ${x.replica ? 'its' : "the node's"} CPU${x.failed_looks ? `; ${x.failed_looks} looks at the sync not answered in time, looked at again` : ''}`;
   if (!sync.replicas) return [`- Sync from the network (SYNC=network): ${one(sync)}; ${sync.describe}.`];
   return [
     `- Sync from the network (SYNC=network), each replica in turn; ${sync.describe}:`,

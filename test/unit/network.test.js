@@ -26,6 +26,7 @@ function fakeEngine(name, answer, calls) {
       try {
         res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: answer(method, params) }));
       } catch (err) {
+        if (err.drop) return req.socket.destroy(); // no answer: the connection lost, as a node too busy to answer
         res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: err.message } }));
       }
     });
@@ -330,16 +331,19 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
     assert.ok(late.seconds >= 0.1 && late.cores_last > 0.9, JSON.stringify(late));
   });
 
-  it('goes on waiting when a busy node does not answer a look at the sync or its metrics, and fails only at SYNC_TIMEOUT_S', async () => {
+  it('goes on waiting when a busy node does not answer a look at the sync or its metrics, fails only at SYNC_TIMEOUT_S, and at once on an error it answers', async () => {
     const { syncFromNetwork } = require('../../src/network/sync');
     let looks = 0;
-    // the node answers its head at once, then fails eth_syncing twice (as a time-out would), then is synced
+    // the node answers its head at once, then drops eth_syncing twice (a transient failure), then is synced; with
+    // `answerError`, it answers eth_syncing with a JSON-RPC error
+    let answerError = false;
     const node = await fakeEngine(
       'node',
       (m) => {
         if (m === 'eth_blockNumber') return looks === 0 ? '0x0' : '0x10';
         looks++;
-        if (looks <= 2) throw new Error('The operation was aborted due to timeout');
+        if (answerError) throw new Error('the method eth_syncing does not exist');
+        if (looks <= 2) throw Object.assign(new Error('dropped'), { drop: true });
         return false;
       },
       [],
@@ -362,13 +366,19 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
     const r = await syncFromNetwork({ ...o, readCounters, timeoutS: 30 });
     assert.equal(r.head, 16);
     assert.equal(looks, 3, 'two failed looks, then the synced one');
+    assert.equal(r.failed_looks, 2);
     assert.deepEqual([r.p2p_in_bytes, r.p2p_out_bytes], [200, 20], 'the counters at both edges, read again');
     o.readCounters = async () => null;
     looks = -1e9; // from now on every eth_syncing fails (looks stays <= 2)
     await assert.rejects(
       syncFromNetwork({ ...o, timeoutS: 0.2 }),
-      /did not sync from its peers in SYNC_TIMEOUT_S=0.2 s: block \d+ of 16; its last answer: .*timeout/,
+      /did not sync from its peers in SYNC_TIMEOUT_S=0.2 s: block \d+ of 16; its last answer: .+ \((UND_ERR_SOCKET|ECONNRESET|connection lost)\)/,
     );
+    // an error the node answers is not waited out
+    answerError = true;
+    const t0 = Date.now();
+    await assert.rejects(syncFromNetwork({ ...o, timeoutS: 30 }), /eth_syncing does not exist/);
+    assert.ok(Date.now() - t0 < 5000, 'failed at once, not at SYNC_TIMEOUT_S');
     node.server.close();
     network.server.close();
   });
