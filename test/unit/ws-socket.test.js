@@ -99,6 +99,26 @@ describe('lean engine over WebSocket: the client connection', function () {
     assert.equal(got.close, null);
   });
 
+  it('writes the messages sent in one turn of the event loop with one write, in their order', async () => {
+    const got = await connect(url);
+    const seen = [];
+    server.on('message', (m) => seen.push(m.toString()));
+    const writes = [];
+    const write = got.socket.socket.write.bind(got.socket.socket);
+    got.socket.socket.write = (b, ...rest) => writes.push(b.length) && write(b, ...rest);
+    for (let i = 1; i <= 5; i++) got.socket.send(`{"id":${i}}`);
+    assert.equal(writes.length, 0, 'nothing written before the turn ends');
+    await until(() => seen.length === 5);
+    assert.deepEqual(
+      seen,
+      [1, 2, 3, 4, 5].map((i) => `{"id":${i}}`),
+    );
+    assert.equal(writes.length, 1, 'one write for the five');
+    got.socket.send('{"id":6}');
+    await until(() => seen.length === 6);
+    assert.equal(writes.length, 2, 'a later turn: a write of its own');
+  });
+
   it("answers the server's ping with a pong of the same payload", async () => {
     await connect(url);
     const pongs = [];

@@ -3,12 +3,12 @@
 //
 // A general WebSocket library runs every message through streams, events and
 // per-frame buffers; a JSON-RPC load generator needs much less: text frames
-// out (masked, as a client must, each written with one call), whole messages
-// in, handed over from the read itself. What is done here: the opening
-// handshake (with Sec-WebSocket-Accept checked), masked text frames with
-// masking keys from a pool of random bytes, messages in text or binary frames
-// (fragmented too), a pong for every ping, and the closing handshake either
-// way. Not done: extensions (permessage-deflate is never offered) and
+// out (masked, as a client must; those of one turn of the event loop written
+// with one call), whole messages in, handed over from the read itself. What
+// is done here: the opening handshake (with Sec-WebSocket-Accept checked),
+// masked text frames with masking keys from a pool of random bytes, messages
+// in text or binary frames (fragmented too), a pong for every ping, and the
+// closing handshake either way. Not done: extensions (permessage-deflate is never offered) and
 // subprotocols. Over ws:// the bytes are read into one buffer per socket
 // (net's onread); a message handed to onMessage is valid only during that call
 // (the engine reads its id and outcome at once).
@@ -69,6 +69,14 @@ function clientFrame(opcode, payload) {
   return frame;
 }
 
+/** Writes the frames a socket's send() gathered in this turn of the event loop, as one buffer. */
+function flushOutbox(ws) {
+  const frames = ws.outbox;
+  ws.outbox = null;
+  if (!ws.open || !frames.length) return;
+  ws.socket.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
+}
+
 /** Sec-WebSocket-Accept for a key. */
 const acceptFor = (key) =>
   crypto
@@ -95,6 +103,7 @@ class WsSocket {
     this.closeCode = 1006; // abnormal closure, unless a close frame says otherwise
     this.buf = null; // bytes received and not yet used (owned)
     this.parts = null; // a fragmented message's pieces so far
+    this.outbox = null; // frames send() gathered in this turn of the event loop, written after it
     this.key = crypto.randomBytes(16).toString('base64');
     const host = u.hostname.replace(/^\[|\]$/g, '');
     const secure = u.protocol === 'wss:';
@@ -129,8 +138,17 @@ class WsSocket {
     );
   }
 
+  /**
+   * Sends one text message. The frames sent in one turn of the event loop (the requests that answers read together
+   * set off) go out in one write, after it: one system call, not one per request.
+   */
   send(text) {
-    if (this.open) this.socket.write(clientFrame(OP.TEXT, text));
+    if (!this.open) return;
+    if (this.outbox === null) {
+      this.outbox = [];
+      process.nextTick(flushOutbox, this);
+    }
+    this.outbox.push(clientFrame(OP.TEXT, text));
   }
 
   terminate() {
