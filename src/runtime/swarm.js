@@ -233,13 +233,13 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
   attachTeardown(stack, log);
   if (onStack) onStack(stack);
   try {
-    await prepareComposeNode(stack, p, { runId, log, signal });
+    await prepareComposeNode(stack, p, { runId, workDir, log, signal });
     registerRemoval(stack, { s, name, workDir, log });
     log(
       `deploying swarm stack ${name} on ${st.hostname} (${st.nodes} node${st.nodes === 1 ? '' : 's'} in the swarm; services by DNS round robin, ports in host mode on every interface${ipvs ? '' : '; this kernel has no IPVS, which the routing mesh would need'})`,
     );
     if (p.network) {
-      await initAround(s, p.around, { client: p.client, run: p.run, log, state: stack.state });
+      await initAround(s, p.around, { client: p.client, run: p.run, log, state: stack.state, workDir });
       await p.run(['down']); // the one-off runs' bridge network, whose name the stack's own network takes
     }
     if (s.GENERATORS > 1)

@@ -613,7 +613,7 @@ const KEYS = {
     type: 'enum',
     values: ['local', 'network'],
     default: 'local',
-    doc: "local: the node starts with the chain it has (a dev chain of its own, a STATE copy, an attached node) and is waited for. network (needs NETWORK_NODES): the history is built on the network first and the node under test starts with only the genesis, then downloads the chain from its peers with the client's own sync (geth: told the network's head through the engine API, it fetches the blocks over devp2p; with a STATE profile, host and compose runtimes, it starts with the profile's genesis block alone and snap-syncs the state); run.json's sync gives the duration, blocks, bytes received and the node's CPU meanwhile (docs/network.md). With REPLICAS (host and compose runtimes): each replica does so in turn, sync.replicas each one's.",
+    doc: "local: the node starts with the chain it has (a dev chain of its own, a STATE copy, an attached node) and is waited for. network (needs NETWORK_NODES): the history is built on the network first and the node under test starts with only the genesis, then downloads the chain from its peers with the client's own sync (geth: told the network's head through the engine API, it fetches the blocks over devp2p; with a STATE profile, host, compose and swarm runtimes, it starts with the profile's genesis block alone and snap-syncs the state); run.json's sync gives the duration, blocks, bytes received and the node's CPU meanwhile (docs/network.md). With REPLICAS (host, compose and swarm runtimes): each replica does so in turn, sync.replicas each one's.",
   },
   SYNC_TIMEOUT_S: {
     type: 'int',

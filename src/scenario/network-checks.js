@@ -75,8 +75,6 @@ function fleetChecks(v, { given, at }, errors) {
     errors.push(`${where}: REPLICAS: a fleet starts in the host, compose and swarm runtimes only, for now`);
   if (!(v.NETWORK_NODES > 0))
     errors.push(`${where}: REPLICAS: replicas share one chain through a network; set NETWORK_NODES (1 or more)`);
-  if (v.SYNC !== 'local' && v.RUNTIME === 'swarm')
-    errors.push(`${where}: REPLICAS: SYNC=network with a fleet runs on the host and compose runtimes, not yet a swarm`);
   if (v.TRANSPORT !== 'http') errors.push(`${where}: REPLICAS: the balancer speaks HTTP; set TRANSPORT=http`);
   if (v.COLD === 'yes') errors.push(`${at('COLD')}: COLD=yes: not yet with REPLICAS`);
   if (v.NODE_PROFILE !== 'none') errors.push(`${at('NODE_PROFILE')}: NODE_PROFILE: not yet with REPLICAS`);

@@ -6,8 +6,10 @@
 // checked against its container's own cgroup counter read by this test, the
 // cpusets, the peers, and nothing left of the stack afterwards. Then a fleet
 // (REPLICAS=2 behind HAProxy) on the same swarm: HAProxy's counts against the
-// clients', each replica's CPU against its container's cgroup, on copies of
-// STATE=small, with MEMORY_MB on each replica and two generators.
+// clients', each replica's CPU against its container's cgroup, on STATE=small
+// synced from the network (SYNC=network: each replica starts with the
+// profile's genesis block alone and snap-syncs in turn), with MEMORY_MB on
+// each replica and two generators.
 
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
@@ -112,7 +114,7 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
   });
 });
 
-describe('RUNTIME=swarm with REPLICAS=2 on STATE=small, MEMORY_MB and GENERATORS=2: two geth services behind an HAProxy service of the stack', () => {
+describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, MEMORY_MB and GENERATORS=2: two geth services behind an HAProxy service of the stack', () => {
   let res;
   let run;
   let name;
@@ -130,6 +132,7 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small, MEMORY_MB and GENERATORS
       GENERATOR: 'lean',
       GENERATORS: '2',
       STATE: 'small',
+      SYNC: 'network',
       MEMORY_MB: '2048',
       DURATION_S: '10',
       WARMUP_S: '2',
@@ -165,10 +168,28 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small, MEMORY_MB and GENERATORS
     assertBalancerCounts(run, res.reportDir);
   });
 
-  it('each replica and the network node start on a copy of the STATE profile, restored into volumes of this engine', () => {
+  it("the network node starts on a copy of the STATE profile, each replica on the profile's genesis block alone, restored into volumes of this engine", () => {
     assert.equal(run.state.profile, 'small');
-    assert.match(res.stderr, /STATE=small: copied \S+ into volume \S+-state/, "the node service's (replica-1's) own");
-    assert.match(res.stderr, /network: copying STATE=small into the volumes of replica-2, network-1/);
+    assert.match(
+      res.stderr,
+      /STATE=small: copied \S+genesis-only into volume \S+-state/,
+      "the node service's (replica-1's)",
+    );
+    assert.match(res.stderr, /copying STATE=small's genesis block alone into the volumes of replica-2/);
+    assert.match(res.stderr, /network: copying STATE=small into the volumes of network-1/);
+  });
+
+  it('SYNC=network: each replica snap-synced the state from the network in turn, with its own bytes and CPU', () => {
+    assert.deepEqual(
+      run.sync.replicas.map((x) => x.replica),
+      ['replica-1', 'replica-2'],
+    );
+    for (const x of run.sync.replicas) {
+      assert.equal(x.sync_mode, 'snap');
+      assert.equal(x.start_head, 0, JSON.stringify(x));
+      assert.ok(x.head > 0 && x.p2p_in_bytes > 100000 && x.cpu_s > 0, JSON.stringify(x));
+      assert.equal(x.state_check.equal, true);
+    }
   });
 
   it('MEMORY_MB applies to each replica: the limit in its service, memory and swap on its container; none on HAProxy', () => {
