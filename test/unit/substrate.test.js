@@ -17,6 +17,7 @@ const {
   accountKey,
   accountInfo,
   fundedSpec,
+  specWithoutBootNodes,
   devUris,
   keyring,
   TOTAL_ISSUANCE,
@@ -377,12 +378,22 @@ describe('a genesis that funds the dev accounts', () => {
         name: 'T',
         id: 't',
         properties: { ss58Format: 0 },
+        bootNodes: ['/dns/boot.example/tcp/30333/p2p/12D3KooWA', '/dns/boot2.example/tcp/30333/p2p/12D3KooWB'],
         genesis: { raw: { top: { '0x3a636f6465': '0x00', [TOTAL_ISSUANCE]: ti }, childrenDefault: {} } },
       }),
     );
     const out = path.join(dir, 'out.json');
     const r = await fundedSpec(src, out, { accounts: 3 });
     assert.equal(r.funded, 6 + 3);
+    assert.equal(r.bootNodes, 2);
+    assert.deepEqual(JSON.parse(fs.readFileSync(out, 'utf8')).bootNodes, [], "no live chain's node to dial");
+    const copy = path.join(dir, 'copy.json');
+    assert.equal(specWithoutBootNodes(src, copy), 2);
+    const { bootNodes, ...rest } = JSON.parse(fs.readFileSync(copy, 'utf8'));
+    assert.deepEqual(bootNodes, []);
+    const { bootNodes: had, ...before } = JSON.parse(fs.readFileSync(src, 'utf8'));
+    assert.deepEqual(rest, before, 'the rest of the spec as it was');
+    assert.equal(had.length, 2, 'the source is not written');
     const top = JSON.parse(fs.readFileSync(out, 'utf8')).genesis.raw.top;
     assert.equal(top['0x3a636f6465'], '0x00', 'the runtime is kept');
     const ring = await keyring(0);

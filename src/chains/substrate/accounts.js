@@ -50,8 +50,26 @@ async function keyring(ss58Format) {
 }
 
 /**
- * Writes a copy of a raw chain spec whose genesis funds the dev accounts.
- * @returns {Promise<{file:string, funded:number, name:string, id:string, ss58Format:number}>}
+ * A run's node must not dial the live chain's public nodes: a chain spec's bootnodes are dropped from the copy a run
+ * starts with (the genesis, and so the chain and its state, is unchanged). Returns how many there were.
+ */
+function dropBootNodes(spec) {
+  const n = Array.isArray(spec.bootNodes) ? spec.bootNodes.length : 0;
+  spec.bootNodes = [];
+  return n;
+}
+
+/** Writes a copy of a chain spec file without its bootnodes (dropBootNodes); returns how many it had. */
+function specWithoutBootNodes(srcFile, outFile) {
+  const spec = JSON.parse(fs.readFileSync(srcFile, 'utf8'));
+  const n = dropBootNodes(spec);
+  fs.writeFileSync(outFile, JSON.stringify(spec));
+  return n;
+}
+
+/**
+ * Writes a copy of a raw chain spec whose genesis funds the dev accounts, without its bootnodes (dropBootNodes).
+ * @returns {Promise<{file:string, funded:number, name:string, id:string, ss58Format:number, bootNodes:number}>}
  */
 async function fundedSpec(srcFile, outFile, { accounts }) {
   const spec = JSON.parse(fs.readFileSync(srcFile, 'utf8'));
@@ -69,8 +87,20 @@ async function fundedSpec(srcFile, outFile, { accounts }) {
   }
   const issued = top[TOTAL_ISSUANCE] ? u8aToBn(hexToU8a(top[TOTAL_ISSUANCE]), { isLe: true }) : 0n;
   top[TOTAL_ISSUANCE] = u8aToHex(bnToU8a(BigInt(issued.toString()) + added, { bitLength: 128 }));
+  const bootNodes = dropBootNodes(spec);
   fs.writeFileSync(outFile, JSON.stringify(spec));
-  return { file: outFile, funded: uris.length, name: spec.name, id: spec.id, ss58Format };
+  return { file: outFile, funded: uris.length, name: spec.name, id: spec.id, ss58Format, bootNodes };
 }
 
-module.exports = { devUri, devUris, fundedSpec, accountKey, accountInfo, keyring, WELL_KNOWN, FUNDS, TOTAL_ISSUANCE };
+module.exports = {
+  devUri,
+  devUris,
+  fundedSpec,
+  specWithoutBootNodes,
+  accountKey,
+  accountInfo,
+  keyring,
+  WELL_KNOWN,
+  FUNDS,
+  TOTAL_ISSUANCE,
+};

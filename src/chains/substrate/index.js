@@ -12,6 +12,7 @@ const createHistory = (...a) => require('./history').createHistory(...a);
 const harvest = (...a) => require('./harvest').harvest(...a);
 const describePool = (...a) => require('./harvest').describePool(...a);
 const fundedSpec = (...a) => require('./accounts').fundedSpec(...a);
+const specWithoutBootNodes = (...a) => require('./accounts').specWithoutBootNodes(...a);
 const ensureState = (...a) => require('./state').ensureState(...a);
 const statePool = (...a) => require('./state').statePool(...a);
 const describeStatePool = (...a) => require('./state').describeStatePool(...a);
@@ -23,6 +24,9 @@ const { methodClass } = require('./method-classes');
 
 /** Signer accounts funded for the transfer workload: one per virtual user (open loop: up to 256 at once). */
 const signerCount = (s) => (s.RATE ? 256 : s.CONCURRENCY);
+
+/** The log's words for the bootnodes left out of the run's copy of a spec. */
+const bootNodesText = (n) => (n ? `; its ${n} bootnodes left out (the node dials no public node of the chain)` : '');
 
 /**
  * Before the node starts (host runtime): the chain spec file it starts from,
@@ -37,14 +41,19 @@ async function prepare(s, { workDir, log, client, state }) {
     return { chainSpec: s.CHAIN_SPEC, source: s.CHAIN_SPEC, funded: null };
   const src = await ensureChainSpec(s.CHAIN_SPEC, log);
   if (state && state.chainSpec) {
+    // the cached spec is never written: the run's copy is the one without bootnodes
+    const out = path.join(workDir, `${path.basename(state.chainSpec, '.json')}.chainperf.json`);
+    const dropped = specWithoutBootNodes(state.chainSpec, out);
     log(
-      `chain spec ${state.chainSpec}: the one STATE=${s.STATE} was built from, without its ${state.manifest.accounts} state accounts (the node reads its genesis from the restored database); ${state.manifest.dev_accounts} dev accounts funded`,
+      `chain spec ${state.chainSpec}: the one STATE=${s.STATE} was built from, without its ${state.manifest.accounts} state accounts (the node reads its genesis from the restored database); ${state.manifest.dev_accounts} dev accounts funded${bootNodesText(dropped)}`,
     );
-    return { chainSpec: state.chainSpec, source: src, funded: state.manifest.dev_accounts };
+    return { chainSpec: out, source: src, funded: state.manifest.dev_accounts };
   }
   const out = path.join(workDir, `${path.basename(src, '.json')}.chainperf.json`);
   const f = await fundedSpec(src, out, { accounts: s.HISTORY_ACCOUNTS + signerCount(s) });
-  log(`chain spec ${f.id} (${f.name}) from ${src}; ${f.funded} dev accounts funded in its genesis`);
+  log(
+    `chain spec ${f.id} (${f.name}) from ${src}; ${f.funded} dev accounts funded in its genesis${bootNodesText(f.bootNodes)}`,
+  );
   return { chainSpec: out, source: src, funded: f.funded };
 }
 
