@@ -561,7 +561,7 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.equal(await loadBeganLate(unread, window), false, 'an unread log does not hold the fault back');
   });
 
-  it('takes a fleet in the compose runtime too, without FAULT yet; not on a swarm yet', () => {
+  it('takes a fleet and its FAULT in the compose and swarm runtimes too', () => {
     const dir = tmpDir();
     const errs = (text) =>
       resolveScenario(writeScenario(dir, 'c.env', text), {
