@@ -293,7 +293,20 @@ async function untilLoaded(r, metricsUrl, { afterS = 3, timeoutMs = 120000 } = {
   }
 }
 
+/**
+ * The node's own request counter through Prometheus agrees with the generator's count: each edge's scrape is up to
+ * a scrape interval (1 s) away from the edge, and later under load, so two and a half seconds of requests is the
+ * room (a short window's 25% was not, on a loaded machine).
+ */
+function assertScrapedClose(run) {
+  const served = run.node.rpc_requests;
+  const ok = run.figures.requests_ok;
+  assert.ok(typeof served === 'number' && served > 0, `node counted ${served}`);
+  assert.ok(Math.abs(served - ok) <= 2.5 * run.figures.rps, `node counted ${served}, the generator ${ok}`);
+}
+
 module.exports = {
+  assertScrapedClose,
   untilLoaded,
   assertBalancerCounts,
   assertReplicaCpu,

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { startRun, watchGethCpu, processesWith, readRun, artilleryCount } = require('./harness');
+const { startRun, watchGethCpu, processesWith, readRun, artilleryCount, assertScrapedClose } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 const { readSteal } = require('../../src/measure/steal');
 
@@ -19,18 +19,6 @@ const SHORT = {
   MIN_RPS: '100',
   MAX_ERROR_RATE: '0',
 };
-
-/**
- * The node's own request counter through Prometheus agrees with the generator's count: each edge's scrape is up to
- * a scrape interval (1 s) away from the edge, and later under load, so two and a half seconds of requests is the
- * room (a short window's 25% was not, on a loaded machine).
- */
-function assertScrapedClose(run) {
-  const served = run.node.rpc_requests;
-  const ok = run.figures.requests_ok;
-  assert.ok(typeof served === 'number' && served > 0, `node counted ${served}`);
-  assert.ok(Math.abs(served - ok) <= 2.5 * run.figures.rps, `node counted ${served}, the generator ${ok}`);
-}
 
 describe('host runtime: geth --dev end to end', () => {
   let res;

@@ -6,7 +6,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, watchGethCpu, readRun, artilleryCount } = require('./harness');
+const { startRun, watchGethCpu, readRun, artilleryCount, assertScrapedClose } = require('./harness');
 const { startGeth } = require('./node');
 const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
 
@@ -46,10 +46,7 @@ describe("TRANSPORT=ws, host runtime: the lean engine over geth's WebSocket", ()
 
   it("its counts agree with artillery's counters and the node's; node and generator CPU per request are measured", () => {
     assert.equal(artilleryCount(res.reportDir, 'chainperf.ok.'), run.figures.requests_ok);
-    assert.ok(
-      Math.abs(run.node.rpc_requests - run.figures.requests_ok) / run.figures.requests_ok < 0.25,
-      `node counted ${run.node.rpc_requests}`,
-    );
+    assertScrapedClose(run); // geth's rpc_requests through Prometheus: close, not exact, at the edges
     const independent = cpuWatch.cpuAt(run.node.cpu_window.end_ms) - cpuWatch.cpuAt(run.node.cpu_window.start_ms);
     assert.ok(
       Math.abs(independent - run.node.cpu_total_s) / run.node.cpu_total_s < 0.05,

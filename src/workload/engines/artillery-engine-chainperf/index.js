@@ -32,8 +32,7 @@ function buildRing(g, overWs) {
     const method = g.pickMethod(g.random());
     const params = paramsFor(method, g.pool, g.random);
     // HTTP: the whole request, head and body; WebSocket: the body after its id, which is given per connection when
-    // sent.
-    // ok: the counter's name, made once rather than per request
+    // sent. ok: the counter's name, made once here rather than for every request.
     const ok = `chainperf.ok.${method}`;
     ring.push(
       overWs

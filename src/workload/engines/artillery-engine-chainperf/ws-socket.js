@@ -8,10 +8,10 @@
 // is done here: the opening handshake (with Sec-WebSocket-Accept checked),
 // masked text frames with masking keys from a pool of random bytes, messages
 // in text or binary frames (fragmented too), a pong for every ping, and the
-// closing handshake either way. Not done: extensions (permessage-deflate is never offered) and
-// subprotocols. Over ws:// the bytes are read into one buffer per socket
-// (net's onread); a message handed to onMessage is valid only during that call
-// (the engine reads its id and outcome at once).
+// closing handshake either way. Not done: extensions (permessage-deflate is
+// never offered) and subprotocols. Over ws:// the bytes are read into one
+// buffer per socket (net's onread); a message handed to onMessage is valid
+// only during that call (the engine reads its id and outcome at once).
 
 const crypto = require('node:crypto');
 const net = require('node:net');
