@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 // npm run test:integration: the integration test files, several at a time
-// (TEST_JOBS, default 4: most of a test's time is a node syncing, blocks being
-// mined, a window running; two cores serve four such tests, about 1.5 cores
-// busy on average). Each file runs
+// (TEST_JOBS, default 3: most of a test's time is a node syncing, blocks being
+// mined, a window running; two cores serve three such tests. Four were faster
+// but left tests that time a window on a saturated machine: docs/results.md#ci). Each file runs
 // in its own mocha process; the longest files (by the last timings recorded in
 // test/integration/timings.json) start first, so the run ends with short ones.
 // Each file's output is printed whole when it ends, then the slowest files and
@@ -13,7 +13,7 @@
 // beside the pool from its start (they take about a minute of CPU, when the
 // integration tests are mostly starting nodes), rather than a minute before it.
 //
-//   TEST_JOBS=4 npm run test:integration [-- file ...]
+//   TEST_JOBS=3 npm run test:integration [-- file ...]
 //   UPDATE_TIMINGS=1 npm run test:integration    # writes the timings of this run
 
 const fs = require('node:fs');
@@ -23,7 +23,7 @@ const { spawn } = require('node:child_process');
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(ROOT, 'test', 'integration');
 const TIMINGS = path.join(DIR, 'timings.json');
-const JOBS = Math.max(1, Number(process.env.TEST_JOBS || 4));
+const JOBS = Math.max(1, Number(process.env.TEST_JOBS || 3));
 const MOCHA = path.join(ROOT, 'node_modules', '.bin', 'mocha');
 const REPORTER = path.join(DIR, 'timing-reporter.js');
 
