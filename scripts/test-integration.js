@@ -3,9 +3,10 @@
 // npm run test:integration: the integration test files, several at a time
 // (TEST_JOBS, default 3: most of a test's time is a node syncing, blocks being
 // mined, a window running; two cores serve three such tests. Four were faster
-// but left tests that time a window on a saturated machine: docs/results.md#ci). Each file runs
-// in its own mocha process; the longest files (by the last timings recorded in
-// test/integration/timings.json) start first, so the run ends with short ones.
+// but left tests that time a window on a saturated machine:
+// docs/results.md#ci). Each file runs in its own mocha process; the longest
+// files (by the last timings recorded in test/integration/timings.json) start
+// first, so the run ends with short ones.
 // Each file's output is printed whole when it ends, then the slowest files and
 // the totals; the exit status is mocha's worst.
 //
