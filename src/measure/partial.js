@@ -35,6 +35,17 @@ function readPartials(samplesDir) {
 }
 
 /**
+ * The generator's first request in the window so far, by its workers' partial records (written every second from a
+ * second into the window): a time, null when none was sent yet, undefined when no worker has written a record yet.
+ */
+function firstRequestSoFar(samplesDir) {
+  const records = readPartials(samplesDir);
+  if (!records.length) return undefined;
+  const firsts = records.map((lines) => lines[lines.length - 1].first_request_at).filter((t) => typeof t === 'number');
+  return firsts.length ? Math.min(...firsts) : null;
+}
+
+/**
  * What a failed window measured, or null when nothing is usable.
  * @param {object} o
  * @param {object} o.stack the runtime stack (its CPU source)
@@ -109,4 +120,4 @@ function applyPartialWindow(run, series, err) {
   Object.assign(series, p.series);
 }
 
-module.exports = { partialWindow, partialFigures, applyPartialWindow, readPartials };
+module.exports = { partialWindow, partialFigures, applyPartialWindow, readPartials, firstRequestSoFar };

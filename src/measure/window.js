@@ -14,7 +14,7 @@ const { mergeSamples } = require('../workload/samples');
 const { shapeOf, describeShape, shapeFigures } = require('../workload/shapes');
 const { mergeWrites, subscriptionFigures } = require('../workload/write-figures');
 const { cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
-const { partialWindow } = require('./partial');
+const { partialWindow, firstRequestSoFar } = require('./partial');
 const { readSteal } = require('./steal');
 const { startWindowHooks } = require('./profile');
 const { log } = require('../util/log');
@@ -34,6 +34,11 @@ function readSamples(dir) {
  * the opening).
  */
 const LATE_START_MS = 500;
+
+/** Whether a generator whose first request in w left at firstMs (null: none) started late: w is measured again. */
+function startedLate(firstMs, w) {
+  return firstMs === null || firstMs > w.start + LATE_START_MS;
+}
 
 /**
  * The generator's seed for a window: SEED and the window's name, the two sides of an A/B pair alike ("pair3-A",
@@ -58,7 +63,8 @@ function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS
   const shape = shapeOf(s);
   if (shape) log(`${name}: SHAPE=${shape.kind}: ${describeShape(shape)}`);
   const samplesDir = path.join(workDir, `samples-${name}`);
-  fs.rmSync(samplesDir, { recursive: true, force: true }); // a window measured again starts clean
+  // a window measured again starts clean, its partial record too
+  for (const dir of [samplesDir, `${samplesDir}.partial`]) fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(samplesDir);
   const lead = kept ? `a ${startupS} s lead-in of the generator kept running` : `${startupS} s generator start-up`;
   log(
@@ -108,7 +114,14 @@ async function readEdges(m, { s, stack, name, reportDir, signal }) {
   m.gensStart = cpuOf(perGenerator);
   m.stealStart = m.stealCpus === undefined ? null : readSteal(m.stealCpus);
   m.sampler = startSampler(stack, w, signal);
-  const hooks = startWindowHooks({ stack, name, window: w, reportDir }); // per-core load, NODE_PROFILE
+  // A hook may ask mid-window whether the load began late (the window is then measured again): by the generator's own
+  // record, as collectSamples decides; no record a second into the window counts as no request.
+  const loadBeganLate = () => {
+    const first = firstRequestSoFar(m.samplesDir);
+    return startedLate(first === undefined ? null : first, w);
+  };
+  // per-core load, NODE_PROFILE, the network's and the fleet's hooks
+  const hooks = startWindowHooks({ stack, name, window: { ...w, loadBeganLate }, reportDir });
   const progress = setInterval(() => {
     log(
       `${name}: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`,
@@ -148,7 +161,7 @@ async function collectSamples(m, { reportDir, name, startupS }) {
   const snapshots = readSamples(m.samplesDir);
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);
-  if (samples.first_request_at === null || samples.first_request_at > w.start + LATE_START_MS) {
+  if (startedLate(samples.first_request_at, w)) {
     // artillery took longer than STARTUP_S to start its workers: the window's start had no load, its figures would mean
     // nothing.
     const late =

@@ -114,6 +114,7 @@ describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy
 
   it("a killed replica's container: the other replica takes its traffic at once, the window does not stall", () => {
     const f = run.node.fleet;
+    assert.ok(f.fault, `no fault in the window; the run's warnings: ${JSON.stringify(run.warnings)}`);
     assert.equal(f.fault.replica, 'replica-2');
     assert.deepEqual(
       f.replicas.map((r) => r.up_at_end),

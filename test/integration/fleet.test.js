@@ -116,6 +116,7 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
 
   it('the killed replica is named; the other one took its traffic', () => {
     const f = run.node.fleet;
+    assert.ok(f.fault, `no fault in the window; the run's warnings: ${JSON.stringify(run.warnings)}`);
     assert.equal(f.fault.replica, 'replica-2');
     assert.equal(f.fault.served_by_killed_after, 0);
     assert.ok(f.fault.served_by_others_after > 1000, JSON.stringify(f.fault));

@@ -543,22 +543,52 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
       assert.equal(errs(`RUNTIME=${runtime}\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\nSYNC=network\n`), '', runtime);
   });
 
-  it("holds a fault back in a window whose load began late (it is measured again), by the balancer's access log", async () => {
-    const { loadBeganLate } = require('../../src/runtime/fleet-hooks');
-    const start = 1795674683000;
-    const lb = (lines) => ({ logText: async () => lines.map((l) => `${l}\n`).join('') });
-    const line = (acceptMs, ta) => `${(acceptMs / 1000).toFixed(3)} replica-1 ${ta} ${ta} 200`;
-    const window = { start, end: start + 12000 };
-    assert.equal(await loadBeganLate(lb([line(start + 20, 3), line(start + 900, 2)]), window), false);
-    assert.equal(
-      await loadBeganLate(lb([line(start - 3000, 5), line(start + 2500, 3)]), window),
-      true,
-      'began 2.5 s in',
-    );
-    assert.equal(await loadBeganLate(lb([line(start - 30000, 5)]), window), true, 'history calls are not the load');
-    assert.equal(await loadBeganLate(lb([]), window), true);
-    const unread = { logText: async () => Promise.reject(new Error('gone')) };
-    assert.equal(await loadBeganLate(unread, window), false, 'an unread log does not hold the fault back');
+  it("holds a fault back in a window whose load began late (it is measured again), by the generator's own record", async () => {
+    const { scheduleFault, fleetHooks } = require('../../src/runtime/fleet-hooks');
+    const killed = [];
+    const replicas = ['replica-1', 'replica-2'].map((name) => ({
+      name,
+      pid: 1,
+      kill: () => killed.push(name),
+      onGone: () => {},
+    }));
+    const s = { FAULT: 'kill-replica@1s' };
+    const state = { done: false, fault: null };
+    const fired = () => new Promise((r) => setTimeout(r, 20));
+    const windowAt = (late) => ({ start: Date.now() - 5000, end: Date.now() + 5000, loadBeganLate: () => late });
+    scheduleFault(s, replicas, windowAt(true), state);
+    await fired();
+    assert.deepEqual(killed, [], 'a late window keeps its replicas');
+    assert.equal(state.done, false, 'the next window gets the fault');
+    scheduleFault(s, replicas, windowAt(false), state);
+    await fired();
+    assert.deepEqual(killed, ['replica-2']);
+    assert.equal(state.fault.replica, 'replica-2');
+    scheduleFault(s, replicas, windowAt(false), state);
+    await fired();
+    assert.deepEqual(killed, ['replica-2'], 'once per run');
+    // a fault never carried out is a warning of the run, never silence
+    const hooks = fleetHooks(s, { replicas, lost: [], lb: {}, lbGroup: {}, balancerCpus: null, healthCheck: '' });
+    assert.match(hooks.problems()[0], /^FAULT=kill-replica@1s was not carried out, no replica was killed: no window/);
+  });
+
+  it("tells mid-window whether the load began late from the workers' partial records, as the window decides", () => {
+    const fs = require('node:fs');
+    const path = require('node:path');
+    const { firstRequestSoFar } = require('../../src/measure/partial');
+    const samplesDir = path.join(tmpDir(), 'samples-measure');
+    assert.equal(firstRequestSoFar(samplesDir), undefined, 'no record yet');
+    fs.mkdirSync(`${samplesDir}.partial`);
+    const write = (worker, firsts) =>
+      fs.writeFileSync(
+        path.join(`${samplesDir}.partial`, `partial-${worker}.jsonl`),
+        firsts.map((f) => `${JSON.stringify({ upto_ms: 0, first_request_at: f })}\n`).join(''),
+      );
+    write('a', [null]);
+    assert.equal(firstRequestSoFar(samplesDir), null, 'records, no request');
+    write('a', [null, 1500]);
+    write('b', [900]);
+    assert.equal(firstRequestSoFar(samplesDir), 900, "the earliest of the workers' latest lines");
   });
 
   it('takes a fleet and its FAULT in the compose and swarm runtimes too', () => {
