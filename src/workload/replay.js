@@ -61,7 +61,7 @@ function isMissing(resultNull, failure) {
 
 /** What a worker's replay did, written with its samples. */
 function newReplayTally() {
-  return { sent: 0, missing_on_target: {}, capture_requests: 0, period_ms: null, speed: null };
+  return { sent: 0, sent_by_method: {}, missing_on_target: {}, capture_requests: 0, period_ms: null, speed: null };
 }
 
 /** Sums the workers' tallies; null when no worker replayed. */
@@ -69,10 +69,12 @@ function mergeReplay(snapshots) {
   const parts = snapshots.map((x) => x.replay).filter(Boolean);
   if (!parts.length) return null;
   const missing = {};
+  const sentBy = {};
   let sent = 0;
   for (const p of parts) {
     sent += p.sent;
     for (const [m, n] of Object.entries(p.missing_on_target)) missing[m] = (missing[m] || 0) + n;
+    for (const [m, n] of Object.entries(p.sent_by_method || {})) sentBy[m] = (sentBy[m] || 0) + n;
   }
   const lead = parts.find((p) => p.capture_requests) || parts[0];
   return {
@@ -83,6 +85,7 @@ function mergeReplay(snapshots) {
     sent_in_window: sent,
     missing_on_target: Object.values(missing).reduce((a, b) => a + b, 0),
     missing_on_target_by_method: missing,
+    sent_by_method: sentBy,
   };
 }
 
@@ -170,6 +173,10 @@ async function replayWith(g, call, counted) {
   g.extras.replay = tally;
   const send = async (e) => {
     g.recorder.started();
+    const now = Date.now();
+    // counted as the call leaves: what the replay sent follows the capture; what completes depends on the node
+    if (now >= g.spec.start_at && now < g.spec.end_at)
+      tally.sent_by_method[e.method] = (tally.sent_by_method[e.method] || 0) + 1;
     const t0 = performance.now();
     const r = await call(e.method, e.params);
     const missing = isMissing(r.resultNull, r.failure);

@@ -167,13 +167,19 @@ describe('record and replay on geth', () => {
       const got = replayed(run);
       const total = Object.values(got).reduce((a, b) => a + b, 0);
       assert.ok(total > 200, `${total} calls replayed in the window`);
-      const [want, have] = [shares(captured), shares(got)];
+      // the mix the replay sent in the window, as each call left: what completes in it also depends on the node's speed
+      // on a loaded machine (heavy calls answered after the window's end), which the test does not control
+      const sent = run.generator.replay.sent_by_method;
+      const [want, have] = [shares(captured), shares(sent)];
       for (const m of new Set([...Object.keys(want), ...Object.keys(have)])) {
         assert.ok(
           Math.abs((have[m] || 0) - (want[m] || 0)) < 0.03,
-          `${m}: ${((have[m] || 0) * 100).toFixed(1)}% replayed, ${((want[m] || 0) * 100).toFixed(1)}% captured`,
+          `${m}: ${((have[m] || 0) * 100).toFixed(1)}% sent, ${((want[m] || 0) * 100).toFixed(1)}% captured`,
         );
       }
+      // and what completed in it: about as many calls as were sent
+      const sentTotal = Object.values(sent).reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs(total - sentTotal) / sentTotal < 0.1, `${total} completed, ${sentTotal} sent in the window`);
       assert.equal(run.figures.requests_failed, 0, JSON.stringify(run.errors));
       assert.equal(
         run.generator.replay.capture_requests,

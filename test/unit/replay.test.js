@@ -154,6 +154,17 @@ describe('replay', function () {
     assert.equal(r.sent_in_window, m.ok);
     assert.equal(r.missing_on_target, m.methods.eth_getTransactionByHash.requests_ok);
     assert.deepEqual(Object.keys(r.missing_on_target_by_method), ['eth_getTransactionByHash']);
+    // sent in the window, by method: the capture's three methods in turn, a third each (a call sent before the window's
+    // opening is not counted, even when it completes in it)
+    const sent = Object.values(r.sent_by_method);
+    const sentTotal = sent.reduce((a, b) => a + b, 0);
+    assert.deepEqual(Object.keys(r.sent_by_method).sort(), [
+      'eth_blockNumber',
+      'eth_getBalance',
+      'eth_getTransactionByHash',
+    ]);
+    assert.ok(sentTotal >= 100 && sentTotal <= m.ok, `${sentTotal} sent in the window, ${m.ok} completed`);
+    assert.ok(Math.max(...sent) - Math.min(...sent) <= 1, JSON.stringify(r.sent_by_method));
   });
 
   it('lean engine over WebSocket: null results told apart from results and errors', async () => {
