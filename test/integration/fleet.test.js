@@ -1,7 +1,7 @@
 'use strict';
 // REPLICAS=2 on the host runtime: two geth replicas on a one-node network,
 // each on its own copy of STATE=small, behind a real HAProxy; one replica is killed on purpose inside the window
-// (FAULT=kill-replica@5s) and the fleet keeps serving. Then one frozen
+// (FAULT=kill-replica@6s) and the fleet keeps serving. Then one frozen
 // (SIGSTOP) for 9 s: HAProxy takes it out of rotation and puts it back. Last,
 // SYNC=network: each replica starts at the genesis and syncs from its peers.
 
