@@ -1,11 +1,14 @@
 'use strict';
-// RUNTIME=swarm on a real single-node Docker Swarm (made here with `docker
-// swarm init` when the engine is in none, and left again after): the compose
+// RUNTIME=swarm on a real Docker Swarm (made here with `docker swarm init` on
+// the Docker bridge's address when the engine is in none, and left again
+// after), of one node, then of two: the compose
 // runtime's stack deployed with `docker stack deploy`, with a network of two
 // more geth nodes (NETWORK_NODES=2) as services of the stack; the node's CPU
 // checked against its container's own cgroup counter read by this test, the
 // cpusets, the peers, and nothing left of the stack afterwards. Then a fleet
-// (REPLICAS=2 behind HAProxy) on the same swarm: HAProxy's counts against the
+// (REPLICAS=2 behind HAProxy) on the same swarm joined by a worker (a Docker
+// engine in a container: swarm-worker/), whose own cAdvisor Prometheus scrapes
+// beside this machine's: HAProxy's counts against the
 // clients', each replica's CPU against its container's cgroup, on STATE=small
 // synced from the network (SYNC=network: each replica starts with the
 // profile's genesis block alone and snap-syncs in turn), with MEMORY_MB on
@@ -18,19 +21,30 @@ const { startRun, readRun, watchContainerCpu, assertBalancerCounts, assertReplic
 const { schemaErrors, ROOT } = require('../helpers');
 const docker = require('../../src/platform/docker');
 const swarm = require('../../src/platform/swarm');
+const { imageSpecs } = require('../../src/runtime/images');
+const { startSwarmWorker, bridgeAddress } = require('./swarm-worker');
 
 let initHere = false;
+let worker = null;
 
 before(async () => {
   if (!(await swarm.swarmState()).active) {
-    execFileSync('docker', ['swarm', 'init', '--advertise-addr', '127.0.0.1'], { stdio: 'pipe' });
+    // on the bridge's address, which the worker's container reaches (127.0.0.1 would be its own)
+    execFileSync('docker', ['swarm', 'init', '--advertise-addr', bridgeAddress()], { stdio: 'pipe' });
     initHere = true;
   }
 });
 
-after(() => {
+after(async () => {
+  if (worker) await worker.remove();
   if (initHere) execFileSync('docker', ['swarm', 'leave', '--force'], { stdio: 'pipe' });
 });
+
+/** The cAdvisor targets Prometheus scrapes, and whether each is up. */
+async function cadvisorTargets(promUrl) {
+  const body = await (await fetch(`${promUrl}/api/v1/targets?state=active`)).json();
+  return body.data.activeTargets.filter((x) => x.labels.job === 'cadvisor').map((x) => x.health);
+}
 
 /** The running container of a service of a stack, or null. */
 async function taskContainer(name, service) {
@@ -122,7 +136,21 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
   const memory = {};
   const watches = {};
 
+  let targets;
+  let workerCadvisor;
+
   before(async () => {
+    // a second node: cAdvisor, a global service, runs there too, with this image of the two the run may choose
+    const { cadvisor } = imageSpecs({ CLIENT: 'geth', GRAFANA: 'no' });
+    const images = [cadvisor.local, cadvisor.upstream].filter((ref) => {
+      try {
+        execFileSync('docker', ['image', 'inspect', ref], { stdio: 'pipe' });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    worker = await startSwarmWorker(images);
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       RUNTIME: 'swarm',
       GRAFANA: 'no',
@@ -143,6 +171,8 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
     watches['replica-1'] = watchContainerCpu(() => taskContainer(name, 'node'));
     watches['replica-2'] = watchContainerCpu(() => taskContainer(name, 'replica-2'));
     await r.waitFor(/measure: measuring for/);
+    targets = await cadvisorTargets(/Prometheus at (\S+),/.exec(r.stderrText())[1]);
+    workerCadvisor = (await swarm.serviceTasks(name, 'cadvisor')).find((x) => x.NodeID === worker.nodeId);
     for (const svc of ['node', 'replica-2', 'haproxy']) {
       const { HostConfig } = await docker.inspectContainer(await taskContainer(name, svc));
       cpusets[svc] = HostConfig.CpusetCpus;
@@ -162,6 +192,12 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
     assert.equal(run.provenance.runtime, 'swarm');
     assert.equal(run.fleet.replicas, 2);
     assert.deepEqual(cpusets, { node: '0', 'replica-2': '0', haproxy: '1' }, 'replicas on CORES, HAProxy beside them');
+  });
+
+  it("runs on a swarm of two nodes: the worker's own cAdvisor task runs, and Prometheus scrapes both nodes' cAdvisors", () => {
+    assert.equal(run.stack.swarm.nodes, 2);
+    assert.equal(workerCadvisor && workerCadvisor.Status.State, 'running', JSON.stringify(workerCadvisor));
+    assert.deepEqual(targets, ['up', 'up']);
   });
 
   it("counts each replica's requests from HAProxy; they add up to the clients'", () => {
