@@ -119,8 +119,9 @@ async function lookAtSync(nodeRpcUrl, networkRpcUrl, signal) {
     ]);
     return { now, network, syncing, error: null };
   } catch (err) {
-    if ((signal && signal.aborted) || !transientReason(err)) throw err;
-    return { error: `${err.message} (${transientReason(err)})` };
+    const reason = signal && signal.aborted ? null : transientReason(err);
+    if (!reason) throw err;
+    return { error: `${err.message} (${reason})` };
   }
 }
 
