@@ -169,7 +169,7 @@ function syncHooks(s, stack, { peers, driver, net, members, syncCpu, short, log,
       cpu: member.cpu || nodeCpu, // a replica's own group; the lone node's CPU source
       timeoutS,
       syncMode: nodeSyncMode(s),
-      stateCheck: s.STATE === 'dev' ? null : (block) => compareState(member.rpcUrl, peers[0].rpcUrl, block),
+      stateCheck: s.STATE === 'dev' ? null : (block) => compareState(member.rpcUrl, peers[0].rpcUrl, block, signal),
       stateItems: stack.state ? stack.state.manifest.accounts + stack.state.manifest.slots : null,
       signal,
       log: members.length > 1 ? (m) => log(`${member.name}: ${m}`) : log,

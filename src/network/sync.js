@@ -89,6 +89,26 @@ async function settle(cpu, { timeoutS, signal, log, everyS = SETTLE_EVERY_S }) {
 const head = async (url) => Number(await rpcCall(url, 'eth_blockNumber', [], { timeoutMs: 5000 }));
 
 /**
+ * A read outside the loop of looks (the heads at the start, the state check): a node busy syncing, or serving another
+ * node's sync, on a loaded machine may let one call time out; a transient failure (util/retry.js) is asked again, up
+ * to `tries` times, a second apart. An answer that is an error is not.
+ * @template T
+ * @param {() => Promise<T>} read
+ * @param {{signal?: AbortSignal, tries?: number}} [o]
+ * @returns {Promise<T>}
+ */
+async function patientRead(read, { signal, tries = 4 } = {}) {
+  for (let k = 1; ; k++) {
+    try {
+      return await read();
+    } catch (err) {
+      if ((signal && signal.aborted) || k >= tries || !transientReason(err)) throw err;
+      await sleep(1000, signal);
+    }
+  }
+}
+
+/**
  * The node's counters at an edge of the sync, asked up to 3 times: a node busy on a loaded machine has let its metrics
  * page time out. null when every try failed (the sync's byte figures are then null, not guessed).
  */
@@ -130,7 +150,7 @@ async function lookAtSync(nodeRpcUrl, networkRpcUrl, signal) {
  * storage contract's code and slots 0-3, read from both at the same block; every answer must be equal and the
  * accounts funded. Throws a named error otherwise.
  */
-async function compareState(nodeUrl, networkUrl, block) {
+async function compareState(nodeUrl, networkUrl, block, signal) {
   const at = `0x${block.toString(16)}`;
   /** @type {(m: string, p: string[]) => [string, string[]]} */
   const read = (m, p) => [m, p];
@@ -139,7 +159,8 @@ async function compareState(nodeUrl, networkUrl, block) {
     read('eth_getCode', [STORAGE_CONTRACT, at]),
     ...[0, 1, 2, 3].map((i) => read('eth_getStorageAt', [STORAGE_CONTRACT, slotKey(i), at])),
   ];
-  const ask = (url) => Promise.all(reads.map(([m, p]) => rpcCall(url, m, p, { timeoutMs: 10000 })));
+  const ask = (url) =>
+    Promise.all(reads.map(([m, p]) => patientRead(() => rpcCall(url, m, p, { timeoutMs: 10000 }), { signal })));
   const [mine, theirs] = await Promise.all([ask(nodeUrl), ask(networkUrl)]);
   const differ = reads
     .filter((r, i) => mine[i] !== theirs[i])
@@ -177,9 +198,9 @@ async function syncFromNetwork({
   log,
 }) {
   const t0 = Date.now();
-  const startHead = await head(nodeRpcUrl);
+  const startHead = await patientRead(() => head(nodeRpcUrl), { signal });
   const [c0, cpu0] = [await patiently(readCounters, signal), cpu ? await cpu.read() : null];
-  const target = await head(networkRpcUrl);
+  const target = await patientRead(() => head(networkRpcUrl), { signal });
   log(`sync from the network: the node is at block ${startHead}, the network at ${target}; telling it the head`);
   await driver.join({ ...member, headOnly: true });
   const joined = member.name;

@@ -32,15 +32,23 @@ async function rpcCall(url, method, params = [], { timeoutMs = 10000, signal } =
   if (isWebSocketUrl(url)) return wsCall(url, method, params, { timeoutMs, signal });
   const timeout = AbortSignal.timeout(timeoutMs);
   const target = splitAuth(url); // basic auth from the URL goes as a header
-  const res = await fetch(target.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...target.headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
-    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-  });
-  if (!res.ok)
-    throw Object.assign(new Error(`${method}: HTTP ${res.status} ${res.statusText}`), { status: res.status });
-  const body = await res.json();
+  let body;
+  try {
+    const res = await fetch(target.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...target.headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    if (!res.ok)
+      throw Object.assign(new Error(`${method}: HTTP ${res.status} ${res.statusText}`), { status: res.status });
+    body = await res.json();
+  } catch (err) {
+    // fetch's own words ("The operation was aborted due to timeout") name neither the call nor the wait
+    if (timeout.aborted && !(signal && signal.aborted))
+      throw Object.assign(new Error(`${method}: no answer after ${timeoutMs} ms`), { name: 'TimeoutError' });
+    throw err;
+  }
   if (body.error) throw new RpcError(method, body.error);
   return body.result;
 }

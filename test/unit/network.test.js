@@ -325,7 +325,8 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
     assert.equal(done.settled, true);
     assert.ok(done.cores_last < 0.2 && done.below_cores === 0.2, JSON.stringify(done));
     assert.equal(logs.length, 2, 'two readings of a busy node, each said');
-    assert.match(logs[0], /still busy: 1\.00 cores/);
+    // about 1 core: the reader's clock and settle's are read apart, a millisecond may tick between them
+    assert.match(logs[0], /still busy: (0\.9\d|1\.0\d) cores/);
     const late = await settle(busy([0, 1]), { timeoutS: 0.1, everyS: 0.05, log: () => {} });
     assert.equal(late.settled, false);
     assert.ok(late.seconds >= 0.1 && late.cores_last > 0.9, JSON.stringify(late));
@@ -381,6 +382,39 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
     assert.ok(Date.now() - t0 < 5000, 'failed at once, not at SYNC_TIMEOUT_S');
     node.server.close();
     network.server.close();
+  });
+
+  it('asks a read again when the node drops it (busy after its sync), not when it answers an error', async () => {
+    const calls = [];
+    let dropped = 0;
+    const busy = await fakeEngine(
+      'busy',
+      (method) => {
+        if (method === 'eth_getCode' && dropped++ < 2) throw Object.assign(new Error('busy'), { drop: true });
+        if (method === 'eth_getBalance') return '0xde0b6b3a7640000';
+        if (method === 'eth_getCode') return '0x6080';
+        return '0x01';
+      },
+      calls,
+    );
+    servers.push(busy);
+    const same = await fakeEngine(
+      'same',
+      (method) => ({ eth_getBalance: '0xde0b6b3a7640000', eth_getCode: '0x6080' })[method] || '0x01',
+      calls,
+    );
+    servers.push(same);
+    assert.deepEqual(await compareState(busy.url, same.url, 9), { block: 9, reads: 9, equal: true });
+    assert.equal(dropped, 3, 'two dropped, the third answered');
+    const refusing = await fakeEngine(
+      'refusing',
+      () => {
+        throw new Error('missing trie node');
+      },
+      calls,
+    );
+    servers.push(refusing);
+    await assert.rejects(compareState(refusing.url, same.url, 9), /missing trie node/);
   });
 
   it('names what differs, and refuses unfunded accounts even where both agree', async () => {

@@ -1,7 +1,8 @@
 'use strict';
-// The toolkit's own JSON-RPC calls over WebSocket (attach with a ws:// RPC_URL).
+// The toolkit's own JSON-RPC calls over WebSocket (attach with a ws:// RPC_URL) and HTTP.
 
 const assert = require('node:assert/strict');
+const http = require('node:http');
 const { startFakeWsNode } = require('../helpers');
 const { rpcCall, RpcError } = require('../../src/util/rpc');
 
@@ -50,5 +51,40 @@ describe('rpcCall over WebSocket', function () {
       rpcCall(url, 'eth_syncing', [], { timeoutMs: 2000 }),
       /eth_syncing: WebSocket closed.*ECONNREFUSED/,
     );
+  });
+});
+
+describe('rpcCall over HTTP', () => {
+  it('names the call and the wait when the node does not answer in time (a transient failure)', async () => {
+    const { transientReason } = require('../../src/util/retry');
+    const server = http.createServer(() => {}); // takes the request, never answers
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const err = await rpcCall(`http://127.0.0.1:${server.address().port}`, 'eth_blockNumber', [], {
+        timeoutMs: 200,
+      }).catch((e) => e);
+      assert.match(err.message, /^eth_blockNumber: no answer after 200 ms$/);
+      assert.equal(transientReason(err), 'time-out');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("a caller's own abort stays the caller's", async () => {
+    const server = http.createServer(() => {});
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 50);
+      const err = await rpcCall(`http://127.0.0.1:${server.address().port}`, 'eth_blockNumber', [], {
+        timeoutMs: 5000,
+        signal: stop.signal,
+      }).catch((e) => e);
+      assert.equal(err.name, 'AbortError');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
