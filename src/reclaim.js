@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { listLocks } = require('./session/run-lock');
 const { killIfSame, processesMentioning, isRunning } = require('./util/proc');
-const { removeProject } = require('./platform/docker');
+const { removeProject, engine } = require('./platform/docker');
 const { runsRoot, cgroupDirsNamed } = require('./platform/cgroup');
 const { hasProcesses } = require('./runtime/others');
 const { writeReport } = require('./report/write');
@@ -198,9 +198,65 @@ function orphanCgroups(liveIds, now = Date.now()) {
   return out;
 }
 
+/** The labels that name a container's or volume's Compose project or swarm stack. */
+const PROJECT_LABELS = ['com.docker.compose.project', 'com.docker.stack.namespace'];
+
+/**
+ * Compose projects and swarm stacks named like a run's (chainperf-...) that no live lock names, from the engine's
+ * containers and volumes: {name: {kind, running, stopped, volumes}}. A pure function of the lists (tested alone).
+ */
+function strayProjects(containers, volumes, liveIds) {
+  const out = {};
+  const add = (labels, key) => {
+    const label = PROJECT_LABELS.find((l) => labels && labels[l]);
+    const name = label ? labels[label] : '';
+    if (!name.startsWith('chainperf-') || [...liveIds].some((id) => name.includes(id))) return;
+    const kind = label === PROJECT_LABELS[0] ? 'compose project' : 'swarm stack';
+    const p = out[name] || (out[name] = { kind, running: 0, stopped: 0, volumes: 0 });
+    p[key]++;
+  };
+  for (const c of containers) add(c.Labels, c.State === 'running' ? 'running' : 'stopped');
+  for (const v of volumes) add(v.Labels, 'volumes');
+  return out;
+}
+
+/** The engine's containers and volumes of any project or stack; null when no Docker engine answers. */
+async function projectItems() {
+  try {
+    const lists = await Promise.all(
+      PROJECT_LABELS.map(async (l) => {
+        const f = encodeURIComponent(JSON.stringify({ label: [l] }));
+        const c = await engine('GET', `/containers/json?all=true&filters=${f}`);
+        const v = await engine('GET', `/volumes?filters=${f}`);
+        return { containers: c.status === 200 ? c.body : [], volumes: v.status === 200 ? v.body.Volumes || [] : [] };
+      }),
+    );
+    const uniq = (items, key) => [...new Map(items.map((x) => [x[key], x])).values()];
+    return {
+      containers: uniq(
+        lists.flatMap((x) => x.containers),
+        'Id',
+      ),
+      volumes: uniq(
+        lists.flatMap((x) => x.volumes),
+        'Name',
+      ),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** What clean says of a stray project: what it holds and the command that removes it. */
+function strayLine(name, p) {
+  const remove = p.kind === 'swarm stack' ? `docker stack rm ${name}` : `docker compose -p ${name} down --volumes`;
+  return `${p.kind} ${name} is named by no lock: ${p.running} running and ${p.stopped} stopped containers, ${p.volumes} volumes; left alone (KEEP=stack or KEEP=volume keep them on purpose, and a live run may hold its lock elsewhere); remove it with: ${remove}`;
+}
+
 /**
  * ./run.sh clean: lists the runs that live (left alone) and reclaims those that were killed, then removes empty
- * cgroups no lock names. Prints what it did; exit status 0.
+ * cgroups no lock names, and lists the compose projects and swarm stacks no lock names (never removed: they may be
+ * kept on purpose). Prints what it did; exit status 0.
  */
 async function cleanCommand({ log = (l) => process.stderr.write(`${l}\n`) } = {}) {
   const locks = listLocks();
@@ -218,8 +274,11 @@ async function cleanCommand({ log = (l) => process.stderr.write(`${l}\n`) } = {}
     log(
       `left the empty cgroups of ${orphans.young} run(s) no lock names but changed in the last ${ORPHAN_AFTER_MS / 3600000} h: such a run may live with its lock elsewhere (CHAINPERF_RUNS_DIR, npm run bench)`,
     );
+  const items = await projectItems();
+  const strays = items ? strayProjects(items.containers, items.volumes, new Set(live.map((e) => e.lock.run_id))) : {};
+  for (const [name, p] of Object.entries(strays)) log(strayLine(name, p));
   log(
-    `clean: ${live.length} running, ${reclaimed.length} killed runs reclaimed, ${orphans.old.length} empty cgroups removed`,
+    `clean: ${live.length} running, ${reclaimed.length} killed runs reclaimed, ${orphans.old.length} empty cgroups removed${Object.keys(strays).length ? `, ${Object.keys(strays).length} projects or stacks no lock names (listed, left alone)` : ''}`,
   );
   return 0;
 }
@@ -230,6 +289,7 @@ module.exports = {
   writeKilledReport,
   cleanCommand,
   orphanCgroups,
+  strayProjects,
   runGroupDirs,
   removeCgroupDir,
   ORPHAN_AFTER_MS,

@@ -120,3 +120,29 @@ describe('./run.sh clean: the cgroups of a run no lock names', () => {
     }
   });
 });
+
+describe('./run.sh clean: compose projects and swarm stacks no lock names', () => {
+  const { strayProjects } = require('../../src/reclaim');
+  const compose = (project) => ({ 'com.docker.compose.project': project });
+  const stack = (name) => ({ 'com.docker.stack.namespace': name });
+
+  it("counts a run's project no live lock names, by its containers' state and its volumes; not a live run's, nor others'", () => {
+    const containers = [
+      { Labels: compose('chainperf-20261126-011700-aaaa'), State: 'exited' },
+      { Labels: compose('chainperf-20261126-011700-aaaa'), State: 'running' },
+      { Labels: compose('chainperf-20261127-090000-live'), State: 'running' },
+      { Labels: compose('someone-elses'), State: 'running' },
+      { Labels: stack('chainperf-20261126-020000-bbbb'), State: 'running' },
+      { Labels: {}, State: 'running' },
+    ];
+    const volumes = [
+      { Labels: compose('chainperf-20261126-011700-aaaa') },
+      { Labels: compose('chainperf-20261126-011700-aaaa') },
+      { Labels: null },
+    ];
+    assert.deepEqual(strayProjects(containers, volumes, new Set(['20261127-090000-live'])), {
+      'chainperf-20261126-011700-aaaa': { kind: 'compose project', running: 1, stopped: 1, volumes: 2 },
+      'chainperf-20261126-020000-bbbb': { kind: 'swarm stack', running: 1, stopped: 0, volumes: 0 },
+    });
+  });
+});

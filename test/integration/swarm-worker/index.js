@@ -6,6 +6,8 @@
 // of their own, reached over the swarm's overlay network.
 
 const { execFile, execFileSync, spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
 const { promisify } = require('node:util');
 const swarm = require('../../../src/platform/swarm');
 
@@ -13,6 +15,7 @@ const run = promisify(execFile);
 const IMAGE = 'chainperf-test/swarm-worker:bookworm';
 const NAME = 'chainperf-test-swarm-worker';
 const VOLUME = `${NAME}-docker`; // the inner engine's /var/lib/docker: overlay2 needs a disk, not an overlay, below it
+const CGROUP_PARENT = NAME; // its containers' cgroups, under every controller, apart from this engine's
 
 /** Every capability but those the outer engine lacks: --privileged asks for all and some hosts (nested) refuse it. */
 const CAPS = (
@@ -29,19 +32,33 @@ async function docker(args, opts = {}) {
   return (await run('docker', args, { maxBuffer: 1 << 26, ...opts })).stdout.trim();
 }
 
-/** Removes the worker: it leaves the swarm, its container and volume go, the swarm forgets it. */
+/** Removes a cgroup directory and the groups below it (rmdir, deepest first; a group with a process stays). */
+function removeCgroupTree(dir) {
+  if (!fs.existsSync(dir)) return;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }))
+    if (e.isDirectory()) removeCgroupTree(path.join(dir, e.name));
+  try {
+    fs.rmdirSync(dir);
+  } catch {
+    // still in use
+  }
+}
+
+/** Removes the worker: it leaves the swarm, its container, volume and cgroups go, the swarm forgets it. */
 async function removeWorker(nodeId = null) {
   await docker(['exec', NAME, 'docker', 'swarm', 'leave', '--force']).catch(() => {});
   await docker(['rm', '-f', NAME]).catch(() => {});
   await docker(['volume', 'rm', '-f', VOLUME]).catch(() => {});
   if (nodeId) await docker(['node', 'rm', '--force', nodeId]).catch(() => {});
+  const root = '/sys/fs/cgroup'; // v1: one tree per controller; v2: one tree
+  for (const dir of [root, ...fs.readdirSync(root).map((c) => path.join(root, c))])
+    removeCgroupTree(path.join(dir, CGROUP_PARENT));
 }
 
 /** Starts the inner engine: privileged where the outer engine allows it, else with every capability it has. */
 async function startEngine() {
   const common = ['run', '-d', '--name', NAME, '--hostname', NAME, '-v', `${VOLUME}:/var/lib/docker`];
-  // its containers' cgroups under their own parent, apart from this engine's
-  const cmd = [IMAGE, '--cgroup-parent=/chainperf-test-swarm-worker'];
+  const cmd = [IMAGE, `--cgroup-parent=/${CGROUP_PARENT}`];
   try {
     await docker([...common, '--privileged', ...cmd]);
   } catch (err) {
@@ -93,15 +110,21 @@ async function startSwarmWorker(images, log = () => {}) {
   await removeWorker();
   log('building the swarm worker image');
   execFileSync('docker', ['build', '-q', '-t', IMAGE, __dirname], { stdio: 'pipe' });
-  await startEngine();
-  const token = await docker(['swarm', 'join-token', '-q', 'worker']);
-  await docker(['exec', NAME, 'docker', 'swarm', 'join', '--token', token, `${st.addr}:2377`]);
-  const nodeId = await docker(['exec', NAME, 'docker', 'info', '--format', '{{.Swarm.NodeID}}']);
-  log(`loading ${images.join(', ')} into the worker`);
-  await loadImages(images);
-  for (let i = 0; (await docker(['node', 'inspect', nodeId, '--format', '{{.Status.State}}'])) !== 'ready'; i++) {
-    if (i > 60) throw new Error(`swarm worker ${nodeId} never became ready`);
-    await sleep(500);
+  let nodeId = null;
+  try {
+    await startEngine();
+    const token = await docker(['swarm', 'join-token', '-q', 'worker']);
+    await docker(['exec', NAME, 'docker', 'swarm', 'join', '--token', token, `${st.addr}:2377`]);
+    nodeId = await docker(['exec', NAME, 'docker', 'info', '--format', '{{.Swarm.NodeID}}']);
+    log(`loading ${images.join(', ')} into the worker`);
+    await loadImages(images);
+    for (let i = 0; (await docker(['node', 'inspect', nodeId, '--format', '{{.Status.State}}'])) !== 'ready'; i++) {
+      if (i > 60) throw new Error(`swarm worker ${nodeId} never became ready`);
+      await sleep(500);
+    }
+  } catch (err) {
+    await removeWorker(nodeId); // nothing of a worker that failed to join is left
+    throw err;
   }
   return { hostname: NAME, nodeId, remove: () => removeWorker(nodeId) };
 }
