@@ -56,6 +56,8 @@ function addCpuCheck(node, m, stack, cpu, cpuWindow) {
   };
   if (stack.cpu.sampled) {
     // Read at other instants than the cAdvisor samples: compared as CPU seconds per second.
+    node.cpu_check.start_ms = startEdge.check.at_ms;
+    node.cpu_check.end_ms = endEdge.check.at_ms;
     node.cpu_check.seconds = (endEdge.check.at_ms - startEdge.check.at_ms) / 1000;
     node.cpu_check.cpu_s_per_s = Number((node.cpu_check.total_s / node.cpu_check.seconds).toFixed(6));
     node.cpu_s_per_s = Number((cpu.total_s / ((cpuWindow.end_ms - cpuWindow.start_ms) / 1000)).toFixed(6));

@@ -115,8 +115,17 @@ describe('compose runtime: geth, cAdvisor and Prometheus end to end', () => {
   it('cross-checks against the Docker engine stats of the same container', () => {
     const c = run.node.cpu_check;
     assert.equal(c.kind, 'docker');
+    // the engine's reading over its own instants agrees with the cgroup read by this test over the same instants
+    const independent = cpuWatch.cpuAt(c.end_ms) - cpuWatch.cpuAt(c.start_ms);
+    assert.ok(
+      Math.abs(c.total_s - independent) / independent < 0.05,
+      `docker ${c.total_s} s, cgroup ${independent.toFixed(3)} s`,
+    );
+    assert.equal(c.seconds, (c.end_ms - c.start_ms) / 1000);
+    // the two sources' rates cover different spans (the engine's edges, cAdvisor's samples inside them): on a machine
+    // whose load varies within the window (CI runs three files at a time) they differ by the load's variation
     const diff = Math.abs(c.cpu_s_per_s - run.node.cpu_s_per_s) / run.node.cpu_s_per_s;
-    assert.ok(diff < 0.1, `docker ${c.cpu_s_per_s} CPU s/s, cAdvisor ${run.node.cpu_s_per_s}`);
+    assert.ok(diff < 0.25, `docker ${c.cpu_s_per_s} CPU s/s, cAdvisor ${run.node.cpu_s_per_s}`);
   });
 
   it('records memory, disk and network of the node container, and the steal time of its cpuset', () => {
