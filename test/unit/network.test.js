@@ -278,11 +278,16 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
   const { compareState } = require('../../src/network/sync');
   const servers = [];
   after(() => servers.forEach((x) => x.server.close()));
-  /** A node answering the state reads; differ: a storage slot it answers otherwise. */
-  const node = async (calls, { differ = false, unfunded = false } = {}) => {
+  /**
+   * A node answering the state reads; differ: a storage slot it answers otherwise; drops: how many eth_getCode reads it
+   * drops first (the connection lost, as a node too busy to answer).
+   */
+  const node = async (calls, { differ = false, unfunded = false, drops = 0 } = {}) => {
+    let dropped = 0;
     const x = await fakeEngine(
       'n',
       (method, params) => {
+        if (method === 'eth_getCode' && dropped++ < drops) throw Object.assign(new Error('busy'), { drop: true });
         if (method === 'eth_getBalance') return unfunded ? '0x0' : '0xde0b6b3a7640000';
         if (method === 'eth_getCode') return '0x6080';
         return differ && params[1].endsWith('2') ? '0x05' : `0x0${Number(params[1]) + 1}`;
@@ -386,26 +391,14 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
 
   it('asks a read again when the node drops it (busy after its sync), not when it answers an error', async () => {
     const calls = [];
-    let dropped = 0;
-    const busy = await fakeEngine(
-      'busy',
-      (method) => {
-        if (method === 'eth_getCode' && dropped++ < 2) throw Object.assign(new Error('busy'), { drop: true });
-        if (method === 'eth_getBalance') return '0xde0b6b3a7640000';
-        if (method === 'eth_getCode') return '0x6080';
-        return '0x01';
-      },
-      calls,
-    );
-    servers.push(busy);
-    const same = await fakeEngine(
-      'same',
-      (method) => ({ eth_getBalance: '0xde0b6b3a7640000', eth_getCode: '0x6080' })[method] || '0x01',
-      calls,
-    );
-    servers.push(same);
-    assert.deepEqual(await compareState(busy.url, same.url, 9), { block: 9, reads: 9, equal: true });
-    assert.equal(dropped, 3, 'two dropped, the third answered');
+    const busyCalls = [];
+    const same = await node(calls);
+    assert.deepEqual(await compareState(await node(busyCalls, { drops: 2 }), same, 9), {
+      block: 9,
+      reads: 9,
+      equal: true,
+    });
+    assert.equal(busyCalls.filter((c) => c.method === 'eth_getCode').length, 3, 'two dropped, the third answered');
     const refusing = await fakeEngine(
       'refusing',
       () => {
@@ -414,7 +407,7 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
       calls,
     );
     servers.push(refusing);
-    await assert.rejects(compareState(refusing.url, same.url, 9), /missing trie node/);
+    await assert.rejects(compareState(refusing.url, same, 9), /missing trie node/);
   });
 
   it('names what differs, and refuses unfunded accounts even where both agree', async () => {
