@@ -9,14 +9,26 @@ const { readProcIo } = require('./cpu');
 const { log } = require('../util/log');
 const { sleepUntil } = require('../util/time');
 
-/** Reads the node's CPU (with its cross-check and disk counters) at a planned edge. */
-async function readEdge(stack, edgeMs, signal) {
-  if (stack.cpu.readEdge) return { cpu: await stack.cpu.readEdge(edgeMs, signal), check: null, io: null };
+/**
+ * Reads the node's CPU (with its cross-check and disk counters) at a planned edge. onEdge() runs at the edge too, right
+ * after the node's CPU and before the cross-check: what else belongs to the edge (the generator's CPU, the window's
+ * hooks) must not wait for the Docker engine's stats, which took about a second on a loaded machine and put a fleet's
+ * counters that much into the window.
+ */
+async function readEdge(stack, edgeMs, signal, onEdge = () => {}) {
+  if (stack.cpu.readEdge) {
+    const reading = stack.cpu.readEdge(edgeMs, signal); // a source with refreshes: the value published at the edge's
+    reading.catch(() => {}); // awaited below
+    await sleepUntil(edgeMs, signal);
+    onEdge();
+    return { cpu: await reading, check: null, io: null };
+  }
   await sleepUntil(edgeMs, signal);
   // The instant of the read, which a busy event loop can put later than planned.
   const atMs = Date.now();
   // A sampled source (cAdvisor) is read after the window, at its own sample instants; only the cross-check is read now.
   const cpu = stack.cpu.sampled ? null : await stack.cpu.read();
+  onEdge();
   const check = stack.cpuCheck ? await stack.cpuCheck.read() : null;
   const io = stack.node.pid && stack.runtime === 'host' ? readProcIo(stack.node.pid) : null;
   // the node cgroup's disk and memory counters (measure/io.js)

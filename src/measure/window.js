@@ -103,43 +103,55 @@ async function readEdges(m, { s, stack, name, reportDir, signal }) {
   const group = stack.generatorGroup;
   // The node runs on this machine (host, compose): its cores' steal time is read here too.
   m.stealCpus = stack.runtime === 'attach' ? undefined : stack.node.cpus || null;
-  try {
-    m.startEdge = await readEdge(stack, w.start, signal);
-  } catch (err) {
-    m.keepPartial(err);
-  }
   const perGenerator = (s.GENERATORS || 1) > 1 ? generatorGroups(stack, s.GENERATORS) : [];
   const cpuOf = (groups) => groups.map((g) => (g ? g.cpu() : null));
-  m.genStart = group ? group.cpu() : null;
-  m.gensStart = cpuOf(perGenerator);
-  m.stealStart = m.stealCpus === undefined ? null : readSteal(m.stealCpus);
-  m.sampler = startSampler(stack, w, signal);
   // A hook may ask mid-window whether the load began late (the window is then measured again): by the generator's own
   // record, as collectSamples decides; no record a second into the window counts as no request.
   const loadBeganLate = () => {
     const first = firstRequestSoFar(m.samplesDir);
     return startedLate(first === undefined ? null : first, w);
   };
-  // per-core load, NODE_PROFILE, the network's and the fleet's hooks
-  const hooks = startWindowHooks({ stack, name, window: { ...w, loadBeganLate }, reportDir });
+  // What else is read at each edge, at the edge (readEdge's onEdge): the generator's CPU, the steal time, and the
+  // hooks (per-core load, NODE_PROFILE, the network's and the fleet's), which read their own counters as they start
+  // and stop.
+  let hooks = null;
+  let explained = null;
+  const atStart = () => {
+    m.genStart = group ? group.cpu() : null;
+    m.gensStart = cpuOf(perGenerator);
+    m.stealStart = m.stealCpus === undefined ? null : readSteal(m.stealCpus);
+    m.sampler = startSampler(stack, w, signal);
+    hooks = startWindowHooks({ stack, name, window: { ...w, loadBeganLate }, reportDir });
+  };
+  const atEnd = () => {
+    m.genEnd = group ? group.cpu() : null;
+    m.gensEnd = cpuOf(perGenerator);
+    m.stealEnd = m.stealCpus === undefined ? null : readSteal(m.stealCpus);
+    explained = hooks.stop();
+    explained.catch(() => {}); // awaited below, once the edge is read
+  };
+  try {
+    m.startEdge = await readEdge(stack, w.start, signal, atStart);
+  } catch (err) {
+    if (hooks) hooks.cancel();
+    if (m.sampler) await m.sampler.done;
+    m.keepPartial(err);
+  }
   const progress = setInterval(() => {
     log(
       `${name}: ${Math.round((Math.min(w.end, Date.now()) - w.start) / 1000)} s of ${Math.round((w.end - w.start) / 1000)} s`,
     );
   }, 10000);
   try {
-    m.endEdge = await readEdge(stack, w.end, signal);
+    m.endEdge = await readEdge(stack, w.end, signal, atEnd);
   } catch (err) {
     await m.sampler.done;
     m.keepPartial(err);
   } finally {
     clearInterval(progress);
-    if (!m.endEdge) hooks.cancel();
+    if (!m.endEdge) hooks.cancel(); // a stop already begun at the edge is cut short too
   }
-  m.genEnd = group ? group.cpu() : null;
-  m.gensEnd = cpuOf(perGenerator);
-  m.stealEnd = m.stealCpus === undefined ? null : readSteal(m.stealCpus);
-  m.explained = await hooks.stop();
+  m.explained = await explained;
   await m.sampler.done;
 }
 

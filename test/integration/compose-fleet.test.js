@@ -99,7 +99,10 @@ describe('REPLICAS=2 in the compose runtime: two geth services behind an HAProxy
   it("counts each replica's requests from HAProxy; they add up to the clients' and to Prometheus' scrapes of both", () => {
     assertBalancerCounts(run, res.reportDir);
     const f = run.node.fleet;
-    assert.ok(run.node.rpc_requests > Math.max(...f.replicas.map((r) => r.requests)), 'Prometheus scrapes both');
+    assert.ok(
+      run.node.rpc_requests > Math.max(...f.replicas.map((r) => r.requests)),
+      `Prometheus scrapes both: ${run.node.rpc_requests} requests by its scrapes, ${JSON.stringify(f.replicas.map((r) => r.requests))} by HAProxy`,
+    );
     assert.ok(
       f.replicas.every((r) => r.latency_ms && r.latency_ms.p50 !== null),
       'from the access log',
