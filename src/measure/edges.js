@@ -13,15 +13,15 @@ const { sleepUntil } = require('../util/time');
  * Reads the node's CPU (with its cross-check and disk counters) at a planned edge. onEdge() runs at the edge too, right
  * after the node's CPU and before the cross-check: what else belongs to the edge (the generator's CPU, the window's
  * hooks) must not wait for the Docker engine's stats, which took about a second on a loaded machine and put a fleet's
- * counters that much into the window.
+ * counters that much into the window. With a source read at its refreshes, onEdge() runs once that reading lands.
  */
 async function readEdge(stack, edgeMs, signal, onEdge = () => {}) {
   if (stack.cpu.readEdge) {
-    const reading = stack.cpu.readEdge(edgeMs, signal); // a source with refreshes: the value published at the edge's
-    reading.catch(() => {}); // awaited below
-    await sleepUntil(edgeMs, signal);
+    // A source with refreshes (attach): its edge is the refresh it reads, and the hooks take that same reading
+    // (an attached fleet's replicas: attach-fleet.js), so they begin once it has landed.
+    const cpu = await stack.cpu.readEdge(edgeMs, signal);
     onEdge();
-    return { cpu: await reading, check: null, io: null };
+    return { cpu, check: null, io: null };
   }
   await sleepUntil(edgeMs, signal);
   // The instant of the read, which a busy event loop can put later than planned.
