@@ -91,18 +91,19 @@ const head = async (url) => Number(await rpcCall(url, 'eth_blockNumber', [], { t
 /**
  * A read outside the loop of looks (the heads at the start, the state check): a node busy syncing, or serving another
  * node's sync, on a loaded machine may let one call time out; a transient failure (util/retry.js) is asked again, up
- * to `tries` times, a second apart. An answer that is an error is not.
+ * to `tries` times, a second apart. An answer that is an error is not, unless `anyError` (a counter page that is only
+ * read, never judged).
  * @template T
  * @param {() => Promise<T>} read
- * @param {{signal?: AbortSignal, tries?: number}} [o]
+ * @param {{signal?: AbortSignal, tries?: number, anyError?: boolean}} [o]
  * @returns {Promise<T>}
  */
-async function patientRead(read, { signal, tries = 4 } = {}) {
+async function patientRead(read, { signal, tries = 4, anyError = false } = {}) {
   for (let k = 1; ; k++) {
     try {
       return await read();
     } catch (err) {
-      if ((signal && signal.aborted) || k >= tries || !transientReason(err)) throw err;
+      if ((signal && signal.aborted) || k >= tries || !(anyError || transientReason(err))) throw err;
       await sleep(1000, signal);
     }
   }
@@ -112,15 +113,11 @@ async function patientRead(read, { signal, tries = 4 } = {}) {
  * The node's counters at an edge of the sync, asked up to 3 times: a node busy on a loaded machine has let its metrics
  * page time out. null when every try failed (the sync's byte figures are then null, not guessed).
  */
-async function patiently(readCounters, signal) {
-  for (let k = 0; k < 3; k++) {
-    try {
-      return await readCounters();
-    } catch (err) {
-      if (signal && signal.aborted) throw err;
-    }
-  }
-  return null;
+function patiently(readCounters, signal) {
+  return patientRead(readCounters, { signal, tries: 3, anyError: true }).catch((err) => {
+    if (signal && signal.aborted) throw err;
+    return null;
+  });
 }
 
 /**
