@@ -198,7 +198,8 @@
  *   freshChain?: boolean,
  *   generatorCpus?: string|null,
  *   generatorGroup?: object,
- *   node: {pid?: number|null, container?: string, container_id?: string, cpus?: string, rpc_url?: string, ws_url?:
+ *   node: {pid?: number|null, container?: string, container_id?: string, cpus?: string|null, elsewhere?: boolean,
+ * rpc_url?: string, ws_url?:
  * string|null, metrics_url?: string|null, replicas?: object[]},
  *   client: {name: string, version: string|null, kind?: string, binary?: string, binary_sha256?: string, image?:
  * string, image_id?: string},

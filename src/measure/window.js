@@ -101,8 +101,8 @@ function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS
 async function readEdges(m, { s, stack, name, reportDir, signal }) {
   const { w } = m;
   const group = stack.generatorGroup;
-  // The node runs on this machine (host, compose): its cores' steal time is read here too.
-  m.stealCpus = stack.runtime === 'attach' ? undefined : stack.node.cpus || null;
+  // The node runs on this machine (host, compose; not SWARM_NODE): its cores' steal time is read here too.
+  m.stealCpus = stack.runtime === 'attach' || stack.node.elsewhere ? undefined : stack.node.cpus || null;
   const perGenerator = (s.GENERATORS || 1) > 1 ? generatorGroups(stack, s.GENERATORS) : [];
   const cpuOf = (groups) => groups.map((g) => (g ? g.cpu() : null));
   // A hook may ask mid-window whether the load began late (the window is then measured again): by the generator's own

@@ -6,6 +6,8 @@
 // (services, then its containers, volumes and networks once they are gone).
 
 const fs = require('node:fs');
+const { execFile } = require('node:child_process');
+const { promisify } = require('node:util');
 const docker = require('./docker');
 const { sleep } = require('../util/time');
 
@@ -25,6 +27,28 @@ async function swarmState() {
     addr: sw.NodeAddr || null,
     nodes: sw.Nodes || 0,
   };
+}
+
+/** The swarm's nodes as a manager lists them: [{id, hostname, addr, state, availability, role}]. */
+async function swarmNodes() {
+  const r = await docker.engine('GET', '/nodes');
+  if (r.status !== 200) throw new Error(`Docker engine: /nodes: HTTP ${r.status}`);
+  return r.body.map((n) => ({
+    id: n.ID,
+    hostname: n.Description.Hostname,
+    addr: n.Status.Addr,
+    state: n.Status.State,
+    availability: n.Spec.Availability,
+    role: n.Spec.Role,
+  }));
+}
+
+/** A service's log through the swarm (`docker service logs`): its tasks' output wherever they run. */
+async function serviceLogs(service, { tail = 2000 } = {}) {
+  const r = await promisify(execFile)('docker', ['service', 'logs', '--raw', '--tail', String(tail), service], {
+    maxBuffer: 1 << 30,
+  });
+  return `${r.stdout}${r.stderr}`;
 }
 
 /**
@@ -87,4 +111,14 @@ async function removeStack(stack, { keepVolumes = false, timeoutS = 60 } = {}) {
   return stackLeftovers(stack);
 }
 
-module.exports = { swarmState, ipvsAvailable, stackContainers, serviceTasks, stackLeftovers, removeStack, NAMESPACE };
+module.exports = {
+  swarmState,
+  swarmNodes,
+  serviceLogs,
+  ipvsAvailable,
+  stackContainers,
+  serviceTasks,
+  stackLeftovers,
+  removeStack,
+  NAMESPACE,
+};

@@ -120,8 +120,14 @@ function stackLines(run) {
   const where = sw
     ? `swarm stack ${sw.stack} on swarm node ${sw.node} (${sw.nodes} in the swarm), rendered from compose project`
     : 'compose project';
+  const placed = sw && sw.node_placement;
   return [
     `- Stack: ${where} ${c.project} (${c.command} ${c.version}, Docker engine ${c.engine}); images: ${imgs.join('; ')}.`,
+    ...(placed
+      ? [
+          `- The node ran on swarm node ${placed.node} (SWARM_NODE, ${placed.address}), apart from the generator, with CORES as a quota of ${placed.cpu_quota} CPU${placed.cpu_quota === 1 ? '' : 's'}; ${placed.source}.`,
+        ]
+      : []),
   ];
 }
 

@@ -6,6 +6,14 @@ const { profileSection } = require('./profile');
 const { ms, num } = require('./format');
 const { measuredLines, methodsProfileLines, repetitionLines, saturationLines } = require('./summary-measured');
 
+/** Where the node ran, for the header: pinned to CORES here, on another swarm node (SWARM_NODE), or attached. */
+function nodeWhere(run, runtime, s) {
+  if (runtime === 'attach') return 'an attached node, generator';
+  const placed = run.stack && run.stack.swarm && run.stack.swarm.node_placement;
+  if (placed) return `node on swarm node ${placed.node} with a quota of ${placed.cpu_quota} CPU(s), generator`;
+  return `node pinned to ${s.CORES} core(s)`;
+}
+
 /** The title, and why a run that is not ok is not. */
 function statusLines(run) {
   const title = { ok: 'ok', killed: 'KILLED' }[run.status] || 'FAILED';
@@ -33,7 +41,7 @@ function headerLines(run) {
   const notA = c.kind && c.kind.endsWith(' node') ? 'a production node' : 'a node';
   if (c.kind) lines.push(`**${c.name} is a ${c.kind}, not ${notA}: these figures are not ${notA}'s.**`, '');
   lines.push(`Run \`${run.run_id}\`, ${run.started_at} to ${run.ended_at || '?'}.`);
-  const where = p.runtime === 'attach' ? 'an attached node, generator' : `node pinned to ${s.CORES} core(s)`;
+  const where = nodeWhere(run, p.runtime, s);
   lines.push(
     `${c.name || '?'} ${c.version || ''}, ${p.runtime || '?'} runtime, ${where} on a ${m.cores}-core ${m.cpu_model}, workload ${s.WORKLOAD}, ${s.RATE ? `open loop at ${s.RATE} requests/s` : `closed loop of ${s.CONCURRENCY} users`}.`,
     '',

@@ -23,7 +23,7 @@ const COMPOSE_ONLY = [
 ];
 
 /** The compose keys the swarm runtime reads too (the others: a volume kept outside the stack, a bind address). */
-const SWARM_KEYS = COMPOSE_ONLY.filter((k) => !['NODE_VOLUME', 'SNAPSHOT', 'BIND_ADDR'].includes(k));
+const SWARM_KEYS = [...COMPOSE_ONLY.filter((k) => !['NODE_VOLUME', 'SNAPSHOT', 'BIND_ADDR'].includes(k)), 'SWARM_NODE'];
 
 /** Keys only the attach runtime reads. */
 const ATTACH_ONLY = ['RPC_URL', 'METRICS_URL', 'NODE_PID', 'REPLICA_METRICS'];
@@ -95,6 +95,23 @@ function swarmChecks(v, ctx, errors) {
     if (v[key] !== null && v[key] !== undefined) not(key, `${key} (a swarm service takes no block I/O limit)`);
   if (v.COLD === 'yes') not('COLD', 'COLD=yes');
   if (v.NODE_PROFILE !== 'none') not('NODE_PROFILE', `NODE_PROFILE=${v.NODE_PROFILE}`);
+  if (v.SWARM_NODE) remoteNodeChecks(v, ctx, errors);
+}
+
+/**
+ * SWARM_NODE: the node on another swarm node, where chainperf reaches no engine: what needs one is refused (a copy of
+ * a volume, a swap limit, the network's and the fleet's services planned around a node on this machine).
+ */
+function remoteNodeChecks(v, { at }, errors) {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/.test(v.SWARM_NODE))
+    errors.push(`${at('SWARM_NODE')}: SWARM_NODE: "${v.SWARM_NODE}" is not a node's hostname`);
+  const not = (key, why) =>
+    errors.push(`${at(key)}: ${key}: not yet with SWARM_NODE (the node on another swarm node: ${why})`);
+  if (v.REPLICAS > 1) not('REPLICAS', 'a fleet is placed on the machine chainperf runs on');
+  if (v.NETWORK_NODES > 0) not('NETWORK_NODES', 'the network is placed on the machine chainperf runs on');
+  if (v.STATE !== 'dev') not('STATE', 'a STATE profile is restored into a volume of the engine chainperf runs on');
+  if (v.MEMORY_MB) not('MEMORY_MB', "the swap limit is set by the node's own engine, which chainperf does not reach");
+  if (v.KEEP === 'volume') not('KEEP', "the node's data volume goes with its container");
 }
 
 /** In attach, RPC_URL's scheme is the transport: TRANSPORT follows it, or must agree with it. */

@@ -94,18 +94,25 @@ async function describeNode(stack, p, containers, promUrl) {
     cpus: p.nodeCpus,
     rpc_url: stack.rpcUrl,
   };
-  await nodeIoCounters(stack, containers.node.id);
-  const nodeInfo = await docker.inspectContainer(containers.node.id);
-  const dataMount = (nodeInfo.Mounts || []).find((x) => x.Destination === '/data');
-  // the node's volume on this host: COLD=yes evicts it from the page cache
-  if (dataMount) stack.nodeDataDir = dataMount.Source;
   stack.cpu = cadvisorSource(promUrl, containers.node.name);
-  stack.cpuCheck = dockerStatsSource(containers.node.id);
   stack.prometheus = {
     url: promUrl,
     version: p.images.prometheus.ref,
     ...queryClient(promUrl),
   };
+  // SWARM_NODE: a container on another machine, which no engine here knows: cAdvisor's figures alone
+  if (containers.node.remote) {
+    stack.cpuCheck = null;
+    stack.node.cpus = null; // a CPU quota there (stack.swarm.node_placement), no cores of this machine
+    stack.node.elsewhere = true; // nothing of this machine's (its steal time) is the node's
+    return;
+  }
+  await nodeIoCounters(stack, containers.node.id);
+  const nodeInfo = await docker.inspectContainer(containers.node.id);
+  const dataMount = (nodeInfo.Mounts || []).find((x) => x.Destination === '/data');
+  // the node's volume on this host: COLD=yes evicts it from the page cache
+  if (dataMount) stack.nodeDataDir = dataMount.Source;
+  stack.cpuCheck = dockerStatsSource(containers.node.id);
 }
 
 /** The Docker engine's data root and the disk it is on (its volumes hold the node's data). */

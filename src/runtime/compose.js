@@ -184,14 +184,15 @@ async function composeUp(p, log) {
 }
 
 /** Waits for Prometheus, cAdvisor, the node's series, the node's JSON-RPC and Grafana, each within STACK_TIMEOUT_S. */
-async function waitForServices(stack, p, containers, { host, promUrl, log, signal }) {
+async function waitForServices(stack, p, containers, { host, promUrl, log, signal, nodeGone: remoteGone = null }) {
   const { s, ports, chain } = p;
-  const nodeGone = async () => {
+  const localGone = async () => {
     const info = await docker.inspectContainer(containers.node.id);
     if (!info || info.State.Status !== 'running')
       return `the node container exited while the stack was starting (status ${info ? info.State.ExitCode : 'removed'}); see node.log`;
     return null;
   };
+  const nodeGone = remoteGone || localGone; // SWARM_NODE: the swarm's word on its task
   const timeoutS = s.STACK_TIMEOUT_S;
   const opts = (what) => ({ timeoutS, what, signal, onExit: nodeGone });
   log(`waiting for the services to be ready (STACK_TIMEOUT_S=${timeoutS})`);

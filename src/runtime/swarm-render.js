@@ -10,15 +10,19 @@
 //   every interface of the swarm node (the run's log says so);
 // - a swarm has no cpuset: the node's container (a fleet's replicas, the
 //   network's nodes, HAProxy) is pinned after it starts, by the engine of the
-//   machine it runs on (swarm.js);
+//   machine it runs on (swarm-placement.js);
 // - a memory limit (MEMORY_MB: mem_limit, on the node and each replica) is the
 //   service's deploy.resources.limits.memory, which the scheduler knows; a
 //   swarm has no memswap_limit, so the engine sets swap to the same limit when
-//   the container runs (swarm.js), as the cpuset;
+//   the container runs (swarm-placement.js), as the cpuset;
 // - tasks are not restarted (restart_policy none): a node that exits ends the
 //   run, as in the compose runtime;
 // - every service is placed on this machine's swarm node, cAdvisor on every
-//   node (mode global).
+//   node (mode global); with SWARM_NODE the node service is placed on that
+//   node instead, with CORES as a CPU quota (no engine here pins it there) and
+//   its data in an anonymous volume, which the swarm removes with its
+//   container (a named one would outlive the stack on a machine chainperf
+//   does not reach).
 
 /** Keys of a rendered compose service that a version 3.8 stack file does not take, or that a swarm ignores. */
 const DROPPED = [
@@ -48,11 +52,27 @@ function mount(v) {
 }
 
 /**
+ * The node service on another swarm node: placed there by its hostname, CORES as a quota of as many CPUs, its named
+ * volumes anonymous (removed with the container); a bind mount of a file on this machine cannot follow it.
+ */
+function remoteNode(out, svc, remote) {
+  const binds = (svc.volumes || []).filter((v) => v.type === 'bind');
+  if (binds.length)
+    throw new Error(
+      `SWARM_NODE=${remote.hostname}: the node service mounts ${binds.map((v) => v.source).join(', ')} from the machine chainperf runs on, which ${remote.hostname} does not have`,
+    );
+  out.volumes = (svc.volumes || []).map((v) => ({ type: 'volume', target: v.target }));
+  out.deploy.placement = { constraints: [`node.hostname == ${remote.hostname}`] };
+  out.deploy.resources = { limits: { cpus: String(remote.cpus) } };
+}
+
+/**
  * @param {any} doc the project as `compose config` renders it (parsed)
- * @param {{nodeId: string}} o the swarm node everything is placed on (this machine's)
+ * @param {{nodeId: string, remote?: {hostname: string, cpus: number}|null}} o the swarm node everything is placed on
+ *   (this machine's); remote: the node service's own (SWARM_NODE) and its CPU quota
  * @returns {{version: string, services: Object<string, any>, volumes: Object<string, any>}}
  */
-function swarmStack(doc, { nodeId }) {
+function swarmStack(doc, { nodeId, remote = null }) {
   const services = {};
   for (const [name, svc] of Object.entries(doc.services)) {
     const out = Object.fromEntries(Object.entries(svc).filter(([k]) => !DROPPED.includes(k)));
@@ -66,11 +86,16 @@ function swarmStack(doc, { nodeId }) {
         : { replicas: 1, placement: { constraints: [`node.id == ${nodeId}`] } }),
     };
     if (svc.mem_limit) out.deploy.resources = { limits: { memory: String(svc.mem_limit) } };
+    if (name === 'node' && remote) remoteNode(out, svc, remote);
     services[name] = out;
   }
+  const named = new Set(
+    Object.values(services).flatMap((x) => (x.volumes || []).filter((v) => v.source).map((v) => v.source)),
+  );
   const volumes = {};
   for (const [name, v] of Object.entries(doc.volumes || {}))
-    volumes[name] = v && v.external ? { external: true, name: v.name } : {};
+    if (named.has(name) || named.has(v && v.name))
+      volumes[name] = v && v.external ? { external: true, name: v.name } : {};
   return { version: '3.8', services, volumes };
 }
 

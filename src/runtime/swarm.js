@@ -25,6 +25,7 @@ const { describeNode, watchNodeContainer } = require('./compose-node');
 const { initAround, startAround } = require('./compose-around');
 const { ROOT } = require('./compose-render');
 const { swarmStack } = require('./swarm-render');
+const { pinAll, remotePlacement, remoteNodeContainer, watchRemoteNode } = require('./swarm-placement');
 
 /** This engine as a swarm manager, or the reason it cannot deploy a stack. */
 async function managerState() {
@@ -100,19 +101,6 @@ async function runningContainers(name, services, { timeoutS, signal }) {
   return containers;
 }
 
-/**
- * Pins a container to cpus through this engine (a swarm has no cpuset); with a memory limit, sets its swap limit to the
- * same (a swarm has no memswap_limit).
- */
-async function pin(container, cpus, memoryBytes = null) {
-  const body = { CpusetCpus: cpus, ...(memoryBytes ? { Memory: memoryBytes, MemorySwap: memoryBytes } : {}) };
-  const r = await docker.engine('POST', `/containers/${container.id}/update`, { body });
-  if (r.status !== 200)
-    throw new Error(
-      `cannot pin container ${container.name} to cpus ${cpus}${memoryBytes ? ` with ${memoryBytes} bytes of memory and swap` : ''}: HTTP ${r.status}`,
-    );
-}
-
 /** A stack's service's running container and its log, as the network (network/compose-network.js) asks for them. */
 const stackServices = (name) => ({
   containerOf: async (svc) => {
@@ -138,21 +126,6 @@ function stackServicesOf(p) {
   ];
 }
 
-/**
- * A swarm has no cpuset: the node's container and the fleet's replicas (CORES, per replica), the network's nodes and
- * HAProxy (the other cores) are pinned by this engine once they run, before anything is measured.
- */
-async function pinAll(containers, p) {
-  const { network, fleet } = p.around;
-  const memory = p.limits ? p.limits.record.memory_bytes : null; // MEMORY_MB: the node's, each replica's
-  await pin(containers.node, p.nodeCpus, memory);
-  for (const peer of network ? network.peers : []) await pin(containers[peer.name], network.cpus);
-  if (memory) p.limits.record.swarm = { deploy_resources_limits_memory: memory, engine_memory_and_swap: memory };
-  if (!fleet) return;
-  for (const r of fleet.replicas.slice(1)) await pin(containers[r.service], fleet.nodeCpus, memory);
-  await pin(containers.haproxy, fleet.balancerCpus);
-}
-
 /** The stack's removal (after saving the node's log) as a cleanup, and what a killed run leaves. */
 function registerRemoval(stack, { s, name, workDir, log }) {
   let removed = false;
@@ -169,6 +142,8 @@ function registerRemoval(stack, { s, name, workDir, log }) {
   stack.cleanups.push(async () => {
     const node = (await swarm.stackContainers(name, 'node'))[0];
     if (node) fs.writeFileSync(stack.nodeLog, await docker.containerLogs(node.Id, { tail: 2000 }).catch(() => ''));
+    // SWARM_NODE: its task runs on another machine; the swarm brings its log here
+    else fs.writeFileSync(stack.nodeLog, await swarm.serviceLogs(`${name}_node`).catch(() => ''));
     if (s.KEEP === 'stack') {
       log(`KEEP=stack: leaving swarm stack ${name} deployed; remove it with: docker stack rm ${name}`);
       return;
@@ -214,6 +189,28 @@ function newStack(p, st, ipvs) {
 }
 
 /**
+ * The deployed stack's running containers, pinned, the node's watched for an exit (SWARM_NODE: its task on the other
+ * node, through the swarm); nodeGone says why the node is gone while the stack starts (null: the compose runtime's).
+ */
+async function deployedContainers(stack, p, remote, { log, signal }) {
+  const { s, project: name } = p;
+  const opts = { timeoutS: s.STACK_TIMEOUT_S, signal };
+  const here = stackServicesOf(p).filter((x) => !(remote && x === 'node'));
+  const containers = await runningContainers(name, here, opts);
+  if (remote) containers.node = await remoteNodeContainer(name, remote, opts);
+  await pinAll(containers, p);
+  stack.containers = containers;
+  if (!remote) {
+    await watchNodeContainer(stack, containers);
+    return { containers, nodeGone: null };
+  }
+  log(
+    `SWARM_NODE=${remote.hostname}: the node runs there (${remote.addr}), CORES as a quota of ${remote.cpus} CPU${remote.cpus === 1 ? '' : 's'}; its CPU, memory and disk from that node's cAdvisor, no engine cross-check`,
+  );
+  return { containers, nodeGone: watchRemoteNode(stack, name, containers.node) };
+}
+
+/**
  * Starts the stack on the swarm; resolves once every service is ready.
  * @param {import('../contracts').Scenario} scenario
  * @param {import('../contracts').RuntimeContext} ctx
@@ -226,10 +223,19 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
   const rendered = await p.run(['config']);
   if (rendered.code !== 0)
     throw new Error(`compose config exited with status ${rendered.code}: ${rendered.out.trim()}`);
+  const remote = await remotePlacement(s, st, p.nodeCpus);
   const file = path.join(workDir, 'stack.yml');
-  fs.writeFileSync(file, JSON.stringify(swarmStack(yaml.load(rendered.out), { nodeId: st.nodeId }), null, 2));
+  fs.writeFileSync(file, JSON.stringify(swarmStack(yaml.load(rendered.out), { nodeId: st.nodeId, remote }), null, 2));
   const ipvs = swarm.ipvsAvailable();
   const stack = newStack(p, st, ipvs);
+  if (remote)
+    stack.swarm.node_placement = {
+      node: remote.hostname,
+      node_id: remote.id,
+      address: remote.addr,
+      cpu_quota: remote.cpus,
+      source: "the node's CPU, memory and disk from that node's cAdvisor through Prometheus; no engine cross-check",
+    };
   attachTeardown(stack, log);
   if (onStack) onStack(stack);
   try {
@@ -247,15 +253,13 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
         `GENERATORS=${s.GENERATORS}: the generators run as processes on this machine (${st.hostname}), each in its own cgroup, as in the compose runtime`,
       );
     await deploy(file, name, log);
-    const containers = await runningContainers(name, stackServicesOf(p), { timeoutS: s.STACK_TIMEOUT_S, signal });
-    await pinAll(containers, p);
-    stack.containers = containers;
-    await watchNodeContainer(stack, containers);
+    const { containers, nodeGone } = await deployedContainers(stack, p, remote, { log, signal });
     const host = '127.0.0.1';
-    stack.rpcUrl = `${p.client.compose.rpc.scheme}://${host}:${ports.rpc}`;
-    stack.wsUrl = stack.rpcUrl.startsWith('ws') ? stack.rpcUrl : `ws://${host}:${ports.ws}`;
+    const nodeHost = remote ? remote.addr : host; // its ports are published on the machine it runs on
+    stack.rpcUrl = `${p.client.compose.rpc.scheme}://${nodeHost}:${ports.rpc}`;
+    stack.wsUrl = stack.rpcUrl.startsWith('ws') ? stack.rpcUrl : `ws://${nodeHost}:${ports.ws}`;
     const promUrl = `http://${host}:${ports.prometheus}`;
-    await waitForServices(stack, p, containers, { host, promUrl, log, signal });
+    await waitForServices(stack, p, containers, { host, promUrl, log, signal, nodeGone });
     await describeNode(stack, p, containers, promUrl);
     const services = stackServices(name);
     await startAround(s, stack, p.around, { client: p.client, containers, services, log, signal });

@@ -263,6 +263,11 @@ const KEYS = {
     default: 120,
     doc: 'Give up when a compose service (node, cAdvisor, Prometheus, Grafana) is not ready after this long.',
   },
+  SWARM_NODE: {
+    type: 'string',
+    default: '',
+    doc: "RUNTIME=swarm: the swarm node (its hostname, as `docker node ls` shows it) the node under test runs on; empty: the one chainperf runs on. On another node the generator and the node no longer share a machine: the node's CPU, memory and disk come from that node's cAdvisor through Prometheus, CORES becomes a CPU quota of as many cores (a swarm cannot pin a container on a machine chainperf does not reach), the Docker engine's cross-check is not available, and the node's data lives in a volume removed with its container. Not yet with REPLICAS, NETWORK_NODES, STATE or MEMORY_MB (docs/runtimes.md#the-node-on-another-swarm-node).",
+  },
   GRAFANA: {
     type: 'enum',
     values: ['auto', 'yes', 'no'],

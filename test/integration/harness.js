@@ -171,15 +171,18 @@ function fileListing(dir) {
     .join('\n');
 }
 
-/** Cumulative CPU (s) of a container (compose or swarm) from its cgroup v1 cpuacct.usage, sampled every 50 ms. */
-function watchContainerCpu(findId) {
+/**
+ * Cumulative CPU (s) of a container (compose or swarm) from its cgroup v1 cpuacct.usage, sampled every 50 ms; parent:
+ * its engine's cgroup parent (another engine's, for a swarm worker's container).
+ */
+function watchContainerCpu(findId, { parent = 'docker' } = {}) {
   const samples = [];
   let id = null;
   const timer = setInterval(async () => {
     if (!id) id = await findId();
     if (!id) return;
     try {
-      const ns = Number(fs.readFileSync(`/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, 'utf8'));
+      const ns = Number(fs.readFileSync(`/sys/fs/cgroup/cpuacct/${parent}/${id}/cpuacct.usage`, 'utf8'));
       samples.push({ t: Date.now(), cpu: ns / 1e9 });
     } catch {
       // not there (yet, or any more)

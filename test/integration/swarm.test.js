@@ -12,16 +12,20 @@
 // clients', each replica's CPU against its container's cgroup, on STATE=small
 // synced from the network (SYNC=network: each replica starts with the
 // profile's genesis block alone and snap-syncs in turn), with MEMORY_MB on
-// each replica and two generators.
+// each replica and two generators. Then the node alone on the worker
+// (SWARM_NODE), the generator and Prometheus here: its CPU from the worker's
+// cAdvisor against its container's cgroup, and nothing of it left there.
 
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 const { startRun, readRun, watchContainerCpu, assertBalancerCounts, assertReplicaCpu } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 const docker = require('../../src/platform/docker');
 const swarm = require('../../src/platform/swarm');
 const { imageSpecs } = require('../../src/runtime/images');
+const geth = require('../../src/clients/geth');
 const { startSwarmWorker, bridgeAddress } = require('./swarm-worker');
 
 let initHere = false;
@@ -39,6 +43,28 @@ after(async () => {
   if (worker) await worker.remove();
   if (initHere) execFileSync('docker', ['swarm', 'leave', '--force'], { stdio: 'pipe' });
 });
+
+/**
+ * A second node for the swarm, once: cAdvisor (a global service) runs there too, and SWARM_NODE places the node
+ * there, so it gets the images of both that the runs may choose (the local build or the upstream one).
+ */
+async function ensureWorker() {
+  if (worker) return;
+  const { cadvisor, node } = imageSpecs({
+    CLIENT: 'geth',
+    CLIENT_VERSION: geth.defaults.CLIENT_VERSION,
+    GRAFANA: 'no',
+  });
+  const images = [cadvisor.local, cadvisor.upstream, node.local, node.upstream].filter((ref) => {
+    try {
+      execFileSync('docker', ['image', 'inspect', ref], { stdio: 'pipe' });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  worker = await startSwarmWorker(images);
+}
 
 /** The cAdvisor targets Prometheus scrapes, and whether each is up. */
 async function cadvisorTargets(promUrl) {
@@ -140,17 +166,7 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
   let workerCadvisor;
 
   before(async () => {
-    // a second node: cAdvisor, a global service, runs there too, with this image of the two the run may choose
-    const { cadvisor } = imageSpecs({ CLIENT: 'geth', GRAFANA: 'no' });
-    const images = [cadvisor.local, cadvisor.upstream].filter((ref) => {
-      try {
-        execFileSync('docker', ['image', 'inspect', ref], { stdio: 'pipe' });
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    worker = await startSwarmWorker(images);
+    await ensureWorker();
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       RUNTIME: 'swarm',
       GRAFANA: 'no',
@@ -253,6 +269,84 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
 
   it('removes the stack: no service, container, volume or network left', async () => {
     assert.deepEqual(await swarm.stackLeftovers(name), { services: [], containers: [], volumes: [], networks: [] });
+  });
+});
+
+describe('RUNTIME=swarm with SWARM_NODE: the node on the other swarm node, the generator on this machine', () => {
+  let res;
+  let run;
+  let name;
+  let task;
+  let cpuWatch;
+  let volumesBefore;
+
+  before(async () => {
+    await ensureWorker();
+    volumesBefore = await worker.docker(['volume', 'ls', '-q']);
+    const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      RUNTIME: 'swarm',
+      GRAFANA: 'no',
+      SWARM_NODE: worker.hostname,
+      DURATION_S: '8',
+      WARMUP_S: '2',
+      IDLE_S: '4',
+      HISTORY_TRANSFERS: '30',
+      HISTORY_CONTRACT_CALLS: '16',
+    });
+    await r.waitFor(/deploying swarm stack (\S+)/);
+    name = /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
+    const nodeTask = async () => (await swarm.serviceTasks(name, 'node')).find((t) => t.Status.State === 'running');
+    cpuWatch = watchContainerCpu(
+      async () => ((await nodeTask()) || { Status: {} }).Status.ContainerStatus?.ContainerID,
+      {
+        parent: worker.cgroupParent,
+      },
+    );
+    await r.waitFor(/measure: measuring for/);
+    task = await nodeTask();
+    res = await r.done;
+    cpuWatch.stop();
+    if (res.code !== 0) process.stderr.write(res.stderr);
+    run = readRun(res.reportDir);
+  });
+
+  after(() => {
+    if (cpuWatch) cpuWatch.stop();
+  });
+
+  it("exits 0 with a valid run.json; the node's task ran on the worker, the generator and Prometheus here", () => {
+    assert.equal(res.code, 0);
+    assert.deepEqual(schemaErrors(run), []);
+    assert.equal(task && task.NodeID, worker.nodeId, JSON.stringify(task && task.Status));
+    assert.deepEqual(run.stack.swarm.node_placement.node, worker.hostname);
+    assert.equal(run.stack.swarm.node_placement.cpu_quota, 1, 'CORES=1 as a quota of one CPU');
+    assert.equal(run.node.cpus, null, 'no cores of this machine');
+    assert.equal(run.node.cpu_check, undefined, 'no engine reached there for a cross-check');
+    assert.ok(!run.node.steal, "this machine's steal time is not the node's");
+    const summary = fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8');
+    assert.match(summary, new RegExp(`node on swarm node ${worker.hostname} with a quota of 1 CPU`));
+    assert.match(run.node.container, new RegExp(`^${name}_node\\.1\\.`));
+    assert.ok(run.figures.requests_ok > 100, `requests_ok ${run.figures.requests_ok}`);
+    assert.match(res.stderr, new RegExp(`SWARM_NODE=${worker.hostname}: the node runs there`));
+  });
+
+  it("node CPU from the worker's cAdvisor through Prometheus agrees within 3% with its container's cgroup, read by this test", () => {
+    const w = run.node.cpu_window;
+    const independent = cpuWatch.cpuAt(w.end_ms) - cpuWatch.cpuAt(w.start_ms);
+    const measured = run.node.cpu_total_s;
+    assert.ok(Math.abs(independent - measured) / measured < 0.03, `chainperf ${measured} s, cgroup ${independent} s`);
+  });
+
+  it('removes the stack: nothing left of it here, nor on the worker, its data volume included', async () => {
+    assert.deepEqual(await swarm.stackLeftovers(name), { services: [], containers: [], volumes: [], networks: [] });
+    let left;
+    for (let i = 0; i < 60; i++) {
+      left = await worker.docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${name}`]);
+      if (!left) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.equal(left, '', "the node's container on the worker");
+    assert.equal(await worker.docker(['volume', 'ls', '-q']), volumesBefore, "the worker's volumes as before the run");
   });
 });
 

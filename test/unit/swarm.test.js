@@ -69,6 +69,29 @@ describe('swarm runtime: the stack file', () => {
     assert.deepEqual(doc.volumes, { 'node-data': {} });
   });
 
+  it('SWARM_NODE: places the node service on that node by hostname, CORES as a quota, its data in an anonymous volume', () => {
+    const remote = swarmStack(RENDERED, { nodeId: 'abc123', remote: { hostname: 'worker-1', cpus: 2 } });
+    const node = remote.services.node;
+    assert.deepEqual(node.deploy.placement.constraints, ['node.hostname == worker-1']);
+    assert.deepEqual(node.deploy.resources, { limits: { cpus: '2' } });
+    assert.deepEqual(node.volumes, [{ type: 'volume', target: '/data' }], 'removed with its container');
+    assert.deepEqual(remote.volumes, {}, 'no named volume left to outlive the stack on that node');
+    assert.deepEqual(remote.services.cadvisor.deploy.mode, 'global');
+    assert.equal(remote.services.cadvisor.deploy.placement, undefined);
+  });
+
+  it('SWARM_NODE: a bind mount of a file on this machine cannot follow the node there', () => {
+    const spec = { type: 'bind', source: '/tmp/spec.json', target: '/chainperf/chain-spec.json', read_only: true };
+    const withSpec = {
+      ...RENDERED,
+      services: { node: { ...RENDERED.services.node, volumes: [...RENDERED.services.node.volumes, spec] } },
+    };
+    assert.throws(
+      () => swarmStack(withSpec, { nodeId: 'abc123', remote: { hostname: 'worker-1', cpus: 1 } }),
+      /SWARM_NODE=worker-1: the node service mounts \/tmp\/spec.json from the machine chainperf runs on/,
+    );
+  });
+
   it('tells a kernel without IPVS', () => {
     assert.equal(ipvsAvailable('/nonexistent/ip_vs'), false);
     assert.equal(ipvsAvailable(__filename), true);
@@ -104,5 +127,65 @@ describe('swarm runtime: the scenario', () => {
     assert.deepEqual(resolve('RUNTIME=swarm\nGENERATORS=2\n').errors, [], 'processes on the machine chainperf runs on');
     assert.deepEqual(resolve('RUNTIME=swarm\nNETWORK_NODES=2\nPEERS=2\n').errors, []);
     assert.match(errs('DURATION_S=3\n'), /at least 5 s with RUNTIME=swarm/);
+  });
+
+  it('SWARM_NODE: swarm only; refuses what needs an engine on the machine chainperf runs on', () => {
+    const errs = (text) => resolve(`RUNTIME=swarm\nSWARM_NODE=worker-1\n${text}`).errors.join('\n');
+    assert.deepEqual(resolve('RUNTIME=swarm\nSWARM_NODE=worker-1\nCORES=1\nKEEP=stack\n').errors, []);
+    assert.match(
+      resolve('RUNTIME=compose\nSWARM_NODE=worker-1\n').errors.join(),
+      /SWARM_NODE is only used with RUNTIME=swarm/,
+    );
+    assert.match(errs('STATE=small\n'), /STATE: not yet with SWARM_NODE/);
+    assert.match(errs('MEMORY_MB=2048\n'), /MEMORY_MB: not yet with SWARM_NODE/);
+    assert.match(errs('NETWORK_NODES=1\nREPLICAS=2\n'), /REPLICAS: not yet with SWARM_NODE[^]*NETWORK_NODES: not yet/);
+    assert.match(errs('KEEP=volume\n'), /KEEP: not yet with SWARM_NODE/);
+    assert.match(resolve('RUNTIME=swarm\nSWARM_NODE=no such node\n').errors.join(), /is not a node's hostname/);
+  });
+});
+
+describe('swarm runtime: SWARM_NODE placement', () => {
+  const swarm = require('../../src/platform/swarm');
+  const { remotePlacement, taskExitOf } = require('../../src/runtime/swarm-placement');
+  const listed = [
+    { id: 'm1', hostname: 'manager', addr: '10.0.0.1', state: 'ready', availability: 'active', role: 'manager' },
+    { id: 'w1', hostname: 'worker-1', addr: '10.0.0.2', state: 'ready', availability: 'active', role: 'worker' },
+    { id: 'w2', hostname: 'worker-2', addr: '10.0.0.3', state: 'down', availability: 'active', role: 'worker' },
+  ];
+  const real = swarm.swarmNodes;
+  before(() => (swarm.swarmNodes = async () => listed));
+  after(() => (swarm.swarmNodes = real));
+  const st = { hostname: 'manager' };
+
+  it("is nothing without SWARM_NODE, or when it names chainperf's own node", async () => {
+    assert.equal(await remotePlacement({ SWARM_NODE: '' }, st, '0'), null);
+    assert.equal(await remotePlacement({ SWARM_NODE: 'manager' }, st, '0'), null);
+  });
+
+  it("gives the node's id, its address and CORES as a count of CPUs", async () => {
+    assert.deepEqual(await remotePlacement({ SWARM_NODE: 'worker-1' }, st, '0-2'), {
+      hostname: 'worker-1',
+      id: 'w1',
+      addr: '10.0.0.2',
+      cpus: 3,
+    });
+  });
+
+  it("names the swarm's nodes when it has no such node, and refuses one that cannot take tasks", async () => {
+    await assert.rejects(
+      remotePlacement({ SWARM_NODE: 'worker-9' }, st, '0'),
+      /SWARM_NODE=worker-9: the swarm has no such node \(its nodes: manager, worker-1, worker-2\)/,
+    );
+    await assert.rejects(remotePlacement({ SWARM_NODE: 'worker-2' }, st, '0'), /the node is down and active/);
+  });
+
+  it("reads a task that stopped running as the node's exit, with its exit code", () => {
+    assert.equal(taskExitOf({ Status: { State: 'running' } }), null);
+    assert.deepEqual(taskExitOf({ Status: { State: 'failed', ContainerStatus: { ExitCode: 137 } } }), {
+      code: 137,
+      signal: null,
+      status: 'failed',
+    });
+    assert.deepEqual(taskExitOf(undefined), { code: null, signal: null, status: 'removed' });
   });
 });

@@ -126,7 +126,15 @@ async function startSwarmWorker(images, log = () => {}) {
     await removeWorker(nodeId); // nothing of a worker that failed to join is left
     throw err;
   }
-  return { hostname: NAME, nodeId, remove: () => removeWorker(nodeId) };
+  return {
+    hostname: NAME,
+    nodeId,
+    /** `docker` inside the worker: its own engine's view. */
+    docker: (args) => docker(['exec', NAME, 'docker', ...args]),
+    /** Where its containers' cgroups are on this machine: below its engine's cgroup parent. */
+    cgroupParent: CGROUP_PARENT,
+    remove: () => removeWorker(nodeId),
+  };
 }
 
 /** The address a container reaches this machine's engine on: the default bridge's gateway. */

@@ -1,0 +1,137 @@
+'use strict';
+// Where a swarm stack's containers run and how they are held to their cores.
+// A swarm has no cpuset: the containers on the machine chainperf runs on are
+// pinned by its engine once they run (CORES, MEMORY_MB's swap).
+// SWARM_NODE: the node service on another node of the swarm than the one
+// chainperf runs on. chainperf reaches no engine there: what it
+// knows of the node's container comes from the swarm's managers (its task:
+// state, container, exit code; its log through `docker service logs`), its
+// RPC is reached at that node's address (ports in host mode), and its CPU,
+// memory and disk come from that node's cAdvisor through Prometheus, which
+// scrapes every node's (prometheus/compose.yml). The rendering is
+// swarm-render.js's; what cannot follow the node there is refused before the
+// run (runtime/checks.js).
+
+const docker = require('../platform/docker');
+const swarm = require('../platform/swarm');
+const { cpusOf } = require('../measure/steal');
+const { sleep } = require('../util/time');
+
+/**
+ * Pins a container to cpus through this engine (a swarm has no cpuset); with a memory limit, sets its swap limit to the
+ * same (a swarm has no memswap_limit).
+ */
+async function pin(container, cpus, memoryBytes = null) {
+  const body = { CpusetCpus: cpus, ...(memoryBytes ? { Memory: memoryBytes, MemorySwap: memoryBytes } : {}) };
+  const r = await docker.engine('POST', `/containers/${container.id}/update`, { body });
+  if (r.status !== 200)
+    throw new Error(
+      `cannot pin container ${container.name} to cpus ${cpus}${memoryBytes ? ` with ${memoryBytes} bytes of memory and swap` : ''}: HTTP ${r.status}`,
+    );
+}
+
+/**
+ * A swarm has no cpuset: the node's container and the fleet's replicas (CORES, per replica), the network's nodes and
+ * HAProxy (the other cores) are pinned by this engine once they run, before anything is measured.
+ */
+async function pinAll(containers, p) {
+  const { network, fleet } = p.around;
+  const memory = p.limits ? p.limits.record.memory_bytes : null; // MEMORY_MB: the node's, each replica's
+  // SWARM_NODE: CORES is the service's CPU quota there (swarm-render.js); no engine here reaches its container
+  if (!containers.node.remote) await pin(containers.node, p.nodeCpus, memory);
+  for (const peer of network ? network.peers : []) await pin(containers[peer.name], network.cpus);
+  if (memory) p.limits.record.swarm = { deploy_resources_limits_memory: memory, engine_memory_and_swap: memory };
+  if (!fleet) return;
+  for (const r of fleet.replicas.slice(1)) await pin(containers[r.service], fleet.nodeCpus, memory);
+  await pin(containers.haproxy, fleet.balancerCpus);
+}
+
+/**
+ * The swarm node SWARM_NODE names, with the CPU quota CORES becomes there; null when it is the node chainperf runs on
+ * (then the stack is placed as without it). A node the swarm does not list, or cannot place tasks on, is an error.
+ */
+async function remotePlacement(s, st, nodeCpus) {
+  if (!s.SWARM_NODE || s.SWARM_NODE === st.hostname) return null;
+  const nodes = await swarm.swarmNodes();
+  const node = nodes.find((n) => n.hostname === s.SWARM_NODE);
+  if (!node)
+    throw new Error(
+      `SWARM_NODE=${s.SWARM_NODE}: the swarm has no such node (its nodes: ${nodes.map((n) => n.hostname).join(', ')})`,
+    );
+  if (node.state !== 'ready' || node.availability !== 'active')
+    throw new Error(
+      `SWARM_NODE=${s.SWARM_NODE}: the node is ${node.state} and ${node.availability}; the swarm places tasks only on a ready, active node`,
+    );
+  return { hostname: node.hostname, id: node.id, addr: node.addr, cpus: cpusOf(nodeCpus).length };
+}
+
+/**
+ * Waits until the node service's task runs on the remote node; its container as the swarm names it
+ * (<service>.<slot>.<task>, the name cAdvisor labels its series with) and its id there.
+ */
+async function remoteNodeContainer(stackName, remote, { timeoutS, signal }) {
+  const deadline = Date.now() + timeoutS * 1000;
+  for (;;) {
+    const [t] = await swarm.serviceTasks(stackName, 'node');
+    if (t && t.Status.State === 'running' && t.NodeID === remote.id)
+      return {
+        id: t.Status.ContainerStatus.ContainerID,
+        name: `${stackName}_node.${t.Slot}.${t.ID}`,
+        task: t.ID,
+        hostname: remote.hostname,
+        remote: true,
+      };
+    if (t && ['failed', 'rejected', 'complete', 'shutdown'].includes(t.Status.State))
+      throw new Error(
+        `swarm task of node on ${remote.hostname} ${t.Status.State}: ${t.Status.Err || t.Status.Message}`,
+      );
+    if (Date.now() > deadline)
+      throw new Error(
+        `swarm: the node service has no running task on ${remote.hostname} in ${timeoutS} s (${t ? `its latest task ${t.Status.State}: ${t.Status.Err || t.Status.Message}` : 'no task'})`,
+      );
+    await sleep(500, signal);
+  }
+}
+
+/** The remote task's state as an exit (nodeExitOf's shape), or null while it runs. */
+function taskExitOf(t) {
+  if (t && t.Status.State === 'running') return null;
+  if (!t) return { code: null, signal: null, status: 'removed' };
+  const code = t.Status.ContainerStatus ? t.Status.ContainerStatus.ExitCode : null;
+  return { code: code === undefined ? null : code, signal: null, status: t.Status.State };
+}
+
+/** The remote node's task watched through the swarm every second: one that stops running ends the run. */
+function watchRemoteNode(stack, stackName, container) {
+  let exitInfo = null;
+  const listeners = [];
+  let polling = false;
+  const watch = setInterval(async () => {
+    if (exitInfo || polling) return;
+    polling = true;
+    try {
+      const t = (await swarm.serviceTasks(stackName, 'node')).find((x) => x.ID === container.task);
+      const gone = taskExitOf(t);
+      if (gone) {
+        exitInfo = gone;
+        for (const fn of listeners) fn(gone);
+      }
+    } catch {
+      // a manager busy for a moment: look again
+    } finally {
+      polling = false;
+    }
+  }, 1000);
+  stack.cleanups.push(() => clearInterval(watch)); // before the stack goes: its removal is not the node exiting
+  stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : listeners.push(fn));
+  /** For the readiness checks: why the node is gone, or null. */
+  return async () => {
+    const t = (await swarm.serviceTasks(stackName, 'node')).find((x) => x.ID === container.task);
+    const gone = taskExitOf(t);
+    return gone
+      ? `the node's task on ${container.hostname} stopped while the stack was starting (${gone.status}, exit code ${gone.code}); see node.log`
+      : null;
+  };
+}
+
+module.exports = { pin, pinAll, remotePlacement, remoteNodeContainer, watchRemoteNode, taskExitOf };
