@@ -66,6 +66,14 @@ async function ensureWorker() {
   worker = await startSwarmWorker(images);
 }
 
+/** The node's CPU over its window (cAdvisor through Prometheus) within 3% of its container's cgroup, read here. */
+function assertNodeCpu(run, cpuWatch) {
+  const w = run.node.cpu_window;
+  const independent = cpuWatch.cpuAt(w.end_ms) - cpuWatch.cpuAt(w.start_ms);
+  const measured = run.node.cpu_total_s;
+  assert.ok(Math.abs(independent - measured) / measured < 0.03, `chainperf ${measured} s, cgroup ${independent} s`);
+}
+
 /** The cAdvisor targets Prometheus scrapes, and whether each is up. */
 async function cadvisorTargets(promUrl) {
   const body = await (await fetch(`${promUrl}/api/v1/targets?state=active`)).json();
@@ -143,10 +151,7 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
   });
 
   it("node CPU (cAdvisor through Prometheus) agrees within 3% with the container's cgroup, read by this test", () => {
-    const w = run.node.cpu_window;
-    const independent = cpuWatch.cpuAt(w.end_ms) - cpuWatch.cpuAt(w.start_ms);
-    const measured = run.node.cpu_total_s;
-    assert.ok(Math.abs(independent - measured) / measured < 0.03, `chainperf ${measured} s, cgroup ${independent} s`);
+    assertNodeCpu(run, cpuWatch);
   });
 
   it('removes the stack: no service, container, volume or network left', async () => {
@@ -331,10 +336,7 @@ describe('RUNTIME=swarm with SWARM_NODE: the node on the other swarm node, the g
   });
 
   it("node CPU from the worker's cAdvisor through Prometheus agrees within 3% with its container's cgroup, read by this test", () => {
-    const w = run.node.cpu_window;
-    const independent = cpuWatch.cpuAt(w.end_ms) - cpuWatch.cpuAt(w.start_ms);
-    const measured = run.node.cpu_total_s;
-    assert.ok(Math.abs(independent - measured) / measured < 0.03, `chainperf ${measured} s, cgroup ${independent} s`);
+    assertNodeCpu(run, cpuWatch);
   });
 
   it('removes the stack: nothing left of it here, nor on the worker, its data volume included', async () => {
