@@ -74,6 +74,12 @@ function assertNodeCpu(run, cpuWatch) {
   assert.ok(Math.abs(independent - measured) / measured < 0.03, `chainperf ${measured} s, cgroup ${independent} s`);
 }
 
+/** The name of the stack a run deploys, once its log says it deploys it. */
+async function deployedStack(r) {
+  await r.waitFor(/deploying swarm stack (\S+)/);
+  return /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
+}
+
 /** The cAdvisor targets Prometheus scrapes, and whether each is up. */
 async function cadvisorTargets(promUrl) {
   const body = await (await fetch(`${promUrl}/api/v1/targets?state=active`)).json();
@@ -106,8 +112,7 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
       HISTORY_TRANSFERS: '30',
       HISTORY_CONTRACT_CALLS: '16',
     });
-    await r.waitFor(/deploying swarm stack (\S+)/);
-    name = /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
+    name = await deployedStack(r);
     const nodeId = () => taskContainer(name, 'node');
     cpuWatch = watchContainerCpu(nodeId);
     await r.waitFor(/measure: measuring for/);
@@ -187,8 +192,7 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
       WARMUP_S: '2',
       IDLE_S: '4',
     });
-    await r.waitFor(/deploying swarm stack (\S+)/);
-    name = /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
+    name = await deployedStack(r);
     watches['replica-1'] = watchContainerCpu(() => taskContainer(name, 'node'));
     watches['replica-2'] = watchContainerCpu(() => taskContainer(name, 'replica-2'));
     await r.waitFor(/measure: measuring for/);
@@ -298,11 +302,13 @@ describe('RUNTIME=swarm with SWARM_NODE: the node on the other swarm node, the g
       HISTORY_TRANSFERS: '30',
       HISTORY_CONTRACT_CALLS: '16',
     });
-    await r.waitFor(/deploying swarm stack (\S+)/);
-    name = /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
+    name = await deployedStack(r);
     const nodeTask = async () => (await swarm.serviceTasks(name, 'node')).find((t) => t.Status.State === 'running');
     cpuWatch = watchContainerCpu(
-      async () => ((await nodeTask()) || { Status: {} }).Status.ContainerStatus?.ContainerID,
+      async () => {
+        const t = await nodeTask();
+        return t ? t.Status.ContainerStatus.ContainerID : null;
+      },
       {
         parent: worker.cgroupParent,
       },
@@ -363,8 +369,7 @@ describe('RUNTIME=swarm with REPLICAS=2: Ctrl-C', () => {
       HISTORY_TRANSFERS: '8',
       HISTORY_CONTRACT_CALLS: '4',
     });
-    await r.waitFor(/deploying swarm stack (\S+)/);
-    const name = /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
+    const name = await deployedStack(r);
     await r.waitFor(/HAProxy \(roundrobin\) at/);
     assert.ok(await taskContainer(name, 'haproxy'), 'HAProxy runs as a task of the stack');
     r.child.kill('SIGINT');
