@@ -612,6 +612,13 @@ const KEYS = {
     default: 100,
     doc: 'Dev chain: contract calls that emit logs.',
   },
+  HISTORY_BLOCKS: {
+    type: 'int',
+    min: 1,
+    max: 1000,
+    default: 8,
+    doc: "Ethereum dev chain: the blocks the transfers and calls are spread over, one round of them mined before the next is sent (each about a block period: 1 s on geth's dev chain). Fewer makes the history quicker to create and its transactions denser per block; run.json's history.blocks gives the count.",
+  },
 
   // Waiting
   SYNC: {

@@ -57,6 +57,7 @@ async function historyStep(s, stack, url, { run, phase, signal, log, rpc }) {
     accounts: s.HISTORY_ACCOUNTS,
     transfers: s.HISTORY_TRANSFERS,
     calls: s.HISTORY_CONTRACT_CALLS,
+    rounds: s.HISTORY_BLOCKS,
     seed: s.SEED,
     devKey: stack.devKey || clients[s.CLIENT].devKey, // a network member has no unlocked account
     signal,

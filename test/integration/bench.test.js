@@ -29,6 +29,7 @@ describe('npm run bench (shortened)', () => {
       BENCH_DEFAULT_REPEAT: '1',
       HISTORY_TRANSFERS: '40', // the runs' own history: enough for the mix's parameters
       HISTORY_CONTRACT_CALLS: '20',
+      HISTORY_BLOCKS: '2',
     };
     res = await new Promise((resolve) => {
       const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'bench.js')], { cwd: ROOT, env });

@@ -33,13 +33,17 @@ function startRun(scenario, env = {}) {
   const tmp = tmpDir('chainperf-it-');
   // RUNTIME defaults to auto (compose where Docker answers): these tests choose it, host unless they or the file say.
   const args = Array.isArray(scenario) ? scenario : [scenario];
-  let fileRuntime = false;
+  let file = '';
   try {
-    fileRuntime = /^\s*RUNTIME=/m.test(fs.readFileSync(args[args.length - 1], 'utf8'));
+    file = fs.readFileSync(args[args.length - 1], 'utf8');
   } catch {
     // a missing file is what some tests check
   }
-  if (!fileRuntime && !env.RUNTIME) env = { ...env, RUNTIME: 'host' };
+  const chosen = (key) => env[key] !== undefined || new RegExp(`^\\s*${key}=`, 'm').test(file);
+  if (!chosen('RUNTIME')) env = { ...env, RUNTIME: 'host' };
+  // A dev chain's history over 2 blocks rather than 8 (HISTORY_BLOCKS): about 6 s less a run, for the tests that are
+  // about something else than how many blocks the history spans
+  if (!chosen('HISTORY_BLOCKS')) env = { ...env, HISTORY_BLOCKS: '2' };
   const reports = env.REPORTS_DIR || path.join(tmp, 'reports');
   const child = spawn(path.join(ROOT, 'run.sh'), args, {
     cwd: ROOT,

@@ -8,7 +8,9 @@ const { rpcCall } = require('../../util/rpc');
 const { sleep } = require('../../util/time');
 const LOGGER = require('./contracts/Logger.json');
 
-const ROUNDS = 8; // transfers and calls are sent in rounds so they land in several blocks
+// Transfers and calls are sent in rounds (HISTORY_BLOCKS, 8 by default), each one mined before the next is sent, so
+// they land in several blocks; on a dev chain mining a block a second, each round costs about a second.
+const ROUNDS = 8;
 
 /** Deterministic wallets: the same SEED gives the same addresses on every run. */
 function historyWallets(seed, count) {
@@ -86,11 +88,14 @@ async function sendRaw(rpc, url, signed, signal) {
 /**
  * @param {string} url JSON-RPC endpoint (http(s):// or ws(s)://) of a dev chain with an unlocked, funded account, or
  * whose funded account's key is devKey
- * @param {{accounts:number, transfers:number, calls:number, seed:number, devKey?:string, signal?:AbortSignal,
- * log?:Function}} opts
- * @returns {Promise<{contract:string, accounts:string[], txs:number}>}
+ * @param {{accounts:number, transfers:number, calls:number, seed:number, rounds?:number, devKey?:string,
+ * signal?:AbortSignal, log?:Function}} opts rounds: the blocks the transfers and calls are spread over
+ * @returns {Promise<{contract:string, accounts:string[], txs:number, blocks:number}>}
  */
-async function createHistory(url, { accounts, transfers, calls, seed, devKey, signal, log = () => {}, rpc = rpcCall }) {
+async function createHistory(
+  url,
+  { accounts, transfers, calls, seed, rounds = ROUNDS, devKey, signal, log = () => {}, rpc = rpcCall },
+) {
   const chainId = Number(await rpc(url, 'eth_chainId', [], { signal }));
   const wallets = historyWallets(seed, accounts);
   const fee = {
@@ -115,10 +120,10 @@ async function createHistory(url, { accounts, transfers, calls, seed, devKey, si
   const logger = new ethers.Interface(LOGGER.abi);
   const nonces = wallets.map(() => 0);
   let sent = funding.length + 1;
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     const hashes = [];
-    const nTransfers = share(transfers, round);
-    const nCalls = share(calls, round);
+    const nTransfers = share(transfers, round, rounds);
+    const nCalls = share(calls, round, rounds);
     for (let i = 0; i < nTransfers + nCalls; i++) {
       const k = (round * 7919 + i) % wallets.length;
       const tx =
@@ -138,14 +143,14 @@ async function createHistory(url, { accounts, transfers, calls, seed, devKey, si
     }
     await waitForReceipts(url, hashes, { rpc, signal });
     sent += hashes.length;
-    log(`creating history: round ${round + 1} of ${ROUNDS} mined (${sent} transactions so far)`);
+    log(`creating history: round ${round + 1} of ${rounds} mined (${sent} transactions so far)`);
   }
-  return { contract, accounts: [dev.address, ...wallets.map((w) => w.address)], txs: sent };
+  return { contract, accounts: [dev.address, ...wallets.map((w) => w.address)], txs: sent, blocks: rounds };
 }
 
-/** Splits total into ROUNDS near-equal parts; part `round`. */
-function share(total, round) {
-  return Math.floor(total / ROUNDS) + (round < total % ROUNDS ? 1 : 0);
+/** Splits total into `rounds` near-equal parts; part `round`. */
+function share(total, round, rounds) {
+  return Math.floor(total / rounds) + (round < total % rounds ? 1 : 0);
 }
 
 module.exports = { createHistory, historyWallets, funder, waitForReceipts };
