@@ -98,8 +98,14 @@ function generatorLines(run) {
     const gen = chain.generatorLabel
       ? chain.generatorLabel(s)
       : (generators[s.GENERATOR] || generators.ethers).label(s);
+    const elsewhere = run.stack && run.stack.swarm && run.stack.swarm.node_placement; // SWARM_NODE
+    const where = run.generator.cpus
+      ? `cpus ${run.generator.cpus}`
+      : elsewhere
+        ? "every core of chainperf's machine (the node ran on another)"
+        : 'cpus shared with the node';
     lines.push(
-      `- Load generator (${gen}): ${num(run.generator.cpu_s, 3)} s of CPU on cpus ${run.generator.cpus || 'shared with the node'}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`,
+      `- Load generator (${gen}): ${num(run.generator.cpu_s, 3)} s of CPU on ${where}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`,
     );
     for (const g of run.generator.generators || [])
       lines.push(

@@ -205,7 +205,7 @@ async function deployedContainers(stack, p, remote, { log, signal }) {
     return { containers, nodeGone: null };
   }
   log(
-    `SWARM_NODE=${remote.hostname}: the node runs there (${remote.addr}), CORES as a quota of ${remote.cpus} CPU${remote.cpus === 1 ? '' : 's'}; its CPU, memory and disk from that node's cAdvisor, no engine cross-check`,
+    `SWARM_NODE=${remote.hostname}: the node runs there (${remote.addr}), CORES as a quota of ${remote.cpus} CPU${remote.cpus === 1 ? '' : 's'}; its CPU, memory and disk from that node's cAdvisor, no engine cross-check; the generator on every core of this machine`,
   );
   return { containers, nodeGone: watchRemoteNode(stack, name, containers.node) };
 }
@@ -224,6 +224,7 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
   if (rendered.code !== 0)
     throw new Error(`compose config exited with status ${rendered.code}: ${rendered.out.trim()}`);
   const remote = await remotePlacement(s, st, p.nodeCpus);
+  if (remote) p.generatorCpus = null; // the node is elsewhere: the generator has every core of this machine
   const file = path.join(workDir, 'stack.yml');
   fs.writeFileSync(file, JSON.stringify(swarmStack(yaml.load(rendered.out), { nodeId: st.nodeId, remote }), null, 2));
   const ipvs = swarm.ipvsAvailable();

@@ -17,6 +17,7 @@
 // cAdvisor against its container's cgroup, and nothing of it left there.
 
 const assert = require('node:assert/strict');
+const os = require('node:os');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -334,6 +335,9 @@ describe('RUNTIME=swarm with SWARM_NODE: the node on the other swarm node, the g
     assert.equal(run.node.cpus, null, 'no cores of this machine');
     assert.equal(run.node.cpu_check, undefined, 'no engine reached there for a cross-check');
     assert.ok(!run.node.steal, "this machine's steal time is not the node's");
+    assert.equal(run.generator.cpus, null, 'the generator not held to the cores CORES leaves: the node is elsewhere');
+    assert.equal(run.generator.cores, os.cpus().length);
+    assert.match(res.stderr, /the generator on every core of this machine/);
     const summary = fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8');
     assert.match(summary, new RegExp(`node on swarm node ${worker.hostname} with a quota of 1 CPU`));
     assert.match(run.node.container, new RegExp(`^${name}_node\\.1\\.`));

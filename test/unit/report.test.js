@@ -112,6 +112,22 @@ describe('report writing', () => {
     );
   });
 
+  it("says where the generator ran: its cpus, the node's shared, or every core when the node ran on another swarm node", () => {
+    const generator = { cpus: '1', cores: 1, cpu_s: 0.5, cpu_us_per_request: 250, workers: 1 };
+    const summaryOf = (over, stack) => {
+      const dir = path.join(tmpDir(), 'g');
+      writeReport(dir, sampleRun({ generator: { ...generator, ...over }, ...(stack ? { stack } : {}) }), series);
+      return fs.readFileSync(path.join(dir, 'summary.md'), 'utf8');
+    };
+    assert.match(summaryOf({}), /Load generator \(.*\): 0\.500 s of CPU on cpus 1, 250\.0 us/);
+    assert.match(summaryOf({ cpus: null }), /s of CPU on cpus shared with the node,/);
+    const placed = { node: 'w1', address: '10.0.0.2', cpu_quota: 1, source: 'cAdvisor' };
+    assert.match(
+      summaryOf({ cpus: null }, { swarm: { stack: 'x', node_placement: placed } }),
+      /s of CPU on every core of chainperf's machine \(the node ran on another\),/,
+    );
+  });
+
   it('re-renders summary and charts from run.json and series.json alone', () => {
     const dir = path.join(tmpDir(), 'rr');
     writeReport(dir, sampleRun(), series);
