@@ -33,8 +33,10 @@ describe('attach to a fleet (REPLICA_METRICS)', function () {
 
   it("sums the replicas' CPU at each edge, each replica at its own refresh; each one's requests from the same answer", async () => {
     const t0 = Date.now();
-    const a = await replicaEndpoint({ t0, period: 200, phaseMs: 0, load: 0.5, rate: 1000 });
-    const b = await replicaEndpoint({ t0, period: 200, phaseMs: 80, load: 0.25, rate: 3000 });
+    // refreshes 400 ms apart, replica-2's 160 ms after replica-1's: wide enough that a poll late on a busy machine
+    // still tells them apart
+    const a = await replicaEndpoint({ t0, period: 400, phaseMs: 0, load: 0.5, rate: 1000 });
+    const b = await replicaEndpoint({ t0, period: 400, phaseMs: 160, load: 0.25, rate: 3000 });
     try {
       const replicas = attachedReplicas(`${a.url}, ${b.url}`, metrics);
       assert.deepEqual(
@@ -49,24 +51,24 @@ describe('attach to a fleet (REPLICA_METRICS)', function () {
         });
       });
       const src = fleetCpuSource(replicas);
-      assert.equal(await src.calibrate(), 200);
+      assert.equal(await src.calibrate(), 400);
       const hooks = attachFleetHooks(replicas, src, { requestsMetric: 'rpc_requests', cpuMetric: metrics.cpu });
       const start = src.align(Date.now() + 100);
-      const window = { start, end: start + 6 * 200 };
+      const window = { start, end: start + 6 * 400 };
       const first = await src.readEdge(window.start);
       const hook = hooks.windowHook(window);
       const last = await src.readEdge(window.end);
-      // 1.2 s at half a core plus 1.2 s at a quarter: each replica's span is as long as the window
-      assert.ok(Math.abs(last.total_s - first.total_s - 0.9) < 1e-9, `${last.total_s - first.total_s}`);
+      // 2.4 s at half a core plus 2.4 s at a quarter: each replica's span is as long as the window
+      assert.ok(Math.abs(last.total_s - first.total_s - 1.8) < 1e-9, `${last.total_s - first.total_s}`);
       const f = await hook.stop();
       assert.deepEqual(
         f.replicas.map((r) => r.cpu_s),
-        [0.6, 0.3],
+        [1.2, 0.6],
       );
       const [r1, r2] = f.replicas;
-      assert.ok(Math.abs(r1.requests - 1200) <= 40 && Math.abs(r2.requests - 3600) <= 120, JSON.stringify(f.replicas));
+      assert.ok(Math.abs(r1.requests - 2400) <= 80 && Math.abs(r2.requests - 7200) <= 240, JSON.stringify(f.replicas));
       assert.ok(Math.abs(r1.share + r2.share - 1) <= 1e-4, 'the shares (each rounded to 4 places) add up to 1');
-      assert.ok(r2.span_ms[0] - r1.span_ms[0] > 40, 'replica-2 read at its own refresh, not at the window edge');
+      assert.ok(r2.span_ms[0] - r1.span_ms[0] > 80, 'replica-2 read at its own refresh, not at the window edge');
       assert.ok(f.spread.cpu_per_request_max_over_min > 5, 'half a core for a third of the requests');
       assert.equal(f.balancer.cpu_s, null, 'a balancer chainperf did not start is not measured');
       assert.equal(hooks.record().algorithm, null);

@@ -2,11 +2,13 @@
 // The dev chain's history (chains/ethereum/history.js): its transfers and
 // calls in HISTORY_BLOCKS rounds, each round mined before the next is sent,
 // against an rpc that plays a node which mines a block each time receipts
-// are asked for.
+// are asked for; and the harvest after it, which waits until the history's
+// first block is below the blocks it leaves out.
 
 const assert = require('node:assert/strict');
 const { ethers } = require('ethers');
 const { createHistory } = require('../../src/chains/ethereum/history');
+const { harvest } = require('../../src/chains/ethereum/harvest');
 
 /** A node that puts every transaction sent since the last look at receipts into one new block. */
 function minedOnLook() {
@@ -38,7 +40,12 @@ function minedOnLook() {
         }
         const tx = blocks.flat().find((x) => x.hash === params[0]);
         if (!tx) return null;
-        return { status: '0x1', contractAddress: tx.deploy ? '0x00000000000000000000000000000000000000c0' : null };
+        const number = blocks.findIndex((b) => b.includes(tx)) + 1;
+        return {
+          status: '0x1',
+          blockNumber: `0x${number.toString(16)}`,
+          contractAddress: tx.deploy ? '0x00000000000000000000000000000000000000c0' : null,
+        };
       }
       default:
         throw new Error(`unexpected ${method}`);
@@ -85,5 +92,41 @@ describe('dev chain history', function () {
     assert.equal(h.blocks, 8);
     assert.equal(node.blocks.length, 1 + 8);
     assert.ok(node.blocks.slice(1).every((b) => b.length === 2));
+  });
+
+  it('tells the block of its first round, and the harvest waits until that block is 2 below the head', async () => {
+    const node = minedOnLook();
+    const h = await createHistory('http://node', {
+      accounts: 2,
+      transfers: 2,
+      calls: 2,
+      seed: 1,
+      rounds: 2,
+      rpc: node.rpc,
+    });
+    assert.equal(h.first_block, 2, 'block 1: funding and contract; block 2: the first round');
+    // the chain as it stands after the history: head 3; it mines a block every 3 looks at its head
+    let head = 3;
+    let looks = 0;
+    const heads = [];
+    const lines = [];
+    const rpc = async (_url, method, params) => {
+      if (method === 'eth_chainId') return '0x539';
+      if (method === 'eth_blockNumber') {
+        if (++looks % 3 === 0) head++;
+        heads.push(head);
+        return `0x${head.toString(16)}`;
+      }
+      if (method === 'eth_getBlockByNumber') return { number: params[0], transactions: [] };
+      if (method === 'eth_getLogs') return [];
+      throw new Error(`unexpected ${method}`);
+    };
+    const pool = await harvest('http://node', { rpc, from: h.first_block, log: (m) => lines.push(m) });
+    assert.equal(pool.head, 2, 'the pool reaches the first round');
+    assert.equal(heads[heads.length - 1], 4);
+    assert.match(lines[0], /waiting for block 4/);
+    const before = looks;
+    await harvest('http://node', { rpc });
+    assert.equal(looks - before, 1, 'without a block to reach, one look at the head');
   });
 });

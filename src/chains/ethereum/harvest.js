@@ -8,22 +8,44 @@ const { ethers } = require('ethers');
 const { rpcCall } = require('../../util/rpc');
 const LOGGER = require('./contracts/Logger.json');
 const { mapLimit } = require('../../util/async');
+const { sleep } = require('../../util/time');
 
 const SCAN_BLOCKS = 1024; // most recent blocks read for transactions
 // The pool stops this many blocks below the head it saw: behind a balancer (REPLICA_METRICS, a fleet) a replica may
 // be a block or two behind the one that answered, and a block or a log range it does not have yet would fail there.
 const SETTLE_BLOCKS = 2;
+const SETTLE_WAIT_S = 15; // a dev chain mines a block a second; one that mines only on a transaction never gets there
 const MAX_TXS = 2000;
 const MAX_ADDRESSES = 500;
 const PING_TOPIC = ethers.id('Ping(address,uint256,bytes32)');
 
 /**
+ * The head, once the block `from` (the history's first transfers and calls: HISTORY_BLOCKS of 2 or fewer puts them
+ * all in the top blocks) is SETTLE_BLOCKS below it, so that the pool holds some; a chain that does not get there in
+ * SETTLE_WAIT_S is harvested as it is.
+ */
+async function settledPast(call, from, { signal, log }) {
+  let seen = Number(await call('eth_blockNumber', []));
+  if (from === null || seen - SETTLE_BLOCKS >= from) return seen;
+  log(`harvest: waiting for block ${from + SETTLE_BLOCKS} (the history's first block + ${SETTLE_BLOCKS})`);
+  const deadline = Date.now() + SETTLE_WAIT_S * 1000;
+  while (seen - SETTLE_BLOCKS < from && Date.now() < deadline) {
+    await sleep(250, signal);
+    seen = Number(await call('eth_blockNumber', []));
+  }
+  return seen;
+}
+
+/**
+ * @param {string} url
+ * @param {{signal?: AbortSignal, log?: Function, rpc?: Function, from?: number|null}} [o] from: a block the pool
+ *   should reach (the run's history's first), waited for
  * @returns {Promise<object>} the parameter pool (see params.js for its use)
  */
-async function harvest(url, { signal, log = () => {}, rpc = rpcCall } = {}) {
+async function harvest(url, { signal, log = () => {}, rpc = rpcCall, from = null } = {}) {
   const call = (method, params) => rpc(url, method, params, { signal, timeoutMs: 30000 });
   const chainId = Number(await call('eth_chainId', []));
-  const seen = Number(await call('eth_blockNumber', []));
+  const seen = await settledPast(call, from, { signal, log });
   const head = Math.max(0, seen - SETTLE_BLOCKS);
   const first = Math.max(0, head - SCAN_BLOCKS + 1);
   const numbers = Array.from({ length: head - first + 1 }, (_, i) => first + i);
