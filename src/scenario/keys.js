@@ -617,7 +617,7 @@ const KEYS = {
     min: 1,
     max: 1000,
     default: 8,
-    doc: "Ethereum dev chain: the blocks the transfers and calls are spread over, one round of them mined before the next is sent (each about a block period: 1 s on geth's dev chain). Fewer makes the history quicker to create and its transactions denser per block; the harvest, which leaves out the top 2 blocks, then waits until the history's first block is below them. run.json's history.blocks and first_block give both.",
+    doc: "Ethereum dev chain: the blocks the transfers and calls are spread over, one round of them mined before the next is sent (each about a block period: 1 s on geth's dev chain). Fewer makes the history quicker to create and its transactions denser per block; the harvest, which leaves out the top 2 blocks, then waits until the history's first round is below them. run.json's history.blocks and first_round_block give both.",
   },
 
   // Waiting

@@ -102,7 +102,7 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
   // A STATE profile's pool is drawn across its whole state and history (state/pool.js); a dev chain is harvested.
   const pool = stack.state
     ? await poolOfState(stack.state, s, stack.rpcUrl, { signal, log, rpc })
-    : await chain.harvest(stack.rpcUrl, { signal, log, rpc, from: run.history ? run.history.first_block : null });
+    : await chain.harvest(stack.rpcUrl, { signal, log, rpc, from: run.history ? run.history.first_round_block : null });
   if (stack.state) {
     log((chain.describeStatePool || describeStatePool)(pool));
     const m = stack.state.manifest;

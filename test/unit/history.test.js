@@ -10,8 +10,11 @@ const { ethers } = require('ethers');
 const { createHistory } = require('../../src/chains/ethereum/history');
 const { harvest } = require('../../src/chains/ethereum/harvest');
 
-/** A node that puts every transaction sent since the last look at receipts into one new block. */
-function minedOnLook() {
+/**
+ * A node that puts every transaction sent since the last look at receipts into one new block; sealEachRaw: also seals
+ * one after each signed transaction, as a chain whose block time falls in the middle of a round does.
+ */
+function minedOnLook({ sealEachRaw = false } = {}) {
   const blocks = [];
   let pending = [];
   const dev = '0x00000000000000000000000000000000000000d1';
@@ -31,6 +34,10 @@ function minedOnLook() {
       case 'eth_sendRawTransaction': {
         const hash = ethers.keccak256(params[0]);
         pending.push({ hash, deploy: false });
+        if (sealEachRaw) {
+          blocks.push(pending); // a block sealed while a round is still being sent
+          pending = [];
+        }
         return hash;
       }
       case 'eth_getTransactionReceipt': {
@@ -94,8 +101,8 @@ describe('dev chain history', function () {
     assert.ok(node.blocks.slice(1).every((b) => b.length === 2));
   });
 
-  it('tells the block of its first round, and the harvest waits until that block is 2 below the head', async () => {
-    const node = minedOnLook();
+  it('tells the last block of its first round, and the harvest waits until that block is 2 below the head', async () => {
+    const node = minedOnLook({ sealEachRaw: true });
     const h = await createHistory('http://node', {
       accounts: 2,
       transfers: 2,
@@ -104,9 +111,10 @@ describe('dev chain history', function () {
       rounds: 2,
       rpc: node.rpc,
     });
-    assert.equal(h.first_block, 2, 'block 1: funding and contract; block 2: the first round');
-    // the chain as it stands after the history: head 3; it mines a block every 3 looks at its head
-    let head = 3;
+    // block 1: funding and contract; the first round's transfer in block 2, its call in block 3
+    assert.equal(h.first_round_block, 3);
+    // the chain as it stands after the history: head 4; it mines a block every 3 looks at its head
+    let head = 4;
     let looks = 0;
     const heads = [];
     const lines = [];
@@ -121,10 +129,10 @@ describe('dev chain history', function () {
       if (method === 'eth_getLogs') return [];
       throw new Error(`unexpected ${method}`);
     };
-    const pool = await harvest('http://node', { rpc, from: h.first_block, log: (m) => lines.push(m) });
-    assert.equal(pool.head, 2, 'the pool reaches the first round');
-    assert.equal(heads[heads.length - 1], 4);
-    assert.match(lines[0], /waiting for block 4/);
+    const pool = await harvest('http://node', { rpc, from: h.first_round_block, log: (m) => lines.push(m) });
+    assert.equal(pool.head, 3, 'the pool reaches the whole first round');
+    assert.equal(heads[heads.length - 1], 5);
+    assert.match(lines[0], /waiting for block 5/);
     const before = looks;
     await harvest('http://node', { rpc });
     assert.equal(looks - before, 1, 'without a block to reach, one look at the head');

@@ -20,14 +20,14 @@ const MAX_ADDRESSES = 500;
 const PING_TOPIC = ethers.id('Ping(address,uint256,bytes32)');
 
 /**
- * The head, once the block `from` (the history's first transfers and calls: HISTORY_BLOCKS of 2 or fewer puts them
- * all in the top blocks) is SETTLE_BLOCKS below it, so that the pool holds some; a chain that does not get there in
- * SETTLE_WAIT_S is harvested as it is.
+ * The head, once the block `from` (the last of the history's first round of transfers and calls: HISTORY_BLOCKS of 2
+ * or fewer puts every round in the top blocks) is SETTLE_BLOCKS below it, so that the pool holds a round; a chain
+ * that does not get there in SETTLE_WAIT_S is harvested as it is.
  */
 async function settledPast(call, from, { signal, log }) {
   let seen = Number(await call('eth_blockNumber', []));
   if (from === null || seen - SETTLE_BLOCKS >= from) return seen;
-  log(`harvest: waiting for block ${from + SETTLE_BLOCKS} (the history's first block + ${SETTLE_BLOCKS})`);
+  log(`harvest: waiting for block ${from + SETTLE_BLOCKS} (the history's first round's + ${SETTLE_BLOCKS})`);
   const deadline = Date.now() + SETTLE_WAIT_S * 1000;
   while (seen - SETTLE_BLOCKS < from && Date.now() < deadline) {
     await sleep(250, signal);
@@ -39,7 +39,7 @@ async function settledPast(call, from, { signal, log }) {
 /**
  * @param {string} url
  * @param {{signal?: AbortSignal, log?: Function, rpc?: Function, from?: number|null}} [o] from: a block the pool
- *   should reach (the run's history's first), waited for
+ *   should reach (the last of the run's history's first round), waited for
  * @returns {Promise<object>} the parameter pool (see params.js for its use)
  */
 async function harvest(url, { signal, log = () => {}, rpc = rpcCall, from = null } = {}) {

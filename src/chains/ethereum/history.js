@@ -90,8 +90,8 @@ async function sendRaw(rpc, url, signed, signal) {
  * whose funded account's key is devKey
  * @param {{accounts:number, transfers:number, calls:number, seed:number, rounds?:number, devKey?:string,
  * signal?:AbortSignal, log?:Function}} opts rounds: the blocks the transfers and calls are spread over
- * @returns {Promise<{contract:string, accounts:string[], txs:number, blocks:number, first_block:number|null}>}
- *   first_block: the lowest block holding a transfer or call of the rounds
+ * @returns {Promise<{contract:string, accounts:string[], txs:number, blocks:number, first_round_block:number|null}>}
+ *   first_round_block: the highest block holding a transfer or call of the first round
  */
 async function createHistory(
   url,
@@ -121,7 +121,7 @@ async function createHistory(
   const logger = new ethers.Interface(LOGGER.abi);
   const nonces = wallets.map(() => 0);
   let sent = funding.length + 1;
-  let firstBlock = null; // the lowest block of the rounds' transactions
+  let firstRound = null; // the block by which the first round was mined (its transfers may land before its calls)
   for (let round = 0; round < rounds; round++) {
     const hashes = [];
     const nTransfers = share(transfers, round, rounds);
@@ -144,14 +144,12 @@ async function createHistory(
       hashes.push(await sendRaw(rpc, url, signed, signal));
     }
     const mined = await waitForReceipts(url, hashes, { rpc, signal });
-    for (const r of mined.values())
-      if (r.blockNumber !== undefined && (firstBlock === null || Number(r.blockNumber) < firstBlock))
-        firstBlock = Number(r.blockNumber);
+    if (round === 0 && hashes.length) firstRound = Math.max(...[...mined.values()].map((r) => Number(r.blockNumber)));
     sent += hashes.length;
     log(`creating history: round ${round + 1} of ${rounds} mined (${sent} transactions so far)`);
   }
   const accountsUsed = [dev.address, ...wallets.map((w) => w.address)];
-  return { contract, accounts: accountsUsed, txs: sent, blocks: rounds, first_block: firstBlock };
+  return { contract, accounts: accountsUsed, txs: sent, blocks: rounds, first_round_block: firstRound };
 }
 
 /** Splits total into `rounds` near-equal parts; part `round`. */
