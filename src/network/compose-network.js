@@ -116,9 +116,11 @@ async function planComposeNetwork(s, { client, bin, workDir, imageRef, cpus }) {
 
 /**
  * Before `up` (or the swarm's deploy): the network's genesis written into the node's volume and each network node's,
- * by the client's init in a one-off `compose run` (the volumes are the project's, which a stack of the same name uses).
+ * by the client's init in a one-off `compose run` (the volumes are the project's, which a stack of the same name uses);
+ * skip: services whose volume is not here (SWARM_NODE: the node's container runs the init itself).
  */
-async function initComposeNetwork(s, plan, { client, run, log, replicas = [], state = null, genesisOnly = null }) {
+async function initComposeNetwork(s, plan, o) {
+  const { client, run, log, replicas = [], state = null, genesisOnly = null, skip = [] } = o;
   const peers = plan.peers.map((p) => p.name);
   if (state && genesisOnly) {
     // SYNC=network: the replicas start as the node does, with the profile's genesis block alone, and sync the state
@@ -127,7 +129,7 @@ async function initComposeNetwork(s, plan, { client, run, log, replicas = [], st
   }
   if (state) return copyStateInto(s, [...replicas, ...peers], { state, run, log });
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
-  const services = ['node', ...replicas, ...plan.peers.map((p) => p.name)];
+  const services = ['node', ...replicas, ...plan.peers.map((p) => p.name)].filter((x) => !skip.includes(x));
   log(`network: writing the network's genesis into the volumes of ${services.join(', ')}`);
   for (const svc of services) {
     const args = net.initArgs('/data', `${MOUNT}/genesis.json`, s.DB_ENGINE);
@@ -231,12 +233,17 @@ async function networkPeers(plan, net, services) {
  * @param {object} stack the compose runtime's stack
  * @param {{client: import('../contracts').Client, plan: Awaited<ReturnType<typeof planComposeNetwork>>,
  *   services: {containerOf: (name: string) => Promise<string|null>, logsOf: (name: string) => Promise<string>},
- *   nodeRpcUrl?: string, replicas?: import('./members').Member[], log: (m: string) => void,
+ *   nodeRpcUrl?: string, nodeHost?: string, replicas?: import('./members').Member[], log: (m: string) => void,
  *   signal?: AbortSignal}} o nodeRpcUrl: the node's own endpoint (with a fleet the run's is the balancer);
+ *   nodeHost: where the node's engine API and metrics are published (SWARM_NODE: the swarm node it runs on);
  *   replicas: a fleet's other replicas, members too; services: a service's container and its log (compose: `compose
  *   ps` and `compose logs`; swarm: the stack's task container)
  */
-async function startComposeNetwork(s, stack, { client, plan, services, nodeRpcUrl, replicas = [], log, signal }) {
+async function startComposeNetwork(
+  s,
+  stack,
+  { client, plan, services, nodeRpcUrl, nodeHost = '127.0.0.1', replicas = [], log, signal },
+) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const peers = await networkPeers(plan, net, services);
   const pids = peers.map((p) => p.hostPid);
@@ -261,9 +268,9 @@ async function startComposeNetwork(s, stack, { client, plan, services, nodeRpcUr
     nodeKeyHex: plan.member.nodeKeyHex,
     p2pPort: plan.inside.p2p,
     enode: net.enode(plan.member.nodeKeyHex, plan.inside.p2p, 'node'),
-    authUrl: `http://127.0.0.1:${plan.nodePorts.auth}`,
+    authUrl: `http://${nodeHost}:${plan.nodePorts.auth}`,
     rpcUrl: nodeRpcUrl || stack.rpcUrl,
-    metricsUrl: `http://127.0.0.1:${plan.nodePorts.metrics}${client.compose ? client.compose.metrics.path : ''}`,
+    metricsUrl: `http://${nodeHost}:${plan.nodePorts.metrics}${client.compose ? client.compose.metrics.path : ''}`,
   };
   const members = [member, ...replicas]; // REPLICAS: every replica is a member (compose-fleet.js)
   await peerMesh(peers, { net, members, signal });

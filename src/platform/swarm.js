@@ -80,17 +80,22 @@ async function stackLeftovers(stack) {
   const s = await docker.engine('GET', `/services?filters=${f}`);
   const v = await docker.engine('GET', `/volumes?filters=${f}`);
   const n = await docker.engine('GET', `/networks?filters=${f}`);
+  const c = await docker.engine('GET', `/configs?filters=${f}`);
+  const k = await docker.engine('GET', `/secrets?filters=${f}`);
   return {
     services: s.status === 200 ? s.body.map((x) => x.Spec.Name) : [],
     containers: (await stackContainers(stack)).map((x) => x.Names[0].replace(/^\//, '')),
     volumes: v.status === 200 ? (v.body.Volumes || []).map((x) => x.Name) : [],
     networks: n.status === 200 ? n.body.map((x) => x.Name) : [],
+    configs: c.status === 200 ? c.body.map((x) => x.Spec.Name) : [],
+    secrets: k.status === 200 ? k.body.map((x) => x.Spec.Name) : [],
   };
 }
 
 /**
  * Removes a stack through the engine alone (what `docker stack rm` does, then the volumes it leaves): its services,
- * then, once their containers are gone (up to timeoutS), its volumes (unless keepVolumes) and networks.
+ * then, once their containers are gone (up to timeoutS), its volumes (unless keepVolumes), configs, secrets and
+ * networks.
  */
 async function removeStack(stack, { keepVolumes = false, timeoutS = 60 } = {}) {
   const left = await stackLeftovers(stack);
@@ -101,6 +106,9 @@ async function removeStack(stack, { keepVolumes = false, timeoutS = 60 } = {}) {
     await docker.engine('DELETE', `/containers/${c.Id}?force=true&v=true`, { timeoutMs: 60000 });
   if (!keepVolumes)
     for (const v of left.volumes) await docker.engine('DELETE', `/volumes/${encodeURIComponent(v)}?force=true`);
+  // the network's genesis and engine secret (SWARM_NODE), free once no task uses them
+  for (const name of left.configs) await docker.engine('DELETE', `/configs/${encodeURIComponent(name)}`);
+  for (const name of left.secrets) await docker.engine('DELETE', `/secrets/${encodeURIComponent(name)}`);
   // a network is freed a moment after its last container: try for a few seconds
   for (const name of left.networks)
     for (let k = 0; k < 20; k++) {

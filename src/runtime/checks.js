@@ -108,7 +108,8 @@ function remoteNodeChecks(v, { at }, errors) {
   const not = (key, why) =>
     errors.push(`${at(key)}: ${key}: not yet with SWARM_NODE (the node on another swarm node: ${why})`);
   if (v.REPLICAS > 1) not('REPLICAS', 'a fleet is placed on the machine chainperf runs on');
-  if (v.NETWORK_NODES > 0) not('NETWORK_NODES', 'the network is placed on the machine chainperf runs on');
+  if (v.SYNC === 'network')
+    not('SYNC', "the sync's CPU is read from the node's cgroup on the machine chainperf runs on");
   if (v.STATE !== 'dev') not('STATE', 'a STATE profile is restored into a volume of the engine chainperf runs on');
   if (v.MEMORY_MB) not('MEMORY_MB', "the swap limit is set by the node's own engine, which chainperf does not reach");
   if (v.KEEP === 'volume') not('KEEP', "the node's data volume goes with its container");

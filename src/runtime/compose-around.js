@@ -45,16 +45,19 @@ async function planAround(s, { client, images, workDir, log, nodeCpus, otherCpus
 const otherCpusOf = (generatorCpus, ncpu) => generatorCpus || cpuList(0, ncpu);
 
 /** Before `up`: the network's genesis (or a STATE profile's copy) in every member's and network node's volume. */
-async function initAround(s, around, { client, run, log, state = null, workDir = null }) {
+async function initAround(s, around, { client, run, log, state = null, workDir = null, skip = [] }) {
   if (!around.network) return;
   const replicas = around.fleet ? around.fleet.replicas.slice(1).map((r) => r.service) : [];
   // SYNC=network with a STATE profile: the genesis block alone, which prepareComposeNode wrote for the node
   const genesisOnly = state && s.SYNC === 'network' && workDir ? path.join(workDir, 'genesis-only') : null;
-  await initComposeNetwork(s, around.network, { client, run, log, replicas, state, genesisOnly });
+  await initComposeNetwork(s, around.network, { client, run, log, replicas, state, genesisOnly, skip });
 }
 
-/** Once the node answers: the fleet (the balancer becomes the run's endpoint), then the network around them. */
-async function startAround(s, stack, around, { client, containers, services, log, signal }) {
+/**
+ * Once the node answers: the fleet (the balancer becomes the run's endpoint), then the network around them. nodeHost:
+ * where the node's published ports are (SWARM_NODE: the swarm node it runs on).
+ */
+async function startAround(s, stack, around, { client, containers, services, log, signal, nodeHost = '127.0.0.1' }) {
   const nodeRpcUrl = stack.rpcUrl;
   const started = around.fleet
     ? await startComposeFleet(s, stack, { plan: around.fleet, containers, services, log })
@@ -65,6 +68,7 @@ async function startAround(s, stack, around, { client, containers, services, log
       plan: around.network,
       services,
       nodeRpcUrl,
+      nodeHost,
       replicas: around.fleet ? fleetMembers(around.fleet, client, started) : [],
       log,
       signal,

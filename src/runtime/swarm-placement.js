@@ -16,6 +16,7 @@ const docker = require('../platform/docker');
 const swarm = require('../platform/swarm');
 const { cpusOf } = require('../measure/steal');
 const { sleep } = require('../util/time');
+const { MOUNT } = require('../network/compose-network');
 
 /**
  * Pins a container to cpus through this engine (a swarm has no cpuset); with a memory limit, sets its swap limit to the
@@ -63,6 +64,20 @@ async function remotePlacement(s, st, nodeCpus) {
       `SWARM_NODE=${s.SWARM_NODE}: the node is ${node.state} and ${node.availability}; the swarm places tasks only on a ready, active node`,
     );
   return { hostname: node.hostname, id: node.id, addr: node.addr, cpus: cpusOf(nodeCpus).length };
+}
+
+/**
+ * NETWORK_NODES with SWARM_NODE: what the node's container runs before the node, there, where no one-off `compose
+ * run` reaches its volume: the client's init of the network's genesis, through the image's own entrypoint.
+ */
+async function remoteInit(p) {
+  const ref = p.images.node.ref;
+  const image = await docker.inspectImage(ref);
+  const entrypoint = image && image.Config && image.Config.Entrypoint;
+  if (!entrypoint || !entrypoint.length)
+    throw new Error(`SWARM_NODE with NETWORK_NODES: image ${ref} has no entrypoint to run the client's init with`);
+  const net = p.client.network;
+  return { entrypoint, initArgs: net.initArgs('/data', `${MOUNT}/genesis.json`, p.s.DB_ENGINE) };
 }
 
 /**
@@ -134,4 +149,4 @@ function watchRemoteNode(stack, stackName, container) {
   };
 }
 
-module.exports = { pin, pinAll, remotePlacement, remoteNodeContainer, watchRemoteNode, taskExitOf };
+module.exports = { pin, pinAll, remotePlacement, remoteInit, remoteNodeContainer, watchRemoteNode, taskExitOf };

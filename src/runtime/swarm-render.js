@@ -22,7 +22,12 @@
 //   node instead, with CORES as a CPU quota (no engine here pins it there) and
 //   its data in an anonymous volume, which the swarm removes with its
 //   container (a named one would outlive the stack on a machine chainperf
-//   does not reach).
+//   does not reach); on a network, the network's folder goes there as a
+//   config and a secret of the stack, and the container runs the client's
+//   init before the node.
+
+const path = require('node:path');
+const { MOUNT } = require('../network/compose-network');
 
 /** Keys of a rendered compose service that a version 3.8 stack file does not take, or that a swarm ignores. */
 const DROPPED = [
@@ -51,29 +56,48 @@ function mount(v) {
   return out;
 }
 
+/** An argument as a POSIX shell reads it back unchanged. */
+const shellQuote = (a) => (/^[A-Za-z0-9_./=:,@%+-]+$/.test(a) ? a : `'${String(a).replace(/'/g, `'\\''`)}'`);
+
 /**
  * The node service on another swarm node: placed there by its hostname, CORES as a quota of as many CPUs, its named
- * volumes anonymous (removed with the container); a bind mount of a file on this machine cannot follow it.
+ * volumes anonymous (removed with the container). A bind mount of a file on this machine cannot follow it, except the
+ * network's folder (NETWORK_NODES): its genesis goes as a swarm config, its engine secret as a swarm secret, and the
+ * client's init writes the genesis into the (empty) volume in the container before the node starts.
  */
-function remoteNode(out, svc, remote) {
+function remoteNode(out, svc, remote, stackFiles) {
   const binds = (svc.volumes || []).filter((v) => v.type === 'bind');
-  if (binds.length)
+  const network = binds.find((v) => v.target === MOUNT && remote.init);
+  const others = binds.filter((v) => v !== network);
+  if (others.length)
     throw new Error(
-      `SWARM_NODE=${remote.hostname}: the node service mounts ${binds.map((v) => v.source).join(', ')} from the machine chainperf runs on, which ${remote.hostname} does not have`,
+      `SWARM_NODE=${remote.hostname}: the node service mounts ${others.map((v) => v.source).join(', ')} from the machine chainperf runs on, which ${remote.hostname} does not have`,
     );
-  out.volumes = (svc.volumes || []).map((v) => ({ type: 'volume', target: v.target }));
+  out.volumes = (svc.volumes || []).filter((v) => v !== network).map((v) => ({ type: 'volume', target: v.target }));
   out.deploy.placement = { constraints: [`node.hostname == ${remote.hostname}`] };
   out.deploy.resources = { limits: { cpus: String(remote.cpus) } };
+  if (!network) return;
+  stackFiles.configs['network-genesis'] = { file: path.join(network.source, 'genesis.json') };
+  stackFiles.secrets['network-jwt'] = { file: path.join(network.source, 'jwt.hex') };
+  out.configs = [{ source: 'network-genesis', target: `${MOUNT}/genesis.json` }];
+  out.secrets = [{ source: 'network-jwt', target: `${MOUNT}/jwt.hex` }];
+  const { entrypoint, initArgs } = remote.init;
+  const line = (args) => [...entrypoint, ...args].map(shellQuote).join(' ');
+  out.entrypoint = ['/bin/sh', '-c'];
+  out.command = [`${line(initArgs)} && exec ${line(svc.command || [])}`];
 }
 
 /**
  * @param {any} doc the project as `compose config` renders it (parsed)
- * @param {{nodeId: string, remote?: {hostname: string, cpus: number}|null}} o the swarm node everything is placed on
- *   (this machine's); remote: the node service's own (SWARM_NODE) and its CPU quota
- * @returns {{version: string, services: Object<string, any>, volumes: Object<string, any>}}
+ * @param {{nodeId: string, remote?: {hostname: string, cpus: number,
+ *   init?: {entrypoint: string[], initArgs: string[]}}|null}} o the swarm node everything is placed on (this
+ *   machine's); remote: the node service's own (SWARM_NODE), its CPU quota and, on a network, the client's init
+ * @returns {{version: string, services: Object<string, any>, volumes: Object<string, any>, configs?: any,
+ *   secrets?: any}}
  */
 function swarmStack(doc, { nodeId, remote = null }) {
   const services = {};
+  const stackFiles = { configs: {}, secrets: {} };
   for (const [name, svc] of Object.entries(doc.services)) {
     const out = Object.fromEntries(Object.entries(svc).filter(([k]) => !DROPPED.includes(k)));
     if (svc.ports) out.ports = svc.ports.map(hostModePort);
@@ -86,7 +110,7 @@ function swarmStack(doc, { nodeId, remote = null }) {
         : { replicas: 1, placement: { constraints: [`node.id == ${nodeId}`] } }),
     };
     if (svc.mem_limit) out.deploy.resources = { limits: { memory: String(svc.mem_limit) } };
-    if (name === 'node' && remote) remoteNode(out, svc, remote);
+    if (name === 'node' && remote) remoteNode(out, svc, remote, stackFiles);
     services[name] = out;
   }
   const named = new Set(
@@ -96,7 +120,8 @@ function swarmStack(doc, { nodeId, remote = null }) {
   for (const [name, v] of Object.entries(doc.volumes || {}))
     if (named.has(name) || named.has(v && v.name))
       volumes[name] = v && v.external ? { external: true, name: v.name } : {};
-  return { version: '3.8', services, volumes };
+  const files = Object.fromEntries(Object.entries(stackFiles).filter(([, v]) => Object.keys(v).length));
+  return { version: '3.8', services, volumes, ...files };
 }
 
 module.exports = { swarmStack, DROPPED };

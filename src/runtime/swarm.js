@@ -25,7 +25,7 @@ const { describeNode, watchNodeContainer } = require('./compose-node');
 const { initAround, startAround } = require('./compose-around');
 const { ROOT } = require('./compose-render');
 const { swarmStack } = require('./swarm-render');
-const { pinAll, remotePlacement, remoteNodeContainer, watchRemoteNode } = require('./swarm-placement');
+const { pinAll, remotePlacement, remoteInit, remoteNodeContainer, watchRemoteNode } = require('./swarm-placement');
 
 /** This engine as a swarm manager, or the reason it cannot deploy a stack. */
 async function managerState() {
@@ -225,6 +225,7 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
     throw new Error(`compose config exited with status ${rendered.code}: ${rendered.out.trim()}`);
   const remote = await remotePlacement(s, st, p.nodeCpus);
   if (remote) p.generatorCpus = null; // the node is elsewhere: the generator has every core of this machine
+  if (remote && p.network) remote.init = await remoteInit(p);
   const file = path.join(workDir, 'stack.yml');
   fs.writeFileSync(file, JSON.stringify(swarmStack(yaml.load(rendered.out), { nodeId: st.nodeId, remote }), null, 2));
   const ipvs = swarm.ipvsAvailable();
@@ -246,7 +247,9 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
       `deploying swarm stack ${name} on ${st.hostname} (${st.nodes} node${st.nodes === 1 ? '' : 's'} in the swarm; services by DNS round robin, ports in host mode on every interface${ipvs ? '' : '; this kernel has no IPVS, which the routing mesh would need'})`,
     );
     if (p.network) {
-      await initAround(s, p.around, { client: p.client, run: p.run, log, state: stack.state, workDir });
+      // SWARM_NODE: the node's volume is there, and its container runs the init before the node (swarm-render.js)
+      const skip = remote ? ['node'] : [];
+      await initAround(s, p.around, { client: p.client, run: p.run, log, state: stack.state, workDir, skip });
       await p.run(['down']); // the one-off runs' bridge network, whose name the stack's own network takes
     }
     if (s.GENERATORS > 1)
@@ -263,7 +266,7 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
     await waitForServices(stack, p, containers, { host, promUrl, log, signal, nodeGone });
     await describeNode(stack, p, containers, promUrl);
     const services = stackServices(name);
-    await startAround(s, stack, p.around, { client: p.client, containers, services, log, signal });
+    await startAround(s, stack, p.around, { client: p.client, containers, services, log, signal, nodeHost });
     log(`Prometheus at ${promUrl}, cAdvisor at http://${host}:${ports.cadvisor}, node RPC at ${stack.rpcUrl}`);
     return stack;
   } catch (err) {

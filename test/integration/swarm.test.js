@@ -29,6 +29,9 @@ const { imageSpecs } = require('../../src/runtime/images');
 const geth = require('../../src/clients/geth');
 const { startSwarmWorker, bridgeAddress } = require('./swarm-worker');
 
+/** What swarm.stackLeftovers says of a stack that is wholly removed. */
+const NOTHING = { services: [], containers: [], volumes: [], networks: [], configs: [], secrets: [] };
+
 let initHere = false;
 let worker = null;
 
@@ -161,7 +164,7 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
   });
 
   it('removes the stack: no service, container, volume or network left', async () => {
-    assert.deepEqual(await swarm.stackLeftovers(name), { services: [], containers: [], volumes: [], networks: [] });
+    assert.deepEqual(await swarm.stackLeftovers(name), NOTHING);
   });
 });
 
@@ -278,11 +281,11 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
   });
 
   it('removes the stack: no service, container, volume or network left', async () => {
-    assert.deepEqual(await swarm.stackLeftovers(name), { services: [], containers: [], volumes: [], networks: [] });
+    assert.deepEqual(await swarm.stackLeftovers(name), NOTHING);
   });
 });
 
-describe('RUNTIME=swarm with SWARM_NODE: the node on the other swarm node, the generator on this machine', () => {
+describe('RUNTIME=swarm with SWARM_NODE: the node on the other swarm node, a member of a network here, the generator here', () => {
   let res;
   let run;
   let name;
@@ -297,6 +300,7 @@ describe('RUNTIME=swarm with SWARM_NODE: the node on the other swarm node, the g
       RUNTIME: 'swarm',
       GRAFANA: 'no',
       SWARM_NODE: worker.hostname,
+      NETWORK_NODES: '1',
       DURATION_S: '8',
       WARMUP_S: '2',
       IDLE_S: '4',
@@ -345,12 +349,21 @@ describe('RUNTIME=swarm with SWARM_NODE: the node on the other swarm node, the g
     assert.match(res.stderr, new RegExp(`SWARM_NODE=${worker.hostname}: the node runs there`));
   });
 
+  it("the node's container wrote the network's genesis itself (config and secret from the swarm), then peered with the network node here", () => {
+    assert.match(res.stderr, /network: writing the network's genesis into the volumes of network-1\n/, 'not the node');
+    const n = run.node.network;
+    assert.equal(n.peers.max, 1, JSON.stringify(n.peers));
+    assert.ok(n.gossip_transactions_in > 0, JSON.stringify(n));
+    const log = fs.readFileSync(path.join(res.reportDir, 'node.log'), 'utf8');
+    assert.match(log, /Successfully wrote genesis state/, "geth init's own line, in the node's log");
+  });
+
   it("node CPU from the worker's cAdvisor through Prometheus agrees within 3% with its container's cgroup, read by this test", () => {
     assertNodeCpu(run, cpuWatch);
   });
 
-  it('removes the stack: nothing left of it here, nor on the worker, its data volume included', async () => {
-    assert.deepEqual(await swarm.stackLeftovers(name), { services: [], containers: [], volumes: [], networks: [] });
+  it('removes the stack: nothing left of it here (its config and secret included), nor on the worker, its data volume included', async () => {
+    assert.deepEqual(await swarm.stackLeftovers(name), NOTHING);
     let left;
     for (let i = 0; i < 60; i++) {
       left = await worker.docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${name}`]);
@@ -383,7 +396,7 @@ describe('RUNTIME=swarm with REPLICAS=2: Ctrl-C', () => {
     assert.deepEqual(schemaErrors(run), []);
     assert.equal(run.status, 'failed');
     assert.match(run.error, /interrupted by SIGINT/);
-    assert.deepEqual(await swarm.stackLeftovers(name), { services: [], containers: [], volumes: [], networks: [] });
+    assert.deepEqual(await swarm.stackLeftovers(name), NOTHING);
     // the volumes the network's genesis was written into before the deploy carry Compose's labels
     assert.deepEqual(await docker.projectLeftovers(name), { containers: [], volumes: [], networks: [] });
   });

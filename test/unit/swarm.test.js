@@ -92,6 +92,37 @@ describe('swarm runtime: the stack file', () => {
     );
   });
 
+  it("SWARM_NODE on a network: the genesis as a config, the engine secret as a secret, the client's init before the node", () => {
+    const folder = { type: 'bind', source: '/work/run/network', target: '/chainperf-network', read_only: true };
+    const member = {
+      ...RENDERED,
+      services: {
+        node: {
+          ...RENDERED.services.node,
+          command: ['--dev', '--authrpc.jwtsecret', '/chainperf-network/jwt.hex', "--extradata=it's"],
+          volumes: [...RENDERED.services.node.volumes, folder],
+        },
+      },
+    };
+    const init = { entrypoint: ['geth'], initArgs: ['init', '--datadir', '/data', '/chainperf-network/genesis.json'] };
+    const remote = { hostname: 'worker-1', cpus: 1, init };
+    const out = swarmStack(member, { nodeId: 'abc123', remote });
+    const node = out.services.node;
+    assert.deepEqual(out.configs, { 'network-genesis': { file: '/work/run/network/genesis.json' } });
+    assert.deepEqual(out.secrets, { 'network-jwt': { file: '/work/run/network/jwt.hex' } });
+    assert.deepEqual(node.configs, [{ source: 'network-genesis', target: '/chainperf-network/genesis.json' }]);
+    assert.deepEqual(node.secrets, [{ source: 'network-jwt', target: '/chainperf-network/jwt.hex' }]);
+    assert.deepEqual(node.volumes, [{ type: 'volume', target: '/data' }], 'no bind mount left');
+    assert.deepEqual(node.entrypoint, ['/bin/sh', '-c']);
+    assert.deepEqual(node.command, [
+      "geth init --datadir /data /chainperf-network/genesis.json && exec geth --dev --authrpc.jwtsecret /chainperf-network/jwt.hex '--extradata=it'\\''s'",
+    ]);
+    // without the client's init (no network), the folder is a bind mount like any other, and refused
+    assert.throws(() => swarmStack(member, { nodeId: 'abc123', remote: { hostname: 'worker-1', cpus: 1 } }), /mounts/);
+    assert.equal(doc.configs, undefined, 'no configs or secrets in a stack that needs none');
+    assert.equal(doc.secrets, undefined);
+  });
+
   it('tells a kernel without IPVS', () => {
     assert.equal(ipvsAvailable('/nonexistent/ip_vs'), false);
     assert.equal(ipvsAvailable(__filename), true);
@@ -138,7 +169,9 @@ describe('swarm runtime: the scenario', () => {
     );
     assert.match(errs('STATE=small\n'), /STATE: not yet with SWARM_NODE/);
     assert.match(errs('MEMORY_MB=2048\n'), /MEMORY_MB: not yet with SWARM_NODE/);
-    assert.match(errs('NETWORK_NODES=1\nREPLICAS=2\n'), /REPLICAS: not yet with SWARM_NODE[^]*NETWORK_NODES: not yet/);
+    assert.match(errs('NETWORK_NODES=1\nREPLICAS=2\n'), /REPLICAS: not yet with SWARM_NODE/);
+    assert.deepEqual(resolve('RUNTIME=swarm\nSWARM_NODE=worker-1\nNETWORK_NODES=2\n').errors, [], 'a member there');
+    assert.match(errs('NETWORK_NODES=1\nSYNC=network\n'), /SYNC: not yet with SWARM_NODE/);
     assert.match(errs('KEEP=volume\n'), /KEEP: not yet with SWARM_NODE/);
     assert.match(resolve('RUNTIME=swarm\nSWARM_NODE=no such node\n').errors.join(), /is not a node's hostname/);
   });
