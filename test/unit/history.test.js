@@ -82,7 +82,7 @@ describe('dev chain history', function () {
       [5, 5, 4, 3],
     );
     assert.equal(h.txs, 4 + 1 + 7 + 5);
-    assert.equal(h.blocks, 3);
+    assert.equal(h.rounds, 3);
     assert.deepEqual(
       lines.filter((l) => /round/.test(l)),
       [
@@ -96,7 +96,7 @@ describe('dev chain history', function () {
   it('uses 8 blocks when not told', async () => {
     const node = minedOnLook();
     const h = await createHistory('http://node', { accounts: 2, transfers: 8, calls: 8, seed: 1, rpc: node.rpc });
-    assert.equal(h.blocks, 8);
+    assert.equal(h.rounds, 8);
     assert.equal(node.blocks.length, 1 + 8);
     assert.ok(node.blocks.slice(1).every((b) => b.length === 2));
   });

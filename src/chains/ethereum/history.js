@@ -90,7 +90,7 @@ async function sendRaw(rpc, url, signed, signal) {
  * whose funded account's key is devKey
  * @param {{accounts:number, transfers:number, calls:number, seed:number, rounds?:number, devKey?:string,
  * signal?:AbortSignal, log?:Function}} opts rounds: the blocks the transfers and calls are spread over
- * @returns {Promise<{contract:string, accounts:string[], txs:number, blocks:number, first_round_block:number|null}>}
+ * @returns {Promise<{contract:string, accounts:string[], txs:number, rounds:number, first_round_block:number|null}>}
  *   first_round_block: the highest block holding a transfer or call of the first round
  */
 async function createHistory(
@@ -149,7 +149,7 @@ async function createHistory(
     log(`creating history: round ${round + 1} of ${rounds} mined (${sent} transactions so far)`);
   }
   const accountsUsed = [dev.address, ...wallets.map((w) => w.address)];
-  return { contract, accounts: accountsUsed, txs: sent, blocks: rounds, first_round_block: firstRound };
+  return { contract, accounts: accountsUsed, txs: sent, rounds, first_round_block: firstRound };
 }
 
 /** Splits total into `rounds` near-equal parts; part `round`. */
