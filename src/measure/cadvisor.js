@@ -143,4 +143,84 @@ function cadvisorSource(promUrl, container, { lagMs = 2500, waitMs = 15000 } = {
   };
 }
 
-module.exports = { cadvisorSource, rawSamples };
+/** A counter's value at instant t, linearly between the samples on each side of it; null without one on each side. */
+function interpolateAt(xs, t) {
+  let before = null;
+  for (const x of xs) {
+    if (x.t_ms === t) return x.v;
+    if (x.t_ms > t) return before ? before.v + ((x.v - before.v) * (t - before.t_ms)) / (x.t_ms - before.t_ms) : null;
+    before = x;
+  }
+  return null;
+}
+
+/**
+ * A container's CPU counter samples from fromMs - 10 s on, once one after toMs has reached Prometheus; a container
+ * with none after toMs when waitMs has passed (after lagMs) has stopped (`stopped`: its counter keeps its last value).
+ * @param {string} promUrl
+ * @param {string} container
+ * @param {number} fromMs
+ * @param {number} toMs
+ * @param {{lagMs?: number, waitMs?: number, signal?: AbortSignal}} [o]
+ */
+async function counterAround(promUrl, container, fromMs, toMs, { lagMs = 2500, waitMs = 15000, signal } = {}) {
+  const sel = selector(container)('container_cpu_usage_seconds_total');
+  await sleep(toMs + lagMs - Date.now(), signal);
+  const deadline = Date.now() + waitMs;
+  let xs = await rawSamples(promUrl, sel, fromMs - 10000, toMs + 15000, signal);
+  while (!xs.some((x) => x.t_ms > toMs) && Date.now() < deadline) {
+    await sleep(500, signal);
+    xs = await rawSamples(promUrl, sel, fromMs - 10000, toMs + 15000, signal);
+  }
+  return { container, xs, stopped: !xs.some((x) => x.t_ms > toMs) };
+}
+
+/**
+ * The CPU of several containers together (a fleet's replicas on swarm nodes whose engines chainperf does not reach),
+ * from their cAdvisors through Prometheus. Their samples are taken at different instants: the fleet's CPU window runs
+ * from the latest of their first samples inside the planned window to the earliest of their last ones (so that every
+ * counter is interpolated between two of its own samples taken while the load ran), each counter interpolated
+ * linearly at those two instants, summed; the requests are counted between the same instants. A container whose
+ * samples stopped (it exited) keeps its last value and does not shorten the window.
+ * @param {string} promUrl
+ * @param {string[]} containers the containers' names, as cAdvisor labels their series
+ * @param {{lagMs?: number, waitMs?: number}} [opts]
+ */
+function containersCadvisorSource(promUrl, containers, opts = {}) {
+  return {
+    kind: 'cadvisor',
+    describe: `cAdvisor counters of containers ${containers.join(', ')} through Prometheus (container_cpu_usage_seconds_total), each interpolated linearly between its own samples at two instants inside the window (the latest first sample of any of them, the earliest last one), summed`,
+    split: false,
+    sampled: true,
+    /** The two instants and every whole second between them (for the charts), each the containers' counters summed. */
+    async edgesInside(startMs, endMs, signal) {
+      const each = await Promise.all(
+        containers.map((c) => counterAround(promUrl, c, startMs, endMs, { ...opts, signal })),
+      );
+      const inside = (e) => e.xs.filter((x) => x.t_ms >= startMs && x.t_ms <= endMs);
+      for (const e of each)
+        if (inside(e).length < (e.stopped ? 1 : 2))
+          throw new Error(`cAdvisor has fewer than two samples of container ${e.container} inside the window`);
+      const from = Math.max(...each.map((e) => inside(e)[0].t_ms));
+      const running = each.filter((e) => !e.stopped);
+      const to = running.length ? Math.min(...running.map((e) => inside(e).pop().t_ms)) : endMs;
+      if (!(to > from)) throw new Error("cAdvisor's samples of the containers leave no span inside the window");
+      const valueAt = (e, t) => {
+        const v = interpolateAt(e.xs, t);
+        return v !== null ? v : e.xs.filter((x) => x.t_ms <= t).pop().v; // stopped: its last value
+      };
+      const instants = [from];
+      for (let t = Math.ceil(from / 1000) * 1000; t < to; t += 1000) if (t > from) instants.push(t);
+      instants.push(to);
+      const samples = instants.map((t) => ({
+        at_ms: t,
+        total_s: each.reduce((sum, e) => sum + valueAt(e, t), 0),
+        user_s: null,
+        system_s: null,
+      }));
+      return { a: samples[0], b: samples[samples.length - 1], samples };
+    },
+  };
+}
+
+module.exports = { cadvisorSource, containersCadvisorSource, interpolateAt, rawSamples };

@@ -131,7 +131,13 @@ function stackLines(run) {
     `- Stack: ${where} ${c.project} (${c.command} ${c.version}, Docker engine ${c.engine}); images: ${imgs.join('; ')}.`,
     ...(placed
       ? [
-          `- The node ran on swarm node ${placed.node} (SWARM_NODE, ${placed.address}), apart from the generator, with CORES as a quota of ${placed.cpu_quota} CPU${placed.cpu_quota === 1 ? '' : 's'}; ${placed.source}.`,
+          `- The node ran on swarm node ${placed.node} (SWARM_NODE, ${placed.address})${
+            placed.replicas
+              ? `, ${Object.entries(placed.replicas)
+                  .map(([svc, host]) => `${svc} on ${host}`)
+                  .join(', ')}`
+              : ''
+          }, apart from the generator, with CORES as a quota of ${placed.cpu_quota} CPU${placed.cpu_quota === 1 ? '' : 's'}${placed.replicas ? ' each' : ''}; ${placed.source}.`,
         ]
       : []),
   ];

@@ -103,11 +103,17 @@ function swarmChecks(v, ctx, errors) {
  * a volume, a swap limit, the network's and the fleet's services planned around a node on this machine).
  */
 function remoteNodeChecks(v, { at }, errors) {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/.test(v.SWARM_NODE))
-    errors.push(`${at('SWARM_NODE')}: SWARM_NODE: "${v.SWARM_NODE}" is not a node's hostname`);
+  const names = String(v.SWARM_NODE).split(',');
+  for (const name of names.map((x) => x.trim()))
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/.test(name))
+      errors.push(`${at('SWARM_NODE')}: SWARM_NODE: "${name}" is not a node's hostname`);
+  if (names.length > v.REPLICAS)
+    errors.push(
+      `${at('SWARM_NODE')}: SWARM_NODE names ${names.length} swarm nodes for ${v.REPLICAS} replica${v.REPLICAS === 1 ? '' : 's'}: one each at most (the node's first)`,
+    );
   const not = (key, why) =>
     errors.push(`${at(key)}: ${key}: not yet with SWARM_NODE (the node on another swarm node: ${why})`);
-  if (v.REPLICAS > 1) not('REPLICAS', 'a fleet is placed on the machine chainperf runs on');
+  if (v.FAULT) not('FAULT', 'a replica there is killed through its engine, which chainperf does not reach');
   if (v.SYNC === 'network')
     not('SYNC', "the sync's CPU is read from the node's cgroup on the machine chainperf runs on");
   if (v.STATE !== 'dev') not('STATE', 'a STATE profile is restored into a volume of the engine chainperf runs on');

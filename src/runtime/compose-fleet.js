@@ -162,12 +162,17 @@ async function waitForBalancer(counts, replicas) {
  * @param {any} stack
  * @param {{plan: Awaited<ReturnType<typeof planComposeFleet>>, containers: any,
  *   services: {containerOf: (name: string) => Promise<string|null>, logsOf: (name: string) => Promise<string>},
- *   log: (m: string) => void}} o
+ *   log: (m: string) => void, placed?: any}} o placed: a fleet SWARM_NODE placed on swarm nodes
+ *   (swarm-placement.js placedFleet): its replicas, their CPU and their exits, through the swarm and cAdvisor
  */
-async function startComposeFleet(s, stack, { plan, containers, services, log }) {
+async function startComposeFleet(s, stack, { plan, containers, services, log, placed = null }) {
   const fleet = { lost: [], stopping: false };
   const replicas = [];
   for (const r of plan.replicas) {
+    if (placed) {
+      replicas.push(placed.replica(r, containers[r.service]));
+      continue;
+    }
     const id = r.service === 'node' ? containers.node.id : await services.containerOf(r.service);
     if (!id) throw new Error(`no running container of ${r.service}`);
     replicas.push(await containerReplica(r, id));
@@ -178,14 +183,14 @@ async function startComposeFleet(s, stack, { plan, containers, services, log }) 
   const statsUrl = `http://127.0.0.1:${plan.statsPort}/metrics`;
   const counts = async () => serverCounts(await (await fetch(statsUrl, { signal: AbortSignal.timeout(15000) })).text());
   await waitForBalancer(counts, replicas);
-  const stopWatching = watchReplicas(replicas, fleet, log);
+  const stopWatching = placed ? placed.watch(replicas, fleet, log) : watchReplicas(replicas, fleet, log);
   stack.cleanups.push(() => {
     fleet.stopping = true;
     stopWatching();
   });
   // HAProxy's access log is its container's standard output, read whole (a window's lines, not a tail)
   const logText = () => docker.containerLogs(lbId, { stdoutOnly: true });
-  describeComposeFleet(stack, { replicas, plan });
+  describeComposeFleet(stack, { replicas, plan, placed });
   stack.fleet = fleetHooks(s, {
     replicas,
     lost: fleet.lost,
@@ -193,6 +198,7 @@ async function startComposeFleet(s, stack, { plan, containers, services, log }) 
     lbGroup,
     balancerCpus: plan.balancerCpus,
     healthCheck: HEALTH_BODY,
+    replicaSource: placed ? placed.describe : undefined,
   });
   log(
     `HAProxy (${s.LB_ALGORITHM}) at ${stack.rpcUrl} in front of ${replicas.length} replicas, on cpus ${plan.balancerCpus}`,
@@ -200,10 +206,25 @@ async function startComposeFleet(s, stack, { plan, containers, services, log }) 
   return replicas;
 }
 
-/** The stack's view of the fleet: the balancer as its endpoint, the replicas' cgroups together as its CPU. */
-function describeComposeFleet(stack, { replicas, plan }) {
+/**
+ * The stack's view of the fleet: the balancer as its endpoint, the replicas' cgroups together as its CPU (placed on
+ * other swarm nodes: their cAdvisors', placed.cpu).
+ */
+function describeComposeFleet(stack, { replicas, plan, placed }) {
   stack.rpcUrl = `http://127.0.0.1:${plan.lbPort}`;
   stack.wsUrl = null;
+  stack.cpuCheck = null;
+  stack.node = {
+    ...stack.node,
+    rpc_url: stack.rpcUrl,
+    replicas: replicas.map((r) => ({ name: r.name, container: r.container })),
+  };
+  stack.extraLogs = [{ file: plan.configFile, name: 'haproxy.cfg', whole: true }];
+  if (placed) {
+    stack.cpu = placed.cpuOf(replicas);
+    stack.memoryBytes = undefined; // no cgroup of theirs here
+    return;
+  }
   stack.cpu = {
     kind: 'cgroup',
     describe: "the replicas' containers' cgroups, summed (cgroup v1 cpuacct.usage or v2 cpu.stat usage_usec)",
@@ -215,14 +236,7 @@ function describeComposeFleet(stack, { replicas, plan }) {
       at_ms: Date.now(),
     }),
   };
-  stack.cpuCheck = null;
   stack.memoryBytes = () => replicas.reduce((t, r) => t + r.group.memoryBytes(), 0);
-  stack.node = {
-    ...stack.node,
-    rpc_url: stack.rpcUrl,
-    replicas: replicas.map((r) => ({ name: r.name, container: r.container })),
-  };
-  stack.extraLogs = [{ file: plan.configFile, name: 'haproxy.cfg', whole: true }];
 }
 
 /**
@@ -232,16 +246,20 @@ function describeComposeFleet(stack, { replicas, plan }) {
 function fleetMembers(plan, client, started = []) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const compose = /** @type {import('../contracts').ComposeService} */ (client.compose);
-  return plan.replicas.slice(1).map((r) => ({
-    name: r.name,
-    nodeKeyHex: r.nodeKeyHex,
-    p2pPort: plan.inside.p2p,
-    enode: net.enode(r.nodeKeyHex, plan.inside.p2p, r.service),
-    authUrl: `http://127.0.0.1:${r.ports.auth}`,
-    rpcUrl: `http://127.0.0.1:${r.ports.rpc}`,
-    metricsUrl: `http://127.0.0.1:${r.ports.metrics}${compose.metrics.path}`,
-    ...groupCpu((started || []).find((x) => x.name === r.name)),
-  }));
+  return plan.replicas.slice(1).map((r) => {
+    const replica = (started || []).find((x) => x.name === r.name);
+    const host = (replica && replica.host) || '127.0.0.1'; // on another swarm node: its ports are published there
+    return {
+      name: r.name,
+      nodeKeyHex: r.nodeKeyHex,
+      p2pPort: plan.inside.p2p,
+      enode: net.enode(r.nodeKeyHex, plan.inside.p2p, r.service),
+      authUrl: `http://${host}:${r.ports.auth}`,
+      rpcUrl: `http://${host}:${r.ports.rpc}`,
+      metricsUrl: `http://${host}:${r.ports.metrics}${compose.metrics.path}`,
+      ...groupCpu(replica),
+    };
+  });
 }
 
 /** A started replica's CPU reader, for the network's sync hooks; nothing when it has no cgroup here. */

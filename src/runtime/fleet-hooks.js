@@ -5,7 +5,8 @@
 // reads the balancer's counters and each replica's CPU at the window's edges
 // (and every second whether HAProxy keeps each replica in rotation), the
 // fault a scenario asks for, the run's warnings and record. A replica is
-// {name, group: {cpu(), memoryBytes()}, kill(), onGone(fn), pid or container};
+// {name, group: {cpu(), memoryBytes()}, kill(), onGone(fn), pid or container}
+// (on another swarm node: group null, cpuSpan(start, end) from its cAdvisor);
 // the balancer {counts(), logText()} and its group {cpu()}.
 
 const { fleetRecord, faultRecord, perSecond } = require('./fleet-records');
@@ -118,12 +119,30 @@ function rotationProblems(events) {
  * window came out 6% short of its cgroup's in a CI run).
  */
 async function readEdge(lb, replicas) {
-  const cpu = replicas.map((r) => r.group.cpu().total_s);
+  const cpu = replicas.map((r) => (r.group ? r.group.cpu().total_s : null));
   return { counts: await lb.counts(), cpu };
 }
 
+/**
+ * A replica on another swarm node has no cgroup here: its CPU comes afterwards from its cAdvisor through Prometheus,
+ * between its first and last samples inside the window (r.cpuSpan); each one's span, or null for one read at the edges.
+ */
+async function remoteCpu(replicas, window, a, b) {
+  const spans = [];
+  for (const [i, r] of replicas.entries()) {
+    if (r.group || !r.cpuSpan) {
+      spans.push(null);
+      continue;
+    }
+    const x = await r.cpuSpan(window.start, window.end);
+    [a.cpu[i], b.cpu[i]] = [x.a.total_s, x.b.total_s];
+    spans.push([x.a.at_ms, x.b.at_ms]);
+  }
+  return spans;
+}
+
 /** stack.fleet: the window hook (per-replica figures), the warnings, the run's record. */
-function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck }) {
+function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck, replicaSource = undefined }) {
   const faultState = { done: false, fault: null, reported: false };
   const rotation = []; // every window's rotation events, for the run's warnings
   return {
@@ -144,9 +163,10 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck 
         async stop() {
           const second = readEdge(lb, replicas); // the end edge: read before anything else is awaited
           const [a, b] = [await first, await second];
+          const spans = await remoteCpu(replicas, window, a, b);
           const logText = await lb.logText();
           const lbCpu = Number((lbGroup.cpu().total_s - lb0).toFixed(6));
-          const record = fleetRecord({ replicas, a, b, lbCpu, logText, window, lost });
+          const record = fleetRecord({ replicas, a, b, lbCpu, logText, window, lost, replicaSource, spans });
           record.rotation = withReasons(await watch.stop(), logText);
           rotation.push(...record.rotation);
           // for series.json, not run.json: each replica's requests per second

@@ -8,8 +8,21 @@
 const { accessLog } = require('./haproxy');
 const { latencySummary } = require('../stats');
 
-/** The window's per-replica record from the balancer's counters and the replicas' cgroups read at its edges. */
-function fleetRecord({ replicas, a, b, lbCpu, logText, window, lost }) {
+/**
+ * The window's per-replica record from the balancer's counters and the replicas' CPU read at its edges (their cgroups,
+ * or on other swarm nodes their cAdvisors: replicaSource says which).
+ */
+function fleetRecord({
+  replicas,
+  a,
+  b,
+  lbCpu,
+  logText,
+  window,
+  lost,
+  replicaSource = "each replica's cgroup",
+  spans = [],
+}) {
   const served = replicas.map((r) => {
     const [ca, cb] = [a.counts[r.name], b.counts[r.name]];
     return ca && cb ? cb.responses - ca.responses : null;
@@ -24,9 +37,10 @@ function fleetRecord({ replicas, a, b, lbCpu, logText, window, lost }) {
       requests: served[i],
       share: total && served[i] !== null ? Number((served[i] / total).toFixed(4)) : null,
       cpu_s: cpu,
-      cpu_ms_per_request: served[i] ? Number(((cpu * 1000) / served[i]).toFixed(4)) : null,
+      cpu_ms_per_request: perRequest(cpu, spans[i] ? inSpan(logText, r.name, spans[i]) : served[i]),
+      ...(spans[i] ? { span_ms: spans[i] } : {}),
       latency_ms: lat ? { p50: lat.p50, p99: lat.p99 } : null,
-      memory_bytes: r.group.memoryBytes(),
+      memory_bytes: r.group ? r.group.memoryBytes() : null, // a replica on another swarm node: not measured
       errors: b.counts[r.name] && a.counts[r.name] ? b.counts[r.name].errors - a.counts[r.name].errors : null,
       up_at_end: Boolean(b.counts[r.name] && b.counts[r.name].up),
     };
@@ -36,8 +50,7 @@ function fleetRecord({ replicas, a, b, lbCpu, logText, window, lost }) {
   return {
     replicas: rows,
     requests: total,
-    source:
-      "requests: HAProxy's own per-server response counters (Prometheus exporter) at the window's edges; CPU and memory: each replica's cgroup; latency: HAProxy's access log (Ta, the whole request)",
+    source: `requests: HAProxy's own per-server response counters (Prometheus exporter) at the window's edges; CPU and memory: ${replicaSource}; latency: HAProxy's access log (Ta, the whole request)`,
     balancer: { cpu_s: lbCpu, cpu_ms_per_request: total ? Number(((lbCpu * 1000) / total).toFixed(5)) : null },
     spread: {
       share_max_over_min: ratio(rows.map((r) => r.share).filter((x) => x !== null)),
@@ -45,6 +58,14 @@ function fleetRecord({ replicas, a, b, lbCpu, logText, window, lost }) {
     },
     replicas_lost: lost.filter((x) => x.at_ms <= window.end),
   };
+}
+
+const perRequest = (cpu, n) => (n ? Number(((cpu * 1000) / n).toFixed(4)) : null);
+
+/** Requests HAProxy logged for a replica that completed inside a span (its CPU's, when that is not the window's). */
+function inSpan(logText, name, [fromMs, toMs]) {
+  const x = accessLog(logText, fromMs, toMs)[name];
+  return x ? x.ta_ms.length : 0;
 }
 
 /** The access log's requests as {end_ms, server, ta_ms, status} (the format of src/runtime/haproxy.js). */

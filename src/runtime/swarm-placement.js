@@ -17,6 +17,8 @@ const swarm = require('../platform/swarm');
 const { cpusOf } = require('../measure/steal');
 const { sleep } = require('../util/time');
 const { MOUNT } = require('../network/compose-network');
+const { serviceOf } = require('./compose-fleet');
+const { cadvisorSource, containersCadvisorSource } = require('../measure/cadvisor');
 
 /**
  * Pins a container to cpus through this engine (a swarm has no cpuset); with a memory limit, sets its swap limit to the
@@ -43,27 +45,64 @@ async function pinAll(containers, p) {
   for (const peer of network ? network.peers : []) await pin(containers[peer.name], network.cpus);
   if (memory) p.limits.record.swarm = { deploy_resources_limits_memory: memory, engine_memory_and_swap: memory };
   if (!fleet) return;
-  for (const r of fleet.replicas.slice(1)) await pin(containers[r.service], fleet.nodeCpus, memory);
+  for (const r of fleet.replicas.slice(1))
+    if (!containers[r.service].remote) await pin(containers[r.service], fleet.nodeCpus, memory);
   await pin(containers.haproxy, fleet.balancerCpus);
 }
 
+/** SWARM_NODE's hostnames: the node's first, then the fleet's replicas' in turn. */
+const swarmNodeNames = (s) =>
+  String(s.SWARM_NODE || '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
 /**
- * The swarm node SWARM_NODE names, with the CPU quota CORES becomes there; null when it is the node chainperf runs on
- * (then the stack is placed as without it). A node the swarm does not list, or cannot place tasks on, is an error.
+ * Where SWARM_NODE places the node service, with the CPU quota CORES becomes there; null when it names only the node
+ * chainperf runs on (then the stack is placed as without it). With REPLICAS, `replicas` places each other replica's
+ * service: replica i on the ((i - 1) mod n)-th name. A node the swarm does not list, or cannot place tasks on, is an
+ * error.
  */
 async function remotePlacement(s, st, nodeCpus) {
-  if (!s.SWARM_NODE || s.SWARM_NODE === st.hostname) return null;
+  const names = swarmNodeNames(s);
+  if (!names.length || names.every((n) => n === st.hostname)) return null;
   const nodes = await swarm.swarmNodes();
-  const node = nodes.find((n) => n.hostname === s.SWARM_NODE);
-  if (!node)
-    throw new Error(
-      `SWARM_NODE=${s.SWARM_NODE}: the swarm has no such node (its nodes: ${nodes.map((n) => n.hostname).join(', ')})`,
+  const placed = names.map((name) => {
+    const node = nodes.find((n) => n.hostname === name);
+    if (!node)
+      throw new Error(
+        `SWARM_NODE=${name}: the swarm has no such node (its nodes: ${nodes.map((n) => n.hostname).join(', ')})`,
+      );
+    if (node.state !== 'ready' || node.availability !== 'active')
+      throw new Error(
+        `SWARM_NODE=${name}: the node is ${node.state} and ${node.availability}; the swarm places tasks only on a ready, active node`,
+      );
+    return { hostname: node.hostname, id: node.id, addr: node.addr };
+  });
+  const out = { ...placed[0], cpus: cpusOf(nodeCpus).length };
+  if (s.REPLICAS > 1)
+    out.replicas = Object.fromEntries(
+      Array.from({ length: s.REPLICAS - 1 }, (_, k) => [serviceOf(k + 2), placed[(k + 1) % placed.length]]),
     );
-  if (node.state !== 'ready' || node.availability !== 'active')
-    throw new Error(
-      `SWARM_NODE=${s.SWARM_NODE}: the node is ${node.state} and ${node.availability}; the swarm places tasks only on a ready, active node`,
-    );
-  return { hostname: node.hostname, id: node.id, addr: node.addr, cpus: cpusOf(nodeCpus).length };
+  return out;
+}
+
+/** run.json's stack.swarm.node_placement: where SWARM_NODE placed the node (and a fleet's replicas), and the source. */
+function placementRecord(remote) {
+  return {
+    node: remote.hostname,
+    node_id: remote.id,
+    address: remote.addr,
+    cpu_quota: remote.cpus,
+    source: "the node's CPU, memory and disk from that node's cAdvisor through Prometheus; no engine cross-check",
+    ...(remote.replicas
+      ? {
+          replicas: Object.fromEntries(Object.entries(remote.replicas).map(([svc, x]) => [svc, x.hostname])),
+          source:
+            "each replica's CPU from its swarm node's cAdvisor through Prometheus (the fleet's: every counter interpolated between its own samples at two instants inside the window); memory not measured; no engine cross-check",
+        }
+      : {}),
+  };
 }
 
 /**
@@ -81,31 +120,77 @@ async function remoteInit(p) {
 }
 
 /**
- * Waits until the node service's task runs on the remote node; its container as the swarm names it
- * (<service>.<slot>.<task>, the name cAdvisor labels its series with) and its id there.
+ * Waits until a service's task (the node's, a replica's) runs on the swarm node it is placed on; its container as the
+ * swarm names it (<stack>_<service>.<slot>.<task>, the name cAdvisor labels its series with) and its id there.
  */
-async function remoteNodeContainer(stackName, remote, { timeoutS, signal }) {
+async function remoteContainer(stackName, svc, place, { timeoutS, signal }) {
   const deadline = Date.now() + timeoutS * 1000;
   for (;;) {
-    const [t] = await swarm.serviceTasks(stackName, 'node');
-    if (t && t.Status.State === 'running' && t.NodeID === remote.id)
+    const [t] = await swarm.serviceTasks(stackName, svc);
+    if (t && t.Status.State === 'running' && t.NodeID === place.id)
       return {
         id: t.Status.ContainerStatus.ContainerID,
-        name: `${stackName}_node.${t.Slot}.${t.ID}`,
+        name: `${stackName}_${svc}.${t.Slot}.${t.ID}`,
         task: t.ID,
-        hostname: remote.hostname,
+        service: svc,
+        hostname: place.hostname,
+        addr: place.addr,
         remote: true,
       };
     if (t && ['failed', 'rejected', 'complete', 'shutdown'].includes(t.Status.State))
       throw new Error(
-        `swarm task of node on ${remote.hostname} ${t.Status.State}: ${t.Status.Err || t.Status.Message}`,
+        `swarm task of ${svc} on ${place.hostname} ${t.Status.State}: ${t.Status.Err || t.Status.Message}`,
       );
     if (Date.now() > deadline)
       throw new Error(
-        `swarm: the node service has no running task on ${remote.hostname} in ${timeoutS} s (${t ? `its latest task ${t.Status.State}: ${t.Status.Err || t.Status.Message}` : 'no task'})`,
+        `swarm: the ${svc} service has no running task on ${place.hostname} in ${timeoutS} s (${t ? `its latest task ${t.Status.State}: ${t.Status.Err || t.Status.Message}` : 'no task'})`,
       );
     await sleep(500, signal);
   }
+}
+
+/**
+ * A fleet SWARM_NODE placed on swarm nodes (compose-fleet.js's `placed`): each replica's container there, its CPU
+ * between its own cAdvisor samples inside a window (no cgroup of it here, so no memory either), the fleet's CPU as
+ * those counters together (containersCadvisorSource), and each replica's exit from its task.
+ */
+function placedFleet(stackName, promUrl) {
+  return {
+    describe:
+      "each replica's cAdvisor through Prometheus (it runs on another swarm node), between its first and last samples inside the window, divided by the requests HAProxy logged for it between those instants (span_ms); memory not measured",
+    replica(r, c) {
+      const gone = [];
+      const own = cadvisorSource(promUrl, c.name);
+      return {
+        name: r.name,
+        service: r.service,
+        container: c.name,
+        id: c.id,
+        task: c.task,
+        host: c.addr,
+        group: null,
+        exited: false,
+        gone,
+        cpuSpan: (start, end) => own.edgesInside(start, end),
+        kill: async () => {
+          throw new Error(`${r.name} runs on ${c.hostname}, whose engine chainperf does not reach`);
+        },
+        onGone: (fn) => gone.push(fn),
+      };
+    },
+    cpuOf: (replicas) =>
+      containersCadvisorSource(
+        promUrl,
+        replicas.map((r) => r.container),
+      ),
+    watch: (replicas, fleet, log) =>
+      watchRemoteTasks(stackName, replicas, (r, exit) => {
+        for (const fn of r.gone) fn();
+        if (fleet.stopping) return;
+        fleet.lost.push({ replica: r.name, at_ms: Date.now(), code: exit.code, signal: null });
+        log(`replica ${r.name} (task ${r.task} on ${r.host}) stopped: ${exit.status}, exit code ${exit.code}`);
+      }),
+  };
 }
 
 /** The remote task's state as an exit (nodeExitOf's shape), or null while it runs. */
@@ -114,6 +199,32 @@ function taskExitOf(t) {
   if (!t) return { code: null, signal: null, status: 'removed' };
   const code = t.Status.ContainerStatus ? t.Status.ContainerStatus.ExitCode : null;
   return { code: code === undefined ? null : code, signal: null, status: t.Status.State };
+}
+
+/**
+ * Containers on other swarm nodes (a fleet's replicas), their tasks looked at every second through the swarm's
+ * managers: onExit(container, exit) once for each one that stops running. Returns the stop of the watch.
+ */
+function watchRemoteTasks(stackName, containers, onExit) {
+  let polling = false;
+  const timer = setInterval(async () => {
+    if (polling) return;
+    polling = true;
+    try {
+      for (const c of containers.filter((x) => !x.exited)) {
+        const gone = taskExitOf((await swarm.serviceTasks(stackName, c.service)).find((x) => x.ID === c.task));
+        if (gone) {
+          c.exited = true;
+          onExit(c, gone);
+        }
+      }
+    } catch {
+      // a manager busy for a moment: look again
+    } finally {
+      polling = false;
+    }
+  }, 1000);
+  return () => clearInterval(timer);
 }
 
 /** The remote node's task watched through the swarm every second: one that stops running ends the run. */
@@ -149,4 +260,16 @@ function watchRemoteNode(stack, stackName, container) {
   };
 }
 
-module.exports = { pin, pinAll, remotePlacement, remoteInit, remoteNodeContainer, watchRemoteNode, taskExitOf };
+module.exports = {
+  pin,
+  pinAll,
+  swarmNodeNames,
+  remotePlacement,
+  placementRecord,
+  remoteInit,
+  remoteContainer,
+  watchRemoteTasks,
+  placedFleet,
+  watchRemoteNode,
+  taskExitOf,
+};

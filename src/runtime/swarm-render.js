@@ -60,18 +60,19 @@ function mount(v) {
 const shellQuote = (a) => (/^[A-Za-z0-9_./=:,@%+-]+$/.test(a) ? a : `'${String(a).replace(/'/g, `'\\''`)}'`);
 
 /**
- * The node service on another swarm node: placed there by its hostname, CORES as a quota of as many CPUs, its named
- * volumes anonymous (removed with the container). A bind mount of a file on this machine cannot follow it, except the
- * network's folder (NETWORK_NODES): its genesis goes as a swarm config, its engine secret as a swarm secret, and the
- * client's init writes the genesis into the (empty) volume in the container before the node starts.
+ * The node service (or a fleet's replica) on another swarm node: placed there by its hostname, CORES as a quota of as
+ * many CPUs, its named volumes anonymous (removed with the container). A bind mount of a file on this machine cannot
+ * follow it, except the network's folder (NETWORK_NODES): its genesis goes as a swarm config, its engine secret as a
+ * swarm secret, and the client's init writes the genesis into the (empty) volume in the container before the node
+ * starts.
  */
-function remoteNode(out, svc, remote, stackFiles) {
+function remoteNode(out, svc, remote, stackFiles, name = 'node') {
   const binds = (svc.volumes || []).filter((v) => v.type === 'bind');
   const network = binds.find((v) => v.target === MOUNT && remote.init);
   const others = binds.filter((v) => v !== network);
   if (others.length)
     throw new Error(
-      `SWARM_NODE=${remote.hostname}: the node service mounts ${others.map((v) => v.source).join(', ')} from the machine chainperf runs on, which ${remote.hostname} does not have`,
+      `SWARM_NODE=${remote.hostname}: the ${name} service mounts ${others.map((v) => v.source).join(', ')} from the machine chainperf runs on, which ${remote.hostname} does not have`,
     );
   out.volumes = (svc.volumes || []).filter((v) => v !== network).map((v) => ({ type: 'volume', target: v.target }));
   out.deploy.placement = { constraints: [`node.hostname == ${remote.hostname}`] };
@@ -90,8 +91,9 @@ function remoteNode(out, svc, remote, stackFiles) {
 /**
  * @param {any} doc the project as `compose config` renders it (parsed)
  * @param {{nodeId: string, remote?: {hostname: string, cpus: number,
- *   init?: {entrypoint: string[], initArgs: string[]}}|null}} o the swarm node everything is placed on (this
- *   machine's); remote: the node service's own (SWARM_NODE), its CPU quota and, on a network, the client's init
+ *   init?: {entrypoint: string[], initArgs: string[]}, replicas?: Object<string, {hostname: string}>}|null}} o the
+ *   swarm node everything is placed on (this machine's); remote: the node service's own (SWARM_NODE), its CPU quota,
+ *   on a network the client's init, and with REPLICAS each other replica's swarm node
  * @returns {{version: string, services: Object<string, any>, volumes: Object<string, any>, configs?: any,
  *   secrets?: any}}
  */
@@ -110,7 +112,8 @@ function swarmStack(doc, { nodeId, remote = null }) {
         : { replicas: 1, placement: { constraints: [`node.id == ${nodeId}`] } }),
     };
     if (svc.mem_limit) out.deploy.resources = { limits: { memory: String(svc.mem_limit) } };
-    if (name === 'node' && remote) remoteNode(out, svc, remote, stackFiles);
+    const place = !remote ? null : name === 'node' ? remote : remote.replicas && remote.replicas[name];
+    if (place) remoteNode(out, svc, { ...remote, ...place }, stackFiles, name);
     services[name] = out;
   }
   const named = new Set(

@@ -25,7 +25,15 @@ const { describeNode, watchNodeContainer } = require('./compose-node');
 const { initAround, startAround } = require('./compose-around');
 const { ROOT } = require('./compose-render');
 const { swarmStack } = require('./swarm-render');
-const { pinAll, remotePlacement, remoteInit, remoteNodeContainer, watchRemoteNode } = require('./swarm-placement');
+const {
+  pinAll,
+  remotePlacement,
+  remoteInit,
+  remoteContainer,
+  watchRemoteNode,
+  placedFleet,
+  placementRecord,
+} = require('./swarm-placement');
 
 /** This engine as a swarm manager, or the reason it cannot deploy a stack. */
 async function managerState() {
@@ -188,6 +196,9 @@ function newStack(p, st, ipvs) {
   };
 }
 
+/** SWARM_NODE: the services it places by hostname (the node, a fleet's other replicas) and where. */
+const placedServices = (remote) => (remote ? { node: remote, ...(remote.replicas || {}) } : {});
+
 /**
  * The deployed stack's running containers, pinned, the node's watched for an exit (SWARM_NODE: its task on the other
  * node, through the swarm); nodeGone says why the node is gone while the stack starts (null: the compose runtime's).
@@ -195,17 +206,19 @@ function newStack(p, st, ipvs) {
 async function deployedContainers(stack, p, remote, { log, signal }) {
   const { s, project: name } = p;
   const opts = { timeoutS: s.STACK_TIMEOUT_S, signal };
-  const here = stackServicesOf(p).filter((x) => !(remote && x === 'node'));
+  const placed = placedServices(remote);
+  const here = stackServicesOf(p).filter((x) => !placed[x]);
   const containers = await runningContainers(name, here, opts);
-  if (remote) containers.node = await remoteNodeContainer(name, remote, opts);
+  for (const [svc, place] of Object.entries(placed)) containers[svc] = await remoteContainer(name, svc, place, opts);
   await pinAll(containers, p);
   stack.containers = containers;
   if (!remote) {
     await watchNodeContainer(stack, containers);
     return { containers, nodeGone: null };
   }
+  const where = Object.entries(placed).map(([svc, x]) => `${svc} on ${x.hostname} (${x.addr})`);
   log(
-    `SWARM_NODE=${remote.hostname}: the node runs there (${remote.addr}), CORES as a quota of ${remote.cpus} CPU${remote.cpus === 1 ? '' : 's'}; its CPU, memory and disk from that node's cAdvisor, no engine cross-check; the generator on every core of this machine`,
+    `SWARM_NODE=${s.SWARM_NODE}: ${where.join(', ')}, CORES as a quota of ${remote.cpus} CPU${remote.cpus === 1 ? '' : 's'} each; CPU${p.around.fleet ? '' : ', memory and disk'} from those nodes' cAdvisors, no engine cross-check; the generator on every core of this machine`,
   );
   return { containers, nodeGone: watchRemoteNode(stack, name, containers.node) };
 }
@@ -230,14 +243,7 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
   fs.writeFileSync(file, JSON.stringify(swarmStack(yaml.load(rendered.out), { nodeId: st.nodeId, remote }), null, 2));
   const ipvs = swarm.ipvsAvailable();
   const stack = newStack(p, st, ipvs);
-  if (remote)
-    stack.swarm.node_placement = {
-      node: remote.hostname,
-      node_id: remote.id,
-      address: remote.addr,
-      cpu_quota: remote.cpus,
-      source: "the node's CPU, memory and disk from that node's cAdvisor through Prometheus; no engine cross-check",
-    };
+  if (remote) stack.swarm.node_placement = placementRecord(remote);
   attachTeardown(stack, log);
   if (onStack) onStack(stack);
   try {
@@ -248,7 +254,7 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
     );
     if (p.network) {
       // SWARM_NODE: the node's volume is there, and its container runs the init before the node (swarm-render.js)
-      const skip = remote ? ['node'] : [];
+      const skip = Object.keys(placedServices(remote));
       await initAround(s, p.around, { client: p.client, run: p.run, log, state: stack.state, workDir, skip });
       await p.run(['down']); // the one-off runs' bridge network, whose name the stack's own network takes
     }
@@ -266,7 +272,8 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
     await waitForServices(stack, p, containers, { host, promUrl, log, signal, nodeGone });
     await describeNode(stack, p, containers, promUrl);
     const services = stackServices(name);
-    await startAround(s, stack, p.around, { client: p.client, containers, services, log, signal, nodeHost });
+    const placed = remote && p.around.fleet ? placedFleet(name, promUrl) : null;
+    await startAround(s, stack, p.around, { client: p.client, containers, services, log, signal, nodeHost, placed });
     log(`Prometheus at ${promUrl}, cAdvisor at http://${host}:${ports.cadvisor}, node RPC at ${stack.rpcUrl}`);
     return stack;
   } catch (err) {

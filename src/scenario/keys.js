@@ -266,7 +266,7 @@ const KEYS = {
   SWARM_NODE: {
     type: 'string',
     default: '',
-    doc: "RUNTIME=swarm: the swarm node (its hostname, as `docker node ls` shows it) the node under test runs on; empty: the one chainperf runs on. On another node the generator and the node no longer share a machine: the node's CPU, memory and disk come from that node's cAdvisor through Prometheus, CORES becomes a CPU quota of as many cores (a swarm cannot pin a container on a machine chainperf does not reach), the Docker engine's cross-check is not available, and the node's data lives in a volume removed with its container. Not yet with REPLICAS, NETWORK_NODES, STATE or MEMORY_MB (docs/runtimes.md#the-node-on-another-swarm-node).",
+    doc: "RUNTIME=swarm: the swarm node (its hostname, as `docker node ls` shows it) the node under test runs on; empty: the one chainperf runs on. On another node the generator and the node no longer share a machine: the node's CPU, memory and disk come from that node's cAdvisor through Prometheus, CORES becomes a CPU quota of as many cores (a swarm cannot pin a container on a machine chainperf does not reach), the Docker engine's cross-check is not available, and the node's data lives in a volume removed with its container. With NETWORK_NODES the network's nodes stay on chainperf's machine, the node their peer. With REPLICAS, a comma-separated list places replica 1 (the node) on the first name and each other replica on the next, in turn (h1,h2: replicas 1 and 3 on h1, 2 on h2); HAProxy stays on chainperf's machine, each replica's CPU comes from its node's cAdvisor, interpolated at the window's edges, and its memory is not measured. Not yet with FAULT, SYNC=network, STATE or MEMORY_MB (docs/runtimes.md#the-node-on-another-swarm-node).",
   },
   GRAFANA: {
     type: 'enum',
@@ -617,7 +617,7 @@ const KEYS = {
     min: 1,
     max: 1000,
     default: 8,
-    doc: "Ethereum dev chain: the blocks the transfers and calls are spread over, one round of them mined before the next is sent (each about a block period: 1 s on geth's dev chain). Fewer makes the history quicker to create and its transactions denser per block; the harvest, which leaves out the top 2 blocks, then waits until the history's first round is below them. run.json's history.blocks and first_round_block give both.",
+    doc: "Ethereum dev chain: the blocks the transfers and calls are spread over, one round of them mined before the next is sent (each about a block period: 1 s on geth's dev chain). Fewer makes the history quicker to create and its transactions denser per block; the harvest, which leaves out the top 2 blocks, then waits until the history's first round is below them. run.json's history.rounds and first_round_block give both.",
   },
 
   // Waiting

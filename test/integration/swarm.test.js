@@ -285,21 +285,24 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
   });
 });
 
-describe('RUNTIME=swarm with SWARM_NODE: the node on the other swarm node, a member of a network here, the generator here', () => {
+describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine> and REPLICAS=2: the node on the worker, replica-2 placed here, a network node, HAProxy and the generator here', () => {
   let res;
   let run;
   let name;
-  let task;
-  let cpuWatch;
+  let here;
+  let tasks;
+  const watches = {};
   let volumesBefore;
 
   before(async () => {
     await ensureWorker();
+    here = await swarm.swarmState();
     volumesBefore = await worker.docker(['volume', 'ls', '-q']);
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       RUNTIME: 'swarm',
       GRAFANA: 'no',
-      SWARM_NODE: worker.hostname,
+      SWARM_NODE: `${worker.hostname},${here.hostname}`,
+      REPLICAS: '2',
       NETWORK_NODES: '1',
       DURATION_S: '8',
       WARMUP_S: '2',
@@ -308,58 +311,68 @@ describe('RUNTIME=swarm with SWARM_NODE: the node on the other swarm node, a mem
       HISTORY_CONTRACT_CALLS: '16',
     });
     name = await deployedStack(r);
-    const nodeTask = async () => (await swarm.serviceTasks(name, 'node')).find((t) => t.Status.State === 'running');
-    cpuWatch = watchContainerCpu(
-      async () => {
-        const t = await nodeTask();
-        return t ? t.Status.ContainerStatus.ContainerID : null;
-      },
-      {
-        parent: worker.cgroupParent,
-      },
-    );
+    const taskOf = async (svc) => (await swarm.serviceTasks(name, svc)).find((t) => t.Status.State === 'running');
+    const idOf = (svc) => async () => {
+      const t = await taskOf(svc);
+      return t ? t.Status.ContainerStatus.ContainerID : null;
+    };
+    watches['replica-1'] = watchContainerCpu(idOf('node'), { parent: worker.cgroupParent });
+    watches['replica-2'] = watchContainerCpu(idOf('replica-2'));
     await r.waitFor(/measure: measuring for/);
-    task = await nodeTask();
+    tasks = { node: await taskOf('node'), 'replica-2': await taskOf('replica-2') };
     res = await r.done;
-    cpuWatch.stop();
+    Object.values(watches).forEach((w) => w.stop());
     if (res.code !== 0) process.stderr.write(res.stderr);
     run = readRun(res.reportDir);
   });
 
-  after(() => {
-    if (cpuWatch) cpuWatch.stop();
-  });
+  after(() => Object.values(watches).forEach((w) => w.stop()));
 
-  it("exits 0 with a valid run.json; the node's task ran on the worker, the generator and Prometheus here", () => {
+  it("exits 0 with a valid run.json; the node's task ran on the worker, replica-2's here by its hostname, the generator on every core here", () => {
     assert.equal(res.code, 0);
     assert.deepEqual(schemaErrors(run), []);
-    assert.equal(task && task.NodeID, worker.nodeId, JSON.stringify(task && task.Status));
-    assert.deepEqual(run.stack.swarm.node_placement.node, worker.hostname);
-    assert.equal(run.stack.swarm.node_placement.cpu_quota, 1, 'CORES=1 as a quota of one CPU');
+    assert.equal(tasks.node && tasks.node.NodeID, worker.nodeId, JSON.stringify(tasks.node && tasks.node.Status));
+    assert.equal(tasks['replica-2'] && tasks['replica-2'].NodeID, here.nodeId);
+    const placed = run.stack.swarm.node_placement;
+    assert.equal(placed.node, worker.hostname);
+    assert.deepEqual(placed.replicas, { 'replica-2': here.hostname });
+    assert.equal(placed.cpu_quota, 1, 'CORES=1 as a quota of one CPU, on each');
     assert.equal(run.node.cpus, null, 'no cores of this machine');
     assert.equal(run.node.cpu_check, undefined, 'no engine reached there for a cross-check');
     assert.ok(!run.node.steal, "this machine's steal time is not the node's");
     assert.equal(run.generator.cpus, null, 'the generator not held to the cores CORES leaves: the node is elsewhere');
     assert.equal(run.generator.cores, os.cpus().length);
-    assert.match(res.stderr, /the generator on every core of this machine/);
     const summary = fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8');
     assert.match(summary, new RegExp(`node on swarm node ${worker.hostname} with a quota of 1 CPU`));
-    assert.match(run.node.container, new RegExp(`^${name}_node\\.1\\.`));
+    assert.match(summary, new RegExp(`replica-2 on ${here.hostname}`));
     assert.ok(run.figures.requests_ok > 100, `requests_ok ${run.figures.requests_ok}`);
-    assert.match(res.stderr, new RegExp(`SWARM_NODE=${worker.hostname}: the node runs there`));
+    assert.match(res.stderr, new RegExp(`SWARM_NODE=${worker.hostname},${here.hostname}: node on ${worker.hostname}`));
   });
 
-  it("the node's container wrote the network's genesis itself (config and secret from the swarm), then peered with the network node here", () => {
-    assert.match(res.stderr, /network: writing the network's genesis into the volumes of network-1\n/, 'not the node');
+  it("each replica's container wrote the network's genesis itself (config and secret from the swarm), then peered with the network node", () => {
+    assert.match(res.stderr, /network: writing the network's genesis into the volumes of network-1\n/, 'no replica');
     const n = run.node.network;
-    assert.equal(n.peers.max, 1, JSON.stringify(n.peers));
     assert.ok(n.gossip_transactions_in > 0, JSON.stringify(n));
     const log = fs.readFileSync(path.join(res.reportDir, 'node.log'), 'utf8');
     assert.match(log, /Successfully wrote genesis state/, "geth init's own line, in the node's log");
   });
 
-  it("node CPU from the worker's cAdvisor through Prometheus agrees within 3% with its container's cgroup, read by this test", () => {
-    assertNodeCpu(run, cpuWatch);
+  it("HAProxy here served both replicas over the stack's network; its counts add up to the clients'", () => {
+    assertBalancerCounts(run, res.reportDir);
+  });
+
+  it("each replica's CPU from its node's cAdvisor over its own samples' span agrees within 3% with its container's cgroup, read by this test", () => {
+    for (const r of run.node.fleet.replicas) {
+      const [from, to] = r.span_ms;
+      assert.ok(from >= run.window.start_ms && to <= run.window.end_ms, JSON.stringify(r));
+      const independent = watches[r.name].cpuAt(to) - watches[r.name].cpuAt(from);
+      assert.ok(
+        Math.abs(independent - r.cpu_s) / r.cpu_s < 0.03,
+        `${r.name}: chainperf ${r.cpu_s} s, cgroup ${independent} s`,
+      );
+      assert.equal(r.memory_bytes, null, 'no cgroup of it here');
+    }
+    assert.match(run.node.fleet.source, /cAdvisor/);
   });
 
   it('removes the stack: nothing left of it here (its config and secret included), nor on the worker, its data volume included', async () => {

@@ -10,7 +10,7 @@ const yaml = require('js-yaml');
 const { composeFiles, composeEnv, prometheusConfig, projectName } = require('../../src/runtime/compose-render');
 const { rulesFile, RULES } = require('../../src/runtime/prometheus-rules');
 const clients = require('../../src/clients');
-const { cadvisorSource } = require('../../src/measure/cadvisor');
+const { cadvisorSource, containersCadvisorSource, interpolateAt } = require('../../src/measure/cadvisor');
 const { resolveScenario } = require('../../src/scenario/resolve');
 const { computeFigures, cpuPerRequestBetween } = require('../../src/figures');
 const { mergeSamples, newRecorder } = require('../../src/workload/samples');
@@ -232,6 +232,49 @@ describe('compose runtime: node CPU from cAdvisor samples', () => {
       await assert.rejects(src.edgesInside(t0, t0 + 5000), /no sample of container node after the window's end/);
     } finally {
       prom.close();
+    }
+  });
+
+  it('several containers (a placed fleet): each counter interpolated between its own samples at the latest first and earliest last instants inside the window, summed', async () => {
+    const t0 = Math.floor((Date.now() - 60000) / 1000) * 1000; // a whole second: the chart's ticks fall on them
+    const at = (s) => t0 + s * 1000;
+    // replica a at half a core, sampled at whole seconds; replica b at a quarter, 0.4 s later; c exited at 6.3 s
+    const a = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((s) => [at(s), 10 + s * 0.5]);
+    const b = [0.4, 1.4, 2.4, 3.4, 4.4, 5.4, 6.4, 7.4, 8.4, 9.4, 10.4, 11.4].map((s) => [at(s), 20 + s * 0.25]);
+    const c = [0.7, 1.7, 2.7, 3.7, 4.7, 5.7, 6.3].map((s) => [at(s), 30 + s * 0.1]);
+    const server = http.createServer((req, res) => {
+      const q = new URL(req.url, 'http://x').searchParams.get('query');
+      const name = /name="([^"]+)"/.exec(q)[1];
+      const values = ({ a, b, c }[name] || []).map(([tm, v]) => [tm / 1000, String(v)]);
+      res.end(JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [{ metric: {}, values }] } }));
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${server.address().port}`;
+      const src = containersCadvisorSource(url, ['a', 'b', 'c'], { lagMs: 0, waitMs: 300 });
+      const w = await src.edgesInside(at(0.5), at(10));
+      // first samples inside: a 1, b 1.4, c 0.7 -> 1.4; last: a 10, b 9.4 (c stopped, not counted) -> 9.4
+      assert.equal(w.a.at_ms, at(1.4));
+      assert.equal(w.b.at_ms, at(9.4));
+      // over 8 s: a 4 s, b 2 s, c from 1.4 to its last sample at 6.3 (0.49 s)
+      assert.ok(Math.abs(w.b.total_s - w.a.total_s - (4 + 2 + 0.49)) < 1e-9, `${w.b.total_s - w.a.total_s}`);
+      assert.deepEqual(
+        w.samples.map((x) => (x.at_ms - t0) / 1000),
+        [1.4, 2, 3, 4, 5, 6, 7, 8, 9, 9.4],
+      );
+      assert.equal(
+        interpolateAt(
+          [
+            { t_ms: 0, v: 1 },
+            { t_ms: 1000, v: 2 },
+          ],
+          250,
+        ),
+        1.25,
+      );
+      assert.equal(interpolateAt([{ t_ms: 0, v: 1 }], 250), null, 'no sample after it');
+    } finally {
+      server.close();
     }
   });
 

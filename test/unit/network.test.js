@@ -515,6 +515,27 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.deepEqual([r.replicas[1].errors, r.replicas[1].up_at_end], [1, false]);
   });
 
+  it("a replica on another swarm node: CPU per request over its own samples' span, with the requests logged in it", () => {
+    const counts = (n) => ({ 'replica-1': { responses: n, errors: 0, up: true } });
+    const placed = [{ name: 'replica-1', group: null }];
+    const r = fleetRecord({
+      replicas: placed,
+      a: { counts: counts(0), cpu: [10] },
+      b: { counts: counts(4), cpu: [10.006] },
+      lbCpu: 0,
+      logText: log,
+      window,
+      lost: [],
+      replicaSource: "its cAdvisor's samples",
+      spans: [[1000050, 1009000]], // the requests accepted at 1000.1 and 1007.0 completed inside it
+    });
+    assert.equal(r.replicas[0].requests, 4, "the balancer's counters over the window, for the share");
+    assert.equal(r.replicas[0].cpu_ms_per_request, 3, '6 ms over the 2 requests of its span');
+    assert.deepEqual(r.replicas[0].span_ms, [1000050, 1009000]);
+    assert.equal(r.replicas[0].memory_bytes, null);
+    assert.match(r.source, /CPU and memory: its cAdvisor's samples/);
+  });
+
   it("counts each replica's 2xx responses in each second of the window", () => {
     const secs = perSecond(log, window, ['replica-1', 'replica-2']);
     assert.equal(secs.length, 10);

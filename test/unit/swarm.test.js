@@ -123,6 +123,29 @@ describe('swarm runtime: the stack file', () => {
     assert.equal(doc.secrets, undefined);
   });
 
+  it('SWARM_NODE with REPLICAS: each replica service placed on its swarm node, each with its own init', () => {
+    const folder = { type: 'bind', source: '/work/run/network', target: '/chainperf-network', read_only: true };
+    const member = (command) => ({
+      ...RENDERED.services.node,
+      command,
+      volumes: [{ type: 'volume', source: 'x-data', target: '/data' }, folder],
+    });
+    const fleet = {
+      ...RENDERED,
+      services: { node: member(['--dev']), 'replica-2': member(['--r2']), haproxy: { image: 'chainperf/haproxy:x' } },
+    };
+    const init = { entrypoint: ['geth'], initArgs: ['init', '/chainperf-network/genesis.json'] };
+    const remote = { hostname: 'w1', cpus: 1, init, replicas: { 'replica-2': { hostname: 'w2' } } };
+    const out = swarmStack(fleet, { nodeId: 'abc123', remote });
+    assert.deepEqual(out.services.node.deploy.placement.constraints, ['node.hostname == w1']);
+    assert.deepEqual(out.services['replica-2'].deploy.placement.constraints, ['node.hostname == w2']);
+    assert.deepEqual(out.services['replica-2'].deploy.resources, { limits: { cpus: '1' } });
+    assert.deepEqual(out.services['replica-2'].command, [
+      'geth init /chainperf-network/genesis.json && exec geth --r2',
+    ]);
+    assert.deepEqual(out.services.haproxy.deploy.placement.constraints, ['node.id == abc123'], 'the balancer stays');
+  });
+
   it('tells a kernel without IPVS', () => {
     assert.equal(ipvsAvailable('/nonexistent/ip_vs'), false);
     assert.equal(ipvsAvailable(__filename), true);
@@ -169,7 +192,12 @@ describe('swarm runtime: the scenario', () => {
     );
     assert.match(errs('STATE=small\n'), /STATE: not yet with SWARM_NODE/);
     assert.match(errs('MEMORY_MB=2048\n'), /MEMORY_MB: not yet with SWARM_NODE/);
-    assert.match(errs('NETWORK_NODES=1\nREPLICAS=2\n'), /REPLICAS: not yet with SWARM_NODE/);
+    assert.deepEqual(resolve('RUNTIME=swarm\nSWARM_NODE=w1,w2\nNETWORK_NODES=1\nREPLICAS=3\n').errors, []);
+    assert.match(errs('NETWORK_NODES=1\nREPLICAS=2\nFAULT=kill-replica@5s\n'), /FAULT: not yet with SWARM_NODE/);
+    assert.match(
+      resolve('RUNTIME=swarm\nSWARM_NODE=w1,w2,w3\nNETWORK_NODES=1\nREPLICAS=2\n').errors.join(),
+      /SWARM_NODE names 3 swarm nodes for 2 replicas/,
+    );
     assert.deepEqual(resolve('RUNTIME=swarm\nSWARM_NODE=worker-1\nNETWORK_NODES=2\n').errors, [], 'a member there');
     assert.match(errs('NETWORK_NODES=1\nSYNC=network\n'), /SYNC: not yet with SWARM_NODE/);
     assert.match(errs('KEEP=volume\n'), /KEEP: not yet with SWARM_NODE/);
@@ -202,6 +230,16 @@ describe('swarm runtime: SWARM_NODE placement', () => {
       addr: '10.0.0.2',
       cpus: 3,
     });
+  });
+
+  it('with REPLICAS, places replica 1 (the node) on the first name and the others on the next, in turn', async () => {
+    const placed = await remotePlacement({ SWARM_NODE: 'worker-1,manager', REPLICAS: 3 }, st, '0');
+    assert.equal(placed.hostname, 'worker-1');
+    assert.deepEqual(placed.replicas, {
+      'replica-2': { hostname: 'manager', id: 'm1', addr: '10.0.0.1' },
+      'replica-3': { hostname: 'worker-1', id: 'w1', addr: '10.0.0.2' },
+    });
+    await assert.rejects(remotePlacement({ SWARM_NODE: 'worker-1,worker-9', REPLICAS: 2 }, st, '0'), /worker-9/);
   });
 
   it("names the swarm's nodes when it has no such node, and refuses one that cannot take tasks", async () => {
