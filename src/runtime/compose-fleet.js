@@ -208,7 +208,7 @@ async function startComposeFleet(s, stack, { plan, containers, services, log, pl
 
 /**
  * The stack's view of the fleet: the balancer as its endpoint, the replicas' cgroups together as its CPU (placed on
- * other swarm nodes: their cAdvisors', placed.cpu).
+ * other swarm nodes: their cAdvisors', placed.cpuOf).
  */
 function describeComposeFleet(stack, { replicas, plan, placed }) {
   stack.rpcUrl = `http://127.0.0.1:${plan.lbPort}`;

@@ -125,7 +125,8 @@ async function readEdge(lb, replicas) {
 
 /**
  * A replica on another swarm node has no cgroup here: its CPU comes afterwards from its cAdvisor through Prometheus,
- * between its first and last samples inside the window (r.cpuSpan); each one's span, or null for one read at the edges.
+ * between its first and last samples inside the window (r.cpuSpan), its memory at the last (r.memoryIn); each one's
+ * {span, memory}, or null for one read at the edges.
  */
 async function remoteCpu(replicas, window, a, b) {
   const spans = [];
@@ -136,7 +137,7 @@ async function remoteCpu(replicas, window, a, b) {
     }
     const x = await r.cpuSpan(window.start, window.end);
     [a.cpu[i], b.cpu[i]] = [x.a.total_s, x.b.total_s];
-    spans.push([x.a.at_ms, x.b.at_ms]);
+    spans.push({ span: [x.a.at_ms, x.b.at_ms], memory: r.memoryIn ? await r.memoryIn(x.a.at_ms, x.b.at_ms) : null });
   }
   return spans;
 }

@@ -37,10 +37,10 @@ function fleetRecord({
       requests: served[i],
       share: total && served[i] !== null ? Number((served[i] / total).toFixed(4)) : null,
       cpu_s: cpu,
-      cpu_ms_per_request: perRequest(cpu, spans[i] ? inSpan(logText, r.name, spans[i]) : served[i]),
-      ...(spans[i] ? { span_ms: spans[i] } : {}),
+      cpu_ms_per_request: perRequest(cpu, spans[i] ? inSpan(logText, r.name, spans[i].span) : served[i]),
+      ...(spans[i] ? { span_ms: spans[i].span } : {}),
       latency_ms: lat ? { p50: lat.p50, p99: lat.p99 } : null,
-      memory_bytes: r.group ? r.group.memoryBytes() : null, // a replica on another swarm node: not measured
+      memory_bytes: r.group ? r.group.memoryBytes() : spans[i] ? spans[i].memory : null,
       errors: b.counts[r.name] && a.counts[r.name] ? b.counts[r.name].errors - a.counts[r.name].errors : null,
       up_at_end: Boolean(b.counts[r.name] && b.counts[r.name].up),
     };

@@ -99,7 +99,7 @@ function placementRecord(remote) {
       ? {
           replicas: Object.fromEntries(Object.entries(remote.replicas).map(([svc, x]) => [svc, x.hostname])),
           source:
-            "each replica's CPU from its swarm node's cAdvisor through Prometheus (the fleet's: every counter interpolated between its own samples at two instants inside the window); memory not measured; no engine cross-check",
+            "each replica's CPU and memory from its swarm node's cAdvisor through Prometheus (the fleet's CPU: every counter interpolated between its own samples at two instants inside the window); no engine cross-check",
         }
       : {}),
   };
@@ -151,13 +151,13 @@ async function remoteContainer(stackName, svc, place, { timeoutS, signal }) {
 
 /**
  * A fleet SWARM_NODE placed on swarm nodes (compose-fleet.js's `placed`): each replica's container there, its CPU
- * between its own cAdvisor samples inside a window (no cgroup of it here, so no memory either), the fleet's CPU as
- * those counters together (containersCadvisorSource), and each replica's exit from its task.
+ * between its own cAdvisor samples inside a window and its memory at the last (no cgroup of it here), the fleet's CPU
+ * as those counters together (containersCadvisorSource), and each replica's exit from its task.
  */
 function placedFleet(stackName, promUrl) {
   return {
     describe:
-      "each replica's cAdvisor through Prometheus (it runs on another swarm node), between its first and last samples inside the window, divided by the requests HAProxy logged for it between those instants (span_ms); memory not measured",
+      "each replica's cAdvisor through Prometheus (it runs on another swarm node): CPU between its first and last samples inside the window, divided by the requests HAProxy logged for it between those instants (span_ms); memory its working set at the last of them",
     replica(r, c) {
       const gone = [];
       const own = cadvisorSource(promUrl, c.name);
@@ -172,6 +172,11 @@ function placedFleet(stackName, promUrl) {
         exited: false,
         gone,
         cpuSpan: (start, end) => own.edgesInside(start, end),
+        /** Its memory (working set) at cAdvisor's last sample in [a, b], or null. */
+        memoryIn: async (a, b) => {
+          const m = (await own.resources(a, b)).memory;
+          return m.length ? m[m.length - 1].bytes : null;
+        },
         kill: async () => {
           throw new Error(`${r.name} runs on ${c.hostname}, whose engine chainperf does not reach`);
         },

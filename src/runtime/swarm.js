@@ -218,7 +218,7 @@ async function deployedContainers(stack, p, remote, { log, signal }) {
   }
   const where = Object.entries(placed).map(([svc, x]) => `${svc} on ${x.hostname} (${x.addr})`);
   log(
-    `SWARM_NODE=${s.SWARM_NODE}: ${where.join(', ')}, CORES as a quota of ${remote.cpus} CPU${remote.cpus === 1 ? '' : 's'} each; CPU${p.around.fleet ? '' : ', memory and disk'} from those nodes' cAdvisors, no engine cross-check; the generator on every core of this machine`,
+    `SWARM_NODE=${s.SWARM_NODE}: ${where.join(', ')}, CORES as a quota of ${remote.cpus} CPU${remote.cpus === 1 ? '' : 's'} each; CPU and memory${p.around.fleet ? '' : ' and disk'} from those nodes' cAdvisors, no engine cross-check; the generator on every core of this machine`,
   );
   return { containers, nodeGone: watchRemoteNode(stack, name, containers.node) };
 }

@@ -370,7 +370,7 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine> and REPLICAS=2: 
         Math.abs(independent - r.cpu_s) / r.cpu_s < 0.03,
         `${r.name}: chainperf ${r.cpu_s} s, cgroup ${independent} s`,
       );
-      assert.equal(r.memory_bytes, null, 'no cgroup of it here');
+      assert.ok(r.memory_bytes > 10e6, `${r.name}: its working set from cAdvisor, ${r.memory_bytes} bytes`);
     }
     assert.match(run.node.fleet.source, /cAdvisor/);
   });

@@ -527,12 +527,12 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
       window,
       lost: [],
       replicaSource: "its cAdvisor's samples",
-      spans: [[1000050, 1009000]], // the requests accepted at 1000.1 and 1007.0 completed inside it
+      spans: [{ span: [1000050, 1009000], memory: 123 }], // the requests accepted at 1000.1 and 1007.0 end inside it
     });
     assert.equal(r.replicas[0].requests, 4, "the balancer's counters over the window, for the share");
     assert.equal(r.replicas[0].cpu_ms_per_request, 3, '6 ms over the 2 requests of its span');
     assert.deepEqual(r.replicas[0].span_ms, [1000050, 1009000]);
-    assert.equal(r.replicas[0].memory_bytes, null);
+    assert.equal(r.replicas[0].memory_bytes, 123, "its cAdvisor's working set");
     assert.match(r.source, /CPU and memory: its cAdvisor's samples/);
   });
 
