@@ -229,6 +229,13 @@ async function prometheusCrossCheck(stack, runId, w, signal) {
   };
   const metric = (stack.requestsMetric && stack.requestsMetric.requests) || 'rpc_requests';
   out.rpc_requests = await rise(metric);
+  if (!stack.fleet && out.rpc_requests !== null) {
+    // the instants of the two scrapes the rise is between (one node: one series), so a reader sees how far each is
+    // from its edge
+    const stamp = async (ms) => stack.prometheus.valueAt(`max(timestamp(${metric}{run_id="${runId}"}))`, ms);
+    const [a, b] = [await stamp(w.start), await stamp(w.end)];
+    if (a !== null && b !== null) out.rpc_requests_span_ms = [Math.round(a * 1000), Math.round(b * 1000)];
+  }
   const gc = stack.requestsMetric && stack.requestsMetric.gcCycles;
   if (gc) {
     const cycles = await rise(gc); // Go GC cycles the node ran in the window

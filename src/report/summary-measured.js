@@ -81,9 +81,17 @@ function nodeLines(run) {
   lines.push(...nodeResourceLines(run, n));
   if (n.rpc_requests !== undefined && n.rpc_requests !== null)
     lines.push(
-      `- The node's own request counter (Prometheus, 1 s scrapes, so approximate at the edges) rose by ${n.rpc_requests} over the window.`,
+      `- The node's own request counter (Prometheus, 1 s scrapes, so approximate at the edges) rose by ${n.rpc_requests} over the window${scrapeSpan(run, n)}.`,
     );
   return lines;
+}
+
+/** Where the two scrapes the request counter's rise is between fall against the window's edges. */
+function scrapeSpan(run, n) {
+  if (!n.rpc_requests_span_ms || !run.window) return '';
+  const off = (ms, edge) => `${num(Math.abs(ms - edge) / 1000, 1)} s ${ms <= edge ? 'before' : 'after'}`;
+  const [a, b] = n.rpc_requests_span_ms;
+  return ` (between its scrapes ${off(a, run.window.start_ms)} the window opened and ${off(b, run.window.end_ms)} it closed)`;
 }
 
 function generatorLines(run) {

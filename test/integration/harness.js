@@ -310,6 +310,10 @@ function assertScrapedClose(run) {
   const ok = run.figures.requests_ok;
   assert.ok(typeof served === 'number' && served > 0, `node counted ${served}`);
   assert.ok(Math.abs(served - ok) <= 2.5 * run.figures.rps, `node counted ${served}, the generator ${ok}`);
+  // the scrapes it rose between: the last at or before each edge (1 s apart, on a loaded machine a few)
+  const [a, b] = run.node.rpc_requests_span_ms;
+  const { start_ms: start, end_ms: end } = run.window;
+  assert.ok(a <= start && start - a < 5000 && b <= end && end - b < 5000, JSON.stringify({ a, b, start, end }));
 }
 
 module.exports = {

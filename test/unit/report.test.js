@@ -128,6 +128,18 @@ describe('report writing', () => {
     );
   });
 
+  it("says where the two scrapes of the node's request counter fall against the window's edges", () => {
+    const dir = path.join(tmpDir(), 's');
+    const node = { ...sampleRun().node, rpc_requests: 1990, rpc_requests_span_ms: [600, 10700] };
+    const run = sampleRun({ node });
+    assert.deepEqual(schemaErrors(run), []);
+    writeReport(dir, run, series);
+    assert.match(
+      fs.readFileSync(path.join(dir, 'summary.md'), 'utf8'),
+      /rose by 1990 over the window \(between its scrapes 0\.4 s before the window opened and 0\.3 s before it closed\)/,
+    );
+  });
+
   it('re-renders summary and charts from run.json and series.json alone', () => {
     const dir = path.join(tmpDir(), 'rr');
     writeReport(dir, sampleRun(), series);
