@@ -236,24 +236,11 @@ function watchRemoteTasks(stackName, containers, onExit) {
 function watchRemoteNode(stack, stackName, container) {
   let exitInfo = null;
   const listeners = [];
-  let polling = false;
-  const watch = setInterval(async () => {
-    if (exitInfo || polling) return;
-    polling = true;
-    try {
-      const t = (await swarm.serviceTasks(stackName, 'node')).find((x) => x.ID === container.task);
-      const gone = taskExitOf(t);
-      if (gone) {
-        exitInfo = gone;
-        for (const fn of listeners) fn(gone);
-      }
-    } catch {
-      // a manager busy for a moment: look again
-    } finally {
-      polling = false;
-    }
-  }, 1000);
-  stack.cleanups.push(() => clearInterval(watch)); // before the stack goes: its removal is not the node exiting
+  const stop = watchRemoteTasks(stackName, [{ ...container }], (_, gone) => {
+    exitInfo = gone;
+    for (const fn of listeners) fn(gone);
+  });
+  stack.cleanups.push(stop); // before the stack goes: its removal is not the node exiting
   stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : listeners.push(fn));
   /** For the readiness checks: why the node is gone, or null. */
   return async () => {
@@ -268,12 +255,10 @@ function watchRemoteNode(stack, stackName, container) {
 module.exports = {
   pin,
   pinAll,
-  swarmNodeNames,
   remotePlacement,
   placementRecord,
   remoteInit,
   remoteContainer,
-  watchRemoteTasks,
   placedFleet,
   watchRemoteNode,
   taskExitOf,

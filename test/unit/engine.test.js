@@ -104,10 +104,11 @@ describe('lean engine', function () {
     assert.equal(files.length, 1);
     const m = mergeSamples([JSON.parse(fs.readFileSync(path.join(dir, 'samples', files[0]), 'utf8'))]);
     assert.equal(m.failed, 4);
-    // every request answered inside the window is in the samples; the last ones may complete after it
+    // every request answered inside the window is in the samples; the last ones may complete after it: those still in
+    // flight at its end (more of them on a busy machine, whose answers come later)
     assert.ok(
-      m.ok <= node.bodies.length + 3 && m.ok >= node.bodies.length + 3 - 5,
-      `${m.ok} of ${node.bodies.length + 3}`,
+      m.ok <= node.bodies.length + 3 && m.ok >= node.bodies.length + 3 - 5 - m.in_flight_at_end,
+      `${m.ok} of ${node.bodies.length + 3}, ${m.in_flight_at_end} in flight at the end`,
     );
     assert.equal(m.skipped, 0);
     const okCounted = Object.entries(ee.counters)
