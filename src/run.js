@@ -16,13 +16,8 @@ const { prepareNode, warmUp } = require('./session/prepare');
 const { killGenerators } = require('./workload/artillery');
 const { guardRun, leftoversOf } = require('./session/signals');
 const { watchOtherRuns } = require('./runtime/others');
-const {
-  measureRepeated,
-  measureSaturation,
-  profileMethods,
-  fmtHeadline,
-  startRunGenerator,
-} = require('./measure/phases');
+const { measureRepeated, measureSaturation, profileMethods, fmtHeadline } = require('./measure/phases');
+const { startRunGenerator, launchRunGenerator } = require('./measure/run-generator');
 const { measureIdle } = require('./measure/edges');
 const { profileOutcome } = require('./measure/profile');
 const { judgeStalls } = require('./measure/stall');
@@ -63,6 +58,7 @@ async function measureRun(s, r) {
   const { signal } = controller;
   const ctx = await prepareNode(s, {
     warm: false, // startRunGenerator warms up
+    onSynced: launchRunGenerator, // a kept generator starts while the history and the pool are made
     run,
     runId: r.runId,
     workDir: r.workDir,

@@ -5,7 +5,6 @@
 // goes into run.json beside them (`extra`).
 
 const fs = require('node:fs');
-const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { measureWorkload } = require('./window');
 const { measureIdle } = require('./edges');
@@ -18,8 +17,7 @@ const { searchSaturation, costPerMillion, DEFAULT_BOUNDS } = require('../saturat
 const { log } = require('../util/log');
 const { coldRestart } = require('./cold');
 const { ioFigures } = require('./io');
-const { KeptGenerator, keptRefusal, keptScenario, KEPT_LEAD_S } = require('./kept-generator');
-const { copyScrubbed } = require('../util/scrub');
+const { releaseGenerator } = require('./run-generator');
 
 function fmtHeadline(f) {
   const net = f.cpu_ms_per_request_net === null ? '' : ` (${f.cpu_ms_per_request_net.toFixed(3)} net)`;
@@ -74,65 +72,6 @@ function omit(o, key) {
   const copy = { ...o };
   delete copy[key];
   return copy;
-}
-
-/**
- * How a run's windows (REPEAT's, or a saturation search's steps) get their load (REPEAT_GENERATOR): one generator kept
- * across them, or a pass per window when the setting or the workload asks for one (the reason said).
- */
-function repeatGeneratorMode(s, mix) {
-  if (s.REPEAT_GENERATOR !== 'kept') return { mode: 'per-window', reason: `REPEAT_GENERATOR=${s.REPEAT_GENERATOR}` };
-  const why = keptRefusal(keptScenario(s), mix);
-  return why ? { mode: 'per-window', reason: why } : { mode: 'kept', reason: null };
-}
-
-/** A run's kept generator: its name (its files), and what it runs, for the log. */
-function keptRole(s) {
-  if (s.SATURATE === 'yes') return { name: 'saturate', what: 'saturation', runs: 'every step', each: 'step' };
-  if (s.REPEAT > 1) return { name: 'repeat', what: 'repetitions', runs: `the ${s.REPEAT} windows`, each: 'window' };
-  return { name: 'measure', what: 'window', runs: 'the window', each: 'window' };
-}
-
-/**
- * The warm-up and how the run's windows get their load (ctx.repeatMode, REPEAT_GENERATOR). Kept: one artillery pass
- * (GENERATORS of them) starts now and runs the warm-up (WARMUP_S, at least 1 s of unmeasured load that proves its
- * workers up), then idles; its users wait for each window (measure/kept-generator.js), which then has a 1.25 s lead-in
- * in place of artillery's start-up; a saturation step's window carries its own rate. measureRepeated and
- * measureSaturation end it. Per-window (the setting, or a workload that needs a pass per window): the warm-up's pass,
- * then a pass per window. warmUp: the session's warm-up pass (session/prepare.js), which this layer is given.
- */
-async function startRunGenerator(ctx, warmUp) {
-  const { s } = ctx;
-  const role = keptRole(s);
-  ctx.repeatMode = repeatGeneratorMode(s, ctx.mix);
-  if (ctx.repeatMode.mode !== 'kept') {
-    if (s.SATURATE === 'yes' || s.REPEAT > 1)
-      log(`${role.what}: a load generator pass per ${role.each} (${ctx.repeatMode.reason})`);
-    await warmUp(s, ctx.stack, { spec: ctx.spec, workDir: ctx.workDir, signal: ctx.signal, log });
-    return;
-  }
-  log(`${role.what}: one load generator runs the warm-up and ${role.runs} (REPEAT_GENERATOR=kept)`);
-  if (s.WARMUP_S > 0) log(`warmup: warming up for ${s.WARMUP_S} s (not measured)`);
-  const kept = new KeptGenerator({ ...ctx, s: keptScenario(s) }, role.name, ctx.signal);
-  ctx.kept = kept;
-  ctx.keptName = role.name;
-  await kept.warm(s.WARMUP_S, path.join(ctx.workDir, `samples-${role.name}-warmup`));
-  ctx.startupS = KEPT_LEAD_S;
-}
-
-/**
- * Ends the kept generator; its artillery output into the report folder: artillery.json for a single window's (as a
- * pass of its own writes it), artillery-repeat*.json, artillery-saturate*.json.
- */
-async function releaseGenerator(ctx) {
-  const { kept } = ctx;
-  if (!kept) return;
-  ctx.kept = null;
-  ctx.startupS = undefined; // later windows (PROFILE=methods) start a pass of their own
-  const stem = ctx.keptName === 'measure' ? 'artillery' : `artillery-${ctx.keptName}`;
-  for (const r of await kept.stop().catch(() => []))
-    if (r.rawFile && fs.existsSync(r.rawFile))
-      copyScrubbed(r.rawFile, path.join(ctx.reportDir, `${stem}${r.index ? `-g${r.index}` : ''}.json`));
 }
 
 /** Drops the kernel's page cache (DROP_CACHES=yes); a failure is a warning, not the end of the run. */
@@ -286,6 +225,4 @@ module.exports = {
   profileMethods,
   fmtHeadline,
   windowWithFigures,
-  repeatGeneratorMode,
-  startRunGenerator,
 };

@@ -11,7 +11,7 @@ const { findStall } = require('./stall');
 const { stealBetween, cpusOf } = require('./steal');
 const { ioBetween } = require('./io');
 const { log } = require('../util/log');
-const { sleep } = require('../util/time');
+const { sleepUntil } = require('../util/time');
 
 const cpuSum = (c) => (Number.isFinite(c.total_s) ? c.total_s : c.user_s + c.system_s);
 
@@ -215,7 +215,9 @@ const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 /** The node's own request counters through Prometheus over the window: a cross-check of the generator's counts. */
 async function prometheusCrossCheck(stack, runId, w, signal) {
   const out = {};
-  await sleep(1500, signal); // let the first scrape after the window land
+  // Let the first scrape after the window land: by 1.5 s after its end (scrapes 1 s apart). Counted from the end, not
+  // from now: the window's samples, awaited before, took about that already.
+  await sleepUntil(w.end + 1500, signal);
   // A counter's rise over the window, as of the scrapes (1 s apart) before each edge; null when either is missing.
   // A fleet's replica that died in the window has no sample at its end (its series went stale): each replica's last
   // sample within the window's span is summed instead, so that what it served before it died still counts.

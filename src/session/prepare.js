@@ -82,8 +82,11 @@ async function syncStep(s, stack, { run, phase, signal, log, rpc }) {
   log(`synced after ${check.seconds.toFixed(1)} s at block ${check.head}`);
 }
 
-/** Waits for sync, creates history on a fresh dev chain, harvests the parameter pool into reportDir/params.json. */
-async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix, rpc }) {
+/**
+ * Waits for sync, creates history on a fresh dev chain, harvests the parameter pool into poolFile. onSynced is called
+ * once the node is synced, before the history (if any) and the harvest.
+ */
+async function syncAndHarvest(s, stack, { run, phase, poolFile, signal, log, mix, rpc, onSynced }) {
   const chain = chains[s.CHAIN];
   const steps = { run, phase, signal, log, rpc };
   const net = stack.network;
@@ -91,8 +94,10 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
     // SYNC=network: the chain is built on the network first; the node then downloads it from its peers
     await historyStep(s, stack, net.historyUrl, steps);
     await syncStep(s, stack, steps);
+    onSynced();
   } else {
     await syncStep(s, stack, steps);
+    onSynced();
     // on a network the history is sent through the block producer and reaches the node in blocks
     await historyStep(s, stack, net ? net.historyUrl : stack.rpcUrl, steps);
     if (net && run.history) await net.awaitHead({ signal });
@@ -132,7 +137,6 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
       rpc,
     });
   }
-  const poolFile = path.join(reportDir, 'params.json');
   fs.writeFileSync(poolFile, `${JSON.stringify(scrubDeep(pool))}\n`);
   log(
     `parameter pool: ${chain.describePool ? chain.describePool(pool) : `${pool.blocks.length} blocks, ${pool.tx_hashes.length} transactions, ${pool.addresses.length} addresses, contract ${pool.contract || 'none'}`}`,
@@ -140,7 +144,6 @@ async function syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mi
   // a replay brings its own parameters
   const missing = replaySpec(s) ? [] : chain.missingForMix(pool, Object.keys(mix));
   if (missing.length) throw new Error(`the chain lacks what the workload needs: ${missing.join('; ')}`);
-  return poolFile;
 }
 
 /** The generator spec builder for this stack: the workload's endpoint, pool, mix and seed; `over` sets the window. */
@@ -200,6 +203,8 @@ async function warmUp(s, stack, { spec, workDir, signal, log, name = 'warmup' })
  * exit names what it left)
  * @param {(info:object)=>void} o.onNodeExit called when the node exits or restarts
  * @param {boolean} [o.warm] warm up now (false: the caller calls warmUp when it chooses)
+ * @param {(ctx:object)=>void} [o.onSynced] called with the measuring context once the node is synced, before the
+ * history and the harvest (the run's kept generator starts then; the pool file is written before prepareNode returns)
  * @returns {Promise<object>} the measuring context: s, stack, chain, spec, workDir, reportDir, runId, signal, mix,
  * warnings
  */
@@ -216,6 +221,7 @@ async function prepareNode(
     onStarting = () => {},
     onNodeExit,
     warm = true,
+    onSynced = () => {},
   },
 ) {
   const phase = (name) => {
@@ -229,8 +235,10 @@ async function prepareNode(
   const rpc = retrying(rpcCall, { budgetS: s.RETRY_S, log, tally: run.retries, phase: () => run.phase });
   const stack = await provision(s, { run, runId, workDir, signal, log, onNodeExit, onStarting, rpc });
   onStack(stack);
-  const poolFile = await syncAndHarvest(s, stack, { run, phase, reportDir, signal, log, mix, rpc });
+  const poolFile = path.join(reportDir, 'params.json');
   const spec = specBuilder(s, stack, { poolFile, mix, log });
+  const ctx = { s, stack, chain, spec, workDir, reportDir, runId, signal, mix, warnings: run.warnings };
+  await syncAndHarvest(s, stack, { run, phase, poolFile, signal, log, mix, rpc, onSynced: () => onSynced(ctx) });
   if (warm) {
     phase('warmup');
     await warmUp(s, stack, { spec, workDir, signal, log });
@@ -240,7 +248,7 @@ async function prepareNode(
     const period = await stack.cpu.calibrate(signal);
     log(`the node's CPU counter refreshes every ${(period / 1000).toFixed(1)} s; windows are aligned to its refreshes`);
   }
-  return { s, stack, chain, spec, workDir, reportDir, runId, signal, mix, warnings: run.warnings };
+  return ctx;
 }
 
 module.exports = { prepareNode, warmUp };

@@ -11,7 +11,9 @@
 // sets one), send from the window's send_from until its stop_at with a
 // recorder of that window's own, write its samples (and a quiet file once
 // the window's requests are all answered), and wait for the next, until the
-// session's end file appears.
+// session's end file appears. Its workers read the parameter pool when the
+// first window opens: the generator may start while the node's history is
+// still being created and the pool harvested (measure/phases.js).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -89,11 +91,13 @@ function markQuiet(recorder, file) {
 /** The seed a worker draws with: the pass's, this generator's share of it, and the worker's thread. */
 const workerSeed = (spec) => (spec.seed || 0) + threadId * 7919;
 
+const readPool = (spec) => JSON.parse(fs.readFileSync(spec.pool_file, 'utf8'));
+
 function loadGenerator() {
   const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
-  const pool = JSON.parse(fs.readFileSync(spec.pool_file, 'utf8'));
   const worker = `${process.pid}-${threadId}`;
-  if (spec.session_dir) return keptGenerator(spec, pool, worker);
+  if (spec.session_dir) return keptGenerator(spec, worker);
+  const pool = readPool(spec);
   // Users keep sending until stop_at (a little after the window's end), so the load does not drop before the
   // node's CPU is read at the end edge; completions after end_at count only for requests up to that read.
   if (!(spec.stop_at >= spec.end_at)) spec.stop_at = spec.end_at;
@@ -109,15 +113,13 @@ function loadGenerator() {
  * A worker of a generator kept across windows. g.spec, g.recorder, g.random, g.pickMethod and g.flush are the current
  * window's (read them at each use); g.nextWindow() resolves true at the next window's send_from, false at the
  * session's end (g.ended). g.onWindow hooks run as each window is loaded (the lean engine prepares its requests).
+ * g.pool is null until the first window opens (the pool file is written by then).
  */
-function keptGenerator(base, pool, worker) {
+function keptGenerator(base, worker) {
   const dir = base.session_dir;
   const g = {
     spec: { ...base, send_from: Infinity, start_at: Infinity, end_at: Infinity, stop_at: 0 }, // no window yet
-    pool,
-    random: null,
-    pickMethod: null,
-    recorder: null,
+    ...{ pool: null, random: null, pickMethod: null, recorder: null },
     flush: () => {},
     extras: {},
     kept: true,
@@ -127,6 +129,7 @@ function keptGenerator(base, pool, worker) {
   };
   fs.writeFileSync(path.join(dir, `worker-${worker}`), ''); // the orchestrator waits for every registered worker
   const open = (win) => {
+    if (!g.pool) g.pool = readPool(base);
     const spec = { ...base, ...win };
     spec.seed = ((win.seed || 0) + 104729 * (base.generator_index || 0)) % 2147483647; // as split.js shares a seed
     // A window with a rate of its own (a saturation step): this generator's share of it, as split.js shares RATE.

@@ -128,6 +128,32 @@ describe('a load generator kept across windows', function () {
     await Promise.all(users); // the users end with the session
   });
 
+  it('reads the parameter pool when its first window opens: it may start before the pool is harvested', async () => {
+    const early = tmpDir();
+    const poolFile = path.join(early, 'params.json');
+    const specFile = path.join(early, 'spec.json');
+    fs.mkdirSync(path.join(early, 'session'));
+    const base = { rpc_url: node.url, pool_file: poolFile, mix: { eth_blockNumber: 1 }, timeout_ms: 400, seed: 1 };
+    fs.writeFileSync(specFile, JSON.stringify({ ...base, session_dir: path.join(early, 'session') }));
+    const before = process.env.CHAINPERF_GENERATOR_SPEC;
+    process.env.CHAINPERF_GENERATOR_SPEC = specFile;
+    try {
+      const g = require('../../src/workload/generator').loadGenerator(); // no pool file yet: it loads all the same
+      assert.equal(g.pool, null);
+      fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 5, head: 3, blocks: [1, 2, 3] }));
+      const from = Date.now() + 50;
+      const win = { send_from: from, start_at: from, end_at: from + 100, stop_at: from + 150, samples_dir: null };
+      fs.writeFileSync(path.join(early, 'session', 'window-1.json'), JSON.stringify(win));
+      assert.equal(await g.nextWindow(), true);
+      assert.deepEqual(g.pool.blocks, [1, 2, 3], 'the pool written before the window opened');
+      fs.writeFileSync(path.join(early, 'session', 'end'), '');
+      await sleep(200);
+      assert.equal(await g.nextWindow(), false, 'the session ended');
+    } finally {
+      process.env.CHAINPERF_GENERATOR_SPEC = before;
+    }
+  });
+
   it('marks a window quiet only once the requests it sent are answered, not at stop_at', async () => {
     // a session of its own: the one above has ended
     session = tmpDir();
@@ -175,7 +201,7 @@ describe('a load generator kept across windows', function () {
   });
 
   it('REPEAT keeps its generator by default; REPEAT_GENERATOR=per-window and a workload that needs a pass say why not', () => {
-    const { repeatGeneratorMode } = require('../../src/measure/phases');
+    const { repeatGeneratorMode } = require('../../src/measure/run-generator');
     const s = { REPEAT_GENERATOR: 'kept', CHAIN: 'ethereum', WORKLOAD: 'eth-default', COLD: 'no', RAMP_S: 0 };
     assert.deepEqual(repeatGeneratorMode(s, { eth_call: 1 }), { mode: 'kept', reason: null });
     assert.deepEqual(repeatGeneratorMode({ ...s, REPEAT_GENERATOR: 'per-window' }, { eth_call: 1 }), {

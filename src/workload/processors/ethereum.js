@@ -27,30 +27,32 @@ const { newWriter, isWrite } = require('../writes');
 const { newSubscriber, isSubscription } = require('../subscriptions');
 
 // g.spec, g.recorder, g.random and g.pickMethod are the current window's: a generator kept across windows (A/B
-// sessions, generator.js) changes them as each window opens. `spec` is the pass's: its URL, timeout, pool, workload.
+// sessions, generator.js) changes them as each window opens, and reads g.pool when its first one does. `spec` is the
+// pass's: its URL, timeout, workload.
 const g = loadGenerator();
-const { spec, pool, extras } = g;
+const { spec, extras } = g;
 useNativeUtf8Decoding(); // ethers' own UTF-8 decoder was a third of this generator's CPU (provider.js)
 // Users keep sending until stop_at, a little past the window (generator.js); a subscription workload holds its
 // subscriptions to the window's end only: one opened after it would be closed before it was established.
 const holdsSubscriptions = Object.keys(spec.mix).some(isSubscription);
 const until = () => (holdsSubscriptions ? g.spec.end_at : g.spec.stop_at);
-const network = ethers.Network.from(pool.chain_id);
 const overWs = isWebSocketUrl(spec.rpc_url); // TRANSPORT=ws gives a ws:// or wss:// URL
-const options = { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 };
 
 /**
  * HTTP: a FetchRequest whose bytes travel on keep-alive sockets of chainperf's own (ethers-http.js: Node's http client
  * cost more than ethers itself). ws: a WebSocketProvider, made again if its socket closes.
  */
 function makeProvider() {
+  const network = ethers.Network.from(g.pool.chain_id);
+  const options = { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 };
   if (overWs) return ethersProvider(spec.rpc_url, network, options);
   const fetchReq = fetchRequestFor(spec.rpc_url);
   fetchReq.timeout = spec.timeout_ms;
   fetchReq.getUrlFunc = ethersGetUrl(spec.rpc_url, { timeoutMs: spec.timeout_ms });
   return ethersProvider(spec.rpc_url, network, options, { fetchRequest: fetchReq });
 }
-let provider = makeProvider();
+// A kept generator's is made at its first request: its pool is read when its first window opens (generator.js)
+let provider = g.pool ? makeProvider() : null;
 
 const gate = spec.shape ? shapedGate(spec.shape, spec.start_at) : null;
 
@@ -61,6 +63,7 @@ const TIMEOUT = Object.freeze({ code: 'TIMEOUT' });
  * itself; ethers' WebSocketProvider has no timeout, so one is raced here.
  */
 function send(method, params) {
+  if (!provider) provider = makeProvider();
   if (!overWs) return provider.send(method, params);
   if (provider.closed()) {
     provider.destroy();
@@ -89,7 +92,7 @@ async function sendRequest(context, events) {
   const method = g.pickMethod(g.random());
   if (isWrite(method)) return writeOne(method, context.vars);
   if (isSubscription(method)) return holdOne(method);
-  const params = paramsFor(method, pool, g.random);
+  const params = paramsFor(method, g.pool, g.random);
   const recorder = g.recorder; // the window it was sent in, should a kept generator's next one open before the answer
   recorder.started();
   const t0 = performance.now();
@@ -114,7 +117,7 @@ let writer = null;
 async function writeOne(kind, vars) {
   if (!writer) {
     const claimsDir = `${process.env.CHAINPERF_GENERATOR_SPEC.replace(/\.generator\.json$/, '')}.writers`;
-    writer = newWriter({ spec, pool, recorder: g.recorder, extras, send, classify: classifyError, claimsDir });
+    writer = newWriter({ spec, pool: g.pool, recorder: g.recorder, extras, send, classify: classifyError, claimsDir });
   }
   try {
     await writer.write(kind, vars);
@@ -128,7 +131,7 @@ async function writeOne(kind, vars) {
 let subscriber = null;
 /** A subscription held by this virtual user until the window closes (subscriptions.js). */
 async function holdOne(kind) {
-  if (!subscriber) subscriber = newSubscriber({ spec, pool, recorder: g.recorder, extras });
+  if (!subscriber) subscriber = newSubscriber({ spec, pool: g.pool, recorder: g.recorder, extras });
   await subscriber.hold(kind);
   // ended early (an error): not in a tight loop
   if (Date.now() < spec.end_at) await new Promise((r) => setTimeout(r, 1000));
