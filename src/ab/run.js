@@ -167,9 +167,10 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
     record: () => ab,
   });
   try {
-    await startBoth([A, B], { runId, signal, controller });
-    ab.shared_pool = shareParameterPool(A, B, ab.warnings);
-    await warmBoth([A, B], signal, chooseGenerators(ab, [A, B], sa.AB_GENERATOR));
+    const mode = chooseGenerators(ab, [A, B], sa.AB_GENERATOR);
+    await startBoth([A, B], { runId, signal, controller, mode });
+    ab.shared_pool = shareParameterPool(A, B, ab.warnings); // before the warm-up: a kept generator reads it then
+    await warmBoth([A, B], signal, mode);
     ab.stop_reason = await measurePairs(ab, A, B, signal);
     await stopKept([A, B]);
     ab.status = 'ok';

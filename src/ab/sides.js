@@ -18,6 +18,7 @@ const { copyScrubbed, copyTailScrubbed } = require('../util/scrub');
 const { windowFigures } = require('./figures');
 const { summarizeSideProfile } = require('./shared');
 const { KEPT_LEAD_S, KeptGenerator, keptRefusal } = require('../measure/kept-generator');
+const { loadMix } = require('../workload/artillery');
 
 /** One side of the session: its scenario, folders, run record and (once started) measuring context. */
 function newSide(key, resolved, { dir, runId }) {
@@ -84,10 +85,10 @@ function sideRecord(side) {
 }
 
 /**
- * Starts both nodes (each synced and harvested), then warms both up back to back, so neither cools while the other
- * starts.
+ * Starts both nodes (each synced and harvested). mode kept: each side's generator starts as soon as its node is synced
+ * (its start-up overlaps the history and the harvest); its workers wait for warmBoth.
  */
-async function startBoth(sides, { runId, signal, controller }) {
+async function startBoth(sides, { runId, signal, controller, mode = 'per-window' }) {
   for (const side of sides) {
     log(
       `${side.key}: ${side.file} (${side.s.CHAIN}/${side.s.CLIENT}, RUNTIME=${side.s.RUNTIME}, WORKLOAD=${side.s.WORKLOAD})`,
@@ -99,6 +100,9 @@ async function startBoth(sides, { runId, signal, controller }) {
       reportDir: side.reportDir,
       signal,
       warm: false,
+      onSynced: (ctx) => {
+        if (mode === 'kept') side.kept = new KeptGenerator(ctx, `session-${side.key}`, signal);
+      },
       onStarting: (x) => {
         side.starting = x;
       },
@@ -123,7 +127,7 @@ async function startBoth(sides, { runId, signal, controller }) {
 function generatorMode(sides, setting) {
   if (setting !== 'kept') return { mode: 'per-window', reason: `AB_GENERATOR=${setting}` };
   for (const side of sides) {
-    const why = keptRefusal(side.s, side.ctx.mix);
+    const why = keptRefusal(side.s, loadMix(side.s.WORKLOAD)); // known before the side starts: prepareNode's mix
     if (why) return { mode: 'per-window', reason: `${side.key}: ${why}` };
   }
   return { mode: 'kept', reason: null };
@@ -134,10 +138,11 @@ function generatorMode(sides, setting) {
  * generator starts with its warm-up and stays for the session (measure/kept-generator.js).
  */
 async function warmBoth(sides, signal, mode = 'per-window') {
-  // Both kept generators start together, before either warm-up, and each warm-up is counted from its generator's
-  // first worker (KeptGenerator.warm). Without both, A/A sessions leaned to B higher (1.02, 1.06, 1.077 in a CI
-  // run): B's node was warmed longer (docs/results.md, A/B sessions).
-  if (mode === 'kept') for (const side of sides) side.kept = new KeptGenerator(side.ctx, `session-${side.key}`, signal);
+  // Both kept generators have started (startBoth) before either warm-up, and each warm-up is counted from its
+  // generator's first worker (KeptGenerator.warm). Without both, A/A sessions leaned to B higher (1.02, 1.06, 1.077 in
+  // a CI run): B's node was warmed longer (docs/results.md, A/B sessions).
+  if (mode === 'kept')
+    for (const side of sides) if (!side.kept) side.kept = new KeptGenerator(side.ctx, `session-${side.key}`, signal);
   for (const side of sides) {
     side.run.phase = 'warmup';
     if (mode === 'kept') {

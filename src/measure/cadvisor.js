@@ -53,23 +53,37 @@ const selector =
     `${metric}{name="${container}"${extra}}`;
 
 /**
+ * The samples of series selectorText from fromMs on, once one stamped after toMs has reached Prometheus: looked for
+ * lagMs after toMs (cAdvisor's samples take that long to be scraped), then every 500 ms for up to waitMs more.
+ * `after` is false when none came (the container stopped, or cAdvisor did).
+ */
+async function samplesPast(promUrl, selectorText, fromMs, toMs, { lagMs, waitMs, signal }) {
+  await sleep(toMs + lagMs - Date.now(), signal);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const xs = await rawSamples(promUrl, selectorText, fromMs, toMs + 15000, signal);
+    const after = xs.some((x) => x.t_ms > toMs);
+    if (after || Date.now() > deadline) return { xs, after };
+    await sleep(500, signal);
+  }
+}
+
+/**
  * Waits until Prometheus holds a CPU sample of the container stamped after toMs, then returns every sample in
  * [fromMs, toMs], with its user and system parts.
  */
 async function cpuSamplesBetween(promUrl, container, { fromMs, toMs, lagMs, waitMs, signal }) {
   const sel = selector(container);
-  await sleep(toMs + lagMs - Date.now(), signal);
-  const deadline = Date.now() + waitMs;
-  let total;
-  for (;;) {
-    total = await rawSamples(promUrl, sel('container_cpu_usage_seconds_total'), fromMs, toMs + 15000, signal);
-    if (total.some((x) => x.t_ms > toMs)) break;
-    if (Date.now() > deadline)
-      throw new Error(
-        `cAdvisor has no sample of container ${container} after the window's end in Prometheus; is cAdvisor running?`,
-      );
-    await sleep(500, signal);
-  }
+  const past = await samplesPast(promUrl, sel('container_cpu_usage_seconds_total'), fromMs, toMs, {
+    lagMs,
+    waitMs,
+    signal,
+  });
+  if (!past.after)
+    throw new Error(
+      `cAdvisor has no sample of container ${container} after the window's end in Prometheus; is cAdvisor running?`,
+    );
+  const total = past.xs;
   const [user, system] = await Promise.all([
     rawSamples(promUrl, sel('container_cpu_user_seconds_total'), fromMs, toMs + 15000, signal),
     rawSamples(promUrl, sel('container_cpu_system_seconds_total'), fromMs, toMs + 15000, signal),
@@ -165,14 +179,8 @@ function interpolateAt(xs, t) {
  */
 async function counterAround(promUrl, container, fromMs, toMs, { lagMs = 2500, waitMs = 15000, signal } = {}) {
   const sel = selector(container)('container_cpu_usage_seconds_total');
-  await sleep(toMs + lagMs - Date.now(), signal);
-  const deadline = Date.now() + waitMs;
-  let xs = await rawSamples(promUrl, sel, fromMs - 10000, toMs + 15000, signal);
-  while (!xs.some((x) => x.t_ms > toMs) && Date.now() < deadline) {
-    await sleep(500, signal);
-    xs = await rawSamples(promUrl, sel, fromMs - 10000, toMs + 15000, signal);
-  }
-  return { container, xs, stopped: !xs.some((x) => x.t_ms > toMs) };
+  const { xs, after } = await samplesPast(promUrl, sel, fromMs - 10000, toMs, { lagMs, waitMs, signal });
+  return { container, xs, stopped: !after };
 }
 
 /**

@@ -214,7 +214,7 @@ describe('a load generator kept across windows', function () {
 
   it("follows the session's AB_GENERATOR (read from A), whatever B's scenario says, and a side's workload", () => {
     const s = { CHAIN: 'ethereum', WORKLOAD: 'eth-default', COLD: 'no', RAMP_S: 0 };
-    const side = (key, over = {}) => ({ key, s: { ...s, ...over }, ctx: { mix: { eth_call: 1 } } });
+    const side = (key, over = {}) => ({ key, s: { ...s, ...over } });
     assert.match(generatorMode([side('A'), side('B')], 'per-window').reason, /AB_GENERATOR=per-window/);
     assert.deepEqual(generatorMode([side('A'), side('B', { AB_GENERATOR: 'per-window' })], 'kept'), {
       mode: 'kept',
