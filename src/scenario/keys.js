@@ -466,7 +466,7 @@ const KEYS = {
     type: 'enum',
     values: ['kept', 'per-window'],
     default: 'kept',
-    doc: "How a run's windows get their load (one window, REPEAT's, SATURATE=yes's steps). kept: one load generator starts before the first idle baseline, runs the warm-up (WARMUP_S, at least 1 s of unmeasured load that proves its workers up), then every window, idle between them, so each window has about 1 s of lead-in instead of artillery's 6 s start-up, as ./run.sh ab does (AB_GENERATOR); a saturation step's window carries its rate (GENERATOR=lean). per-window: an artillery pass for the warm-up and one per window. A workload that needs a pass per window (a replay, a SHAPE, writes, subscriptions, COLD=yes, an open loop through ethers, Substrate) uses per-window; run.json's window_generator (one window), repetitions_generator or saturation.generator says which and why.",
+    doc: "How a run's windows get their load (one window, REPEAT's, SATURATE=yes's steps). kept: one load generator starts as soon as the node is synced (overlapping the history and the harvest), runs the warm-up (WARMUP_S, at least 1 s of unmeasured load that proves its workers up), then every window, idle between them, so each window has about 1 s of lead-in instead of artillery's 6 s start-up, as ./run.sh ab does (AB_GENERATOR); a saturation step's window carries its rate (GENERATOR=lean). per-window: an artillery pass for the warm-up and one per window. A workload that needs a pass per window (a replay, a SHAPE, writes, subscriptions, COLD=yes, an open loop through ethers, Substrate) uses per-window; run.json's window_generator (one window), repetitions_generator or saturation.generator says which and why.",
   },
   DROP_CACHES: {
     type: 'enum',
