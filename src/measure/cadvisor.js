@@ -184,6 +184,37 @@ async function counterAround(promUrl, container, fromMs, toMs, { lagMs = 2500, w
 }
 
 /**
+ * counterAround's reads, each made once per container and window: a placed fleet's window reads every replica's
+ * counter for the fleet's CPU (containersCadvisorSource) and again for the replica's own row (edgesIn).
+ * @param {string} promUrl
+ * @param {{lagMs?: number, waitMs?: number}} [opts]
+ */
+function sharedCounters(promUrl, opts = {}) {
+  const reads = new Map();
+  const around = (container, fromMs, toMs, signal) => {
+    const key = `${container} ${fromMs} ${toMs}`;
+    if (!reads.has(key)) {
+      reads.set(key, counterAround(promUrl, container, fromMs, toMs, { ...opts, signal }));
+      if (reads.size > 64) reads.delete(reads.keys().next().value); // a window's reads are done with by the next
+    }
+    return reads.get(key);
+  };
+  return {
+    around,
+    /** A container's first and last samples inside [startMs, endMs] ({at_ms, total_s}); fewer than two throw. */
+    async edgesIn(container, startMs, endMs, signal) {
+      const xs = (await around(container, startMs, endMs, signal)).xs.filter(
+        (x) => x.t_ms >= startMs && x.t_ms <= endMs,
+      );
+      if (xs.length < 2)
+        throw new Error(`cAdvisor has fewer than two samples of container ${container} inside the window`);
+      const at = (x) => ({ at_ms: x.t_ms, total_s: x.v });
+      return { a: at(xs[0]), b: at(xs[xs.length - 1]) };
+    },
+  };
+}
+
+/**
  * The CPU of several containers together (a fleet's replicas on swarm nodes whose engines chainperf does not reach),
  * from their cAdvisors through Prometheus. Their samples are taken at different instants: the fleet's CPU window runs
  * from the latest of their first samples inside the planned window to the earliest of their last ones (so that every
@@ -192,9 +223,9 @@ async function counterAround(promUrl, container, fromMs, toMs, { lagMs = 2500, w
  * samples stopped (it exited) keeps its last value and does not shorten the window.
  * @param {string} promUrl
  * @param {string[]} containers the containers' names, as cAdvisor labels their series
- * @param {{lagMs?: number, waitMs?: number}} [opts]
+ * @param {ReturnType<typeof sharedCounters>} [counters] where the counters are read (shared with the replicas' rows)
  */
-function containersCadvisorSource(promUrl, containers, opts = {}) {
+function containersCadvisorSource(promUrl, containers, counters = sharedCounters(promUrl)) {
   return {
     kind: 'cadvisor',
     describe: `cAdvisor counters of containers ${containers.join(', ')} through Prometheus (container_cpu_usage_seconds_total), each interpolated linearly between its own samples at two instants inside the window (the latest first sample of any of them, the earliest last one), summed`,
@@ -202,9 +233,7 @@ function containersCadvisorSource(promUrl, containers, opts = {}) {
     sampled: true,
     /** The two instants and every whole second between them (for the charts), each the containers' counters summed. */
     async edgesInside(startMs, endMs, signal) {
-      const each = await Promise.all(
-        containers.map((c) => counterAround(promUrl, c, startMs, endMs, { ...opts, signal })),
-      );
+      const each = await Promise.all(containers.map((c) => counters.around(c, startMs, endMs, signal)));
       const inside = (e) => e.xs.filter((x) => x.t_ms >= startMs && x.t_ms <= endMs);
       for (const e of each)
         if (inside(e).length < (e.stopped ? 1 : 2))
@@ -231,4 +260,4 @@ function containersCadvisorSource(promUrl, containers, opts = {}) {
   };
 }
 
-module.exports = { cadvisorSource, containersCadvisorSource, interpolateAt, rawSamples };
+module.exports = { cadvisorSource, containersCadvisorSource, sharedCounters, interpolateAt, rawSamples };

@@ -18,7 +18,7 @@ const { cpusOf } = require('../measure/steal');
 const { sleep } = require('../util/time');
 const { MOUNT } = require('../network/compose-network');
 const { serviceOf } = require('./compose-fleet');
-const { cadvisorSource, containersCadvisorSource } = require('../measure/cadvisor');
+const { cadvisorSource, containersCadvisorSource, sharedCounters } = require('../measure/cadvisor');
 
 /**
  * Pins a container to cpus through this engine (a swarm has no cpuset); with a memory limit, sets its swap limit to the
@@ -155,6 +155,7 @@ async function remoteContainer(stackName, svc, place, { timeoutS, signal }) {
  * as those counters together (containersCadvisorSource), and each replica's exit from its task.
  */
 function placedFleet(stackName, promUrl) {
+  const counters = sharedCounters(promUrl); // each replica's counter read once a window, for its row and the fleet's
   return {
     describe:
       "each replica's cAdvisor through Prometheus (it runs on another swarm node): CPU between its first and last samples inside the window, divided by the requests HAProxy logged for it between those instants (span_ms); memory its working set at the last of them",
@@ -171,7 +172,7 @@ function placedFleet(stackName, promUrl) {
         group: null,
         exited: false,
         gone,
-        cpuSpan: (start, end) => own.edgesInside(start, end),
+        cpuSpan: (start, end) => counters.edgesIn(c.name, start, end),
         /** Its memory (working set) at cAdvisor's last sample in [a, b], or null. */
         memoryIn: async (a, b) => {
           const m = (await own.resources(a, b)).memory;
@@ -187,6 +188,7 @@ function placedFleet(stackName, promUrl) {
       containersCadvisorSource(
         promUrl,
         replicas.map((r) => r.container),
+        counters,
       ),
     watch: (replicas, fleet, log) =>
       watchRemoteTasks(stackName, replicas, (r, exit) => {

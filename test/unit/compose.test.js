@@ -10,7 +10,12 @@ const yaml = require('js-yaml');
 const { composeFiles, composeEnv, prometheusConfig, projectName } = require('../../src/runtime/compose-render');
 const { rulesFile, RULES } = require('../../src/runtime/prometheus-rules');
 const clients = require('../../src/clients');
-const { cadvisorSource, containersCadvisorSource, interpolateAt } = require('../../src/measure/cadvisor');
+const {
+  cadvisorSource,
+  containersCadvisorSource,
+  sharedCounters,
+  interpolateAt,
+} = require('../../src/measure/cadvisor');
 const { resolveScenario } = require('../../src/scenario/resolve');
 const { computeFigures, cpuPerRequestBetween } = require('../../src/figures');
 const { mergeSamples, newRecorder } = require('../../src/workload/samples');
@@ -242,17 +247,25 @@ describe('compose runtime: node CPU from cAdvisor samples', () => {
     const a = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((s) => [at(s), 10 + s * 0.5]);
     const b = [0.4, 1.4, 2.4, 3.4, 4.4, 5.4, 6.4, 7.4, 8.4, 9.4, 10.4, 11.4].map((s) => [at(s), 20 + s * 0.25]);
     const c = [0.7, 1.7, 2.7, 3.7, 4.7, 5.7, 6.3].map((s) => [at(s), 30 + s * 0.1]);
+    const queries = [];
     const server = http.createServer((req, res) => {
       const q = new URL(req.url, 'http://x').searchParams.get('query');
       const name = /name="([^"]+)"/.exec(q)[1];
+      queries.push(name);
       const values = ({ a, b, c }[name] || []).map(([tm, v]) => [tm / 1000, String(v)]);
       res.end(JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [{ metric: {}, values }] } }));
     });
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${server.address().port}`;
-      const src = containersCadvisorSource(url, ['a', 'b', 'c'], { lagMs: 0, waitMs: 300 });
+      const counters = sharedCounters(url, { lagMs: 0, waitMs: 300 });
+      const src = containersCadvisorSource(url, ['a', 'b', 'c'], counters);
       const w = await src.edgesInside(at(0.5), at(10));
+      // a replica's own row: its first and last samples inside the window, from the read the fleet's CPU made
+      const rowB = await counters.edgesIn('b', at(0.5), at(10));
+      assert.deepEqual([rowB.a.at_ms, rowB.b.at_ms], [at(1.4), at(9.4)]);
+      assert.ok(Math.abs(rowB.b.total_s - rowB.a.total_s - 2) < 1e-9, 'a quarter of a core over 8 s');
+      assert.equal(queries.filter((n) => n === 'b').length, 1, "b's counter read once for the fleet and its row");
       // first samples inside: a 1, b 1.4, c 0.7 -> 1.4; last: a 10, b 9.4 (c stopped, not counted) -> 9.4
       assert.equal(w.a.at_ms, at(1.4));
       assert.equal(w.b.at_ms, at(9.4));
