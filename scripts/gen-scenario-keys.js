@@ -75,6 +75,7 @@ function render() {
     '- `CHAINPERF_CACHE`: where clients are built, packages installed and STATE profiles kept (default `~/.cache/chainperf`);',
     '- `CHAINPERF_RUNS_DIR`: where each run holds its lock (default `~/.cache/chainperf/runs`; [runs.md](runs.md#killed-runs-and-runsh-clean));',
     '- `CHAINPERF_PORTS_DIR`: where runs reserve the TCP ports they draw, so that two runs starting at once never draw the same (default `/tmp/chainperf-ports`; [runs.md](runs.md#ports));',
+    '- `CHAINPERF_NPM_CACHE=no`: always `npm ci`, never the install kept in the cache ([testing.md](testing.md#the-npm-dependencies));',
     '- `CHAINPERF_CLIENTS`: comma-separated paths of client modules kept outside the repository, added to `CLIENT` ([clients.md](clients.md#adding-a-client));',
     '- `PROMETHEUS_BIN`: a Prometheus binary to use instead of the one on PATH;',
     '- `INFERNO_DIR`, `PERF_BIN`: a built inferno and a perf, for `NODE_PROFILE=cpu` ([profiles.md](profiles.md));',

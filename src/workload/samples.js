@@ -37,6 +37,7 @@ class Recorder {
     this.errors = {};
     this.inFlight = 0;
     this.inFlightAtEnd = null;
+    this.doneAfterEnd = 0; // sent before end_at, completed after it but before windowClosed() ran
     this.before = 0;
     this.skippedCount = 0;
     this.firstRequestAt = null;
@@ -64,6 +65,9 @@ class Recorder {
       return 'before';
     }
     if (now >= spec.end_at) {
+      // In flight at end_at though done by the time the end's timer fired (late on a busy machine): counted with those
+      // still in flight then.
+      if (this.inFlightAtEnd === null && now - latencyMs < spec.end_at) this.doneAfterEnd++;
       // After the window: only counted for okBetween(), up to the instant the node's CPU was read.
       // Never in the slot that holds end_at: okBetween(x, end_at) must count the window's requests only.
       if (!failure && now < (spec.stop_at || spec.end_at)) this.countOk(now, spec.end_at);
@@ -94,9 +98,12 @@ class Recorder {
     this.okSlots.set(slot, (this.okSlots.get(slot) || 0) + 1);
   }
 
-  /** The window's end has come: the requests in flight now are those it did not see complete. */
+  /**
+   * The window's end has come: the requests it did not see complete are those in flight now and those sent before the
+   * end that completed after it, before this ran.
+   */
   windowClosed() {
-    if (this.inFlightAtEnd === null) this.inFlightAtEnd = this.inFlight;
+    if (this.inFlightAtEnd === null) this.inFlightAtEnd = this.inFlight + this.doneAfterEnd;
   }
 
   /**
@@ -133,7 +140,7 @@ class Recorder {
 
   snapshot() {
     const { start_at: startAt, end_at: endAt } = this.spec;
-    const inFlight = this.inFlightAtEnd === null ? this.inFlight : this.inFlightAtEnd;
+    const inFlight = this.inFlightAtEnd === null ? this.inFlight + this.doneAfterEnd : this.inFlightAtEnd;
     const { errors, ...counters } = this.counters(inFlight);
     return {
       worker: this.worker,

@@ -98,11 +98,22 @@ describe('generator samples', () => {
     assert.equal(rec.completed('eth_call', 5, null, 2000), 'after');
     const snap = rec.snapshot();
     assert.equal(snap.before_window, 1);
-    assert.equal(snap.in_flight_at_end, 0);
+    assert.equal(snap.in_flight_at_end, 1, 'the last one was sent at 1995: in flight at the end');
     const merged = mergeSamples([snap]);
     assert.equal(merged.ok, 1);
     assert.equal(merged.failed, 1);
     assert.deepEqual(merged.errors, { x: 1 });
+  });
+
+  it("in flight at the end: those sent before it and not done, whenever the end's timer fires", () => {
+    const rec = newRecorder({ start_at: 1000, end_at: 2000 }, 'w1');
+    for (let i = 0; i < 4; i++) rec.started();
+    rec.completed('eth_call', 20, null, 1990); // inside
+    rec.completed('eth_call', 30, null, 2010); // sent at 1980, done after the end, before the late timer
+    rec.completed('eth_call', 5, null, 2020); // sent at 2015, after the end: not in flight at it
+    rec.windowClosed(); // 40 ms late: one still in flight
+    rec.completed('eth_call', 100, null, 2100);
+    assert.equal(rec.snapshot().in_flight_at_end, 2);
   });
 
   it('merges workers: totals, per method, per second with the measured span of edge seconds', () => {
