@@ -98,10 +98,7 @@ class Recorder {
     this.okSlots.set(slot, (this.okSlots.get(slot) || 0) + 1);
   }
 
-  /**
-   * The window's end has come: the requests it did not see complete are those in flight now and those sent before the
-   * end that completed after it, before this ran.
-   */
+  /** The window's end has come: it did not see complete those in flight now and those done since its end. */
   windowClosed() {
     if (this.inFlightAtEnd === null) this.inFlightAtEnd = this.inFlight + this.doneAfterEnd;
   }
