@@ -96,6 +96,7 @@ async function measureRepeated(ctx) {
     for (let r = 1; r <= s.REPEAT; r++) {
       const idle = r === 1 ? ctx.idle : s.IDLE_S > 0 ? await measureIdle(ctx.stack, s.IDLE_S, ctx.signal) : null;
       if (s.DROP_CACHES === 'yes') dropPageCache(ctx.warnings);
+      ctx.lastWindow = r === s.REPEAT; // its kept generator may end once its samples are in (measureWorkload)
       reps.push(await windowWithFigures(ctx, s.REPEAT > 1 ? `rep${r}` : 'measure', idle));
       if (s.REPEAT > 1) log(`repetition ${r} of ${s.REPEAT}: ${fmtHeadline(reps[r - 1].figures)}`);
     }

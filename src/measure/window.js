@@ -225,6 +225,8 @@ async function measureWorkload(o) {
   };
   await readEdges(m, opts);
   const { snapshots, samples } = await collectSamples(m, opts);
+  // the run's last window, its samples in and its start in time: the kept generator may exit (measureRepeated)
+  if (opts.kept && opts.lastWindow) opts.kept.finish();
   if (shape) window.shape = shapeFigures(shape, w.start, samples);
 
   const measuredCpu = await nodeCpuOver(m, stack, samples, signal);
