@@ -135,14 +135,12 @@ function generatorMode(sides, setting) {
 
 /**
  * Both sides warmed up back to back with the same workload, after the pool is settled. mode kept: each side's
- * generator starts with its warm-up and stays for the session (measure/kept-generator.js).
+ * generator (started by startBoth) runs its warm-up and stays for the session (measure/kept-generator.js).
  */
 async function warmBoth(sides, signal, mode = 'per-window') {
-  // Both kept generators have started (startBoth) before either warm-up, and each warm-up is counted from its
-  // generator's first worker (KeptGenerator.warm). Without both, A/A sessions leaned to B higher (1.02, 1.06, 1.077 in
-  // a CI run): B's node was warmed longer (docs/results.md, A/B sessions).
-  if (mode === 'kept')
-    for (const side of sides) if (!side.kept) side.kept = new KeptGenerator(side.ctx, `session-${side.key}`, signal);
+  // Both kept generators have started (startBoth, as each node was synced) before either warm-up, and each warm-up is
+  // counted from its generator's first worker (KeptGenerator.warm). Without both, A/A sessions leaned to B higher
+  // (1.02, 1.06, 1.077 in a CI run): B's node was warmed longer (docs/results.md, A/B sessions).
   for (const side of sides) {
     side.run.phase = 'warmup';
     if (mode === 'kept') {

@@ -13,7 +13,7 @@
 // the window's requests are all answered), and wait for the next, until the
 // session's end file appears. Its workers read the parameter pool when the
 // first window opens: the generator may start while the node's history is
-// still being created and the pool harvested (measure/phases.js).
+// still being created and the pool harvested (measure/run-generator.js).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -116,10 +116,12 @@ function loadGenerator() {
  * g.pool is null until the first window opens (the pool file is written by then).
  */
 function keptGenerator(base, worker) {
-  const dir = base.session_dir;
   const g = {
     spec: { ...base, send_from: Infinity, start_at: Infinity, end_at: Infinity, stop_at: 0 }, // no window yet
-    ...{ pool: null, random: null, pickMethod: null, recorder: null },
+    pool: null,
+    random: null,
+    pickMethod: null,
+    recorder: null,
     flush: () => {},
     extras: {},
     kept: true,
@@ -127,7 +129,7 @@ function keptGenerator(base, worker) {
     window: 0,
     onWindow: [],
   };
-  fs.writeFileSync(path.join(dir, `worker-${worker}`), ''); // the orchestrator waits for every registered worker
+  fs.writeFileSync(path.join(base.session_dir, `worker-${worker}`), ''); // the orchestrator waits for every registered worker
   const open = (win) => {
     if (!g.pool) g.pool = readPool(base);
     const spec = { ...base, ...win };
@@ -147,11 +149,11 @@ function keptGenerator(base, worker) {
   const poll = () =>
     new Promise((resolve) => {
       const look = () => {
-        if (fs.existsSync(path.join(dir, 'end'))) {
+        if (fs.existsSync(path.join(base.session_dir, 'end'))) {
           g.ended = true;
           return resolve(false);
         }
-        const file = path.join(dir, `window-${g.window + 1}.json`);
+        const file = path.join(base.session_dir, `window-${g.window + 1}.json`);
         if (!fs.existsSync(file)) return setTimeout(look, POLL_MS);
         g.window++;
         const win = JSON.parse(fs.readFileSync(file, 'utf8'));
