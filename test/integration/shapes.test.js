@@ -2,6 +2,14 @@
 // Load shapes on a real geth: a spike inside the measured window, through each
 // generator. The window's segments must show the shape: the spike's segment
 // served about SPIKE_FACTOR times the rate of the segment after it.
+//
+// A segment counts the requests completed in it, so requests of the spike
+// that a loaded machine answers late fall into the segment after it (CI saw
+// spikes of 252 and 275 requests/s against 132 and 123 after them, with 4 s
+// segments at 100 and 300 requests/s: a third to two thirds of a second of
+// queueing). The spike is compared with the segment before it, and the
+// segments are 8 s long, so that a generator that started a little late
+// (the run's own late-start check allows it) shortens a small share of it.
 
 const assert = require('node:assert/strict');
 const { startRun, readRun } = require('./harness');
@@ -29,13 +37,13 @@ describe('load shapes on geth', () => {
           'CREATE_HISTORY=no',
           `GENERATOR=${generator}`,
           'WORKLOAD=eth-reads-light',
-          'RATE=100',
+          'RATE=60',
           'SHAPE=spike',
           'SPIKE_FACTOR=3',
-          'SPIKE_S=4',
+          'SPIKE_S=8',
           'WARMUP_S=1',
           'IDLE_S=0',
-          'DURATION_S=12',
+          'DURATION_S=24',
         ].join('\n'),
       );
       const res = await startRun(file).done;
@@ -46,22 +54,25 @@ describe('load shapes on geth', () => {
       assert.deepEqual(
         seg.map((x) => [x.from_s, x.to_s, x.rps]),
         [
-          [0, 4, 100],
-          [4, 8, 300],
-          [8, 12, 100],
+          [0, 8, 60],
+          [8, 16, 180],
+          [16, 24, 60],
         ],
       );
-      assert.equal(run.window.end_ms - run.window.start_ms, 12000, 'the window is the same as for a steady load');
+      assert.equal(run.window.end_ms - run.window.start_ms, 24000, 'the window is the same as for a steady load');
       assert.equal(
         seg.reduce((n, x) => n + x.requests_ok, 0),
         run.figures.requests_ok,
         'the segments partition the window',
       );
-      // the first segment may be short of requests when the generator started late on a busy machine: the spike is
-      // compared with the last
-      const ratio = seg[1].achieved_rps / seg[2].achieved_rps;
-      assert.ok(ratio > 2.4 && ratio < 3.6, `spike ${seg[1].achieved_rps}/s against ${seg[2].achieved_rps}/s after it`);
-      assert.ok(Math.abs(seg[2].achieved_rps - 100) < 15, `${seg[2].achieved_rps}/s offered 100/s`);
+      // the spike's late answers count after it (above): it is compared with the segment before it
+      const ratio = seg[1].achieved_rps / seg[0].achieved_rps;
+      assert.ok(
+        ratio > 2.4 && ratio < 3.6,
+        `spike ${seg[1].achieved_rps}/s against ${seg[0].achieved_rps}/s before it`,
+      );
+      assert.ok(Math.abs(seg[0].achieved_rps - 60) < 9, `${seg[0].achieved_rps}/s offered 60/s`);
+      assert.ok(seg[2].achieved_rps >= 60 - 9, `${seg[2].achieved_rps}/s after the spike, offered 60/s`);
     });
   }
 });
