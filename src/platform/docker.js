@@ -9,7 +9,13 @@ const { promisify } = require('node:util');
 
 const SOCKET = process.env.DOCKER_SOCKET || '/var/run/docker.sock';
 
-/** One request to the engine's API; resolves {status, body} (body parsed when JSON). */
+/**
+ * One request to the engine's API; resolves {status, body} (body parsed when JSON).
+ * @param {string} method
+ * @param {string} path
+ * @param {{timeoutMs?: number, body?: any}} [opts] body: sent as JSON
+ * @returns {Promise<{status: number, body: any}>}
+ */
 function engine(method, path, { timeoutMs = 10000, body } = {}) {
   return new Promise((resolve, reject) => {
     const req = http.request(

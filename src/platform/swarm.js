@@ -74,6 +74,21 @@ async function serviceTasks(stack, service) {
   return r.body.sort((a, b) => Date.parse(b.CreatedAt) - Date.parse(a.CreatedAt));
 }
 
+/**
+ * Scales a stack's replicated service to n tasks through the managers (`docker service scale`): the swarm node that
+ * runs a task it drops stops its container with the service's stop signal, some seconds later (its agent's next
+ * assignment).
+ */
+async function scaleService(stack, service, n) {
+  const name = encodeURIComponent(`${stack}_${service}`);
+  const r = await docker.engine('GET', `/services/${name}`);
+  if (r.status !== 200) throw new Error(`Docker engine: service ${stack}_${service}: HTTP ${r.status}`);
+  const spec = { ...r.body.Spec, Mode: { Replicated: { Replicas: n } } };
+  const u = await docker.engine('POST', `/services/${name}/update?version=${r.body.Version.Index}`, { body: spec });
+  if (u.status !== 200)
+    throw new Error(`Docker engine: scaling ${stack}_${service} to ${n}: HTTP ${u.status} ${JSON.stringify(u.body)}`);
+}
+
 /** What is left of a stack: services, containers, volumes, networks (by the stack's namespace label). */
 async function stackLeftovers(stack) {
   const f = filterOf([`${NAMESPACE}=${stack}`]);
@@ -126,6 +141,7 @@ module.exports = {
   ipvsAvailable,
   stackContainers,
   serviceTasks,
+  scaleService,
   stackLeftovers,
   removeStack,
   NAMESPACE,

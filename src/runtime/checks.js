@@ -113,7 +113,6 @@ function remoteNodeChecks(v, { at }, errors) {
     );
   const not = (key, why) =>
     errors.push(`${at(key)}: ${key}: not yet with SWARM_NODE (the node on another swarm node: ${why})`);
-  if (v.FAULT) not('FAULT', 'a replica there is killed through its engine, which chainperf does not reach');
   if (v.SYNC === 'network')
     not('SYNC', "the sync's CPU is read from the node's cgroup on the machine chainperf runs on");
   if (v.STATE !== 'dev') not('STATE', 'a STATE profile is restored into a volume of the engine chainperf runs on');

@@ -31,20 +31,34 @@ function scheduleFault(s, replicas, window, state) {
       }
       const who = victim.pid ? { pid: victim.pid } : { container: victim.container };
       state.fault = { kind: 'kill-replica', replica: victim.name, ...who, at_ms: Date.now() };
-      // SIGKILL takes a moment: responses it had written may still reach the balancer until the process is gone
-      victim.onGone(() => {
-        state.fault.gone_ms = Date.now();
+      // SIGKILL takes a moment: responses it had written may still reach the balancer until the process is gone.
+      // A replica on another swarm node is killed through the swarm, seconds after the order: its gone says when.
+      victim.onGone((killed = {}) => {
+        Object.assign(state.fault, killed, { gone_ms: Date.now() });
       });
-      victim.kill();
+      Promise.resolve(victim.kill()).catch((err) => {
+        state.fault.kill_error = err.message;
+      });
     },
     Math.max(0, window.start + Number(m[1]) * 1000 - Date.now()),
   );
   return () => clearTimeout(timer);
 }
 
-/** The run's warning when the scenario's FAULT was never carried out (no window that counted reached its time). */
+/**
+ * The run's warning when the scenario's FAULT was never carried out (no window that counted reached its time), when
+ * its kill failed, or when the replica was not seen gone by the window's end (through a swarm a kill lands seconds
+ * after its order).
+ */
 function faultNotDone(s, state) {
-  if (!/^kill-replica@/.test(s.FAULT || '') || state.fault) return [];
+  if (!/^kill-replica@/.test(s.FAULT || '')) return [];
+  const f = state.fault;
+  if (f && f.kill_error) return [`FAULT=${s.FAULT}: the kill of ${f.replica} failed: ${f.kill_error}`];
+  if (f && state.unseen)
+    return [
+      `FAULT=${s.FAULT}: ${f.replica} was not seen gone by its window's end (the kill sent at ${new Date(f.at_ms).toISOString()})`,
+    ];
+  if (f) return [];
   const held = state.heldBack
     ? `: held back in ${state.heldBack} window(s) whose load began late, and no later window reached its time`
     : ': no window reached its time';
@@ -142,6 +156,10 @@ async function remoteCpu(replicas, window, a, b) {
   return spans;
 }
 
+/** The run's warning for a replica lost: when, and its exit (on another swarm node: its task's state when no code). */
+const lostProblem = (x) =>
+  `replica ${x.replica} exited at ${new Date(x.at_ms).toISOString()} (${x.signal || (x.code === null && x.task ? `its task ${x.task}` : `status ${x.code}`)})`;
+
 /** stack.fleet: the window hook (per-replica figures), the warnings, the run's record. */
 function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck, replicaSource = undefined }) {
   const faultState = { done: false, fault: null, reported: false };
@@ -180,18 +198,13 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck,
           if (faultState.fault && !faultState.reported) {
             faultState.reported = true;
             record.fault = faultRecord(faultState.fault, logText, window);
+            faultState.unseen = !faultState.fault.gone_ms;
           }
           return record;
         },
       };
     },
-    problems: () => [
-      ...lost.map(
-        (x) => `replica ${x.replica} exited at ${new Date(x.at_ms).toISOString()} (${x.signal || `status ${x.code}`})`,
-      ),
-      ...rotationProblems(rotation),
-      ...faultNotDone(s, faultState),
-    ],
+    problems: () => [...lost.map(lostProblem), ...rotationProblems(rotation), ...faultNotDone(s, faultState)],
     record: () => ({
       replicas: s.REPLICAS,
       algorithm: s.LB_ALGORITHM,
@@ -204,4 +217,4 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck,
   };
 }
 
-module.exports = { fleetHooks, scheduleFault, watchRotation, downReasons, rotationProblems };
+module.exports = { fleetHooks, scheduleFault, faultNotDone, watchRotation, downReasons, rotationProblems };

@@ -16,6 +16,7 @@ const docker = require('../platform/docker');
 const swarm = require('../platform/swarm');
 const { cpusOf } = require('../measure/steal');
 const { sleep } = require('../util/time');
+const { killPlaced, watchRemoteTasks } = require('./swarm-tasks');
 const { MOUNT } = require('../network/compose-network');
 const { serviceOf } = require('./compose-fleet');
 const { cadvisorSource, containersCadvisorSource, sharedCounters } = require('../measure/cadvisor');
@@ -84,6 +85,7 @@ async function remotePlacement(s, st, nodeCpus) {
     out.replicas = Object.fromEntries(
       Array.from({ length: s.REPLICAS - 1 }, (_, k) => [serviceOf(k + 2), placed[(k + 1) % placed.length]]),
     );
+  if (s.FAULT && s.REPLICAS > 1) out.killed = serviceOf(s.REPLICAS); // the last replica (fleet-hooks.js)
   return out;
 }
 
@@ -162,7 +164,10 @@ function placedFleet(stackName, promUrl) {
     replica(r, c) {
       const gone = [];
       const own = cadvisorSource(promUrl, c.name);
-      return {
+      const fireGone = (info) => {
+        for (const fn of gone.splice(0)) fn(info);
+      };
+      const replica = {
         name: r.name,
         service: r.service,
         container: c.name,
@@ -178,11 +183,15 @@ function placedFleet(stackName, promUrl) {
           const m = (await own.resources(a, b)).memory;
           return m.length ? m[m.length - 1].bytes : null;
         },
-        kill: async () => {
-          throw new Error(`${r.name} runs on ${c.hostname}, whose engine chainperf does not reach`);
+        killing: false,
+        kill: () => {
+          replica.killing = true;
+          return killPlaced(stackName, { service: r.service, task: c.task, hostname: c.hostname }, fireGone);
         },
         onGone: (fn) => gone.push(fn),
+        fireGone,
       };
+      return replica;
     },
     cpuOf: (replicas) =>
       containersCadvisorSource(
@@ -192,65 +201,12 @@ function placedFleet(stackName, promUrl) {
       ),
     watch: (replicas, fleet, log) =>
       watchRemoteTasks(stackName, replicas, (r, exit) => {
-        for (const fn of r.gone) fn();
+        if (!r.killing) r.fireGone(); // a kill's own watch tells when its task stopped
         if (fleet.stopping) return;
-        fleet.lost.push({ replica: r.name, at_ms: Date.now(), code: exit.code, signal: null });
+        // its task's state too: a task the swarm removed (FAULT's scaling to 0 removes it) has no exit code left
+        fleet.lost.push({ replica: r.name, at_ms: Date.now(), code: exit.code, signal: null, task: exit.status });
         log(`replica ${r.name} (task ${r.task} on ${r.host}) stopped: ${exit.status}, exit code ${exit.code}`);
       }),
-  };
-}
-
-/** The remote task's state as an exit (nodeExitOf's shape), or null while it runs. */
-function taskExitOf(t) {
-  if (t && t.Status.State === 'running') return null;
-  if (!t) return { code: null, signal: null, status: 'removed' };
-  const code = t.Status.ContainerStatus ? t.Status.ContainerStatus.ExitCode : null;
-  return { code: code === undefined ? null : code, signal: null, status: t.Status.State };
-}
-
-/**
- * Containers on other swarm nodes (a fleet's replicas), their tasks looked at every second through the swarm's
- * managers: onExit(container, exit) once for each one that stops running. Returns the stop of the watch.
- */
-function watchRemoteTasks(stackName, containers, onExit) {
-  let polling = false;
-  const timer = setInterval(async () => {
-    if (polling) return;
-    polling = true;
-    try {
-      for (const c of containers.filter((x) => !x.exited)) {
-        const gone = taskExitOf((await swarm.serviceTasks(stackName, c.service)).find((x) => x.ID === c.task));
-        if (gone) {
-          c.exited = true;
-          onExit(c, gone);
-        }
-      }
-    } catch {
-      // a manager busy for a moment: look again
-    } finally {
-      polling = false;
-    }
-  }, 1000);
-  return () => clearInterval(timer);
-}
-
-/** The remote node's task watched through the swarm every second: one that stops running ends the run. */
-function watchRemoteNode(stack, stackName, container) {
-  let exitInfo = null;
-  const listeners = [];
-  const stop = watchRemoteTasks(stackName, [{ ...container }], (_, gone) => {
-    exitInfo = gone;
-    for (const fn of listeners) fn(gone);
-  });
-  stack.cleanups.push(stop); // before the stack goes: its removal is not the node exiting
-  stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : listeners.push(fn));
-  /** For the readiness checks: why the node is gone, or null. */
-  return async () => {
-    const t = (await swarm.serviceTasks(stackName, 'node')).find((x) => x.ID === container.task);
-    const gone = taskExitOf(t);
-    return gone
-      ? `the node's task on ${container.hostname} stopped while the stack was starting (${gone.status}, exit code ${gone.code}); see node.log`
-      : null;
   };
 }
 
@@ -262,6 +218,4 @@ module.exports = {
   remoteInit,
   remoteContainer,
   placedFleet,
-  watchRemoteNode,
-  taskExitOf,
 };

@@ -24,7 +24,8 @@
 //   container (a named one would outlive the stack on a machine chainperf
 //   does not reach); on a network, the network's folder goes there as a
 //   config and a secret of the stack, and the container runs the client's
-//   init before the node.
+//   init before the node; FAULT's replica stops with SIGKILL (it is killed by
+//   scaling its service to 0, swarm-tasks.js).
 
 const path = require('node:path');
 const { MOUNT } = require('../network/compose-network');
@@ -40,6 +41,12 @@ const DROPPED = [
   'mem_limit',
   'memswap_limit',
 ];
+
+/**
+ * FAULT=kill-replica with SWARM_NODE: the replica to kill is stopped by scaling its service to 0, and a swarm node
+ * stops a task's container with the service's stop signal: SIGKILL at once, as the compose runtime's kill.
+ */
+const KILLED_BY_SCALING = { stop_signal: 'SIGKILL', stop_grace_period: '0s' };
 
 /** A port as a swarm publishes it: host mode, on every interface. */
 const hostModePort = (p) => ({
@@ -91,9 +98,10 @@ function remoteNode(out, svc, remote, stackFiles, name = 'node') {
 /**
  * @param {any} doc the project as `compose config` renders it (parsed)
  * @param {{nodeId: string, remote?: {hostname: string, cpus: number,
- *   init?: {entrypoint: string[], initArgs: string[]}, replicas?: Object<string, {hostname: string}>}|null}} o the
- *   swarm node everything is placed on (this machine's); remote: the node service's own (SWARM_NODE), its CPU quota,
- *   on a network the client's init, and with REPLICAS each other replica's swarm node
+ *   init?: {entrypoint: string[], initArgs: string[]}, replicas?: Object<string, {hostname: string}>,
+ *   killed?: string}|null}} o the swarm node everything is placed on (this machine's); remote: the node service's own
+ *   (SWARM_NODE), its CPU quota, on a network the client's init, with REPLICAS each other replica's swarm node, and
+ *   with FAULT the replica's service it kills
  * @returns {{version: string, services: Object<string, any>, volumes: Object<string, any>, configs?: any,
  *   secrets?: any}}
  */
@@ -114,6 +122,7 @@ function swarmStack(doc, { nodeId, remote = null }) {
     if (svc.mem_limit) out.deploy.resources = { limits: { memory: String(svc.mem_limit) } };
     const place = !remote ? null : name === 'node' ? remote : remote.replicas && remote.replicas[name];
     if (place) remoteNode(out, svc, { ...remote, ...place }, stackFiles, name);
+    if (place && remote.killed === name) Object.assign(out, KILLED_BY_SCALING);
     services[name] = out;
   }
   const named = new Set(
@@ -127,4 +136,4 @@ function swarmStack(doc, { nodeId, remote = null }) {
   return { version: '3.8', services, volumes, ...files };
 }
 
-module.exports = { swarmStack, DROPPED };
+module.exports = { swarmStack, DROPPED, KILLED_BY_SCALING };

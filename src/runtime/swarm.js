@@ -30,10 +30,10 @@ const {
   remotePlacement,
   remoteInit,
   remoteContainer,
-  watchRemoteNode,
   placedFleet,
   placementRecord,
 } = require('./swarm-placement');
+const { watchRemoteNode } = require('./swarm-tasks');
 
 /** This engine as a swarm manager, or the reason it cannot deploy a stack. */
 async function managerState() {

@@ -285,7 +285,7 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
   });
 });
 
-describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine> and REPLICAS=2: the node on the worker, replica-2 placed here, a network node, HAProxy and the generator here', () => {
+describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, REPLICAS=2 and FAULT: the node on the worker, replica-2 placed here and killed through the swarm, a network node, HAProxy and the generator here', () => {
   let res;
   let run;
   let name;
@@ -304,7 +304,8 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine> and REPLICAS=2: 
       SWARM_NODE: `${worker.hostname},${here.hostname}`,
       REPLICAS: '2',
       NETWORK_NODES: '1',
-      DURATION_S: '8',
+      DURATION_S: '10',
+      FAULT: 'kill-replica@2s', // through the swarm: it lands some 3 s after its order
       WARMUP_S: '2',
       IDLE_S: '4',
       HISTORY_TRANSFERS: '30',
@@ -359,6 +360,30 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine> and REPLICAS=2: 
 
   it("HAProxy here served both replicas over the stack's network; its counts add up to the clients'", () => {
     assertBalancerCounts(run, res.reportDir);
+  });
+
+  it('FAULT: replica-2, placed by the swarm, killed by scaling its service to 0; the node took its traffic, the run says so', () => {
+    const f = run.node.fleet;
+    assert.ok(f.fault, `no fault in the window; the run's warnings: ${JSON.stringify(run.warnings)}`);
+    assert.equal(f.fault.replica, 'replica-2');
+    assert.match(
+      f.fault.how,
+      new RegExp(`scaled to 0 through the swarm's managers, its container stopped by ${here.hostname} with SIGKILL`),
+    );
+    assert.ok(f.fault.ordered_ms <= f.fault.at_ms && f.fault.at_ms <= f.fault.gone_ms, JSON.stringify(f.fault));
+    assert.ok(f.fault.at_ms < run.window.end_ms, 'it landed inside the window');
+    assert.deepEqual(
+      f.replicas.map((r) => r.up_at_end),
+      [true, false],
+    );
+    assert.equal(f.fault.served_by_killed_after, 0);
+    assert.ok(f.fault.served_by_others_after > 0, JSON.stringify(f.fault));
+    const lost = f.replicas_lost.find((x) => x.replica === 'replica-2');
+    assert.ok(lost && ['shutdown', 'removed'].includes(lost.task), `its task: ${JSON.stringify(f.replicas_lost)}`);
+    assert.ok(
+      run.warnings.some((x) => /replica replica-2 exited/.test(x)),
+      run.warnings.join('\n'),
+    );
   });
 
   it("each replica's CPU from its node's cAdvisor over its own samples' span agrees within 3% with its container's cgroup, read by this test", () => {

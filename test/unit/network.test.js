@@ -620,6 +620,41 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.match(hooks.problems()[0], /^FAULT=kill-replica@1s was not carried out, no replica was killed: no window/);
   });
 
+  it('a kill through the swarm: its gone says when it landed; a kill that fails or lands after the window is a warning', async () => {
+    const { scheduleFault, faultNotDone } = require('../../src/runtime/fleet-hooks');
+    const s = { FAULT: 'kill-replica@0s' };
+    const window = { start: Date.now(), end: Date.now() + 5000 };
+    let gone;
+    const placed = (kill) => [
+      { name: 'replica-1' },
+      { name: 'replica-2', container: 'c2', kill, onGone: (fn) => (gone = fn) },
+    ];
+    const state = { done: false, fault: null };
+    scheduleFault(
+      s,
+      placed(async () => {}),
+      window,
+      state,
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    const ordered = state.fault.at_ms;
+    gone({ ordered_ms: ordered, at_ms: ordered + 3100, how: 'scaled to 0' });
+    assert.equal(state.fault.at_ms, ordered + 3100, 'the boundary: when the kill landed');
+    assert.equal(state.fault.ordered_ms, ordered);
+    assert.ok(state.fault.gone_ms >= ordered);
+    assert.deepEqual(faultNotDone(s, state), []);
+    assert.match(faultNotDone(s, { ...state, unseen: true })[0], /replica-2 was not seen gone by its window's end/);
+    const failed = { done: false, fault: null };
+    scheduleFault(
+      s,
+      placed(async () => Promise.reject(new Error('HTTP 500'))),
+      window,
+      failed,
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    assert.match(faultNotDone(s, failed)[0], /^FAULT=kill-replica@0s: the kill of replica-2 failed: HTTP 500/);
+  });
+
   it("tells mid-window whether the load began late from the workers' partial records, as the window decides", () => {
     const fs = require('node:fs');
     const path = require('node:path');

@@ -144,6 +144,11 @@ describe('swarm runtime: the stack file', () => {
       'geth init /chainperf-network/genesis.json && exec geth --r2',
     ]);
     assert.deepEqual(out.services.haproxy.deploy.placement.constraints, ['node.id == abc123'], 'the balancer stays');
+    assert.equal(out.services['replica-2'].stop_signal, undefined, 'stopped as usual without a FAULT');
+    const killed = swarmStack(fleet, { nodeId: 'abc123', remote: { ...remote, killed: 'replica-2' } });
+    assert.equal(killed.services['replica-2'].stop_signal, 'SIGKILL', "FAULT's replica: scaling it to 0 kills it");
+    assert.equal(killed.services['replica-2'].stop_grace_period, '0s');
+    assert.equal(killed.services.node.stop_signal, undefined);
   });
 
   it('tells a kernel without IPVS', () => {
@@ -193,7 +198,7 @@ describe('swarm runtime: the scenario', () => {
     assert.match(errs('STATE=small\n'), /STATE: not yet with SWARM_NODE/);
     assert.match(errs('MEMORY_MB=2048\n'), /MEMORY_MB: not yet with SWARM_NODE/);
     assert.deepEqual(resolve('RUNTIME=swarm\nSWARM_NODE=w1,w2\nNETWORK_NODES=1\nREPLICAS=3\n').errors, []);
-    assert.match(errs('NETWORK_NODES=1\nREPLICAS=2\nFAULT=kill-replica@5s\n'), /FAULT: not yet with SWARM_NODE/);
+    assert.equal(errs('NETWORK_NODES=1\nREPLICAS=2\nFAULT=kill-replica@5s\n'), '', 'killed through the swarm');
     assert.match(
       resolve('RUNTIME=swarm\nSWARM_NODE=w1,w2,w3\nNETWORK_NODES=1\nREPLICAS=2\n').errors.join(),
       /SWARM_NODE names 3 swarm nodes for 2 replicas/,
@@ -207,7 +212,8 @@ describe('swarm runtime: the scenario', () => {
 
 describe('swarm runtime: SWARM_NODE placement', () => {
   const swarm = require('../../src/platform/swarm');
-  const { remotePlacement, taskExitOf } = require('../../src/runtime/swarm-placement');
+  const { remotePlacement } = require('../../src/runtime/swarm-placement');
+  const { taskExitOf } = require('../../src/runtime/swarm-tasks');
   const listed = [
     { id: 'm1', hostname: 'manager', addr: '10.0.0.1', state: 'ready', availability: 'active', role: 'manager' },
     { id: 'w1', hostname: 'worker-1', addr: '10.0.0.2', state: 'ready', availability: 'active', role: 'worker' },
@@ -240,6 +246,8 @@ describe('swarm runtime: SWARM_NODE placement', () => {
       'replica-3': { hostname: 'worker-1', id: 'w1', addr: '10.0.0.2' },
     });
     await assert.rejects(remotePlacement({ SWARM_NODE: 'worker-1,worker-9', REPLICAS: 2 }, st, '0'), /worker-9/);
+    const faulted = await remotePlacement({ SWARM_NODE: 'worker-1', REPLICAS: 3, FAULT: 'kill-replica@5s' }, st, '0');
+    assert.equal(faulted.killed, 'replica-3', 'the last replica, the one FAULT kills');
   });
 
   it("names the swarm's nodes when it has no such node, and refuses one that cannot take tasks", async () => {
@@ -248,6 +256,50 @@ describe('swarm runtime: SWARM_NODE placement', () => {
       /SWARM_NODE=worker-9: the swarm has no such node \(its nodes: manager, worker-1, worker-2\)/,
     );
     await assert.rejects(remotePlacement({ SWARM_NODE: 'worker-2' }, st, '0'), /the node is down and active/);
+  });
+
+  it('FAULT on a placed replica: scales its service to 0, then tells when its swarm node reported the task stopped', async () => {
+    const { killPlaced } = require('../../src/runtime/swarm-tasks');
+    const realScale = swarm.scaleService;
+    const realTasks = swarm.serviceTasks;
+    const calls = [];
+    let polls = 0;
+    swarm.scaleService = async (...args) => calls.push(args);
+    swarm.serviceTasks = async () => {
+      polls += 1;
+      const Status =
+        polls < 3
+          ? { State: 'running', Timestamp: '2026-11-27T22:00:00.000000000Z' }
+          : { State: 'shutdown', Timestamp: '2026-11-27T22:00:03.250123456Z', ContainerStatus: { ExitCode: 137 } };
+      return [
+        { ID: 't2', Status },
+        { ID: 'older', Status: { State: 'running' } },
+      ];
+    };
+    try {
+      const gone = [];
+      const before = Date.now();
+      await killPlaced('st', { service: 'replica-2', task: 't2', hostname: 'worker-1' }, (x) => gone.push(x));
+      assert.deepEqual(calls, [['st', 'replica-2', 0]]);
+      assert.equal(polls, 3, 'looked at until the task stopped');
+      assert.equal(gone.length, 1);
+      assert.equal(gone[0].at_ms, Date.parse('2026-11-27T22:00:03.250Z'), "the stop, by the swarm node's report");
+      assert.ok(gone[0].ordered_ms >= before && gone[0].ordered_ms <= Date.now());
+      assert.match(gone[0].how, /scaled to 0 through the swarm's managers.*worker-1 with SIGKILL/);
+      const removed = [];
+      swarm.serviceTasks = async () => [];
+      await killPlaced('st', { service: 'replica-2', task: 't2', hostname: 'worker-1' }, (x) => removed.push(x));
+      assert.ok(Math.abs(removed[0].at_ms - Date.now()) < 1000, 'a task already removed: when it was seen gone');
+      assert.match(removed[0].how, /first seen without its task/);
+      swarm.serviceTasks = async () => [{ ID: 't2', Status: { State: 'running' } }];
+      await assert.rejects(
+        killPlaced('st', { service: 'replica-2', task: 't2', hostname: 'worker-1' }, () => {}, { timeoutMs: 150 }),
+        /scaled to 0, but its task on worker-1 still runs/,
+      );
+    } finally {
+      swarm.scaleService = realScale;
+      swarm.serviceTasks = realTasks;
+    }
   });
 
   it("reads a task that stopped running as the node's exit, with its exit code", () => {

@@ -1,0 +1,98 @@
+'use strict';
+// The tasks of services a swarm runs on nodes whose engine chainperf does not
+// reach (SWARM_NODE: the node, a fleet's replicas): their exits, watched
+// through the swarm's managers, and FAULT's kill, carried out by scaling the
+// replica's service to 0 (swarm-render.js gives that service SIGKILL as its
+// stop signal).
+
+const swarm = require('../platform/swarm');
+const { sleep } = require('../util/time');
+
+/**
+ * FAULT=kill-replica on a placed replica, whose engine chainperf does not reach: its service scaled to 0 through the
+ * swarm's managers (the swarm node then stops its container with the service's stop signal, SIGKILL: swarm-render.js),
+ * its task looked at every 100 ms until it stops; gone with when the kill was ordered and when the swarm node running
+ * it reported the task stopped (that node's clock), or, when the managers had already removed the task, when it was
+ * first seen gone.
+ */
+async function killPlaced(stackName, { service, task, hostname }, fireGone, { timeoutMs = 30000 } = {}) {
+  const ordered = Date.now();
+  await swarm.scaleService(stackName, service, 0);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const t = (await swarm.serviceTasks(stackName, service)).find((x) => x.ID === task);
+    if (taskExitOf(t)) {
+      // the managers hold a stopped task a moment, then remove it (its desired state after scaling is "remove")
+      const reported = t ? Date.parse(t.Status.Timestamp) : NaN;
+      const at = Number.isFinite(reported)
+        ? `when ${hostname} reported its task stopped, by its clock`
+        : `when the managers were first seen without its task (looked at every 100 ms), which ${hostname} had stopped`;
+      return fireGone({
+        ordered_ms: ordered,
+        at_ms: Number.isFinite(reported) ? reported : Date.now(),
+        how: `its service scaled to 0 through the swarm's managers, its container stopped by ${hostname} with SIGKILL (the service's stop signal); at_ms: ${at}`,
+      });
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `the ${service} service was scaled to 0, but its task on ${hostname} still runs after ${timeoutMs / 1000} s`,
+      );
+    await sleep(100);
+  }
+}
+
+/** The remote task's state as an exit (nodeExitOf's shape), or null while it runs. */
+function taskExitOf(t) {
+  if (t && t.Status.State === 'running') return null;
+  if (!t) return { code: null, signal: null, status: 'removed' };
+  const code = t.Status.ContainerStatus ? t.Status.ContainerStatus.ExitCode : null;
+  return { code: code === undefined ? null : code, signal: null, status: t.Status.State };
+}
+
+/**
+ * Containers on other swarm nodes (a fleet's replicas), their tasks looked at every second through the swarm's
+ * managers: onExit(container, exit) once for each one that stops running. Returns the stop of the watch.
+ */
+function watchRemoteTasks(stackName, containers, onExit) {
+  let polling = false;
+  const timer = setInterval(async () => {
+    if (polling) return;
+    polling = true;
+    try {
+      for (const c of containers.filter((x) => !x.exited)) {
+        const gone = taskExitOf((await swarm.serviceTasks(stackName, c.service)).find((x) => x.ID === c.task));
+        if (gone) {
+          c.exited = true;
+          onExit(c, gone);
+        }
+      }
+    } catch {
+      // a manager busy for a moment: look again
+    } finally {
+      polling = false;
+    }
+  }, 1000);
+  return () => clearInterval(timer);
+}
+
+/** The remote node's task watched through the swarm every second: one that stops running ends the run. */
+function watchRemoteNode(stack, stackName, container) {
+  let exitInfo = null;
+  const listeners = [];
+  const stop = watchRemoteTasks(stackName, [{ ...container }], (_, gone) => {
+    exitInfo = gone;
+    for (const fn of listeners) fn(gone);
+  });
+  stack.cleanups.push(stop); // before the stack goes: its removal is not the node exiting
+  stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : listeners.push(fn));
+  /** For the readiness checks: why the node is gone, or null. */
+  return async () => {
+    const t = (await swarm.serviceTasks(stackName, 'node')).find((x) => x.ID === container.task);
+    const gone = taskExitOf(t);
+    return gone
+      ? `the node's task on ${container.hostname} stopped while the stack was starting (${gone.status}, exit code ${gone.code}); see node.log`
+      : null;
+  };
+}
+
+module.exports = { killPlaced, watchRemoteTasks, watchRemoteNode, taskExitOf };
