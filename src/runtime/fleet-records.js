@@ -96,12 +96,27 @@ function perSecond(text, window, names) {
   return out;
 }
 
+const ok = (r) => r.status >= 200 && r.status < 300;
+
+/**
+ * A kill carried out on another swarm node (its order at ordered_ms, its task reported stopped at reported_ms): its
+ * node's report comes a moment after the container died, so the kill is placed at the last response the replica
+ * served in between (it landed after that one), or at the order when it served none.
+ */
+function landedAt(kill, reqs) {
+  const served = reqs.filter(
+    (r) => r.server === kill.replica && ok(r) && r.end_ms > kill.ordered_ms && r.end_ms <= kill.reported_ms,
+  );
+  return served.reduce((t, r) => Math.max(t, r.end_ms), kill.ordered_ms);
+}
+
 /**
  * FAULT=kill-replica: the fleet's recovery from the access log: what clients got after the kill (errors, the last
  * one), latency before and after, and where the killed replica's traffic went.
  */
-function faultRecord(fault, text, window) {
+function faultRecord(kill, text, window) {
   const reqs = logRequests(text).filter((r) => r.end_ms >= window.start && r.end_ms < window.end);
+  const fault = kill.ordered_ms === undefined ? kill : { ...kill, at_ms: landedAt(kill, reqs) };
   const after = reqs.filter((r) => r.end_ms >= fault.at_ms);
   const failed = after.filter((r) => !(r.status >= 200 && r.status < 300));
   const p99 = (xs) => (xs.length ? latencySummary(xs.map((r) => r.ta_ms)).p99 : null);

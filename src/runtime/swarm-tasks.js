@@ -13,7 +13,7 @@ const { sleep } = require('../util/time');
  * swarm's managers (the swarm node then stops its container with the service's stop signal, SIGKILL: swarm-render.js),
  * its task looked at every 100 ms until it stops; gone with when the kill was ordered and when the swarm node running
  * it reported the task stopped (that node's clock), or, when the managers had already removed the task, when it was
- * first seen gone.
+ * first seen gone (the window's record then places the kill between the two by HAProxy's access log).
  */
 async function killPlaced(stackName, { service, task, hostname }, fireGone, { timeoutMs = 30000 } = {}) {
   const ordered = Date.now();
@@ -27,10 +27,12 @@ async function killPlaced(stackName, { service, task, hostname }, fireGone, { ti
       const at = Number.isFinite(reported)
         ? `when ${hostname} reported its task stopped, by its clock`
         : `when the managers were first seen without its task (looked at every 100 ms), which ${hostname} had stopped`;
+      const reportedMs = Number.isFinite(reported) ? reported : Date.now();
       return fireGone({
         ordered_ms: ordered,
-        at_ms: Number.isFinite(reported) ? reported : Date.now(),
-        how: `its service scaled to 0 through the swarm's managers, its container stopped by ${hostname} with SIGKILL (the service's stop signal); at_ms: ${at}`,
+        reported_ms: reportedMs,
+        at_ms: reportedMs, // until the window's record places it by the access log (fleet-records.js)
+        how: `its service scaled to 0 through the swarm's managers, its container stopped by ${hostname} with SIGKILL (the service's stop signal); at_ms: the last response it served in HAProxy's access log before reported_ms (the kill landed after it), or ordered_ms when it served none; reported_ms: ${at}`,
       });
     }
     if (Date.now() > deadline)

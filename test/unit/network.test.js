@@ -554,6 +554,15 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.equal(f.served_before, 2, "the fleet's 2xx in the 6 s before the kill (from the window's start)");
   });
 
+  it('a kill through a swarm: placed at the last response the replica served between its order and its report', () => {
+    const kill = { kind: 'kill-replica', replica: 'replica-2', ordered_ms: 1000500, reported_ms: 1005500 };
+    const f = faultRecord({ ...kill, at_ms: 1005500 }, log, window);
+    assert.equal(f.at_ms, 1001006, "replica-2's 200 that ended at 1001.006 s: the kill landed after it");
+    assert.equal(f.reported_ms, 1005500);
+    assert.equal(f.errors_after, 2, 'its 503 before the report counts after the kill');
+    assert.equal(faultRecord({ ...kill, ordered_ms: 1001500, at_ms: 1005500 }, log, window).at_ms, 1001500, 'none');
+  });
+
   it("adds the clients' failed requests from the second of the kill on (HAProxy does not log what it drops)", () => {
     const { withClientsFault } = require('../../src/measure/window-records');
     const series = [

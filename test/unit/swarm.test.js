@@ -283,13 +283,13 @@ describe('swarm runtime: SWARM_NODE placement', () => {
       assert.deepEqual(calls, [['st', 'replica-2', 0]]);
       assert.equal(polls, 3, 'looked at until the task stopped');
       assert.equal(gone.length, 1);
-      assert.equal(gone[0].at_ms, Date.parse('2026-11-27T22:00:03.250Z'), "the stop, by the swarm node's report");
+      assert.equal(gone[0].reported_ms, Date.parse('2026-11-27T22:00:03.250Z'), "the stop, by the swarm node's report");
       assert.ok(gone[0].ordered_ms >= before && gone[0].ordered_ms <= Date.now());
       assert.match(gone[0].how, /scaled to 0 through the swarm's managers.*worker-1 with SIGKILL/);
       const removed = [];
       swarm.serviceTasks = async () => [];
       await killPlaced('st', { service: 'replica-2', task: 't2', hostname: 'worker-1' }, (x) => removed.push(x));
-      assert.ok(Math.abs(removed[0].at_ms - Date.now()) < 1000, 'a task already removed: when it was seen gone');
+      assert.ok(Math.abs(removed[0].reported_ms - Date.now()) < 1000, 'a task already removed: when it was seen gone');
       assert.match(removed[0].how, /first seen without its task/);
       swarm.serviceTasks = async () => [{ ID: 't2', Status: { State: 'running' } }];
       await assert.rejects(
