@@ -43,12 +43,17 @@ async function swarmNodes() {
   }));
 }
 
-/** A service's log through the swarm (`docker service logs`): its tasks' output wherever they run. */
-async function serviceLogs(service, { tail = 2000 } = {}) {
+/**
+ * A service's log through the swarm (`docker service logs`): its tasks' output wherever they run (tail: a count of
+ * lines, or 'all'; stdoutOnly: their standard output alone, as an access log written there).
+ * @param {string} service
+ * @param {{tail?: number|string, stdoutOnly?: boolean}} [opts]
+ */
+async function serviceLogs(service, { tail = 2000, stdoutOnly = false } = {}) {
   const r = await promisify(execFile)('docker', ['service', 'logs', '--raw', '--tail', String(tail), service], {
     maxBuffer: 1 << 30,
   });
-  return `${r.stdout}${r.stderr}`;
+  return stdoutOnly ? r.stdout : `${r.stdout}${r.stderr}`;
 }
 
 /**

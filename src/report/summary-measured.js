@@ -148,6 +148,11 @@ function stackLines(run) {
           }, apart from the generator, with CORES as a quota of ${placed.cpu_quota} CPU${placed.cpu_quota === 1 ? '' : 's'}${placed.replicas ? ' each' : ''}; ${placed.source}.`,
         ]
       : []),
+    ...(sw && sw.balancer_placement
+      ? [
+          `- HAProxy ran on swarm node ${sw.balancer_placement.node} (SWARM_BALANCER_NODE, ${sw.balancer_placement.address}) with a quota of ${sw.balancer_placement.cpu_quota} CPU${sw.balancer_placement.cpu_quota === 1 ? '' : 's'}; ${sw.balancer_placement.source}.`,
+        ]
+      : []),
   ];
 }
 

@@ -23,7 +23,11 @@ const COMPOSE_ONLY = [
 ];
 
 /** The compose keys the swarm runtime reads too (the others: a volume kept outside the stack, a bind address). */
-const SWARM_KEYS = [...COMPOSE_ONLY.filter((k) => !['NODE_VOLUME', 'SNAPSHOT', 'BIND_ADDR'].includes(k)), 'SWARM_NODE'];
+const SWARM_KEYS = [
+  ...COMPOSE_ONLY.filter((k) => !['NODE_VOLUME', 'SNAPSHOT', 'BIND_ADDR'].includes(k)),
+  'SWARM_NODE',
+  'SWARM_BALANCER_NODE',
+];
 
 /** Keys only the attach runtime reads. */
 const ATTACH_ONLY = ['RPC_URL', 'METRICS_URL', 'NODE_PID', 'REPLICA_METRICS'];
@@ -96,6 +100,14 @@ function swarmChecks(v, ctx, errors) {
   if (v.COLD === 'yes') not('COLD', 'COLD=yes');
   if (v.NODE_PROFILE !== 'none') not('NODE_PROFILE', `NODE_PROFILE=${v.NODE_PROFILE}`);
   if (v.SWARM_NODE) remoteNodeChecks(v, ctx, errors);
+  if (v.SWARM_BALANCER_NODE && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/.test(v.SWARM_BALANCER_NODE))
+    errors.push(
+      `${at('SWARM_BALANCER_NODE')}: SWARM_BALANCER_NODE: "${v.SWARM_BALANCER_NODE}" is not a node's hostname`,
+    );
+  if (v.SWARM_BALANCER_NODE && v.BALANCER !== 'haproxy')
+    errors.push(
+      `${at('SWARM_BALANCER_NODE')}: SWARM_BALANCER_NODE places HAProxy, and this scenario has none (REPLICAS > 1 or BALANCER=haproxy)`,
+    );
 }
 
 /**

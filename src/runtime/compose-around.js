@@ -55,13 +55,14 @@ async function initAround(s, around, { client, run, log, state = null, workDir =
 
 /**
  * Once the node answers: the fleet (the balancer becomes the run's endpoint), then the network around them. nodeHost:
- * where the node's published ports are (SWARM_NODE: the swarm node it runs on); placed: a fleet SWARM_NODE placed.
+ * where the node's published ports are (SWARM_NODE: the swarm node it runs on); placed: a fleet SWARM_NODE placed; lb:
+ * HAProxy SWARM_BALANCER_NODE placed.
  */
 async function startAround(s, stack, around, o) {
-  const { client, containers, services, log, signal, nodeHost = '127.0.0.1', placed = null } = o;
+  const { client, containers, services, log, signal, nodeHost = '127.0.0.1', placed = null, lb = null } = o;
   const nodeRpcUrl = stack.rpcUrl;
   const started = around.fleet
-    ? await startComposeFleet(s, stack, { plan: around.fleet, containers, services, log, placed })
+    ? await startComposeFleet(s, stack, { plan: around.fleet, containers, services, log, placed, balancer: lb })
     : null;
   if (around.network)
     await startComposeNetwork(s, stack, {

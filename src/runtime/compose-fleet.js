@@ -84,6 +84,9 @@ async function planComposeFleet(s, { client, workDir, imageRef, haproxyRef, node
   services.haproxy = {
     image: haproxyRef,
     command: ['-db', '-f', '/etc/chainperf/haproxy.cfg'],
+    // as its container's first process it lets SIGTERM pass (a stop took the engine's whole 10 s); SIGUSR1 is its
+    // soft stop: it closes its listeners and exits once its connections are done
+    stop_signal: 'SIGUSR1',
     cpuset: balancerCpus,
     restart: 'no',
     ports: [loopback(lb, LB_PORT), loopback(stats, STATS_PORT)],
@@ -162,10 +165,11 @@ async function waitForBalancer(counts, replicas) {
  * @param {any} stack
  * @param {{plan: Awaited<ReturnType<typeof planComposeFleet>>, containers: any,
  *   services: {containerOf: (name: string) => Promise<string|null>, logsOf: (name: string) => Promise<string>},
- *   log: (m: string) => void, placed?: any}} o placed: a fleet SWARM_NODE placed on swarm nodes
- *   (swarm-placement.js placedFleet): its replicas, their CPU and their exits, through the swarm and cAdvisor
+ *   log: (m: string) => void, placed?: any, balancer?: any}} o placed: a fleet SWARM_NODE placed on swarm nodes
+ *   (swarm-placement.js placedFleet): its replicas, their CPU and their exits, through the swarm and cAdvisor;
+ *   balancer: HAProxy SWARM_BALANCER_NODE placed on another (placedBalancer)
  */
-async function startComposeFleet(s, stack, { plan, containers, services, log, placed = null }) {
+async function startComposeFleet(s, stack, { plan, containers, services, log, placed = null, balancer = null }) {
   const fleet = { lost: [], stopping: false };
   const replicas = [];
   for (const r of plan.replicas) {
@@ -177,41 +181,51 @@ async function startComposeFleet(s, stack, { plan, containers, services, log, pl
     if (!id) throw new Error(`no running container of ${r.service}`);
     replicas.push(await containerReplica(r, id));
   }
-  const lbId = await services.containerOf('haproxy');
-  if (!lbId) throw new Error('no running container of haproxy');
-  const lbGroup = lastingCgroup((await docker.inspectContainer(lbId)).State.Pid);
-  const statsUrl = `http://127.0.0.1:${plan.statsPort}/metrics`;
-  const counts = async () => serverCounts(await (await fetch(statsUrl, { signal: AbortSignal.timeout(15000) })).text());
+  const lb = balancer || (await localBalancer(services, plan));
+  const counts = async () =>
+    serverCounts(await (await fetch(lb.statsUrl, { signal: AbortSignal.timeout(15000) })).text());
   await waitForBalancer(counts, replicas);
   const stopWatching = placed ? placed.watch(replicas, fleet, log) : watchReplicas(replicas, fleet, log);
   stack.cleanups.push(() => {
     fleet.stopping = true;
     stopWatching();
   });
-  // HAProxy's access log is its container's standard output, read whole (a window's lines, not a tail)
-  const logText = () => docker.containerLogs(lbId, { stdoutOnly: true });
-  describeComposeFleet(stack, { replicas, plan, placed });
+  describeComposeFleet(stack, { replicas, plan, placed, lbUrl: lb.rpcUrl });
   stack.fleet = fleetHooks(s, {
     replicas,
     lost: fleet.lost,
-    lb: { counts, logText },
-    lbGroup,
-    balancerCpus: plan.balancerCpus,
+    lb: { counts, logText: lb.logText, cpuSpan: lb.cpuSpan },
+    lbGroup: lb.group || null,
+    balancerCpus: balancer ? null : plan.balancerCpus,
     healthCheck: HEALTH_BODY,
     replicaSource: placed ? placed.describe : undefined,
   });
-  log(
-    `HAProxy (${s.LB_ALGORITHM}) at ${stack.rpcUrl} in front of ${replicas.length} replicas, on cpus ${plan.balancerCpus}`,
-  );
+  const where = balancer ? `on ${balancer.hostname}` : `on cpus ${plan.balancerCpus}`;
+  log(`HAProxy (${s.LB_ALGORITHM}) at ${stack.rpcUrl} in front of ${replicas.length} replicas, ${where}`);
   return replicas;
+}
+
+/**
+ * HAProxy's container on this engine: its cgroup, its counters at the published port, its access log (the
+ * container's standard output, read whole: a window's lines, not a tail).
+ */
+async function localBalancer(services, plan) {
+  const lbId = await services.containerOf('haproxy');
+  if (!lbId) throw new Error('no running container of haproxy');
+  return {
+    group: lastingCgroup((await docker.inspectContainer(lbId)).State.Pid),
+    statsUrl: `http://127.0.0.1:${plan.statsPort}/metrics`,
+    rpcUrl: `http://127.0.0.1:${plan.lbPort}`,
+    logText: () => docker.containerLogs(lbId, { stdoutOnly: true }),
+  };
 }
 
 /**
  * The stack's view of the fleet: the balancer as its endpoint, the replicas' cgroups together as its CPU (placed on
  * other swarm nodes: their cAdvisors', placed.cpuOf).
  */
-function describeComposeFleet(stack, { replicas, plan, placed }) {
-  stack.rpcUrl = `http://127.0.0.1:${plan.lbPort}`;
+function describeComposeFleet(stack, { replicas, plan, placed, lbUrl }) {
+  stack.rpcUrl = lbUrl;
   stack.wsUrl = null;
   stack.cpuCheck = null;
   stack.node = {

@@ -10,6 +10,7 @@
 // the balancer {counts(), logText()} and its group {cpu()}.
 
 const { fleetRecord, faultRecord, perSecond } = require('./fleet-records');
+const { accessLog } = require('./haproxy');
 
 /**
  * FAULT=kill-replica@Ns: kills the last replica N s into the window (once per run); the hook reads what it did. A
@@ -156,6 +157,20 @@ async function remoteCpu(replicas, window, a, b) {
   return spans;
 }
 
+/**
+ * HAProxy on another swarm node has no cgroup here: its CPU between its own first and last cAdvisor samples inside
+ * the window, and the requests it logged between those instants (every server's, and those it answered itself).
+ */
+async function balancerSpan(lb, window, logText) {
+  const x = await lb.cpuSpan(window.start, window.end);
+  const logged = Object.values(accessLog(logText, x.a.at_ms, x.b.at_ms));
+  return {
+    span: [x.a.at_ms, x.b.at_ms],
+    cpu_s: Number((x.b.total_s - x.a.total_s).toFixed(6)),
+    requests: logged.reduce((t, r) => t + r.ta_ms.length, 0),
+  };
+}
+
 /** The run's warning for a replica lost: when, and its exit (on another swarm node: its task's state when no code). */
 const lostProblem = (x) =>
   `replica ${x.replica} exited at ${new Date(x.at_ms).toISOString()} (${x.signal || (x.code === null && x.task ? `its task ${x.task}` : `status ${x.code}`)})`;
@@ -168,7 +183,7 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck,
     replicas,
     windowHook(window) {
       const first = readEdge(lb, replicas);
-      const lb0 = lbGroup.cpu().total_s;
+      const lb0 = lbGroup ? lbGroup.cpu().total_s : null;
       const cancelFault = scheduleFault(s, replicas, window, faultState);
       const watch = watchRotation(
         lb,
@@ -184,8 +199,9 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck,
           const [a, b] = [await first, await second];
           const spans = await remoteCpu(replicas, window, a, b);
           const logText = await lb.logText();
-          const lbCpu = Number((lbGroup.cpu().total_s - lb0).toFixed(6));
-          const record = fleetRecord({ replicas, a, b, lbCpu, logText, window, lost, replicaSource, spans });
+          const lbCpu = lbGroup ? Number((lbGroup.cpu().total_s - lb0).toFixed(6)) : null;
+          const lbSpan = lbGroup ? null : await balancerSpan(lb, window, logText);
+          const record = fleetRecord({ replicas, a, b, lbCpu, lbSpan, logText, window, lost, replicaSource, spans });
           record.rotation = withReasons(await watch.stop(), logText);
           rotation.push(...record.rotation);
           // for series.json, not run.json: each replica's requests per second
@@ -209,7 +225,7 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck,
       replicas: s.REPLICAS,
       algorithm: s.LB_ALGORITHM,
       balancer: 'HAProxy',
-      balancer_cpus: balancerCpus,
+      balancer_cpus: balancerCpus, // null: on another swarm node (stack.swarm.balancer_placement)
       config: 'haproxy.cfg',
       health_check: `HTTP POST ${healthCheck}, expecting a "result"`,
       per_replica: "CORES and the node's flags apply to each replica; the replicas share the node's cores",
@@ -217,4 +233,12 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck,
   };
 }
 
-module.exports = { fleetHooks, scheduleFault, faultNotDone, watchRotation, downReasons, rotationProblems };
+module.exports = {
+  fleetHooks,
+  balancerSpan,
+  scheduleFault,
+  faultNotDone,
+  watchRotation,
+  downReasons,
+  rotationProblems,
+};

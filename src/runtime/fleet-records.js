@@ -17,6 +17,7 @@ function fleetRecord({
   a,
   b,
   lbCpu,
+  lbSpan = null,
   logText,
   window,
   lost,
@@ -51,13 +52,27 @@ function fleetRecord({
     replicas: rows,
     requests: total,
     source: `requests: HAProxy's own per-server response counters (Prometheus exporter) at the window's edges; CPU and memory: ${replicaSource}; latency: HAProxy's access log (Ta, the whole request)`,
-    balancer: { cpu_s: lbCpu, cpu_ms_per_request: total ? Number(((lbCpu * 1000) / total).toFixed(5)) : null },
+    balancer: balancerRow(lbCpu, total, lbSpan),
     spread: {
       share_max_over_min: ratio(rows.map((r) => r.share).filter((x) => x !== null)),
       cpu_per_request_max_over_min: ratio(rows.map((r) => r.cpu_ms_per_request).filter((x) => x !== null)),
     },
     replicas_lost: lost.filter((x) => x.at_ms <= window.end),
   };
+}
+
+/**
+ * The balancer's CPU per request: over the window's requests from its cgroup here, or over its own cAdvisor samples'
+ * span on another swarm node (lbSpan: the requests it logged in that span).
+ */
+function balancerRow(lbCpu, total, lbSpan) {
+  if (lbSpan)
+    return {
+      cpu_s: lbSpan.cpu_s,
+      cpu_ms_per_request: lbSpan.requests ? Number(((lbSpan.cpu_s * 1000) / lbSpan.requests).toFixed(5)) : null,
+      span_ms: lbSpan.span,
+    };
+  return { cpu_s: lbCpu, cpu_ms_per_request: total ? Number(((lbCpu * 1000) / total).toFixed(5)) : null };
 }
 
 const perRequest = (cpu, n) => (n ? Number(((cpu * 1000) / n).toFixed(4)) : null);

@@ -15,7 +15,6 @@
 const docker = require('../platform/docker');
 const swarm = require('../platform/swarm');
 const { cpusOf } = require('../measure/steal');
-const { sleep } = require('../util/time');
 const { killPlaced, watchRemoteTasks } = require('./swarm-tasks');
 const { MOUNT } = require('../network/compose-network');
 const { serviceOf } = require('./compose-fleet');
@@ -48,7 +47,8 @@ async function pinAll(containers, p) {
   if (!fleet) return;
   for (const r of fleet.replicas.slice(1))
     if (!containers[r.service].remote) await pin(containers[r.service], fleet.nodeCpus, memory);
-  await pin(containers.haproxy, fleet.balancerCpus);
+  // SWARM_BALANCER_NODE: its cores are a CPU quota there (swarm-render.js)
+  if (!containers.haproxy.remote) await pin(containers.haproxy, fleet.balancerCpus);
 }
 
 /** SWARM_NODE's hostnames: the node's first, then the fleet's replicas' in turn. */
@@ -68,18 +68,7 @@ async function remotePlacement(s, st, nodeCpus) {
   const names = swarmNodeNames(s);
   if (!names.length || names.every((n) => n === st.hostname)) return null;
   const nodes = await swarm.swarmNodes();
-  const placed = names.map((name) => {
-    const node = nodes.find((n) => n.hostname === name);
-    if (!node)
-      throw new Error(
-        `SWARM_NODE=${name}: the swarm has no such node (its nodes: ${nodes.map((n) => n.hostname).join(', ')})`,
-      );
-    if (node.state !== 'ready' || node.availability !== 'active')
-      throw new Error(
-        `SWARM_NODE=${name}: the node is ${node.state} and ${node.availability}; the swarm places tasks only on a ready, active node`,
-      );
-    return { hostname: node.hostname, id: node.id, addr: node.addr };
-  });
+  const placed = names.map((name) => placeableNode(nodes, name, 'SWARM_NODE'));
   const out = { ...placed[0], cpus: cpusOf(nodeCpus).length };
   if (s.REPLICAS > 1)
     out.replicas = Object.fromEntries(
@@ -87,6 +76,60 @@ async function remotePlacement(s, st, nodeCpus) {
     );
   if (s.FAULT && s.REPLICAS > 1) out.killed = serviceOf(s.REPLICAS); // the last replica (fleet-hooks.js)
   return out;
+}
+
+/** A swarm node by its hostname, one that can take tasks ({hostname, id, addr}); key: the scenario's key naming it. */
+function placeableNode(nodes, name, key) {
+  const node = nodes.find((n) => n.hostname === name);
+  if (!node)
+    throw new Error(
+      `${key}=${name}: the swarm has no such node (its nodes: ${nodes.map((n) => n.hostname).join(', ')})`,
+    );
+  if (node.state !== 'ready' || node.availability !== 'active')
+    throw new Error(
+      `${key}=${name}: the node is ${node.state} and ${node.availability}; the swarm places tasks only on a ready, active node`,
+    );
+  return { hostname: node.hostname, id: node.id, addr: node.addr };
+}
+
+/**
+ * SWARM_BALANCER_NODE: the swarm node HAProxy is placed on, with the CPU quota its cores here become there; null
+ * without it, or when it names the node chainperf runs on (then HAProxy is pinned here as without it).
+ */
+async function balancerPlacement(s, st, balancerCpus) {
+  const name = String(s.SWARM_BALANCER_NODE || '').trim();
+  if (!name || name === st.hostname) return null;
+  return { ...placeableNode(await swarm.swarmNodes(), name, 'SWARM_BALANCER_NODE'), cpus: cpusOf(balancerCpus).length };
+}
+
+/** run.json's stack.swarm.balancer_placement: where SWARM_BALANCER_NODE placed HAProxy, and the source. */
+function balancerRecord(balancer) {
+  return {
+    node: balancer.hostname,
+    node_id: balancer.id,
+    address: balancer.addr,
+    cpu_quota: balancer.cpus,
+    source:
+      "HAProxy's CPU from that node's cAdvisor through Prometheus, between its own samples inside the window; its counters at that node's address, its access log through the swarm",
+  };
+}
+
+/**
+ * HAProxy on another swarm node (SWARM_BALANCER_NODE, its task's container c): its RPC and counters at that node's
+ * address, its access log through the swarm (the task's standard output), its CPU from that node's cAdvisor between
+ * its own first and last samples inside a window.
+ */
+function placedBalancer(stackName, promUrl, c, plan) {
+  const counters = sharedCounters(promUrl);
+  return {
+    hostname: c.hostname,
+    addr: c.addr,
+    container: c.name,
+    statsUrl: `http://${c.addr}:${plan.statsPort}/metrics`,
+    rpcUrl: `http://${c.addr}:${plan.lbPort}`,
+    logText: () => swarm.serviceLogs(`${stackName}_haproxy`, { tail: 'all', stdoutOnly: true }),
+    cpuSpan: (start, end) => counters.edgesIn(c.name, start, end),
+  };
 }
 
 /** run.json's stack.swarm.node_placement: where SWARM_NODE placed the node (and a fleet's replicas), and the source. */
@@ -119,36 +162,6 @@ async function remoteInit(p) {
     throw new Error(`SWARM_NODE with NETWORK_NODES: image ${ref} has no entrypoint to run the client's init with`);
   const net = p.client.network;
   return { entrypoint, initArgs: net.initArgs('/data', `${MOUNT}/genesis.json`, p.s.DB_ENGINE) };
-}
-
-/**
- * Waits until a service's task (the node's, a replica's) runs on the swarm node it is placed on; its container as the
- * swarm names it (<stack>_<service>.<slot>.<task>, the name cAdvisor labels its series with) and its id there.
- */
-async function remoteContainer(stackName, svc, place, { timeoutS, signal }) {
-  const deadline = Date.now() + timeoutS * 1000;
-  for (;;) {
-    const [t] = await swarm.serviceTasks(stackName, svc);
-    if (t && t.Status.State === 'running' && t.NodeID === place.id)
-      return {
-        id: t.Status.ContainerStatus.ContainerID,
-        name: `${stackName}_${svc}.${t.Slot}.${t.ID}`,
-        task: t.ID,
-        service: svc,
-        hostname: place.hostname,
-        addr: place.addr,
-        remote: true,
-      };
-    if (t && ['failed', 'rejected', 'complete', 'shutdown'].includes(t.Status.State))
-      throw new Error(
-        `swarm task of ${svc} on ${place.hostname} ${t.Status.State}: ${t.Status.Err || t.Status.Message}`,
-      );
-    if (Date.now() > deadline)
-      throw new Error(
-        `swarm: the ${svc} service has no running task on ${place.hostname} in ${timeoutS} s (${t ? `its latest task ${t.Status.State}: ${t.Status.Err || t.Status.Message}` : 'no task'})`,
-      );
-    await sleep(500, signal);
-  }
 }
 
 /**
@@ -215,7 +228,9 @@ module.exports = {
   pinAll,
   remotePlacement,
   placementRecord,
+  balancerPlacement,
+  balancerRecord,
+  placedBalancer,
   remoteInit,
-  remoteContainer,
   placedFleet,
 };

@@ -25,7 +25,8 @@
 //   does not reach); on a network, the network's folder goes there as a
 //   config and a secret of the stack, and the container runs the client's
 //   init before the node; FAULT's replica stops with SIGKILL (it is killed by
-//   scaling its service to 0, swarm-tasks.js).
+//   scaling its service to 0, swarm-tasks.js); with SWARM_BALANCER_NODE,
+//   HAProxy is placed on that node, its configuration a config of the stack.
 
 const path = require('node:path');
 const { MOUNT } = require('../network/compose-network');
@@ -96,33 +97,55 @@ function remoteNode(out, svc, remote, stackFiles, name = 'node') {
 }
 
 /**
+ * HAProxy on another swarm node (SWARM_BALANCER_NODE): placed there by its hostname, the cores it would have had here
+ * as a CPU quota, its configuration (a file on this machine) as a swarm config of the stack.
+ */
+function remoteBalancer(out, svc, place, stackFiles) {
+  const binds = (svc.volumes || []).filter((v) => v.type === 'bind');
+  stackFiles.configs['haproxy-config'] = { file: binds[0].source };
+  out.configs = [{ source: 'haproxy-config', target: binds[0].target }];
+  const others = (svc.volumes || []).filter((v) => v !== binds[0]);
+  if (others.length) out.volumes = others.map(mount);
+  else delete out.volumes;
+  out.deploy.placement = { constraints: [`node.hostname == ${place.hostname}`] };
+  out.deploy.resources = { limits: { cpus: String(place.cpus) } };
+}
+
+/** A rendered compose service as a stack's service on chainperf's swarm node (cAdvisor: on every node). */
+function swarmService(name, svc, nodeId) {
+  const out = Object.fromEntries(Object.entries(svc).filter(([k]) => !DROPPED.includes(k)));
+  if (svc.ports) out.ports = svc.ports.map(hostModePort);
+  if (svc.volumes) out.volumes = svc.volumes.map(mount);
+  out.deploy = {
+    endpoint_mode: 'dnsrr',
+    restart_policy: { condition: 'none' },
+    ...(name === 'cadvisor'
+      ? { mode: 'global' }
+      : { replicas: 1, placement: { constraints: [`node.id == ${nodeId}`] } }),
+  };
+  if (svc.mem_limit) out.deploy.resources = { limits: { memory: String(svc.mem_limit) } };
+  return out;
+}
+
+/**
  * @param {any} doc the project as `compose config` renders it (parsed)
- * @param {{nodeId: string, remote?: {hostname: string, cpus: number,
+ * @param {{nodeId: string, balancer?: {hostname: string, cpus: number}|null, remote?: {hostname: string, cpus: number,
  *   init?: {entrypoint: string[], initArgs: string[]}, replicas?: Object<string, {hostname: string}>,
  *   killed?: string}|null}} o the swarm node everything is placed on (this machine's); remote: the node service's own
  *   (SWARM_NODE), its CPU quota, on a network the client's init, with REPLICAS each other replica's swarm node, and
- *   with FAULT the replica's service it kills
+ *   with FAULT the replica's service it kills; balancer: HAProxy's swarm node and CPU quota (SWARM_BALANCER_NODE)
  * @returns {{version: string, services: Object<string, any>, volumes: Object<string, any>, configs?: any,
  *   secrets?: any}}
  */
-function swarmStack(doc, { nodeId, remote = null }) {
+function swarmStack(doc, { nodeId, remote = null, balancer = null }) {
   const services = {};
   const stackFiles = { configs: {}, secrets: {} };
   for (const [name, svc] of Object.entries(doc.services)) {
-    const out = Object.fromEntries(Object.entries(svc).filter(([k]) => !DROPPED.includes(k)));
-    if (svc.ports) out.ports = svc.ports.map(hostModePort);
-    if (svc.volumes) out.volumes = svc.volumes.map(mount);
-    out.deploy = {
-      endpoint_mode: 'dnsrr',
-      restart_policy: { condition: 'none' },
-      ...(name === 'cadvisor'
-        ? { mode: 'global' }
-        : { replicas: 1, placement: { constraints: [`node.id == ${nodeId}`] } }),
-    };
-    if (svc.mem_limit) out.deploy.resources = { limits: { memory: String(svc.mem_limit) } };
+    const out = swarmService(name, svc, nodeId);
     const place = !remote ? null : name === 'node' ? remote : remote.replicas && remote.replicas[name];
     if (place) remoteNode(out, svc, { ...remote, ...place }, stackFiles, name);
     if (place && remote.killed === name) Object.assign(out, KILLED_BY_SCALING);
+    if (name === 'haproxy' && balancer) remoteBalancer(out, svc, balancer, stackFiles);
     services[name] = out;
   }
   const named = new Set(

@@ -1,12 +1,78 @@
 'use strict';
-// The tasks of services a swarm runs on nodes whose engine chainperf does not
-// reach (SWARM_NODE: the node, a fleet's replicas): their exits, watched
-// through the swarm's managers, and FAULT's kill, carried out by scaling the
-// replica's service to 0 (swarm-render.js gives that service SIGKILL as its
-// stop signal).
+// A deployed stack's tasks: the wait until each service's container runs
+// (on this engine, or on the swarm node it is placed on), and for those on
+// nodes whose engine chainperf does not reach (SWARM_NODE: the node, a
+// fleet's replicas), their exits, watched through the swarm's managers, and
+// FAULT's kill, carried out by scaling the replica's service to 0
+// (swarm-render.js gives that service SIGKILL as its stop signal).
 
 const swarm = require('../platform/swarm');
 const { sleep } = require('../util/time');
+
+/** What the swarm says of a service's latest task: its state and message (why a task waits, e.g. for resources). */
+async function lastTaskState(name, svc) {
+  const [t] = await swarm.serviceTasks(name, svc);
+  if (!t) return 'no task';
+  const why = t.Status.Err || t.Status.Message;
+  return `its latest task ${t.Status.State}${why ? `: ${why}` : ''}`;
+}
+
+/** Waits until each service has a running container on this engine; a task that fails ends the wait with its error. */
+async function runningContainers(name, services, { timeoutS, signal }) {
+  const deadline = Date.now() + timeoutS * 1000;
+  const containers = {};
+  while (Object.keys(containers).length < services.length) {
+    for (const svc of services.filter((x) => !containers[x])) {
+      const running = (await swarm.stackContainers(name, svc)).find((c) => c.State === 'running');
+      if (running) {
+        containers[svc] = { id: running.Id, name: running.Names[0].replace(/^\//, '') };
+        continue;
+      }
+      const failed = (await swarm.serviceTasks(name, svc)).find((t) => ['failed', 'rejected'].includes(t.Status.State));
+      if (failed)
+        throw new Error(`swarm task of ${svc} ${failed.Status.State}: ${failed.Status.Err || failed.Status.Message}`);
+    }
+    if (Date.now() > deadline) {
+      const missing = services.filter((x) => !containers[x]);
+      const states = await Promise.all(missing.map((svc) => lastTaskState(name, svc)));
+      throw new Error(
+        `swarm: no running container of ${missing.map((svc, i) => `${svc} (${states[i]})`).join(', ')} in ${timeoutS} s`,
+      );
+    }
+    await sleep(500, signal);
+  }
+  return containers;
+}
+
+/**
+ * Waits until a service's task (the node's, a replica's) runs on the swarm node it is placed on; its container as the
+ * swarm names it (<stack>_<service>.<slot>.<task>, the name cAdvisor labels its series with) and its id there.
+ */
+async function remoteContainer(stackName, svc, place, { timeoutS, signal }) {
+  const deadline = Date.now() + timeoutS * 1000;
+  for (;;) {
+    const [t] = await swarm.serviceTasks(stackName, svc);
+    if (t && t.Status.State === 'running' && t.NodeID === place.id)
+      return {
+        id: t.Status.ContainerStatus.ContainerID,
+        name: `${stackName}_${svc}.${t.Slot}.${t.ID}`,
+        task: t.ID,
+        service: svc,
+        hostname: place.hostname,
+        addr: place.addr,
+        remote: true,
+      };
+    if (t && ['failed', 'rejected', 'complete', 'shutdown'].includes(t.Status.State))
+      throw new Error(
+        `swarm task of ${svc} on ${place.hostname} ${t.Status.State}: ${t.Status.Err || t.Status.Message}`,
+      );
+    if (Date.now() > deadline)
+      throw new Error(
+        `swarm: the ${svc} service has no running task on ${place.hostname} in ${timeoutS} s (${t ? `its latest task ${t.Status.State}: ${t.Status.Err || t.Status.Message}` : 'no task'})`,
+      );
+    await sleep(500, signal);
+  }
+}
 
 /**
  * FAULT=kill-replica on a placed replica, whose engine chainperf does not reach: its service scaled to 0 through the
@@ -97,4 +163,4 @@ function watchRemoteNode(stack, stackName, container) {
   };
 }
 
-module.exports = { killPlaced, watchRemoteTasks, watchRemoteNode, taskExitOf };
+module.exports = { runningContainers, remoteContainer, killPlaced, watchRemoteTasks, watchRemoteNode, taskExitOf };

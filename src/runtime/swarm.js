@@ -17,7 +17,6 @@ const { spawn } = require('node:child_process');
 const yaml = require('js-yaml');
 const docker = require('../platform/docker');
 const swarm = require('../platform/swarm');
-const { sleep } = require('../util/time');
 const { attachTeardown } = require('./teardown');
 const { planCompose, waitForServices } = require('./compose');
 const { prepareComposeNode } = require('./compose-data');
@@ -29,11 +28,13 @@ const {
   pinAll,
   remotePlacement,
   remoteInit,
-  remoteContainer,
   placedFleet,
   placementRecord,
+  balancerPlacement,
+  balancerRecord,
+  placedBalancer,
 } = require('./swarm-placement');
-const { watchRemoteNode } = require('./swarm-tasks');
+const { runningContainers, remoteContainer, watchRemoteNode } = require('./swarm-tasks');
 
 /** This engine as a swarm manager, or the reason it cannot deploy a stack. */
 async function managerState() {
@@ -72,41 +73,6 @@ function deploy(file, name, log) {
         : reject(new Error(`docker stack deploy exited with status ${code}: ${out.trim().split('\n').pop()}`)),
     );
   });
-}
-
-/** What the swarm says of a service's latest task: its state and message (why a task waits, e.g. for resources). */
-async function lastTaskState(name, svc) {
-  const [t] = await swarm.serviceTasks(name, svc);
-  if (!t) return 'no task';
-  const why = t.Status.Err || t.Status.Message;
-  return `its latest task ${t.Status.State}${why ? `: ${why}` : ''}`;
-}
-
-/** Waits until each service has a running container on this engine; a task that fails ends the wait with its error. */
-async function runningContainers(name, services, { timeoutS, signal }) {
-  const deadline = Date.now() + timeoutS * 1000;
-  const containers = {};
-  while (Object.keys(containers).length < services.length) {
-    for (const svc of services.filter((x) => !containers[x])) {
-      const running = (await swarm.stackContainers(name, svc)).find((c) => c.State === 'running');
-      if (running) {
-        containers[svc] = { id: running.Id, name: running.Names[0].replace(/^\//, '') };
-        continue;
-      }
-      const failed = (await swarm.serviceTasks(name, svc)).find((t) => ['failed', 'rejected'].includes(t.Status.State));
-      if (failed)
-        throw new Error(`swarm task of ${svc} ${failed.Status.State}: ${failed.Status.Err || failed.Status.Message}`);
-    }
-    if (Date.now() > deadline) {
-      const missing = services.filter((x) => !containers[x]);
-      const states = await Promise.all(missing.map((svc) => lastTaskState(name, svc)));
-      throw new Error(
-        `swarm: no running container of ${missing.map((svc, i) => `${svc} (${states[i]})`).join(', ')} in ${timeoutS} s`,
-      );
-    }
-    await sleep(500, signal);
-  }
-  return containers;
 }
 
 /** A stack's service's running container and its log, as the network (network/compose-network.js) asks for them. */
@@ -201,26 +167,49 @@ const placedServices = (remote) => (remote ? { node: remote, ...(remote.replicas
 
 /**
  * The deployed stack's running containers, pinned, the node's watched for an exit (SWARM_NODE: its task on the other
- * node, through the swarm); nodeGone says why the node is gone while the stack starts (null: the compose runtime's).
+ * node, through the swarm; SWARM_BALANCER_NODE: HAProxy's task there); nodeGone says why the node is gone while the
+ * stack starts (null: the compose runtime's).
  */
-async function deployedContainers(stack, p, remote, { log, signal }) {
+async function deployedContainers(stack, p, { remote, balancer }, { log, signal }) {
   const { s, project: name } = p;
   const opts = { timeoutS: s.STACK_TIMEOUT_S, signal };
-  const placed = placedServices(remote);
+  const placed = { ...placedServices(remote), ...(balancer ? { haproxy: balancer } : {}) };
   const here = stackServicesOf(p).filter((x) => !placed[x]);
   const containers = await runningContainers(name, here, opts);
   for (const [svc, place] of Object.entries(placed)) containers[svc] = await remoteContainer(name, svc, place, opts);
   await pinAll(containers, p);
   stack.containers = containers;
+  if (balancer)
+    log(
+      `SWARM_BALANCER_NODE=${s.SWARM_BALANCER_NODE}: HAProxy on ${balancer.hostname} (${balancer.addr}) with a quota of ${balancer.cpus} CPU${balancer.cpus === 1 ? '' : 's'}; its CPU from that node's cAdvisor`,
+    );
   if (!remote) {
     await watchNodeContainer(stack, containers);
     return { containers, nodeGone: null };
   }
-  const where = Object.entries(placed).map(([svc, x]) => `${svc} on ${x.hostname} (${x.addr})`);
+  const where = Object.entries(placedServices(remote)).map(([svc, x]) => `${svc} on ${x.hostname} (${x.addr})`);
   log(
     `SWARM_NODE=${s.SWARM_NODE}: ${where.join(', ')}, CORES as a quota of ${remote.cpus} CPU${remote.cpus === 1 ? '' : 's'} each; CPU and memory${p.around.fleet ? '' : ' and disk'} from those nodes' cAdvisors, no engine cross-check; the generator on every core of this machine`,
   );
   return { containers, nodeGone: watchRemoteNode(stack, name, containers.node) };
+}
+
+/**
+ * The stack file (stack.yml) from the project Compose renders, with what SWARM_NODE and SWARM_BALANCER_NODE place on
+ * other swarm nodes (null each without them).
+ */
+async function writeStack(p, st, workDir) {
+  const rendered = await p.run(['config']);
+  if (rendered.code !== 0)
+    throw new Error(`compose config exited with status ${rendered.code}: ${rendered.out.trim()}`);
+  const remote = await remotePlacement(p.s, st, p.nodeCpus);
+  if (remote) p.generatorCpus = null; // the node is elsewhere: the generator has every core of this machine
+  if (remote && p.network) remote.init = await remoteInit(p);
+  const balancer = p.around.fleet ? await balancerPlacement(p.s, st, p.around.fleet.balancerCpus) : null;
+  const file = path.join(workDir, 'stack.yml');
+  const doc = swarmStack(yaml.load(rendered.out), { nodeId: st.nodeId, remote, balancer });
+  fs.writeFileSync(file, JSON.stringify(doc, null, 2));
+  return { file, remote, balancer };
 }
 
 /**
@@ -233,17 +222,11 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
   const st = await managerState();
   const p = await planCompose(scenario, { runId, workDir, log });
   const { s, project: name, ports } = p;
-  const rendered = await p.run(['config']);
-  if (rendered.code !== 0)
-    throw new Error(`compose config exited with status ${rendered.code}: ${rendered.out.trim()}`);
-  const remote = await remotePlacement(s, st, p.nodeCpus);
-  if (remote) p.generatorCpus = null; // the node is elsewhere: the generator has every core of this machine
-  if (remote && p.network) remote.init = await remoteInit(p);
-  const file = path.join(workDir, 'stack.yml');
-  fs.writeFileSync(file, JSON.stringify(swarmStack(yaml.load(rendered.out), { nodeId: st.nodeId, remote }), null, 2));
+  const { file, remote, balancer } = await writeStack(p, st, workDir);
   const ipvs = swarm.ipvsAvailable();
   const stack = newStack(p, st, ipvs);
   if (remote) stack.swarm.node_placement = placementRecord(remote);
+  if (balancer) stack.swarm.balancer_placement = balancerRecord(balancer);
   attachTeardown(stack, log);
   if (onStack) onStack(stack);
   try {
@@ -263,7 +246,7 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
         `GENERATORS=${s.GENERATORS}: the generators run as processes on this machine (${st.hostname}), each in its own cgroup, as in the compose runtime`,
       );
     await deploy(file, name, log);
-    const { containers, nodeGone } = await deployedContainers(stack, p, remote, { log, signal });
+    const { containers, nodeGone } = await deployedContainers(stack, p, { remote, balancer }, { log, signal });
     const host = '127.0.0.1';
     const nodeHost = remote ? remote.addr : host; // its ports are published on the machine it runs on
     stack.rpcUrl = `${p.client.compose.rpc.scheme}://${nodeHost}:${ports.rpc}`;
@@ -273,7 +256,17 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
     await describeNode(stack, p, containers, promUrl);
     const services = stackServices(name);
     const placed = remote && p.around.fleet ? placedFleet(name, promUrl) : null;
-    await startAround(s, stack, p.around, { client: p.client, containers, services, log, signal, nodeHost, placed });
+    const lb = balancer ? placedBalancer(name, promUrl, containers.haproxy, p.around.fleet) : null;
+    await startAround(s, stack, p.around, {
+      client: p.client,
+      containers,
+      services,
+      log,
+      signal,
+      nodeHost,
+      placed,
+      lb,
+    });
     log(`Prometheus at ${promUrl}, cAdvisor at http://${host}:${ports.cadvisor}, node RPC at ${stack.rpcUrl}`);
     return stack;
   } catch (err) {

@@ -49,17 +49,20 @@ after(async () => {
 });
 
 /**
- * A second node for the swarm, once: cAdvisor (a global service) runs there too, and SWARM_NODE places the node
- * there, so it gets the images of both that the runs may choose (the local build or the upstream one).
+ * A second node for the swarm, once: cAdvisor (a global service) runs there too, and SWARM_NODE places the node and
+ * SWARM_BALANCER_NODE HAProxy there, so it gets the images of the three that the runs may choose (the local build or
+ * the upstream one).
  */
 async function ensureWorker() {
   if (worker) return;
-  const { cadvisor, node } = imageSpecs({
+  const { cadvisor, node, haproxy } = imageSpecs({
     CLIENT: 'geth',
     CLIENT_VERSION: geth.defaults.CLIENT_VERSION,
     GRAFANA: 'no',
+    BALANCER: 'haproxy',
   });
-  const images = [cadvisor.local, cadvisor.upstream, node.local, node.upstream].filter((ref) => {
+  const refs = [cadvisor.local, cadvisor.upstream, node.local, node.upstream, haproxy.local, haproxy.upstream];
+  const images = refs.filter((ref) => {
     try {
       execFileSync('docker', ['image', 'inspect', ref], { stdio: 'pipe' });
       return true;
@@ -285,7 +288,7 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
   });
 });
 
-describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, REPLICAS=2 and FAULT: the node on the worker, replica-2 placed here and killed through the swarm, a network node, HAProxy and the generator here', () => {
+describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, SWARM_BALANCER_NODE=<worker>, REPLICAS=2 and FAULT: the node and HAProxy on the worker, replica-2 placed here and killed through the swarm, a network node and the generator here', () => {
   let res;
   let run;
   let name;
@@ -302,6 +305,7 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, REPLICAS=2 and 
       RUNTIME: 'swarm',
       GRAFANA: 'no',
       SWARM_NODE: `${worker.hostname},${here.hostname}`,
+      SWARM_BALANCER_NODE: worker.hostname,
       REPLICAS: '2',
       NETWORK_NODES: '1',
       DURATION_S: '10',
@@ -319,8 +323,9 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, REPLICAS=2 and 
     };
     watches['replica-1'] = watchContainerCpu(idOf('node'), { parent: worker.cgroupParent });
     watches['replica-2'] = watchContainerCpu(idOf('replica-2'));
+    watches.haproxy = watchContainerCpu(idOf('haproxy'), { parent: worker.cgroupParent });
     await r.waitFor(/measure: measuring for/);
-    tasks = { node: await taskOf('node'), 'replica-2': await taskOf('replica-2') };
+    tasks = { node: await taskOf('node'), 'replica-2': await taskOf('replica-2'), haproxy: await taskOf('haproxy') };
     res = await r.done;
     Object.values(watches).forEach((w) => w.stop());
     if (res.code !== 0) process.stderr.write(res.stderr);
@@ -358,8 +363,25 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, REPLICAS=2 and 
     assert.match(log, /Successfully wrote genesis state/, "geth init's own line, in the node's log");
   });
 
-  it("HAProxy here served both replicas over the stack's network; its counts add up to the clients'", () => {
+  it("HAProxy on the worker served both replicas over the stack's network; its counts add up to the clients'", () => {
+    assert.equal(tasks.haproxy && tasks.haproxy.NodeID, worker.nodeId, 'SWARM_BALANCER_NODE placed it there');
+    const placed = run.stack.swarm.balancer_placement;
+    assert.equal(placed.node, worker.hostname);
+    const at = new RegExp(
+      `HAProxy \\(roundrobin\\) at http://${placed.address}:\\d+ in front of 2 replicas, on ${worker.hostname}`,
+    );
+    assert.match(res.stderr, at, 'the workload reached it at the worker');
+    assert.equal(run.fleet.balancer_cpus, null, 'no cores of this machine');
     assertBalancerCounts(run, res.reportDir);
+  });
+
+  it("HAProxy's CPU from the worker's cAdvisor over its own samples' span agrees within 3% with its container's cgroup", () => {
+    const b = run.node.fleet.balancer;
+    const [from, to] = b.span_ms;
+    assert.ok(from >= run.window.start_ms && to <= run.window.end_ms, JSON.stringify(b));
+    const independent = watches.haproxy.cpuAt(to) - watches.haproxy.cpuAt(from);
+    assert.ok(Math.abs(independent - b.cpu_s) / b.cpu_s < 0.03, `chainperf ${b.cpu_s} s, cgroup ${independent} s`);
+    assert.ok(b.cpu_ms_per_request > 0, JSON.stringify(b));
   });
 
   it('FAULT: replica-2, placed by the swarm, killed by scaling its service to 0; the node took its traffic, the run says so', () => {
@@ -390,6 +412,7 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, REPLICAS=2 and 
   it("each replica's CPU from its node's cAdvisor over its own samples' span agrees within 3% with its container's cgroup, read by this test", () => {
     for (const r of run.node.fleet.replicas) {
       const [from, to] = r.span_ms;
+      assert.ok(watches[r.name], r.name);
       assert.ok(from >= run.window.start_ms && to <= run.window.end_ms, JSON.stringify(r));
       const independent = watches[r.name].cpuAt(to) - watches[r.name].cpuAt(from);
       assert.ok(

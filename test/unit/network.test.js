@@ -518,7 +518,7 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
   it("a replica on another swarm node: CPU per request over its own samples' span, with the requests logged in it", () => {
     const counts = (n) => ({ 'replica-1': { responses: n, errors: 0, up: true } });
     const placed = [{ name: 'replica-1', group: null }];
-    const r = fleetRecord({
+    const args = {
       replicas: placed,
       a: { counts: counts(0), cpu: [10] },
       b: { counts: counts(4), cpu: [10.006] },
@@ -528,12 +528,45 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
       lost: [],
       replicaSource: "its cAdvisor's samples",
       spans: [{ span: [1000050, 1009000], memory: 123 }], // the requests accepted at 1000.1 and 1007.0 end inside it
-    });
+    };
+    const r = fleetRecord(args);
     assert.equal(r.replicas[0].requests, 4, "the balancer's counters over the window, for the share");
     assert.equal(r.replicas[0].cpu_ms_per_request, 3, '6 ms over the 2 requests of its span');
     assert.deepEqual(r.replicas[0].span_ms, [1000050, 1009000]);
     assert.equal(r.replicas[0].memory_bytes, 123, "its cAdvisor's working set");
     assert.match(r.source, /CPU and memory: its cAdvisor's samples/);
+    const lbSpan = { span: [1000050, 1009000], cpu_s: 0.004, requests: 4 };
+    const lbPlaced = fleetRecord({ ...args, lbCpu: null, lbSpan });
+    assert.deepEqual(lbPlaced.balancer, { cpu_s: 0.004, cpu_ms_per_request: 1, span_ms: [1000050, 1009000] });
+  });
+
+  it("plans HAProxy's service with its soft stop as the stop signal (as a container's first process it lets SIGTERM pass)", async () => {
+    const fs = require('node:fs');
+    const { planComposeFleet } = require('../../src/runtime/compose-fleet');
+    const dir = tmpDir();
+    const text = 'CHAIN=ethereum\nCLIENT=geth\nRUNTIME=compose\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\n';
+    const r = resolveScenario(writeScenario(dir, 'f.env', text), { env: {}, cpuCount: 2, dockerEngine: '20.10.24' });
+    assert.deepEqual(r.errors, []);
+    const network = { dir, member: { nodeKeyHex: '11'.repeat(32) } };
+    const o = { client: geth, workDir: dir, imageRef: 'n', haproxyRef: 'h', nodeCpus: '0', balancerCpus: '1', network };
+    const plan = await planComposeFleet(r.scenario, o);
+    const doc = JSON.parse(fs.readFileSync(plan.file, 'utf8'));
+    assert.equal(doc.services.haproxy.stop_signal, 'SIGUSR1');
+    assert.equal(doc.services['replica-2'].stop_signal, undefined);
+  });
+
+  it('HAProxy on another swarm node: its CPU over its own samples, over every request it logged between them', async () => {
+    const { balancerSpan } = require('../../src/runtime/fleet-hooks');
+    const edges = { a: { at_ms: 1000050, total_s: 5 }, b: { at_ms: 1006000, total_s: 5.003 } };
+    const lb = { cpuSpan: async (start, end) => (start === window.start && end === window.end ? edges : null) };
+    const x = await balancerSpan(lb, window, log);
+    assert.deepEqual(x.span, [1000050, 1006000]);
+    assert.equal(x.cpu_s, 0.003);
+    assert.equal(
+      x.requests,
+      3,
+      "ended inside: replica-1's at 1000.104, replica-2's 200 and 503 (not the <NOSRV> at 1006.000)",
+    );
   });
 
   it("counts each replica's 2xx responses in each second of the window", () => {

@@ -151,6 +151,30 @@ describe('swarm runtime: the stack file', () => {
     assert.equal(killed.services.node.stop_signal, undefined);
   });
 
+  it('SWARM_BALANCER_NODE: HAProxy placed on that node, its cores a quota, its configuration a config of the stack', () => {
+    const cfg = {
+      type: 'bind',
+      source: '/work/run/fleet/haproxy.cfg',
+      target: '/etc/chainperf/haproxy.cfg',
+      read_only: true,
+    };
+    const doc = {
+      ...RENDERED,
+      services: { ...RENDERED.services, haproxy: { image: 'chainperf/haproxy:x', volumes: [cfg] } },
+    };
+    const out = swarmStack(doc, { nodeId: 'abc123', balancer: { hostname: 'w2', cpus: 1 } });
+    const lb = out.services.haproxy;
+    assert.deepEqual(lb.deploy.placement.constraints, ['node.hostname == w2']);
+    assert.deepEqual(lb.deploy.resources, { limits: { cpus: '1' } });
+    assert.equal(lb.volumes, undefined, 'no file of this machine mounted there');
+    assert.deepEqual(lb.configs, [{ source: 'haproxy-config', target: '/etc/chainperf/haproxy.cfg' }]);
+    assert.deepEqual(out.configs, { 'haproxy-config': { file: '/work/run/fleet/haproxy.cfg' } });
+    assert.deepEqual(out.services.node.deploy.placement.constraints, ['node.id == abc123'], 'the node stays');
+    const here = swarmStack(doc, { nodeId: 'abc123' }).services.haproxy;
+    assert.deepEqual(here.deploy.placement.constraints, ['node.id == abc123']);
+    assert.equal(here.volumes[0].type, 'bind');
+  });
+
   it('tells a kernel without IPVS', () => {
     assert.equal(ipvsAvailable('/nonexistent/ip_vs'), false);
     assert.equal(ipvsAvailable(__filename), true);
@@ -208,6 +232,21 @@ describe('swarm runtime: the scenario', () => {
     assert.match(errs('KEEP=volume\n'), /KEEP: not yet with SWARM_NODE/);
     assert.match(resolve('RUNTIME=swarm\nSWARM_NODE=no such node\n').errors.join(), /is not a node's hostname/);
   });
+
+  it('SWARM_BALANCER_NODE: swarm only, and only where there is a balancer to place', () => {
+    const fleet = 'RUNTIME=swarm\nREPLICAS=2\nNETWORK_NODES=1\nPEERS=2\n';
+    assert.deepEqual(resolve(`${fleet}SWARM_BALANCER_NODE=worker-1\n`).errors, []);
+    assert.deepEqual(resolve('RUNTIME=swarm\nBALANCER=haproxy\nNETWORK_NODES=1\nSWARM_BALANCER_NODE=w1\n').errors, []);
+    assert.match(
+      resolve('RUNTIME=swarm\nSWARM_BALANCER_NODE=worker-1\n').errors.join(),
+      /SWARM_BALANCER_NODE places HAProxy, and this scenario has none/,
+    );
+    assert.match(
+      resolve('RUNTIME=compose\nREPLICAS=2\nNETWORK_NODES=1\nSWARM_BALANCER_NODE=w1\n').errors.join(),
+      /SWARM_BALANCER_NODE is only used with RUNTIME=swarm/,
+    );
+    assert.match(resolve(`${fleet}SWARM_BALANCER_NODE=a b\n`).errors.join(), /"a b" is not a node's hostname/);
+  });
 });
 
 describe('swarm runtime: SWARM_NODE placement', () => {
@@ -248,6 +287,22 @@ describe('swarm runtime: SWARM_NODE placement', () => {
     await assert.rejects(remotePlacement({ SWARM_NODE: 'worker-1,worker-9', REPLICAS: 2 }, st, '0'), /worker-9/);
     const faulted = await remotePlacement({ SWARM_NODE: 'worker-1', REPLICAS: 3, FAULT: 'kill-replica@5s' }, st, '0');
     assert.equal(faulted.killed, 'replica-3', 'the last replica, the one FAULT kills');
+  });
+
+  it('SWARM_BALANCER_NODE: the node HAProxy goes to, its cores as a count of CPUs; nothing for this one', async () => {
+    const { balancerPlacement } = require('../../src/runtime/swarm-placement');
+    assert.equal(await balancerPlacement({ SWARM_BALANCER_NODE: '' }, st, '1'), null);
+    assert.equal(await balancerPlacement({ SWARM_BALANCER_NODE: 'manager' }, st, '1'), null);
+    assert.deepEqual(await balancerPlacement({ SWARM_BALANCER_NODE: 'worker-1' }, st, '1'), {
+      hostname: 'worker-1',
+      id: 'w1',
+      addr: '10.0.0.2',
+      cpus: 1,
+    });
+    await assert.rejects(
+      balancerPlacement({ SWARM_BALANCER_NODE: 'worker-2' }, st, '1'),
+      /SWARM_BALANCER_NODE=worker-2: the node is down/,
+    );
   });
 
   it("names the swarm's nodes when it has no such node, and refuses one that cannot take tasks", async () => {
