@@ -41,17 +41,18 @@ function withFigures(m, idle, cold) {
 }
 
 /**
- * One measured window with its figures; `over` changes scenario keys for it.
+ * One measured window with its figures; `over` changes scenario keys for it, `mix` its methods, and `last` says it is
+ * the run's last window (its kept generator may end once the window's samples are in).
  * A window whose load generator started after the window opened (artillery
  * needed longer than its start-up allowance on a busy machine) measured no
  * load at its start: it is measured again with twice the allowance, twice at most.
  */
-async function windowWithFigures(ctx, name, idle, over = {}, mix) {
+async function windowWithFigures(ctx, name, idle, { over = {}, mix = undefined, last = false } = {}) {
   const cold = ctx.s.COLD === 'yes' ? await coldRestart(ctx) : null;
   let startupS = ctx.startupS || STARTUP_S;
   for (let attempt = 1; ; attempt++) {
     try {
-      const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix, startupS }).catch((err) => {
+      const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix, startupS, last }).catch((err) => {
         if (!err.lateStart) partialFigures(err, idle); // a window cut short keeps its figures up to the failure
         throw err;
       });
@@ -96,8 +97,8 @@ async function measureRepeated(ctx) {
     for (let r = 1; r <= s.REPEAT; r++) {
       const idle = r === 1 ? ctx.idle : s.IDLE_S > 0 ? await measureIdle(ctx.stack, s.IDLE_S, ctx.signal) : null;
       if (s.DROP_CACHES === 'yes') dropPageCache(ctx.warnings);
-      ctx.lastWindow = r === s.REPEAT; // its kept generator may end once its samples are in (measureWorkload)
-      reps.push(await windowWithFigures(ctx, s.REPEAT > 1 ? `rep${r}` : 'measure', idle));
+      // the last: its kept generator may end once its samples are in (measureWorkload)
+      reps.push(await windowWithFigures(ctx, s.REPEAT > 1 ? `rep${r}` : 'measure', idle, { last: r === s.REPEAT }));
       if (s.REPEAT > 1) log(`repetition ${r} of ${s.REPEAT}: ${fmtHeadline(reps[r - 1].figures)}`);
     }
   } catch (err) {
@@ -144,9 +145,7 @@ async function measureSaturation(ctx) {
       try {
         steps.push({
           ...(await windowWithFigures(ctx, `step${k}`, ctx.idle, {
-            RATE: rate,
-            RAMP_S: 0,
-            DURATION_S: s.SATURATE_STEP_S,
+            over: { RATE: rate, RAMP_S: 0, DURATION_S: s.SATURATE_STEP_S },
           })),
           target_rps: rate,
         });
@@ -197,13 +196,10 @@ async function profileMethods(ctx) {
   const methods = Object.keys(ctx.mix).sort((a, b) => ctx.mix[b] - ctx.mix[a]);
   for (const [i, method] of methods.entries()) {
     log(`profile: ${method} (${i + 1} of ${methods.length})`);
-    const w = await windowWithFigures(
-      ctx,
-      `method-${method}`,
-      ctx.idle,
-      { DURATION_S: ctx.s.PROFILE_DURATION_S, SHAPE: 'steady' },
-      { [method]: 1 },
-    );
+    const w = await windowWithFigures(ctx, `method-${method}`, ctx.idle, {
+      over: { DURATION_S: ctx.s.PROFILE_DURATION_S, SHAPE: 'steady' },
+      mix: { [method]: 1 },
+    });
     const f = w.figures;
     out[method] = {
       window: w.window,

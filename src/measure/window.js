@@ -196,6 +196,7 @@ async function collectSamples(m, { reportDir, name, startupS }) {
  * @param {object} o.stack runtime stack (rpcUrl, cpu sources, generatorGroup, prometheus)
  * @param {object} o.chain chain module (its processor, its windowRecords hook)
  * @param {(over:object)=>object} o.spec builds the generator spec for a window
+ * @param {boolean} [o.last] the run's last window: its kept generator ends once the samples are in
  * @returns {Promise<{window, cpu, node, samples, generator, series}>}
  */
 async function measureWorkload(o) {
@@ -226,7 +227,7 @@ async function measureWorkload(o) {
   await readEdges(m, opts);
   const { snapshots, samples } = await collectSamples(m, opts);
   // the run's last window, its samples in and its start in time: the kept generator may exit (measureRepeated)
-  if (opts.kept && opts.lastWindow) opts.kept.finish();
+  if (opts.kept && opts.last) opts.kept.finish();
   if (shape) window.shape = shapeFigures(shape, w.start, samples);
 
   const measuredCpu = await nodeCpuOver(m, stack, samples, signal);

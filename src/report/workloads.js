@@ -10,7 +10,10 @@ function workloadLines(run) {
   const shape = run.window && run.window.shape;
   if (shape) {
     const seg = shape.segments
-      .map((x) => `${n(x.from_s)}-${n(x.to_s)} s: ${n(x.rps, 0)}/s offered, ${n(x.achieved_rps, 1)}/s served`)
+      .map(
+        (x) =>
+          `${n(x.from_s)}-${n(x.to_s)} s: ${n(x.rps, 0)}/s offered${x.sent_rps === undefined ? '' : `, ${n(x.sent_rps, 1)}/s sent`}, ${n(x.achieved_rps, 1)}/s served`,
+      )
       .join('; ');
     lines.push(`- Load shape ${shape.kind} inside the window (its figures cover all of it): ${seg}.`);
   }

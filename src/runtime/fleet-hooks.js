@@ -7,7 +7,8 @@
 // fault a scenario asks for, the run's warnings and record. A replica is
 // {name, group: {cpu(), memoryBytes()}, kill(), onGone(fn), pid or container}
 // (on another swarm node: group null, cpuSpan(start, end) from its cAdvisor);
-// the balancer {counts(), logText()} and its group {cpu()}.
+// the balancer {counts(), logText()} and its group {cpu()} (on another swarm
+// node: no group, lb.cpuSpan(start, end) from its cAdvisor).
 
 const { fleetRecord, faultRecord, perSecond } = require('./fleet-records');
 const { accessLog } = require('./haproxy');

@@ -159,4 +159,4 @@ function swarmStack(doc, { nodeId, remote = null, balancer = null }) {
   return { version: '3.8', services, volumes, ...files };
 }
 
-module.exports = { swarmStack, DROPPED, KILLED_BY_SCALING };
+module.exports = { swarmStack, DROPPED };

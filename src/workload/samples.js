@@ -4,10 +4,10 @@
 // mergeSamples runs in the toolkit after the run.
 
 const { percentile, latencySummary } = require('../stats');
+const { Slots, SLOT_MS } = require('./slots');
 
 const FAILURE_KINDS = ['rpc', 'http', 'timeout', 'other'];
 const MAX_ERROR_MESSAGES = 20;
-const SLOT_MS = 10; // resolution of okBetween()
 
 /**
  * Classifies an error thrown by a client library call:
@@ -29,9 +29,8 @@ class Recorder {
     this.spec = spec;
     this.worker = worker;
     this.seconds = {}; // epoch second -> method -> {lat: number[], failed: {kind: n}}
-    // 10 ms slot -> successful completions, to count requests between any two instants. A Map: a slot number is
-    // above 2^32, and as an object's key it would be turned into a string on every request.
-    this.okSlots = new Map();
+    this.okSlots = new Slots(); // successful completions, to count them between any two instants
+    this.sentSlots = spec.shape ? new Slots() : null; // a SHAPE's: the requests sent in the window
     this.sec = -1; // the second of the last completion, and its entry in seconds (the next is most likely the same)
     this.bySec = null;
     this.errors = {};
@@ -42,7 +41,6 @@ class Recorder {
     this.skippedCount = 0;
     this.firstRequestAt = null;
     this.drained = new Set();
-    this.drainedSlots = new Set();
   }
 
   /** An open-loop request the generator could not start (too many unanswered). */
@@ -54,6 +52,10 @@ class Recorder {
   started() {
     this.inFlight++;
     if (this.firstRequestAt === null) this.firstRequestAt = Date.now();
+    if (this.sentSlots) {
+      const now = Date.now();
+      if (now >= this.spec.start_at && now < this.spec.end_at) this.sentSlots.add(now);
+    }
   }
 
   /** @returns {'before'|'window'|'after'} where the completion fell */
@@ -70,7 +72,7 @@ class Recorder {
       if (this.inFlightAtEnd === null && now - latencyMs < spec.end_at) this.doneAfterEnd++;
       // After the window: only counted for okBetween(), up to the instant the node's CPU was read.
       // Never in the slot that holds end_at: okBetween(x, end_at) must count the window's requests only.
-      if (!failure && now < (spec.stop_at || spec.end_at)) this.countOk(now, spec.end_at);
+      if (!failure && now < (spec.stop_at || spec.end_at)) this.okSlots.add(now, spec.end_at);
       return 'after';
     }
     const sec = Math.floor(now / 1000);
@@ -87,15 +89,9 @@ class Recorder {
     } else {
       m.lat.push(Math.round(latencyMs * 1000) / 1000);
       // Never in the slot that holds start_at either: okBetween(start_at, end_at) is exactly the window's requests.
-      this.countOk(now, spec.start_at);
+      this.okSlots.add(now, spec.start_at);
     }
     return 'window';
-  }
-
-  /** A success in its 10 ms slot, or in the first whole slot after edgeMs when it fell before. */
-  countOk(now, edgeMs) {
-    const slot = Math.max(Math.floor(now / SLOT_MS), Math.ceil(edgeMs / SLOT_MS));
-    this.okSlots.set(slot, (this.okSlots.get(slot) || 0) + 1);
   }
 
   /** The window's end has come: it did not see complete those in flight now and those done since its end. */
@@ -110,16 +106,11 @@ class Recorder {
    */
   drain(nowMs) {
     const upto = Math.floor(nowMs / 1000) * 1000;
-    const out = { upto_ms: upto, seconds: {}, ok_slots: {} };
+    const out = { upto_ms: upto, seconds: {}, ok_slots: this.okSlots.drain(upto) };
     for (const sec of Object.keys(this.seconds))
       if (Number(sec) * 1000 < upto && !this.drained.has(sec)) {
         out.seconds[sec] = this.seconds[sec];
         this.drained.add(sec);
-      }
-    for (const [slot, n] of this.okSlots)
-      if (slot * SLOT_MS < upto && !this.drainedSlots.has(slot)) {
-        out.ok_slots[slot] = n;
-        this.drainedSlots.add(slot);
       }
     return { ...out, ...this.counters(this.inFlight) };
   }
@@ -145,7 +136,8 @@ class Recorder {
       end_at: endAt,
       ...counters,
       seconds: this.seconds,
-      ok_slots: Object.fromEntries(this.okSlots),
+      ok_slots: this.okSlots.toJSON(),
+      ...(this.sentSlots ? { sent_slots: this.sentSlots.toJSON() } : {}),
       errors,
     };
   }
@@ -188,8 +180,8 @@ const emptyFailures = () => Object.fromEntries(FAILURE_KINDS.map((k) => [k, 0]))
 
 /** Adds one worker's snapshot to the running totals of mergeSamples. */
 function addSnapshot(acc, snap) {
-  for (const [slot, n] of Object.entries(snap.ok_slots || {}))
-    acc.okSlots.set(Number(slot), (acc.okSlots.get(Number(slot)) || 0) + n);
+  acc.okSlots.addRecord(snap.ok_slots);
+  if (snap.sent_slots) (acc.sentSlots || (acc.sentSlots = new Slots())).addRecord(snap.sent_slots);
   acc.before += snap.before_window;
   acc.skipped += snap.skipped || 0;
   acc.inFlight += snap.in_flight_at_end;
@@ -262,7 +254,8 @@ function mergeSamples(snapshots) {
     inFlight: 0,
     skipped: 0,
     first: null,
-    okSlots: new Map(),
+    okSlots: new Slots(),
+    sentSlots: null, // a SHAPE's
   };
   for (const snap of snapshots) addSnapshot(acc, snap);
   const { start_at: start, end_at: end } = snapshots[0] || {};
@@ -280,11 +273,9 @@ function mergeSamples(snapshots) {
     errors: acc.errors,
     workers: snapshots.length,
     /** Successful requests completed in [fromMs, toMs), to 10 ms. */
-    okBetween(fromMs, toMs) {
-      let n = 0;
-      for (const [slot, k] of acc.okSlots) if (slot * SLOT_MS >= fromMs && slot * SLOT_MS < toMs) n += k;
-      return n;
-    },
+    okBetween: (fromMs, toMs) => acc.okSlots.between(fromMs, toMs),
+    /** With a SHAPE: the requests sent in [fromMs, toMs) inside the window, to 10 ms; null without that record. */
+    sentBetween: (fromMs, toMs) => (acc.sentSlots ? acc.sentSlots.between(fromMs, toMs) : null),
   };
 }
 

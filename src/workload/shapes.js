@@ -101,15 +101,28 @@ function shapedGate(shape, startMs) {
   };
 }
 
-/** The shape as run.json keeps it: each segment with the requests that completed in it and their rate. */
+/**
+ * The shape as run.json keeps it: each segment with the requests that completed in it and their rate, and the requests
+ * sent in it (the generator's record, when it kept one): a loaded node's late answers fall in the segment after the
+ * one they were sent in, so a spike's served rate alone understates what was offered in it.
+ */
 function shapeFigures(shape, startMs, samples) {
+  const rate = (n, seg) => Number((n / (seg.to_s - seg.from_s)).toFixed(3));
   return {
     kind: shape.kind,
     base_rps: shape.base_rps,
     peak_rps: shape.peak_rps,
     segments: shape.segments.map((seg) => {
-      const ok = samples.okBetween(startMs + seg.from_s * 1000, startMs + seg.to_s * 1000);
-      return { ...seg, requests_ok: ok, rps: seg.rps, achieved_rps: Number((ok / (seg.to_s - seg.from_s)).toFixed(3)) };
+      const [a, b] = [startMs + seg.from_s * 1000, startMs + seg.to_s * 1000];
+      const ok = samples.okBetween(a, b);
+      const sent = samples.sentBetween ? samples.sentBetween(a, b) : null;
+      return {
+        ...seg,
+        requests_ok: ok,
+        rps: seg.rps,
+        achieved_rps: rate(ok, seg),
+        ...(sent === null ? {} : { requests_sent: sent, sent_rps: rate(sent, seg) }),
+      };
     }),
   };
 }

@@ -152,6 +152,31 @@ describe('generator samples', () => {
     assert.deepEqual(snap.ok_slots, { 1000: 2, 1001: 1, 1150: 1, 1299: 1 });
     assert.equal(mergeSamples([snap]).okBetween(10_000, 13_000), 5);
     assert.equal(mergeSamples([snap]).okBetween(10_010, 12_000), 2);
+    assert.equal(snap.sent_slots, undefined, 'no SHAPE: sends are not kept');
+    assert.equal(mergeSamples([snap]).sentBetween(10_000, 13_000), null);
+  });
+
+  it("with a SHAPE, a worker's record counts the requests it sent in the window, in 10 ms slots", () => {
+    const shape = { kind: 'spike', segments: [] };
+    const realNow = Date.now;
+    const sends = [9_990, 10_005, 10_006, 11_500, 12_990, 13_000];
+    const recs = ['a', 'b'].map((w) => newRecorder({ start_at: 10_000, end_at: 13_000, shape }, w));
+    try {
+      for (const t of sends) {
+        Date.now = () => t;
+        recs[0].started();
+      }
+      Date.now = () => 11_505;
+      recs[1].started();
+    } finally {
+      Date.now = realNow;
+    }
+    const snaps = recs.map((r) => JSON.parse(JSON.stringify(r.snapshot())));
+    assert.deepEqual(snaps[0].sent_slots, { 1000: 2, 1150: 1, 1299: 1 }, 'only those sent inside the window');
+    const m = mergeSamples(snaps);
+    assert.equal(m.sentBetween(10_000, 13_000), 5, "both workers' sends");
+    assert.equal(m.sentBetween(11_000, 12_000), 2);
+    assert.equal(m.okBetween(10_000, 13_000), 0, 'none completed');
   });
 
   it('percentiles are nearest-rank', () => {

@@ -111,6 +111,18 @@ describe('load shapes', () => {
         [500, 100],
       ],
     );
+    assert.equal(f.segments[0].requests_sent, undefined, 'no record of sends: nothing said of them');
+    // a spike's late answers fall in the segment after it: what was sent in each tells the offered load apart
+    const sent = shapeFigures(sh, 0, { ...samples, sentBetween: (a) => (a === 0 ? 400 : 550) });
+    assert.deepEqual(
+      sent.segments.map((x) => [x.requests_sent, x.sent_rps]),
+      [
+        [400, 80],
+        [550, 110],
+        [550, 110],
+        [550, 110],
+      ],
+    );
   });
 
   it('keys: a shape needs RATE, room for its spike or steps, and no saturation search (exit 2 messages)', () => {
