@@ -73,6 +73,13 @@ describe('load shapes on geth', () => {
       );
       assert.ok(Math.abs(seg[0].achieved_rps - 60) < 9, `${seg[0].achieved_rps}/s offered 60/s`);
       assert.ok(seg[2].achieved_rps >= 60 - 9, `${seg[2].achieved_rps}/s after the spike, offered 60/s`);
+      // what the generator sent in each segment: the offered shape itself, late answers or not
+      const sent = seg[1].sent_rps / seg[0].sent_rps;
+      assert.ok(
+        sent > 2.4 && sent < 3.6,
+        `sent ${seg[1].sent_rps}/s in the spike against ${seg[0].sent_rps}/s before it`,
+      );
+      assert.ok(Math.abs(seg[2].sent_rps - 60) < 9, `sent ${seg[2].sent_rps}/s after the spike, offered 60/s`);
     });
   }
 });
