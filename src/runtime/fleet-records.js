@@ -69,13 +69,14 @@ function balancerRow(lbCpu, total, lbSpan) {
   if (lbSpan)
     return {
       cpu_s: lbSpan.cpu_s,
-      cpu_ms_per_request: lbSpan.requests ? Number(((lbSpan.cpu_s * 1000) / lbSpan.requests).toFixed(5)) : null,
+      cpu_ms_per_request: perRequest(lbSpan.cpu_s, lbSpan.requests, 5),
       span_ms: lbSpan.span,
     };
-  return { cpu_s: lbCpu, cpu_ms_per_request: total ? Number(((lbCpu * 1000) / total).toFixed(5)) : null };
+  return { cpu_s: lbCpu, cpu_ms_per_request: perRequest(lbCpu, total, 5) };
 }
 
-const perRequest = (cpu, n) => (n ? Number(((cpu * 1000) / n).toFixed(4)) : null);
+/** CPU seconds over n requests, in ms per request (to `digits` places); null without requests. */
+const perRequest = (cpu, n, digits = 4) => (n ? Number(((cpu * 1000) / n).toFixed(digits)) : null);
 
 /** Requests HAProxy logged for a replica that completed inside a span (its CPU's, when that is not the window's). */
 function inSpan(logText, name, [fromMs, toMs]) {
