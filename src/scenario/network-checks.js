@@ -90,4 +90,15 @@ function networkWarning(v) {
   return null;
 }
 
-module.exports = { networkDefaults, networkChecks, networkWarning, fleetChecks };
+/** Seconds a kill through a swarm should have before the window's end: it lands some seconds after its order. */
+const SWARM_KILL_ROOM_S = 10;
+
+/** FAULT on replicas SWARM_NODE places: a kill so near the end that it may land after the window, said before it. */
+function faultWarning(v) {
+  const fault = /^kill-replica@(\d+)s$/.exec(v.FAULT || '');
+  if (!fault || v.RUNTIME !== 'swarm' || !v.SWARM_NODE || v.DURATION_S - Number(fault[1]) >= SWARM_KILL_ROOM_S)
+    return null;
+  return `FAULT=${v.FAULT} with SWARM_NODE: a replica placed on a swarm node is killed through the swarm, which carries the kill out some seconds after its order; ${v.DURATION_S - Number(fault[1])} s before the window's end it may land after it (docs/fleets.md#killing-a-replica-on-purpose-fault)`;
+}
+
+module.exports = { networkDefaults, networkChecks, networkWarning, faultWarning, fleetChecks };

@@ -16,7 +16,7 @@ const { ROOT, WORKLOADS_DIR } = require('../util/paths');
 const { listWorkloads } = require('./values');
 const { builtInDefaults, chooseRuntime, defaultLayers, rawSettings, typedSettings } = require('./defaults');
 const { crossCheck } = require('./checks');
-const { networkDefaults, networkWarning } = require('./network-checks');
+const { networkDefaults, networkWarning, faultWarning } = require('./network-checks');
 
 /**
  * @param {string} file scenario path
@@ -42,6 +42,7 @@ function resolveScenario(file, opts = {}) {
     capInstanceCores(values, sources, cpuCount),
     memoryWarning(values, sources, opts.totalMemoryBytes),
     networkWarning(values),
+    faultWarning(values),
   ].filter(Boolean);
   if (!values.NAME) values.NAME = path.basename(file).replace(/\.env$/, '');
   chooseRuntime(values, sources, client, opts);

@@ -223,6 +223,17 @@ describe('swarm runtime: the scenario', () => {
     assert.match(errs('MEMORY_MB=2048\n'), /MEMORY_MB: not yet with SWARM_NODE/);
     assert.deepEqual(resolve('RUNTIME=swarm\nSWARM_NODE=w1,w2\nNETWORK_NODES=1\nREPLICAS=3\n').errors, []);
     assert.equal(errs('NETWORK_NODES=1\nREPLICAS=2\nFAULT=kill-replica@5s\n'), '', 'killed through the swarm');
+    const warned = (text) => resolve(`RUNTIME=swarm\nNETWORK_NODES=1\nREPLICAS=2\n${text}`).warnings.join('\n');
+    assert.match(
+      warned('SWARM_NODE=w1\nDURATION_S=30\nFAULT=kill-replica@25s\n'),
+      /5 s before the window's end it may land after it/,
+    );
+    assert.doesNotMatch(warned('SWARM_NODE=w1\nDURATION_S=30\nFAULT=kill-replica@20s\n'), /FAULT/);
+    assert.doesNotMatch(
+      warned('DURATION_S=30\nFAULT=kill-replica@25s\n'),
+      /FAULT/,
+      'no SWARM_NODE: killed by the engine',
+    );
     assert.match(
       resolve('RUNTIME=swarm\nSWARM_NODE=w1,w2,w3\nNETWORK_NODES=1\nREPLICAS=2\n').errors.join(),
       /SWARM_NODE names 3 swarm nodes for 2 replicas/,
