@@ -4,7 +4,9 @@
 // generator's cores (src/workload/split.js divides the load). They read one
 // spec's instants, so they start and stop together, and write their samples
 // into one folder: a window's figures merge every latency of every generator
-// (samples.js), and each generator's CPU is read from its own cgroup.
+// (samples.js), and each generator's CPU is read from its own cgroup. With
+// SWARM_GENERATOR_NODES each is a task of the swarm stack instead, run through
+// its agent (workload/agent-client.js), its CPU its container's.
 
 const os = require('node:os');
 const { Cgroup } = require('../platform/cgroup');
@@ -17,6 +19,7 @@ const { log } = require('../util/log');
  * group] for one generator; nulls where chainperf has no generator cgroup (attach without cgroups).
  */
 function generatorGroups(stack, n) {
+  if (stack.generatorAgents) return stack.generatorAgents.map((a) => a.group()); // SWARM_GENERATOR_NODES
   if (n === 1) return [stack.generatorGroup || null];
   if (!stack.generatorGroup) return Array(n).fill(null);
   if (stack.generatorGroups && stack.generatorGroups.length === n) return stack.generatorGroups;
@@ -50,14 +53,18 @@ function generatorPasses({ scenario, spec, stack, dir, name, processor, signal }
   return groups.map((group, i) => {
     const share = generatorShare(scenario, spec, n, i);
     const passName = n === 1 ? name : `${name}.g${i}`;
+    const agent = stack.generatorAgents && stack.generatorAgents[i];
     const meta = {
       index: i,
       group,
-      cpus: n === 1 ? stack.generatorCpus : (stack.generatorGroupCpus || [])[i] || null,
+      cpus: agent ? agent.health.cpus : n === 1 ? stack.generatorCpus : (stack.generatorGroupCpus || [])[i] || null,
+      ...(agent ? { node: agent.hostname } : {}),
       offered: share.scenario.RATE ? { rate: share.scenario.RATE } : { users: share.scenario.CONCURRENCY },
       logFile: artilleryFiles(dir, passName).logFile,
     };
-    return { meta, run: runArtillery({ ...share, dir, name: passName, processor, group, signal }) };
+    const pass = { ...share, dir, name: passName, processor, signal };
+    // SWARM_GENERATOR_NODES: a task on a swarm node, through its agent (workload/agent-client.js)
+    return { meta, run: agent ? agent.runPass(pass) : runArtillery({ ...pass, group }) };
   });
 }
 

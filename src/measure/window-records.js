@@ -165,7 +165,7 @@ function generatorRecord(m, { stack, s }, samples, snapshots) {
     before_window: samples.before_window,
     in_flight_at_end: samples.in_flight_at_end,
     skipped: samples.skipped,
-    cores: cpuCount(stack.generatorCpus) || os.cpus().length,
+    cores: stack.generatorCores || cpuCount(stack.generatorCpus) || os.cpus().length,
     cpu_s: genCpu,
     cpu_us_per_request: genCpu !== null && answered ? Number(((genCpu * 1e6) / answered).toFixed(1)) : null,
   };
@@ -198,6 +198,7 @@ function perGenerator(m, snapshots) {
     const cores = cpuCount(r.cpus);
     return {
       index: r.index,
+      ...(r.node ? { node: r.node } : {}), // SWARM_GENERATOR_NODES: the swarm node it ran on
       cpus: r.cpus,
       offered: r.offered,
       workers: mine.length,

@@ -9,6 +9,7 @@ const { copyScrubbed } = require('../util/scrub');
 const path = require('node:path');
 const { STARTUP_S, TAIL_MS } = require('../workload/artillery');
 const { runGenerators, generatorGroups } = require('./generators');
+const { settleReadings } = require('../workload/agent-client');
 const { PICKUP_MS } = require('./kept-generator');
 const { mergeSamples } = require('../workload/samples');
 const { shapeOf, describeShape, shapeFigures } = require('../workload/shapes');
@@ -153,6 +154,10 @@ async function readEdges(m, { s, stack, name, reportDir, signal }) {
   }
   m.explained = await explained;
   await m.sampler.done;
+  // SWARM_GENERATOR_NODES: the generators' CPU at the edges, asked of their agents now that the edges are past
+  [m.genStart, m.genEnd] = await settleReadings([m.genStart, m.genEnd]);
+  m.gensStart = await settleReadings(m.gensStart);
+  m.gensEnd = await settleReadings(m.gensEnd);
 }
 
 /** The generator's result and samples; a generator that failed, recorded nothing or started late fails the window. */

@@ -27,6 +27,7 @@ const SWARM_KEYS = [
   ...COMPOSE_ONLY.filter((k) => !['NODE_VOLUME', 'SNAPSHOT', 'BIND_ADDR'].includes(k)),
   'SWARM_NODE',
   'SWARM_BALANCER_NODE',
+  'SWARM_GENERATOR_NODES',
 ];
 
 /** Keys only the attach runtime reads. */
@@ -104,9 +105,28 @@ function swarmChecks(v, ctx, errors) {
     errors.push(
       `${at('SWARM_BALANCER_NODE')}: SWARM_BALANCER_NODE: "${v.SWARM_BALANCER_NODE}" is not a node's hostname`,
     );
+  if (v.SWARM_GENERATOR_NODES) generatorNodeChecks(v, ctx, errors);
   if (v.SWARM_BALANCER_NODE && v.BALANCER !== 'haproxy')
     errors.push(
       `${at('SWARM_BALANCER_NODE')}: SWARM_BALANCER_NODE places HAProxy, and this scenario has none (REPLICAS > 1 or BALANCER=haproxy)`,
+    );
+}
+
+/** SWARM_GENERATOR_NODES: hostnames, no more of them than generators; not a replay (its capture is a file here). */
+function generatorNodeChecks(v, { at }, errors) {
+  const where = at('SWARM_GENERATOR_NODES');
+  const names = String(v.SWARM_GENERATOR_NODES).split(',');
+  for (const name of names.map((x) => x.trim()))
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/.test(name))
+      errors.push(`${where}: SWARM_GENERATOR_NODES: "${name}" is not a node's hostname`);
+  const n = v.GENERATORS || 1;
+  if (names.length > n)
+    errors.push(
+      `${where}: SWARM_GENERATOR_NODES names ${names.length} swarm nodes for ${n} generator${n === 1 ? '' : 's'} (GENERATORS): one each at most`,
+    );
+  if (String(v.WORKLOAD).startsWith('replay:'))
+    errors.push(
+      `${where}: SWARM_GENERATOR_NODES with a replay: its capture is a file on this machine; replay it from here`,
     );
 }
 

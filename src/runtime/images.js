@@ -7,6 +7,7 @@
 //   geth        the binary chainperf builds from the Go module proxy, copied onto base
 //   prometheus  Debian's package, installed with apt-get on base
 //   cadvisor    chainperf's own main on the cAdvisor library module (images/cadvisor), built with Go, copied onto base
+//   generator   this machine's Node.js and chainperf's sources and packages, on base (SWARM_GENERATOR_NODES)
 //   grafana     not buildable from package sources: used when present, else skipped
 //
 // For each service: the image the scenario names (<SERVICE>_IMAGE), else the
@@ -24,6 +25,7 @@ const { ensureDebianTool } = require('../install/debian');
 const { withCacheLock } = require('../install/lock');
 const { cacheDir } = require('../install/cache');
 const clients = require('../clients');
+const { generatorSourceHash, generatorFiles } = require('./generator-image');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const IMAGES_DIR = path.join(ROOT, 'images');
@@ -55,6 +57,14 @@ function imageSpecs(s) {
   // REPLICAS (or BALANCER=haproxy): the balancer in front of the fleet, as a service of the stack
   if (s.BALANCER === 'haproxy')
     specs.haproxy = { upstream: 'haproxy:2.6', local: 'chainperf/haproxy:bookworm', dir: 'haproxy' };
+  // SWARM_GENERATOR_NODES: the generator's image, built from this machine's Node.js and chainperf (no upstream)
+  if (s.SWARM_GENERATOR_NODES)
+    specs.generator = {
+      upstream: null,
+      local: `chainperf/generator:${generatorSourceHash()}`,
+      dir: 'generator',
+      files: generatorFiles,
+    };
   if (s.GRAFANA !== 'no')
     specs.grafana = { upstream: `grafana/grafana:${GRAFANA_VERSION}`, local: null, optional: true };
   return specs;
@@ -88,7 +98,7 @@ async function ensureImages(s, log, { allowPull = true } = {}) {
       out[service] = { ref: named, id: await imageId(named), origin: 'named by the scenario' };
       continue;
     }
-    if ((await imageId(spec.upstream)) || (allowPull && tryPull(spec.upstream, log))) {
+    if (spec.upstream && ((await imageId(spec.upstream)) || (allowPull && tryPull(spec.upstream, log)))) {
       out[service] = { ref: spec.upstream, id: await imageId(spec.upstream), origin: 'upstream' };
       continue;
     }
@@ -106,7 +116,9 @@ async function ensureImages(s, log, { allowPull = true } = {}) {
         `image-${spec.local}`,
         async () => {
           if (await imageId(spec.local)) return; // built by another run while this one waited
-          log(`${service}: building ${spec.local} locally (no registry has ${spec.upstream})`);
+          log(
+            `${service}: building ${spec.local} locally (${spec.upstream ? `no registry has ${spec.upstream}` : "chainperf's own"})`,
+          );
           await dockerBuild(spec.dir, spec.local, log, { files: spec.files ? await spec.files(log) : {} });
         },
         { log, what: `building ${spec.local}` },
@@ -157,7 +169,7 @@ async function dockerBuild(dir, tag, log, { files = {}, buildArgs = {} } = {}) {
   const ctx = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-image-'));
   try {
     fs.cpSync(path.join(IMAGES_DIR, dir), ctx, { recursive: true });
-    for (const [name, src] of Object.entries(files)) fs.copyFileSync(src, path.join(ctx, name));
+    for (const [name, src] of Object.entries(files)) if (name !== 'cleanup') linkOrCopy(src, path.join(ctx, name));
     const args = [
       'build',
       '--pull=false',
@@ -169,6 +181,16 @@ async function dockerBuild(dir, tag, log, { files = {}, buildArgs = {} } = {}) {
     await runWithProgress('docker', args, { label: `building ${tag}`, log, env: { DOCKER_BUILDKIT: '0' } });
   } finally {
     fs.rmSync(ctx, { recursive: true, force: true });
+    if (files.cleanup) files.cleanup();
+  }
+}
+
+/** A file into a build context: a hard link where it can be (a large tar), else a copy. */
+function linkOrCopy(src, dest) {
+  try {
+    fs.linkSync(src, dest);
+  } catch {
+    fs.copyFileSync(src, dest);
   }
 }
 

@@ -273,6 +273,11 @@ const KEYS = {
     default: '',
     doc: "RUNTIME=swarm with a balancer (REPLICAS > 1 or BALANCER=haproxy): the swarm node (its hostname) HAProxy runs on; empty: the one chainperf runs on. There the workload reaches HAProxy at that node's address, its counters and access log come through the swarm (its task's log), its CPU from that node's cAdvisor between its own first and last samples inside the window (divided by the requests it logged between them), and the cores it would have had here become a CPU quota (docs/fleets.md#the-balancer-on-another-swarm-node).",
   },
+  SWARM_GENERATOR_NODES: {
+    type: 'string',
+    default: '',
+    doc: "RUNTIME=swarm: the swarm nodes (hostnames, comma-separated) the load generators run on, as tasks of the stack: generator i on the (i mod n)-th name (GENERATORS=4 on h1,h2: generators 0 and 2 on h1, 1 and 3 on h2); empty: processes on chainperf's machine. Each is a container of chainperf's generator image (built locally from this Node.js and chainperf's packages) running its agent, which chainperf reaches at a port of that node with the run's token: the pass's spec and parameter pool go there, its samples come back. Each generator's CPU is its container's, from its cgroup, on the cores that node gives it (no pinning); the nodes' clocks must agree with this machine's within 50 ms, which is checked. Not with a replay, whose capture stays here (docs/fleets.md#generators-on-swarm-nodes).",
+  },
   GRAFANA: {
     type: 'enum',
     values: ['auto', 'yes', 'no'],

@@ -83,6 +83,15 @@ function artilleryFiles(dir, name) {
   };
 }
 
+/** Writes a pass's spec and script (processor: the chain's processor's path where artillery runs); its files. */
+function writePassFiles({ scenario, spec, dir, name, processor }) {
+  const totalS = Math.ceil(((spec.stop_at || spec.end_at) - Date.now()) / 1000) + 1;
+  const files = artilleryFiles(dir, name);
+  fs.writeFileSync(files.specFile, JSON.stringify(spec, null, 2), { mode: 0o600 });
+  fs.writeFileSync(files.scriptFile, yaml.dump(buildScript(scenario, { processor, totalS })));
+  return files;
+}
+
 /**
  * Runs one artillery pass.
  * @param {object} o
@@ -97,10 +106,7 @@ function artilleryFiles(dir, name) {
  * @returns {Promise<{code:number, rawFile:string, logFile:string}>}
  */
 function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
-  const totalS = Math.ceil(((spec.stop_at || spec.end_at) - Date.now()) / 1000) + 1;
-  const { specFile, scriptFile, rawFile, logFile } = artilleryFiles(dir, name);
-  fs.writeFileSync(specFile, JSON.stringify(spec, null, 2), { mode: 0o600 });
-  fs.writeFileSync(scriptFile, yaml.dump(buildScript(scenario, { processor, totalS })));
+  const { specFile, scriptFile, rawFile, logFile } = writePassFiles({ scenario, spec, dir, name, processor });
   const bin = path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run');
   const argv = [process.execPath, bin, 'run', '--output', rawFile, scriptFile];
   const env = {
@@ -134,4 +140,14 @@ function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
   });
 }
 
-module.exports = { loadMix, buildScript, artilleryFiles, runArtillery, killGenerators, STARTUP_S, TAIL_MS, TARGET };
+module.exports = {
+  loadMix,
+  buildScript,
+  artilleryFiles,
+  writePassFiles,
+  runArtillery,
+  killGenerators,
+  STARTUP_S,
+  TAIL_MS,
+  TARGET,
+};

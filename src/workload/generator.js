@@ -58,6 +58,7 @@ function armWindow(spec, recorder, extras) {
     const file = path.join(spec.samples_dir, `worker-${recorder.worker}.json`);
     const generator = spec.generator_index || 0; // which of GENERATORS processes this worker belongs to
     if (fs.existsSync(file)) return;
+    fs.mkdirSync(spec.samples_dir, { recursive: true }); // made by chainperf, but not where an agent runs it (agent.js)
     // Written whole, then renamed: a generator kept across windows is read while it runs (kept-generator.js).
     const part = path.join(spec.samples_dir, `.worker-${recorder.worker}.json.part`);
     fs.writeFileSync(part, JSON.stringify({ ...recorder.snapshot(), ...extras, generator }));
