@@ -6,7 +6,7 @@
 const { perCoreLine } = require('./profile');
 const { networkLines, fleetLines } = require('./network');
 const { workloadLines } = require('./workloads');
-const generators = require('../workload/generators');
+const { generatorLines } = require('./summary-generator');
 const { chainOf, mib, ms, num } = require('./format');
 
 function windowLines(run) {
@@ -92,36 +92,6 @@ function scrapeSpan(run, n) {
   const off = (ms, edge) => `${num(Math.abs(ms - edge) / 1000, 1)} s ${ms <= edge ? 'before' : 'after'}`;
   const [a, b] = n.rpc_requests_span_ms;
   return ` (between its scrapes ${off(a, run.window.start_ms)} the window opened and ${off(b, run.window.end_ms)} it closed)`;
-}
-
-function generatorLines(run) {
-  const lines = [];
-  const s = (run.provenance || {}).scenario || {};
-  if (run.idle)
-    lines.push(
-      `- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num((run.idle.cpu_s / run.idle.seconds) * 1000, 2)} ms/s); the net figure subtracts that rate over the window.`,
-    );
-  if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) {
-    const chain = chainOf(run);
-    const gen = chain.generatorLabel
-      ? chain.generatorLabel(s)
-      : (generators[s.GENERATOR] || generators.ethers).label(s);
-    const elsewhere = run.stack && run.stack.swarm && run.stack.swarm.node_placement; // SWARM_NODE
-    const where = run.generator.cpus
-      ? `cpus ${run.generator.cpus}`
-      : elsewhere
-        ? "every core of chainperf's machine (the node ran on another)"
-        : 'cpus shared with the node';
-    lines.push(
-      `- Load generator (${gen}): ${num(run.generator.cpu_s, 3)} s of CPU on ${where}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`,
-    );
-    for (const g of run.generator.generators || [])
-      lines.push(
-        `  - generator ${g.index} of ${run.generator.processes} (cpus ${g.cpus || 'unpinned'}, ${g.offered.rate ? `${g.offered.rate} requests/s offered` : `${g.offered.users} users`}): ${num(g.requests_per_s, 1)} requests/s, ${num(g.cpu_us_per_request, 1)} us of CPU per request, ${g.cpu_utilization === null ? 'busy share n/a' : `${(g.cpu_utilization * 100).toFixed(0)}% busy`}.`,
-      );
-  }
-  if (run.sync) lines.push(`- Node synced with its head advancing after ${num(run.sync.seconds, 1)} s.`);
-  return lines;
 }
 
 function stackLines(run) {

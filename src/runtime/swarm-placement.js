@@ -233,4 +233,5 @@ module.exports = {
   placedBalancer,
   remoteInit,
   placedFleet,
+  placeableNode,
 };

@@ -26,7 +26,9 @@
 //   config and a secret of the stack, and the container runs the client's
 //   init before the node; FAULT's replica stops with SIGKILL (it is killed by
 //   scaling its service to 0, swarm-tasks.js); with SWARM_BALANCER_NODE,
-//   HAProxy is placed on that node, its configuration a config of the stack.
+//   HAProxy is placed on that node, its configuration a config of the stack;
+//   with SWARM_GENERATOR_NODES, each load generator is a service of its own on
+//   its node (swarm-generators.js), the run's token a secret of the stack.
 
 const path = require('node:path');
 const { MOUNT } = require('../network/compose-network');
@@ -111,6 +113,30 @@ function remoteBalancer(out, svc, place, stackFiles) {
   out.deploy.resources = { limits: { cpus: String(place.cpus) } };
 }
 
+/**
+ * SWARM_GENERATOR_NODES: a generator's service on its node, its agent at a port there (host mode), the run's token a
+ * secret of the stack, the run's work folder its agent's.
+ */
+function generatorService(g, gens, stackFiles) {
+  stackFiles.secrets['generator-token'] = { file: gens.tokenFile };
+  return {
+    image: gens.image,
+    environment: {
+      CHAINPERF_AGENT_ROOT: gens.root,
+      CHAINPERF_AGENT_PORT: String(g.port),
+      CHAINPERF_AGENT_TOKEN_FILE: '/run/secrets/generator-token',
+    },
+    ports: [hostModePort({ target: g.port, published: g.port })],
+    secrets: [{ source: 'generator-token', target: 'generator-token' }],
+    deploy: {
+      endpoint_mode: 'dnsrr',
+      restart_policy: { condition: 'none' },
+      replicas: 1,
+      placement: { constraints: [`node.hostname == ${g.hostname}`] },
+    },
+  };
+}
+
 /** A rendered compose service as a stack's service on chainperf's swarm node (cAdvisor: on every node). */
 function swarmService(name, svc, nodeId) {
   const out = Object.fromEntries(Object.entries(svc).filter(([k]) => !DROPPED.includes(k)));
@@ -129,15 +155,17 @@ function swarmService(name, svc, nodeId) {
 
 /**
  * @param {any} doc the project as `compose config` renders it (parsed)
- * @param {{nodeId: string, balancer?: {hostname: string, cpus: number}|null, remote?: {hostname: string, cpus: number,
- *   init?: {entrypoint: string[], initArgs: string[]}, replicas?: Object<string, {hostname: string}>,
- *   killed?: string}|null}} o the swarm node everything is placed on (this machine's); remote: the node service's own
- *   (SWARM_NODE), its CPU quota, on a network the client's init, with REPLICAS each other replica's swarm node, and
- *   with FAULT the replica's service it kills; balancer: HAProxy's swarm node and CPU quota (SWARM_BALANCER_NODE)
+ * @param {{nodeId: string, balancer?: {hostname: string, cpus: number}|null, generators?: any,
+ *   remote?: {hostname: string, cpus: number, init?: {entrypoint: string[], initArgs: string[]},
+ *   replicas?: Object<string, {hostname: string}>, killed?: string}|null}} o the swarm node everything is placed on
+ *   (this machine's); remote: the node service's own (SWARM_NODE), its CPU quota, on a network the client's init,
+ *   with REPLICAS each other replica's swarm node, and with FAULT the replica's service it kills; balancer: HAProxy's
+ *   swarm node and CPU quota (SWARM_BALANCER_NODE);
+ *   generators: the generators' services, their image, token file and work folder (SWARM_GENERATOR_NODES)
  * @returns {{version: string, services: Object<string, any>, volumes: Object<string, any>, configs?: any,
  *   secrets?: any}}
  */
-function swarmStack(doc, { nodeId, remote = null, balancer = null }) {
+function swarmStack(doc, { nodeId, remote = null, balancer = null, generators = null }) {
   const services = {};
   const stackFiles = { configs: {}, secrets: {} };
   for (const [name, svc] of Object.entries(doc.services)) {
@@ -148,6 +176,13 @@ function swarmStack(doc, { nodeId, remote = null, balancer = null }) {
     if (name === 'haproxy' && balancer) remoteBalancer(out, svc, balancer, stackFiles);
     services[name] = out;
   }
+  for (const g of generators ? generators.list : []) services[g.service] = generatorService(g, generators, stackFiles);
+  const files = Object.fromEntries(Object.entries(stackFiles).filter(([, v]) => Object.keys(v).length));
+  return { version: '3.8', services, volumes: namedVolumes(doc, services), ...files };
+}
+
+/** The project's volumes the stack's services still mount by name. */
+function namedVolumes(doc, services) {
   const named = new Set(
     Object.values(services).flatMap((x) => (x.volumes || []).filter((v) => v.source).map((v) => v.source)),
   );
@@ -155,8 +190,7 @@ function swarmStack(doc, { nodeId, remote = null, balancer = null }) {
   for (const [name, v] of Object.entries(doc.volumes || {}))
     if (named.has(name) || named.has(v && v.name))
       volumes[name] = v && v.external ? { external: true, name: v.name } : {};
-  const files = Object.fromEntries(Object.entries(stackFiles).filter(([, v]) => Object.keys(v).length));
-  return { version: '3.8', services, volumes, ...files };
+  return volumes;
 }
 
 module.exports = { swarmStack, DROPPED };

@@ -1,7 +1,8 @@
 'use strict';
 // RUNTIME=swarm: the compose runtime's stack (the node, cAdvisor, Prometheus,
 // Grafana when its image is here; a network's nodes, a fleet's replicas and
-// HAProxy: compose-around.js) deployed with `docker stack deploy` to the
+// HAProxy: compose-around.js; the load generators with SWARM_GENERATOR_NODES:
+// swarm-generators.js) deployed with `docker stack deploy` to the
 // Docker Swarm this engine manages, from the project Compose renders out of
 // the same files (swarm-render.js says what a swarm does differently). On one
 // machine, `docker swarm init` is all it needs. A STATE profile is restored
@@ -34,6 +35,7 @@ const {
   balancerRecord,
   placedBalancer,
 } = require('./swarm-placement');
+const { generatorPlacement, connectGenerators } = require('./swarm-generators');
 const { runningContainers, remoteContainer, watchRemoteNode } = require('./swarm-tasks');
 
 /** This engine as a swarm manager, or the reason it cannot deploy a stack. */
@@ -206,10 +208,12 @@ async function writeStack(p, st, workDir) {
   if (remote) p.generatorCpus = null; // the node is elsewhere: the generator has every core of this machine
   if (remote && p.network) remote.init = await remoteInit(p);
   const balancer = p.around.fleet ? await balancerPlacement(p.s, st, p.around.fleet.balancerCpus) : null;
+  const gens = await generatorPlacement(p.s, workDir);
+  const generators = gens && { ...gens, image: p.images.generator.ref };
   const file = path.join(workDir, 'stack.yml');
-  const doc = swarmStack(yaml.load(rendered.out), { nodeId: st.nodeId, remote, balancer });
+  const doc = swarmStack(yaml.load(rendered.out), { nodeId: st.nodeId, remote, balancer, generators });
   fs.writeFileSync(file, JSON.stringify(doc, null, 2));
-  return { file, remote, balancer };
+  return { file, remote, balancer, gens };
 }
 
 /**
@@ -222,7 +226,7 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
   const st = await managerState();
   const p = await planCompose(scenario, { runId, workDir, log });
   const { s, project: name, ports } = p;
-  const { file, remote, balancer } = await writeStack(p, st, workDir);
+  const { file, remote, balancer, gens } = await writeStack(p, st, workDir);
   const ipvs = swarm.ipvsAvailable();
   const stack = newStack(p, st, ipvs);
   if (remote) stack.swarm.node_placement = placementRecord(remote);
@@ -241,12 +245,14 @@ async function startSwarm(scenario, { runId, workDir, log, signal, onStack }) {
       await initAround(s, p.around, { client: p.client, run: p.run, log, state: stack.state, workDir, skip });
       await p.run(['down']); // the one-off runs' bridge network, whose name the stack's own network takes
     }
-    if (s.GENERATORS > 1)
+    if (s.GENERATORS > 1 && !gens)
       log(
         `GENERATORS=${s.GENERATORS}: the generators run as processes on this machine (${st.hostname}), each in its own cgroup, as in the compose runtime`,
       );
     await deploy(file, name, log);
     const { containers, nodeGone } = await deployedContainers(stack, p, { remote, balancer }, { log, signal });
+    const opts = { hereAddr: st.addr, timeoutS: s.STACK_TIMEOUT_S, signal, log };
+    if (gens) await connectGenerators(stack, name, gens, opts);
     const host = '127.0.0.1';
     const nodeHost = remote ? remote.addr : host; // its ports are published on the machine it runs on
     stack.rpcUrl = `${p.client.compose.rpc.scheme}://${nodeHost}:${ports.rpc}`;

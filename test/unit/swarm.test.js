@@ -1,6 +1,8 @@
 'use strict';
 // RUNTIME=swarm: the stack file made from the compose project as Compose renders it, and what a scenario may ask.
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
 const { swarmStack, DROPPED } = require('../../src/runtime/swarm-render');
 const { ipvsAvailable } = require('../../src/platform/swarm');
 const { resolveScenario } = require('../../src/scenario/resolve');
@@ -175,6 +177,31 @@ describe('swarm runtime: the stack file', () => {
     assert.equal(here.volumes[0].type, 'bind');
   });
 
+  it('SWARM_GENERATOR_NODES: a service per generator on its node, its agent at a port there, the token a secret', () => {
+    const generators = {
+      image: 'chainperf/generator:abc',
+      tokenFile: '/tmp/run/generator-token',
+      root: '/tmp/run',
+      list: [
+        { index: 0, service: 'generator-0', hostname: 'w2', port: 41000 },
+        { index: 1, service: 'generator-1', hostname: 'vm', port: 41001 },
+      ],
+    };
+    const out = swarmStack(RENDERED, { nodeId: 'abc123', generators });
+    const g1 = out.services['generator-1'];
+    assert.equal(g1.image, 'chainperf/generator:abc');
+    assert.deepEqual(g1.deploy.placement.constraints, ['node.hostname == vm']);
+    assert.deepEqual(out.services['generator-0'].deploy.placement.constraints, ['node.hostname == w2']);
+    assert.deepEqual(g1.ports, [{ target: 41001, published: 41001, protocol: 'tcp', mode: 'host' }]);
+    assert.equal(g1.environment.CHAINPERF_AGENT_ROOT, '/tmp/run');
+    assert.equal(g1.environment.CHAINPERF_AGENT_PORT, '41001');
+    assert.deepEqual(g1.secrets, [{ source: 'generator-token', target: 'generator-token' }]);
+    assert.equal(g1.environment.CHAINPERF_AGENT_TOKEN_FILE, '/run/secrets/generator-token');
+    assert.deepEqual(out.secrets, { 'generator-token': { file: '/tmp/run/generator-token' } });
+    assert.equal(g1.deploy.restart_policy.condition, 'none', 'a generator that exits is not restarted');
+    assert.equal(swarmStack(RENDERED, { nodeId: 'abc123' }).services['generator-0'], undefined);
+  });
+
   it('tells a kernel without IPVS', () => {
     assert.equal(ipvsAvailable('/nonexistent/ip_vs'), false);
     assert.equal(ipvsAvailable(__filename), true);
@@ -242,6 +269,26 @@ describe('swarm runtime: the scenario', () => {
     assert.match(errs('NETWORK_NODES=1\nSYNC=network\n'), /SYNC: not yet with SWARM_NODE/);
     assert.match(errs('KEEP=volume\n'), /KEEP: not yet with SWARM_NODE/);
     assert.match(resolve('RUNTIME=swarm\nSWARM_NODE=no such node\n').errors.join(), /is not a node's hostname/);
+  });
+
+  it('SWARM_GENERATOR_NODES: swarm only, hostnames, no more than GENERATORS, not with a replay', () => {
+    assert.deepEqual(resolve('RUNTIME=swarm\nGENERATORS=2\nSWARM_GENERATOR_NODES=w1, w2\n').errors, []);
+    assert.deepEqual(resolve('RUNTIME=swarm\nSWARM_GENERATOR_NODES=w1\n').errors, []);
+    assert.match(
+      resolve('RUNTIME=swarm\nSWARM_GENERATOR_NODES=w1,w2\n').errors.join(),
+      /names 2 swarm nodes for 1 generator \(GENERATORS\): one each at most/,
+    );
+    assert.match(resolve('RUNTIME=swarm\nSWARM_GENERATOR_NODES=a b\n').errors.join(), /"a b" is not a node's hostname/);
+    assert.match(
+      resolve('RUNTIME=compose\nSWARM_GENERATOR_NODES=w1\n').errors.join(),
+      /SWARM_GENERATOR_NODES is only used with RUNTIME=swarm/,
+    );
+    const capture = path.join(tmpDir(), 'c.jsonl');
+    fs.writeFileSync(capture, '{"t":0,"method":"eth_blockNumber","params":[]}\n');
+    assert.match(
+      resolve(`RUNTIME=swarm\nWORKLOAD=replay:${capture}\nSWARM_GENERATOR_NODES=w1\n`).errors.join(),
+      /SWARM_GENERATOR_NODES with a replay: its capture is a file on this machine/,
+    );
   });
 
   it('SWARM_BALANCER_NODE: swarm only, and only where there is a balancer to place', () => {

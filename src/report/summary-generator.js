@@ -1,0 +1,45 @@
+'use strict';
+// The generator's lines of summary.md: the idle baseline, the load
+// generator's CPU and where it ran, each of GENERATORS, the node's sync.
+
+const generators = require('../workload/generators');
+const { chainOf, num } = require('./format');
+
+/** Where the generator ran: its cores here, or the swarm nodes SWARM_GENERATOR_NODES placed it on. */
+function generatorWhere(run) {
+  const sw = (run.stack && run.stack.swarm) || {};
+  const gp = sw.generator_placement;
+  if (run.generator.cpus) return `cpus ${run.generator.cpus}`;
+  if (gp) {
+    const nodes = [...new Set(gp.generators.map((g) => g.node))];
+    return `swarm node${nodes.length === 1 ? '' : 's'} ${nodes.join(', ')} (SWARM_GENERATOR_NODES, ${run.generator.cores} cores; ${gp.source})`;
+  }
+  if (sw.node_placement) return "every core of chainperf's machine (the node ran on another)"; // SWARM_NODE
+  return 'cpus shared with the node';
+}
+
+function generatorLines(run) {
+  const lines = [];
+  const s = (run.provenance || {}).scenario || {};
+  if (run.idle)
+    lines.push(
+      `- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num((run.idle.cpu_s / run.idle.seconds) * 1000, 2)} ms/s); the net figure subtracts that rate over the window.`,
+    );
+  if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) {
+    const chain = chainOf(run);
+    const gen = chain.generatorLabel
+      ? chain.generatorLabel(s)
+      : (generators[s.GENERATOR] || generators.ethers).label(s);
+    lines.push(
+      `- Load generator (${gen}): ${num(run.generator.cpu_s, 3)} s of CPU on ${generatorWhere(run)}, ${num(run.generator.cpu_us_per_request, 1)} us per request.`,
+    );
+    for (const g of run.generator.generators || [])
+      lines.push(
+        `  - generator ${g.index} of ${run.generator.processes} (${g.node ? `on ${g.node}, ` : ''}cpus ${g.cpus || 'unpinned'}, ${g.offered.rate ? `${g.offered.rate} requests/s offered` : `${g.offered.users} users`}): ${num(g.requests_per_s, 1)} requests/s, ${num(g.cpu_us_per_request, 1)} us of CPU per request, ${g.cpu_utilization === null ? 'busy share n/a' : `${(g.cpu_utilization * 100).toFixed(0)}% busy`}.`,
+      );
+  }
+  if (run.sync) lines.push(`- Node synced with its head advancing after ${num(run.sync.seconds, 1)} s.`);
+  return lines;
+}
+
+module.exports = { generatorLines };
