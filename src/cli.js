@@ -72,7 +72,7 @@ const COMMANDS = {
     },
   },
   install: { run: (rest) => install(rest) },
-  images: { run: (rest) => install(rest, { runtime: 'compose' }) },
+  images: { run: (rest) => install(rest, { runtime: 'compose', keep: ['swarm'] }) },
   compare: { run: (rest) => compareCommand(rest) },
   ab: { args: 2, run: async (rest) => (await runAb(rest[0], rest[1])).exitCode },
   config: { args: 1, run: (rest) => require('./config').configCommand(rest) },
@@ -129,12 +129,17 @@ function compareCommand(args) {
 }
 
 /** Builds or installs the scenario's client and Prometheus, so a first run starts measuring at once. */
-async function install(args, { runtime: only } = {}) {
+async function install(args, { runtime: only, keep = [] } = {}) {
   if (args.length !== 1) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const { scenario, errors } = resolveScenario(args[0], only ? { env: { ...process.env, RUNTIME: only } } : {});
+  // images: a compose scenario's, or a swarm one's as it is (its keys name images of its own: SWARM_GENERATOR_NODES)
+  const asIs = only && keep.includes(resolveScenario(args[0]).scenario.RUNTIME);
+  const { scenario, errors } = resolveScenario(
+    args[0],
+    only && !asIs ? { env: { ...process.env, RUNTIME: only } } : {},
+  );
   if (errors.length) {
     reportProblems('the scenario is not valid.', errors);
     return 2;

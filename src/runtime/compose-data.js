@@ -17,9 +17,10 @@ const { serviceOf } = require('./compose-fleet');
 async function prepareComposeNode(stack, p, { runId, workDir, log, signal }) {
   const { s, client, stateVolume } = p;
   if (cgroupsUsable()) {
-    stack.generatorGroup = new Cgroup(`chainperf/${runId}/generator`, { cpus: p.generatorCpus || cpuList(0, p.ncpu) });
-    stack.cleanups.push(() => stack.generatorGroup.destroy());
-    stack.leftovers.push(() => groupsLeftover([stack.generatorGroup]));
+    const group = new Cgroup(`chainperf/${runId}/generator`, { cpus: p.generatorCpus || cpuList(0, p.ncpu) });
+    stack.generatorGroup = group; // SWARM_GENERATOR_NODES puts the agents' in its place (swarm-generators.js)
+    stack.cleanups.push(() => group.destroy());
+    stack.leftovers.push(() => groupsLeftover([group]));
   }
   // A dev chain is fresh (history is created on it) unless it comes from a kept volume.
   if (stateVolume) {

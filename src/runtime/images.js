@@ -64,6 +64,7 @@ function imageSpecs(s) {
       local: `chainperf/generator:${generatorSourceHash()}`,
       dir: 'generator',
       files: generatorFiles,
+      replaces: true, // a new build (its sources changed) removes the older ones: each is about 700 MB
     };
   if (s.GRAFANA !== 'no')
     specs.grafana = { upstream: `grafana/grafana:${GRAFANA_VERSION}`, local: null, optional: true };
@@ -120,13 +121,27 @@ async function ensureImages(s, log, { allowPull = true } = {}) {
             `${service}: building ${spec.local} locally (${spec.upstream ? `no registry has ${spec.upstream}` : "chainperf's own"})`,
           );
           await dockerBuild(spec.dir, spec.local, log, { files: spec.files ? await spec.files(log) : {} });
+          if (spec.replaces) removeOtherTags(spec.local, log);
         },
         { log, what: `building ${spec.local}` },
       );
     }
-    out[service] = { ref: spec.local, id: await imageId(spec.local), origin: 'built locally from package sources' };
+    const origin = spec.upstream ? 'built locally from package sources' : "built locally from chainperf's own sources";
+    out[service] = { ref: spec.local, id: await imageId(spec.local), origin };
   }
   return out;
+}
+
+/** Removes the other tags of ref's repository (those a container still uses stay). */
+function removeOtherTags(ref, log) {
+  const repo = ref.slice(0, ref.lastIndexOf(':'));
+  const r = spawnSync('docker', ['images', repo, '--format', '{{.Repository}}:{{.Tag}}'], { encoding: 'utf8' });
+  const old = (r.stdout || '').split('\n').filter((x) => x && x !== ref);
+  if (!old.length) return;
+  const rm = spawnSync('docker', ['rmi', ...old], { encoding: 'utf8' });
+  log(
+    `removed ${old.length} older ${repo} image${old.length === 1 ? '' : 's'}${rm.status ? ' (those in use stay)' : ''}`,
+  );
 }
 
 /** chainperf/debian-base:bookworm from debootstrap, once. */

@@ -52,7 +52,16 @@ function generatorWarnings(run, s, samples) {
     w.push(
       `the open loop could not start ${samples.skipped} requests in the window (over 8192 unanswered at once): the node was far behind the rate offered`,
     );
-  if (!run.generator.cpus && s.RUNTIME !== 'attach')
+  const sw = (run.stack && run.stack.swarm) || {};
+  if (sw.generator_placement) {
+    // SWARM_GENERATOR_NODES: unpinned containers; those on the node's machine compete with it for its cores
+    const nodeHost = sw.node_placement ? sw.node_placement.node : sw.node;
+    const beside = sw.generator_placement.generators.filter((g) => g.node === nodeHost).map((g) => g.index);
+    if (beside.length)
+      w.push(
+        `load generator${beside.length === 1 ? '' : 's'} ${beside.join(', ')} ran on the node's machine (${nodeHost}), on any of its cores: ${beside.length === 1 ? 'its' : 'their'} CPU competes with the node's`,
+      );
+  } else if (!run.generator.cpus && s.RUNTIME !== 'attach')
     w.push(
       `the load generator shares the node's cores (CORES=${s.CORES} of ${os.cpus().length}): its CPU competes with the node's`,
     );

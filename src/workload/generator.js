@@ -96,7 +96,9 @@ const readPool = (spec) => JSON.parse(fs.readFileSync(spec.pool_file, 'utf8'));
 
 function loadGenerator() {
   const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
-  const worker = `${process.pid}-${threadId}`;
+  // GENERATORS in containers of their own (SWARM_GENERATOR_NODES) may have the same process ids: their index tells
+  // them apart
+  const worker = `${spec.generator_index ? `g${spec.generator_index}-` : ''}${process.pid}-${threadId}`;
   if (spec.session_dir) return keptGenerator(spec, worker);
   const pool = readPool(spec);
   // Users keep sending until stop_at (a little after the window's end), so the load does not drop before the
@@ -108,6 +110,15 @@ function loadGenerator() {
   const extras = {}; // what a workload adds to the samples (replay: its tally)
   const flush = armWindow(spec, recorder, extras);
   return { spec, pool, random, pickMethod, recorder, flush, extras, kept: false };
+}
+
+/**
+ * A kept generator's worker registers in the session folder: the orchestrator waits for every registered worker. The
+ * folder is made by chainperf, but not where an agent runs the generator (agent.js).
+ */
+function register(dir, worker) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `worker-${worker}`), '');
 }
 
 /**
@@ -130,7 +141,7 @@ function keptGenerator(base, worker) {
     window: 0,
     onWindow: [],
   };
-  fs.writeFileSync(path.join(base.session_dir, `worker-${worker}`), ''); // the orchestrator waits for every registered worker
+  register(base.session_dir, worker);
   const open = (win) => {
     if (!g.pool) g.pool = readPool(base);
     const spec = { ...base, ...win };

@@ -55,13 +55,27 @@ after(async () => {
  */
 async function ensureWorker() {
   if (worker) return;
-  const { cadvisor, node, haproxy } = imageSpecs({
+  const { cadvisor, node, haproxy, generator } = imageSpecs({
     CLIENT: 'geth',
     CLIENT_VERSION: geth.defaults.CLIENT_VERSION,
     GRAFANA: 'no',
     BALANCER: 'haproxy',
+    SWARM_GENERATOR_NODES: 'worker',
   });
-  const refs = [cadvisor.local, cadvisor.upstream, node.local, node.upstream, haproxy.local, haproxy.upstream];
+  // SWARM_GENERATOR_NODES places a generator there: its image, built from this checkout, goes there too
+  execFileSync(path.join(ROOT, 'run.sh'), ['images', path.join(ROOT, 'scenarios', 'geth-dev.env')], {
+    stdio: 'pipe',
+    env: { ...process.env, RUNTIME: 'swarm', SWARM_GENERATOR_NODES: 'worker', GRAFANA: 'no' },
+  });
+  const refs = [
+    cadvisor.local,
+    cadvisor.upstream,
+    node.local,
+    node.upstream,
+    haproxy.local,
+    haproxy.upstream,
+    generator.local,
+  ];
   const images = refs.filter((ref) => {
     try {
       execFileSync('docker', ['image', 'inspect', ref], { stdio: 'pipe' });
@@ -171,10 +185,11 @@ describe('RUNTIME=swarm: geth --dev as a stack on a one-machine swarm', () => {
   });
 });
 
-describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, MEMORY_MB and GENERATORS=2: two geth services behind an HAProxy service of the stack', () => {
+describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, MEMORY_MB and GENERATORS=2 on SWARM_GENERATOR_NODES=<worker>,<this machine>: two geth services behind an HAProxy service of the stack, load from a generator on each swarm node', () => {
   let res;
   let run;
   let name;
+  let here;
   const cpusets = {};
   const memory = {};
   const watches = {};
@@ -184,6 +199,7 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
 
   before(async () => {
     await ensureWorker();
+    here = await swarm.swarmState();
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       RUNTIME: 'swarm',
       GRAFANA: 'no',
@@ -192,6 +208,7 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
       PEERS: '4',
       GENERATOR: 'lean',
       GENERATORS: '2',
+      SWARM_GENERATOR_NODES: `${worker.hostname},${here.hostname}`,
       STATE: 'small',
       SYNC: 'network',
       MEMORY_MB: '2048',
@@ -202,6 +219,12 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
     name = await deployedStack(r);
     watches['replica-1'] = watchContainerCpu(() => taskContainer(name, 'node'));
     watches['replica-2'] = watchContainerCpu(() => taskContainer(name, 'replica-2'));
+    const idOf = (svc) => async () => {
+      const t = (await swarm.serviceTasks(name, svc)).find((x) => x.Status.State === 'running');
+      return t ? t.Status.ContainerStatus.ContainerID : null;
+    };
+    watches['generator-0'] = watchContainerCpu(idOf('generator-0'), { parent: worker.cgroupParent });
+    watches['generator-1'] = watchContainerCpu(idOf('generator-1'));
     await r.waitFor(/measure: measuring for/);
     targets = await cadvisorTargets(/Prometheus at (\S+),/.exec(r.stderrText())[1]);
     workerCadvisor = (await swarm.serviceTasks(name, 'cadvisor')).find((x) => x.NodeID === worker.nodeId);
@@ -270,13 +293,37 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
     assert.equal(run.node.limits.applies_to, 'each replica');
   });
 
-  it('GENERATORS=2: two generators on this machine shared the load', () => {
+  it('SWARM_GENERATOR_NODES: generator 0 a task on the worker, 1 a task here, their clocks checked; both shared the load', () => {
     const gens = run.generator.generators;
-    assert.equal(gens.length, 2, JSON.stringify(gens));
+    assert.deepEqual(
+      gens.map((g) => g.node),
+      [worker.hostname, here.hostname],
+    );
     assert.ok(
-      gens.every((g) => g.requests > 0),
+      gens.every((g) => g.requests > 0 && g.workers > 0),
       JSON.stringify(gens),
     );
+    const placed = run.stack.swarm.generator_placement.generators;
+    assert.ok(
+      placed.every((g) => Math.abs(g.clock_offset_ms) <= 50),
+      JSON.stringify(placed),
+    );
+    assert.match(res.stderr, /SWARM_GENERATOR_NODES: generators 0 on \S+ \(\S+, clock -?\d+ ms off\), 1 on/);
+    // every latency of both came back: the clients' count (assertBalancerCounts: HAProxy's) is the sum of theirs
+    assert.equal(gens[0].requests + gens[1].requests, run.figures.requests_ok + run.figures.requests_failed);
+  });
+
+  it("each generator's CPU (its agent's reading of its cgroup) agrees within 3% with its container's cgroup, read by this test", () => {
+    for (const g of run.generator.generators) {
+      const watch = watches[`generator-${g.index}`];
+      const independent = watch.cpuAt(run.window.end_ms) - watch.cpuAt(run.window.start_ms);
+      assert.ok(
+        Math.abs(independent - g.cpu_s) / g.cpu_s < 0.03,
+        `generator ${g.index}: chainperf ${g.cpu_s} s, cgroup ${independent} s`,
+      );
+    }
+    const sum = run.generator.generators.reduce((a, g) => a + g.cpu_s, 0);
+    assert.ok(Math.abs(run.generator.cpu_s - sum) < 0.01 * sum, `${run.generator.cpu_s} against ${sum}`);
   });
 
   it("each replica's CPU agrees within 3% with its container's cgroup, read by this test", () => {

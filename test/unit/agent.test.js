@@ -127,3 +127,28 @@ describe('generator agent (SWARM_GENERATOR_NODES)', () => {
     assert.equal(remoteSpec({ rpc_url: 'http://10.1.1.1:80' }, '10.0.0.5').rpc_url, 'http://10.1.1.1:80');
   });
 });
+
+describe("generators on swarm nodes: the run's warnings", () => {
+  const { generatorWarnings } = require('../../src/session/run-warnings');
+  const samples = { skipped: 0 };
+  const run = (node, gens, nodePlacement = null) => ({
+    generator: { cpus: null, cpu_utilization: 0.2, cores: 4 },
+    stack: {
+      swarm: {
+        node,
+        ...(nodePlacement ? { node_placement: { node: nodePlacement } } : {}),
+        generator_placement: { generators: gens.map((n, index) => ({ index, node: n })) },
+      },
+    },
+  });
+
+  it("names the generators on the node's machine, and only them", () => {
+    const s = { RUNTIME: 'swarm', CORES: 1 };
+    assert.deepEqual(generatorWarnings(run('vm', ['w1', 'w2']), s, samples), []);
+    assert.deepEqual(generatorWarnings(run('vm', ['w1', 'vm']), s, samples), [
+      "load generator 1 ran on the node's machine (vm), on any of its cores: its CPU competes with the node's",
+    ]);
+    // SWARM_NODE: the node on w1, so a generator there shares its machine, not one on chainperf's
+    assert.match(generatorWarnings(run('vm', ['w1', 'vm'], 'w1'), s, samples).join(), /load generator 0 ran on .*w1/);
+  });
+});
