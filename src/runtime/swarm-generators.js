@@ -79,7 +79,7 @@ async function connectGenerators(stack, stackName, gens, { hereAddr, timeoutS, s
     })),
     clock_limit_ms: CLOCK_LIMIT_MS,
     source:
-      "each generator's CPU from its container's cgroup, read by its agent every 10 ms and taken at the window's edges; its samples sent back by its agent",
+      "each generator's CPU from its container's cgroup, read by its agent as chainperf asks at each window edge and interpolated to the edge; its samples sent back by its agent",
   };
   const where = agents.map((a) => `${a.index} on ${a.hostname} (${a.addr}, clock ${a.clock.offset_ms} ms off)`);
   log(`SWARM_GENERATOR_NODES: generator${agents.length === 1 ? '' : 's'} ${where.join(', ')}`);

@@ -9,8 +9,8 @@
 // log) comes back here every SYNC_MS while the pass runs, so that everything
 // that reads those files reads them as if the generator ran here. A file
 // chainperf removes here (a window measured again) is removed there too.
-// Each generator's CPU is its container's, read by its agent every 10 ms
-// from its cgroup and asked for at the window's edges once they are past.
+// Each generator's CPU is its container's, read by its agent from its cgroup
+// when chainperf asks at a window's edge, and interpolated to the edge.
 // The windows are instants of the clock: the agents' clocks are checked
 // against this one before the run (CLOCK_LIMIT_MS).
 
@@ -132,14 +132,14 @@ class GeneratorAgent {
    * here, whole (written beside and renamed); what `sends` names goes there: files ([here, there], the pool) once they
    * exist, and the files chainperf writes into folders (a kept generator's session folder: its windows, its end).
    */
-  async sync(sends = { files: [], dirs: [] }) {
+  async sync(sends = { files: [], dirs: [] }, name = '') {
     for (const [file] of this.pulled)
       if (!fs.existsSync(file)) {
         await this.request('DELETE', `/file?path=${encodeURIComponent(file)}`);
         this.pulled.delete(file);
       }
-    const there = await this.json('GET', '/list');
-    for (const { path: rel, size } of there) {
+    const there = await this.json('GET', `/list?name=${encodeURIComponent(name)}`);
+    for (const { path: rel, size } of there.files) {
       const file = path.join(this.root, rel);
       const here = fs.existsSync(file) ? fs.statSync(file).size : -1;
       if (this.pushed.has(file) || here === size) continue;
@@ -157,6 +157,7 @@ class GeneratorAgent {
         if (/^\.|\.(tmp|part)$/.test(n) || this.pulled.has(f) || !fs.statSync(f).isFile()) continue;
         await this.push(f);
       }
+    return there.run;
   }
 
   /**
@@ -181,10 +182,9 @@ class GeneratorAgent {
     try {
       for (;;) {
         if (signal && signal.aborted) throw signal.reason;
-        await this.sync(sends);
-        const st = await this.json('GET', `/run?${q}`);
-        if (!st.running) {
-          await this.sync(sends); // what it wrote as it ended
+        const st = await this.sync(sends, name); // what it wrote, and whether it still runs
+        if (st && !st.running) {
+          await this.sync(sends, name); // what it wrote as it ended
           return { code: st.code === null ? 128 : st.code, signal: st.signal, ...files };
         }
         await sleep(SYNC_MS);
@@ -194,16 +194,25 @@ class GeneratorAgent {
     }
   }
 
-  /** CPU readings as a cgroup gives them (total_s), settled once the instants are past (settleReadings). */
+  /**
+   * CPU readings as a cgroup gives them (total_s), settled once the instants are past (settleReadings): the agent reads
+   * its cgroup as the request reaches it, a moment after the instant, and the value at the instant is interpolated
+   * between that reading and the one before it (the agent's once-a-second reading, at most).
+   */
   group() {
     const agent = this;
+    const valueAt = async (ms) => (await agent.json('GET', `/cpu?at=${ms}`))[0];
     return {
       name: `generator ${this.index} on ${this.hostname}`,
       remote: true,
       cpu() {
         const reading = { at_ms: Date.now(), total_s: null };
+        const read = agent.json('POST', '/cpu').catch(() => null); // now, at the edge
         reading.settle = async () => {
-          const [v] = await agent.json('GET', `/cpu?at=${reading.at_ms}`);
+          await read;
+          const at = reading.at_ms + (agent.clock ? agent.clock.offset_ms : 0); // the instant by the agent's clock
+          let v = await valueAt(at);
+          if (v === null && (await agent.json('POST', '/cpu')).read) v = await valueAt(at); // the read came early
           reading.total_s = v;
         };
         return reading;
@@ -220,7 +229,6 @@ async function settleReadings(readings) {
       out.push(r);
       continue;
     }
-    await sleepPast(r.at_ms + 50); // the agent's next sample after the instant
     try {
       await r.settle();
       out.push(r.total_s === null ? null : r);
@@ -230,8 +238,6 @@ async function settleReadings(readings) {
   }
   return out;
 }
-
-const sleepPast = (ms) => (Date.now() < ms ? sleep(ms - Date.now()) : null);
 
 /** The generators' total CPU: the sum of every agent's. */
 function agentsGroup(agents) {

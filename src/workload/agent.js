@@ -4,15 +4,20 @@
 // gives chainperf, over HTTP with the run's token, the files of the run's
 // work folder as its generator reads and writes them (the same absolute
 // paths as on chainperf's machine), artillery passes started and stopped on
-// request, and its container's CPU at given instants (its cgroup's counter,
-// sampled every 10 ms). chainperf's side is src/workload/agent-client.js.
+// request, and its container's CPU at given instants: its cgroup's counter,
+// read when chainperf asks (at a window's edge) and once a second, and
+// interpolated between the readings around an instant. Reading it every few
+// milliseconds would cost the container more than the reading is worth (a
+// 10 ms timer alone took 1.8% of a core on a 2-core VM). chainperf's side is
+// src/workload/agent-client.js.
 //
 //   GET    /health            {now_ms, hostname, cpus, cpu_source}
-//   GET    /list              every file under the work folder: [{path, size}]
+//   GET    /list?name=N       every file under the work folder: {files: [{path, size}], run: pass N's state}
 //   GET    /file?path=P       a file's bytes;  PUT: written whole;  DELETE: removed
 //   POST   /run?name=N        {spec, script, output, log}: an artillery pass
 //   GET    /run?name=N        {running, code, signal};  POST /kill?name=N
-//   GET    /cpu?at=T1,T2      the container's CPU seconds at those instants (null outside the samples kept)
+//   POST   /cpu               a reading now;  GET /cpu?at=T1,T2: the CPU seconds at those instants (null: no
+//                              reading after it yet, or it is older than the readings kept)
 //
 // Run: node src/workload/agent.js (CHAINPERF_AGENT_ROOT, CHAINPERF_AGENT_PORT, CHAINPERF_AGENT_TOKEN_FILE).
 
@@ -23,8 +28,8 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const SAMPLE_MS = 10;
-const KEEP_SAMPLES = 60 * 60 * 100; // an hour of 10 ms samples
+const SAMPLE_MS = 1000;
+const KEEP_SAMPLES = 4 * 3600; // an hour of readings, and those asked for
 
 /** This container's CPU counter in seconds (cgroup v2 or v1), or null where neither is readable. */
 function cgroupCpuReader(base = '/sys/fs/cgroup') {
@@ -51,7 +56,7 @@ function allowedCpus(base = '/sys/fs/cgroup') {
   return `0-${os.cpus().length - 1}`;
 }
 
-/** A counter sampled every SAMPLE_MS: its value at a past instant, interpolated between the samples around it. */
+/** A counter read every SAMPLE_MS and on demand: its value at a past instant, interpolated between the readings. */
 class CpuSamples {
   constructor(reader) {
     this.reader = reader;
@@ -62,13 +67,16 @@ class CpuSamples {
     this.timer.unref();
     this.sample();
   }
+  /** Reads the counter now; [instant, value]. */
   sample() {
+    if (!this.reader) return null;
     this.t.push(Date.now());
     this.v.push(this.reader.read());
     if (this.t.length > KEEP_SAMPLES) {
       this.t.splice(0, this.t.length - KEEP_SAMPLES);
       this.v.splice(0, this.v.length - KEEP_SAMPLES);
     }
+    return [this.t[this.t.length - 1], this.v[this.v.length - 1]];
   }
   at(ms) {
     const { t, v } = this;
@@ -160,20 +168,21 @@ async function handle(agent, req, url) {
   const route = `${req.method} ${url.pathname}`;
   if (route === 'GET /health')
     return { now_ms: agent.now(), hostname: os.hostname(), cpus: allowedCpus(), cpu_source: cpu ? cpu.source : null };
-  if (route === 'GET /list') return listFiles(path.join(prefix, root));
+  const pass = passes.get(q.get('name'));
+  const state = pass ? { running: pass.running, code: pass.code, signal: pass.signal } : null;
+  if (route === 'GET /list') return { files: listFiles(path.join(prefix, root)), run: state };
+  if (route === 'POST /cpu') return { read: samples.sample() };
   if (route === 'GET /cpu') return (q.get('at') || '').split(',').map((t) => samples.at(Number(t)));
   if (url.pathname === '/file' && ['GET', 'PUT', 'DELETE'].includes(req.method))
     return fileRoute(req, inRoot(agent, q.get('path')));
-  const name = q.get('name');
   if (route === 'POST /run') {
     const o = JSON.parse(String(await readBody(req)));
     for (const k of ['spec', 'script', 'output', 'log']) o[k] = inRoot(agent, o[k]);
     fs.mkdirSync(path.dirname(o.log), { recursive: true });
-    passes.set(name, startPass(o));
-    return { pid: passes.get(name).child.pid };
+    passes.set(q.get('name'), startPass(o));
+    return { pid: passes.get(q.get('name')).child.pid };
   }
-  const pass = passes.get(name);
-  if (route === 'GET /run') return pass ? { running: pass.running, code: pass.code, signal: pass.signal } : null;
+  if (route === 'GET /run') return state;
   if (route === 'POST /kill') {
     if (pass && pass.running) process.kill(-pass.child.pid, 'SIGKILL');
     return {};
