@@ -113,8 +113,9 @@ async function containerResources(promUrl, container, aMs, bMs, signal) {
   const sel = selector(container);
   const summed = (metric, extra) => summedSamples(promUrl, sel(metric, extra), aMs, bMs, signal);
   const delta = (xs) => (xs && xs.length >= 2 ? xs[xs.length - 1].v - xs[0].v : null);
-  const [memory, read, write, rx, tx] = await Promise.all([
+  const [memory, swap, read, write, rx, tx] = await Promise.all([
     summed('container_memory_working_set_bytes'),
+    summed('container_memory_swap'),
     summed('container_blkio_device_usage_total', ',operation="Read"'),
     summed('container_blkio_device_usage_total', ',operation="Write"'),
     summed('container_network_receive_bytes_total'),
@@ -122,6 +123,7 @@ async function containerResources(promUrl, container, aMs, bMs, signal) {
   ]);
   return {
     memory: (memory || []).map((x) => ({ t_ms: x.t_ms, bytes: x.v })),
+    swap_peak_bytes: swap && swap.length ? Math.max(...swap.map((x) => x.v)) : null,
     disk_read_bytes: delta(read),
     disk_write_bytes: delta(write),
     network_rx_bytes: delta(rx),

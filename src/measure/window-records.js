@@ -70,6 +70,8 @@ function addNodeResources(node, m, stack, samples, resources) {
   if (resources) {
     for (const k of ['disk_read_bytes', 'disk_write_bytes', 'network_rx_bytes', 'network_tx_bytes'])
       node[k] = resources[k];
+    if (resources.swap_peak_bytes !== null && resources.swap_peak_bytes !== undefined)
+      node.swap_peak_bytes = resources.swap_peak_bytes; // cAdvisor's container_memory_swap, its peak
     sampler.memory.push(...resources.memory);
   }
   if (startEdge.io && endEdge.io) {

@@ -9,6 +9,19 @@ const { workloadLines } = require('./workloads');
 const { generatorLines } = require('./summary-generator');
 const { chainOf, mib, ms, num } = require('./format');
 
+/** SWARM_NODE with MEMORY_MB: swap not limited where the node ran, and what it swapped. */
+function swapLine(n) {
+  const away = n.limits.swarm && n.limits.swarm.swap_not_limited_on;
+  if (!away) return '';
+  const rows = ((n.fleet && n.fleet.replicas) || []).filter((r) => r.swap_peak_bytes !== undefined);
+  const used = rows.length
+    ? rows.map((r) => `${r.name} ${mib(r.swap_peak_bytes)}`).join(', ')
+    : n.swap_peak_bytes === undefined
+      ? 'not measured'
+      : mib(n.swap_peak_bytes);
+  return `; swap not limited on ${away.join(', ')} (no engine reached there sets it); peak swap use (cAdvisor): ${used}`;
+}
+
 function windowLines(run) {
   if (!run.window) return [];
   const g = run.window_generator;
@@ -62,7 +75,7 @@ function nodeResourceLines(run, n) {
     );
   if (n.limits)
     lines.push(
-      `- Node limits: ${n.limits.memory_bytes ? `memory ${num(n.limits.memory_bytes / 2 ** 20, 0)} MiB (page cache included)` : 'no memory limit'}${n.limits.device ? `, disk throttled on ${n.limits.device}` : ''} (${s.INSTANCE ? `INSTANCE=${s.INSTANCE}; ` : ''}see run.json node.limits).`,
+      `- Node limits: ${n.limits.memory_bytes ? `memory ${num(n.limits.memory_bytes / 2 ** 20, 0)} MiB (page cache included)` : 'no memory limit'}${n.limits.device ? `, disk throttled on ${n.limits.device}` : ''}${swapLine(n)} (${s.INSTANCE ? `INSTANCE=${s.INSTANCE}; ` : ''}see run.json node.limits).`,
     );
   if (n.network_rx_bytes !== undefined)
     lines.push(`- Node network: ${mib(n.network_rx_bytes)} received, ${mib(n.network_tx_bytes)} sent.`);

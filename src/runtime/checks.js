@@ -148,7 +148,6 @@ function remoteNodeChecks(v, { at }, errors) {
   if (v.SYNC === 'network')
     not('SYNC', "the sync's CPU is read from the node's cgroup on the machine chainperf runs on");
   if (v.STATE !== 'dev') not('STATE', 'a STATE profile is restored into a volume of the engine chainperf runs on');
-  if (v.MEMORY_MB) not('MEMORY_MB', "the swap limit is set by the node's own engine, which chainperf does not reach");
   if (v.KEEP === 'volume') not('KEEP', "the node's data volume goes with its container");
 }
 

@@ -42,6 +42,8 @@ function fleetRecord({
       ...(spans[i] ? { span_ms: spans[i].span } : {}),
       latency_ms: lat ? { p50: lat.p50, p99: lat.p99 } : null,
       memory_bytes: r.group ? r.group.memoryBytes() : spans[i] ? spans[i].memory : null,
+      // SWARM_NODE: a placed replica's swap, which no engine chainperf reaches could limit (MEMORY_MB)
+      ...(spans[i] && spans[i].swap !== null && spans[i].swap !== undefined ? { swap_peak_bytes: spans[i].swap } : {}),
       errors: b.counts[r.name] && a.counts[r.name] ? b.counts[r.name].errors - a.counts[r.name].errors : null,
       up_at_end: Boolean(b.counts[r.name] && b.counts[r.name].up),
     };

@@ -43,12 +43,26 @@ async function pinAll(containers, p) {
   // SWARM_NODE: CORES is the service's CPU quota there (swarm-render.js); no engine here reaches its container
   if (!containers.node.remote) await pin(containers.node, p.nodeCpus, memory);
   for (const peer of network ? network.peers : []) await pin(containers[peer.name], network.cpus);
-  if (memory) p.limits.record.swarm = { deploy_resources_limits_memory: memory, engine_memory_and_swap: memory };
+  if (memory) p.limits.record.swarm = memoryRecord(memory, containers, fleet);
   if (!fleet) return;
   for (const r of fleet.replicas.slice(1))
     if (!containers[r.service].remote) await pin(containers[r.service], fleet.nodeCpus, memory);
   // SWARM_BALANCER_NODE: its cores are a CPU quota there (swarm-render.js)
   if (!containers.haproxy.remote) await pin(containers.haproxy, fleet.balancerCpus);
+}
+
+/**
+ * MEMORY_MB on a swarm: the limit in each replica's service; swap set to the same by this engine on those here, and on
+ * those SWARM_NODE placed elsewhere not at all (no engine here reaches them; the window measures what they swapped).
+ */
+function memoryRecord(memory, containers, fleet) {
+  const replicas = [containers.node, ...(fleet ? fleet.replicas.slice(1).map((r) => containers[r.service]) : [])];
+  const away = [...new Set(replicas.filter((c) => c.remote).map((c) => c.hostname))];
+  return {
+    deploy_resources_limits_memory: memory,
+    engine_memory_and_swap: replicas.some((c) => !c.remote) ? memory : null,
+    ...(away.length ? { swap_not_limited_on: away } : {}),
+  };
 }
 
 /** SWARM_NODE's hostnames: the node's first, then the fleet's replicas' in turn. */
@@ -191,10 +205,10 @@ function placedFleet(stackName, promUrl) {
         exited: false,
         gone,
         cpuSpan: (start, end) => counters.edgesIn(c.name, start, end),
-        /** Its memory (working set) at cAdvisor's last sample in [a, b], or null. */
+        /** Its memory (working set) at cAdvisor's last sample in [a, b], or null; and the peak of its swap. */
         memoryIn: async (a, b) => {
-          const m = (await own.resources(a, b)).memory;
-          return m.length ? m[m.length - 1].bytes : null;
+          const { memory: m, swap_peak_bytes: swap } = await own.resources(a, b);
+          return { memory: m.length ? m[m.length - 1].bytes : null, swap };
         },
         killing: false,
         kill: () => {

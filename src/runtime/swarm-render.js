@@ -86,7 +86,8 @@ function remoteNode(out, svc, remote, stackFiles, name = 'node') {
     );
   out.volumes = (svc.volumes || []).filter((v) => v !== network).map((v) => ({ type: 'volume', target: v.target }));
   out.deploy.placement = { constraints: [`node.hostname == ${remote.hostname}`] };
-  out.deploy.resources = { limits: { cpus: String(remote.cpus) } };
+  // MEMORY_MB stays the service's memory limit (swarmService); its swap limit cannot follow (swarm-placement.js)
+  out.deploy.resources = { limits: { ...(out.deploy.resources || {}).limits, cpus: String(remote.cpus) } };
   if (!network) return;
   stackFiles.configs['network-genesis'] = { file: path.join(network.source, 'genesis.json') };
   stackFiles.secrets['network-jwt'] = { file: path.join(network.source, 'jwt.hex') };

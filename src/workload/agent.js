@@ -29,7 +29,7 @@ const { spawn } = require('node:child_process');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SAMPLE_MS = 1000;
-const KEEP_SAMPLES = 4 * 3600; // an hour of readings, and those asked for
+const KEEP_SAMPLES = 4 * 3600; // four hours of once-a-second readings (fewer with those asked for)
 
 /** This container's CPU counter in seconds (cgroup v2 or v1), or null where neither is readable. */
 function cgroupCpuReader(base = '/sys/fs/cgroup') {

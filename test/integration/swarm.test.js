@@ -343,6 +343,7 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, SWARM_BALANCER_
   let tasks;
   const watches = {};
   let volumesBefore;
+  let memory;
 
   before(async () => {
     await ensureWorker();
@@ -357,6 +358,7 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, SWARM_BALANCER_
       NETWORK_NODES: '1',
       DURATION_S: '10',
       FAULT: 'kill-replica@2s', // through the swarm: it lands some 3 s after its order
+      MEMORY_MB: '2048',
       WARMUP_S: '2',
       IDLE_S: '4',
       HISTORY_TRANSFERS: '30',
@@ -373,6 +375,16 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, SWARM_BALANCER_
     watches.haproxy = watchContainerCpu(idOf('haproxy'), { parent: worker.cgroupParent });
     await r.waitFor(/measure: measuring for/);
     tasks = { node: await taskOf('node'), 'replica-2': await taskOf('replica-2'), haproxy: await taskOf('haproxy') };
+    const limitsOn = async (inspect) => (await inspect).trim().split(' ').map(Number);
+    const format = ['inspect', '--format', '{{.HostConfig.Memory}} {{.HostConfig.MemorySwap}}'];
+    memory = {
+      node: await limitsOn(worker.docker([...format, tasks.node.Status.ContainerStatus.ContainerID])),
+      'replica-2': await limitsOn(
+        docker
+          .inspectContainer(tasks['replica-2'].Status.ContainerStatus.ContainerID)
+          .then((c) => `${c.HostConfig.Memory} ${c.HostConfig.MemorySwap}`),
+      ),
+    };
     res = await r.done;
     Object.values(watches).forEach((w) => w.stop());
     if (res.code !== 0) process.stderr.write(res.stderr);
@@ -400,6 +412,21 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, SWARM_BALANCER_
     assert.match(summary, new RegExp(`replica-2 on ${here.hostname}`));
     assert.ok(run.figures.requests_ok > 100, `requests_ok ${run.figures.requests_ok}`);
     assert.match(res.stderr, new RegExp(`SWARM_NODE=${worker.hostname},${here.hostname}: node on ${worker.hostname}`));
+  });
+
+  it('MEMORY_MB: the limit on each replica, placed or not; the swap limit only here, the swap used there measured', () => {
+    const bytes = 2048 * 1024 * 1024;
+    assert.equal(memory.node[0], bytes, `on the worker: ${memory.node}`);
+    assert.notEqual(memory.node[1], bytes, 'no engine here reaches it to set its swap');
+    assert.deepEqual(memory['replica-2'], [bytes, bytes], 'here, memory and swap pinned by this engine');
+    assert.deepEqual(run.node.limits.swarm.swap_not_limited_on, [worker.hostname]);
+    assert.equal(run.node.limits.swarm.engine_memory_and_swap, bytes);
+    const placed = run.node.fleet.replicas.find((r) => r.name === 'replica-1');
+    const noSwap = !fs.readFileSync('/proc/swaps', 'utf8').trim().includes('\n'); // a header line alone
+    assert.ok(Number.isFinite(placed.swap_peak_bytes), JSON.stringify(placed));
+    if (noSwap) assert.equal(placed.swap_peak_bytes, 0);
+    const summary = fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8');
+    assert.match(summary, new RegExp(`swap not limited on ${worker.hostname} .*replica-1 0\\.00 MiB`));
   });
 
   it("each replica's container wrote the network's genesis itself (config and secret from the swarm), then peered with the network node", () => {

@@ -80,6 +80,11 @@ describe('swarm runtime: the stack file', () => {
     assert.deepEqual(remote.volumes, {}, 'no named volume left to outlive the stack on that node');
     assert.deepEqual(remote.services.cadvisor.deploy.mode, 'global');
     assert.equal(remote.services.cadvisor.deploy.placement, undefined);
+    // MEMORY_MB: the service's memory limit beside the quota
+    const limited = { ...RENDERED, services: { ...RENDERED.services, node: { ...RENDERED.services.node } } };
+    limited.services.node.mem_limit = '2147483648';
+    const node2 = swarmStack(limited, { nodeId: 'abc123', remote: { hostname: 'worker-1', cpus: 2 } }).services.node;
+    assert.deepEqual(node2.deploy.resources, { limits: { memory: '2147483648', cpus: '2' } });
   });
 
   it('SWARM_NODE: a bind mount of a file on this machine cannot follow the node there', () => {
@@ -247,7 +252,7 @@ describe('swarm runtime: the scenario', () => {
       /SWARM_NODE is only used with RUNTIME=swarm/,
     );
     assert.match(errs('STATE=small\n'), /STATE: not yet with SWARM_NODE/);
-    assert.match(errs('MEMORY_MB=2048\n'), /MEMORY_MB: not yet with SWARM_NODE/);
+    assert.equal(errs('MEMORY_MB=2048\n'), '', 'the memory limit goes with the service; swap is measured');
     assert.deepEqual(resolve('RUNTIME=swarm\nSWARM_NODE=w1,w2\nNETWORK_NODES=1\nREPLICAS=3\n').errors, []);
     assert.equal(errs('NETWORK_NODES=1\nREPLICAS=2\nFAULT=kill-replica@5s\n'), '', 'killed through the swarm');
     const warned = (text) => resolve(`RUNTIME=swarm\nNETWORK_NODES=1\nREPLICAS=2\n${text}`).warnings.join('\n');
