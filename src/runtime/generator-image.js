@@ -1,8 +1,13 @@
 'use strict';
-// The generator's image for SWARM_GENERATOR_NODES (images/generator): this
-// Node.js, chainperf's sources and its production npm packages, as a tar the
-// image's build unpacks. Its tag carries a hash of what goes in, so that a
-// changed source builds a new image.
+// The generator's image for SWARM_GENERATOR_NODES, in two images so that a
+// change of chainperf's sources rebuilds seconds, not the 500 MB of packages:
+//   chainperf/generator-base:<hash>  images/generator-base: the Node.js
+//       chainperf runs on and its production npm packages, on the Debian
+//       base; its tag a hash of the Node.js version and package-lock.json.
+//   chainperf/generator:<hash>       images/generator: chainperf's sources
+//       on it; its tag a hash of the base's and of the sources.
+// Each is built from a tar its build unpacks; a new build of either removes
+// the older tags of its repository (images.js).
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -10,6 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { runWithProgress } = require('../install/progress');
+const { withCacheLock } = require('../install/lock');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SOURCES = ['package.json', 'package-lock.json', 'src', 'workloads'];
@@ -24,12 +30,19 @@ function filesOf(p) {
     .flatMap((n) => filesOf(path.join(p, n)));
 }
 
-/** Short hash of the Node.js version and chainperf's sources and lock file. */
-function generatorSourceHash() {
+const hashOf = (parts) => {
   const h = crypto.createHash('sha256');
-  h.update(process.version);
-  for (const f of SOURCES.flatMap(filesOf)) h.update(f).update(fs.readFileSync(path.join(ROOT, f)));
+  for (const p of parts) h.update(p);
   return h.digest('hex').slice(0, 12);
+};
+
+/** The base's tag: the Node.js version and the lock file. */
+const baseRef = () =>
+  `chainperf/generator-base:${hashOf([process.version, fs.readFileSync(path.join(ROOT, 'package-lock.json'))])}`;
+
+/** Short hash of the base's tag and chainperf's sources. */
+function generatorSourceHash() {
+  return hashOf([baseRef(), ...SOURCES.flatMap(filesOf).flatMap((f) => [f, fs.readFileSync(path.join(ROOT, f))])]);
 }
 
 /** The installed production packages' folders (node_modules/<name>, node_modules/@scope/<name>), from npm ls. */
@@ -44,18 +57,42 @@ function productionPackages() {
   return [...new Set(dirs)].sort();
 }
 
-/** The image's files: this Node.js binary, and a tar of the sources and production packages (in a temporary folder). */
-async function generatorFiles(log) {
+/** A tar of paths under ROOT, in a temporary folder: {tar, cleanup}. */
+async function tarOf(paths, what, expected, log) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-generator-'));
   const tar = path.join(dir, 'chainperf.tar');
   const list = path.join(dir, 'files');
-  fs.writeFileSync(list, [...SOURCES, ...productionPackages()].join('\n'));
-  await runWithProgress('tar', ['-cf', tar, '-C', ROOT, '-T', list], {
-    label: "packing chainperf's sources and npm packages for the generator's image",
-    expected: 'about 500 MB; under a minute',
-    log,
-  });
-  return { node: process.execPath, 'chainperf.tar': tar, cleanup: () => fs.rmSync(dir, { recursive: true }) };
+  fs.writeFileSync(list, paths.join('\n'));
+  await runWithProgress('tar', ['-cf', tar, '-C', ROOT, '-T', list], { label: `packing ${what}`, expected, log });
+  return { tar, cleanup: () => fs.rmSync(dir, { recursive: true }) };
 }
 
-module.exports = { generatorSourceHash, generatorFiles, productionPackages };
+/** chainperf/generator-base for this Node.js and lock file, built once (about a minute). */
+async function ensureGeneratorBase(log) {
+  const { dockerBuild, imageId, removeOtherTags } = require('./images'); // (images.js requires this module)
+  const ref = baseRef();
+  if (await imageId(ref)) return ref;
+  return withCacheLock(
+    `image-${ref}`,
+    async () => {
+      if (await imageId(ref)) return ref; // built by another run while this one waited
+      log(`generator: building ${ref} (Node.js and chainperf's npm packages, about 700 MB; once per lock file)`);
+      const { tar, cleanup } = await tarOf(productionPackages(), "chainperf's npm packages", 'about 500 MB', log);
+      await dockerBuild('generator-base', ref, log, {
+        files: { node: process.execPath, 'packages.tar': tar, cleanup },
+      });
+      removeOtherTags(ref, log);
+      return ref;
+    },
+    { log, what: `building ${ref}` },
+  );
+}
+
+/** The generator image's build files (chainperf's sources), once its base is here. */
+async function generatorFiles(log) {
+  await ensureGeneratorBase(log);
+  const { tar, cleanup } = await tarOf(SOURCES, "chainperf's sources", 'a few MB', log);
+  return { 'chainperf.tar': tar, cleanup };
+}
+
+module.exports = { generatorSourceHash, generatorFiles, productionPackages, baseRef, ensureGeneratorBase };

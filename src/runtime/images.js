@@ -7,7 +7,7 @@
 //   geth        the binary chainperf builds from the Go module proxy, copied onto base
 //   prometheus  Debian's package, installed with apt-get on base
 //   cadvisor    chainperf's own main on the cAdvisor library module (images/cadvisor), built with Go, copied onto base
-//   generator   this machine's Node.js and chainperf's sources and packages, on base (SWARM_GENERATOR_NODES)
+//   generator   chainperf's sources on generator-base (Node.js and the npm packages, on base): generator-image.js
 //   grafana     not buildable from package sources: used when present, else skipped
 //
 // For each service: the image the scenario names (<SERVICE>_IMAGE), else the
@@ -25,7 +25,7 @@ const { ensureDebianTool } = require('../install/debian');
 const { withCacheLock } = require('../install/lock');
 const { cacheDir } = require('../install/cache');
 const clients = require('../clients');
-const { generatorSourceHash, generatorFiles } = require('./generator-image');
+const { generatorSourceHash, generatorFiles, baseRef } = require('./generator-image');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const IMAGES_DIR = path.join(ROOT, 'images');
@@ -64,6 +64,7 @@ function imageSpecs(s) {
       local: `chainperf/generator:${generatorSourceHash()}`,
       dir: 'generator',
       files: generatorFiles,
+      buildArgs: { BASE: baseRef() },
       replaces: true, // a new build (its sources changed) removes the older ones: each is about 700 MB
     };
   if (s.GRAFANA !== 'no')
@@ -120,7 +121,8 @@ async function ensureImages(s, log, { allowPull = true } = {}) {
           log(
             `${service}: building ${spec.local} locally (${spec.upstream ? `no registry has ${spec.upstream}` : "chainperf's own"})`,
           );
-          await dockerBuild(spec.dir, spec.local, log, { files: spec.files ? await spec.files(log) : {} });
+          const files = spec.files ? await spec.files(log) : {};
+          await dockerBuild(spec.dir, spec.local, log, { files, buildArgs: spec.buildArgs });
           if (spec.replaces) removeOtherTags(spec.local, log);
         },
         { log, what: `building ${spec.local}` },
@@ -240,4 +242,14 @@ async function ensureCadvisorBinary(log) {
   return bin;
 }
 
-module.exports = { ensureImages, ensureBase, dockerBuild, imageSpecs, BASE_REF, IMAGES_DIR, CADVISOR_LIB_VERSION };
+module.exports = {
+  ensureImages,
+  ensureBase,
+  dockerBuild,
+  imageId,
+  removeOtherTags,
+  imageSpecs,
+  BASE_REF,
+  IMAGES_DIR,
+  CADVISOR_LIB_VERSION,
+};

@@ -154,3 +154,17 @@ describe("generators on swarm nodes: the run's warnings", () => {
     assert.match(generatorWarnings(run('vm', ['w1', 'vm'], 'w1'), s, samples).join(), /load generator 0 ran on .*w1/);
   });
 });
+
+describe("the generator's image (SWARM_GENERATOR_NODES)", () => {
+  const { imageSpecs } = require('../../src/runtime/images');
+  const { baseRef, generatorSourceHash } = require('../../src/runtime/generator-image');
+
+  it("chainperf's sources on a base of the packages, each tagged by a hash of what goes in", () => {
+    const specs = imageSpecs({ CLIENT: 'geth', CLIENT_VERSION: '1.16.7', GRAFANA: 'no', SWARM_GENERATOR_NODES: 'w1' });
+    assert.match(baseRef(), /^chainperf\/generator-base:[0-9a-f]{12}$/);
+    assert.deepEqual(specs.generator.buildArgs, { BASE: baseRef() });
+    assert.equal(specs.generator.local, `chainperf/generator:${generatorSourceHash()}`);
+    assert.equal(specs.generator.upstream, null, 'no registry has it');
+    assert.equal(imageSpecs({ CLIENT: 'geth', CLIENT_VERSION: '1.16.7', GRAFANA: 'no' }).generator, undefined);
+  });
+});
