@@ -203,7 +203,11 @@ function sharedCounters(promUrl, opts = {}) {
   };
   return {
     around,
-    /** A container's first and last samples inside [startMs, endMs] ({at_ms, total_s}); fewer than two throw. */
+    /**
+     * A container's first and last samples inside [startMs, endMs] ({at_ms, total_s}), and the instant of the last
+     * one its counter rose at (lastRiseMs: it still ran then; a container killed in the window is sampled a while
+     * after); fewer than two throw.
+     */
     async edgesIn(container, startMs, endMs, signal) {
       const xs = (await around(container, startMs, endMs, signal)).xs.filter(
         (x) => x.t_ms >= startMs && x.t_ms <= endMs,
@@ -211,7 +215,8 @@ function sharedCounters(promUrl, opts = {}) {
       if (xs.length < 2)
         throw new Error(`cAdvisor has fewer than two samples of container ${container} inside the window`);
       const at = (x) => ({ at_ms: x.t_ms, total_s: x.v });
-      return { a: at(xs[0]), b: at(xs[xs.length - 1]) };
+      const rose = xs.filter((x, i) => i > 0 && x.v > xs[i - 1].v);
+      return { a: at(xs[0]), b: at(xs[xs.length - 1]), lastRiseMs: rose.length ? rose[rose.length - 1].t_ms : null };
     },
   };
 }

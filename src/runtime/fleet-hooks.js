@@ -141,8 +141,8 @@ async function readEdge(lb, replicas) {
 
 /**
  * A replica on another swarm node has no cgroup here: its CPU comes afterwards from its cAdvisor through Prometheus,
- * between its first and last samples inside the window (r.cpuSpan), its memory at the last and its swap's peak
- * (r.memoryIn); each one's {span, memory, swap}, or null for one read at the edges.
+ * between its first and last samples inside the window (r.cpuSpan), its memory at the last sample its CPU rose at and
+ * its swap's peak (r.memoryIn); each one's {span, memory, swap}, or null for one read at the edges.
  */
 async function remoteCpu(replicas, window, a, b) {
   const spans = [];
@@ -153,7 +153,8 @@ async function remoteCpu(replicas, window, a, b) {
     }
     const x = await r.cpuSpan(window.start, window.end);
     [a.cpu[i], b.cpu[i]] = [x.a.total_s, x.b.total_s];
-    const mem = r.memoryIn ? await r.memoryIn(x.a.at_ms, x.b.at_ms) : { memory: null, swap: null };
+    // its memory while it ran: a replica killed in the window is still sampled a while after, its memory freed
+    const mem = r.memoryIn ? await r.memoryIn(x.a.at_ms, x.lastRiseMs || x.b.at_ms) : { memory: null, swap: null };
     spans.push({ span: [x.a.at_ms, x.b.at_ms], memory: mem.memory, swap: mem.swap });
   }
   return spans;

@@ -12,6 +12,7 @@
 // swarm-render.js's; what cannot follow the node there is refused before the
 // run (runtime/checks.js).
 
+const os = require('node:os');
 const docker = require('../platform/docker');
 const swarm = require('../platform/swarm');
 const { cpusOf } = require('../measure/steal');
@@ -25,7 +26,10 @@ const { cadvisorSource, containersCadvisorSource, sharedCounters } = require('..
  * same (a swarm has no memswap_limit).
  */
 async function pin(container, cpus, memoryBytes = null) {
-  const body = { CpusetCpus: cpus, ...(memoryBytes ? { Memory: memoryBytes, MemorySwap: memoryBytes } : {}) };
+  const body = {
+    ...(cpus ? { CpusetCpus: cpus } : {}), // none: a placed replica here keeps its quota (swarm-render.js)
+    ...(memoryBytes ? { Memory: memoryBytes, MemorySwap: memoryBytes } : {}),
+  };
   const r = await docker.engine('POST', `/containers/${container.id}/update`, { body });
   if (r.status !== 200)
     throw new Error(
@@ -40,16 +44,23 @@ async function pin(container, cpus, memoryBytes = null) {
 async function pinAll(containers, p) {
   const { network, fleet } = p.around;
   const memory = p.limits ? p.limits.record.memory_bytes : null; // MEMORY_MB: the node's, each replica's
-  // SWARM_NODE: CORES is the service's CPU quota there (swarm-render.js); no engine here reaches its container
-  if (!containers.node.remote) await pin(containers.node, p.nodeCpus, memory);
+  // SWARM_NODE: CORES is the service's CPU quota there (swarm-render.js); no engine here reaches its container, but
+  // one placed on this machine by its name: its swap is limited as the others' here
+  const pinReplica = async (c, cpus) => {
+    if (!c.remote) await pin(c, cpus, memory);
+    else if (memory && placedHere(c)) await pin(c, null, memory);
+  };
+  await pinReplica(containers.node, p.nodeCpus);
   for (const peer of network ? network.peers : []) await pin(containers[peer.name], network.cpus);
   if (memory) p.limits.record.swarm = memoryRecord(memory, containers, fleet);
   if (!fleet) return;
-  for (const r of fleet.replicas.slice(1))
-    if (!containers[r.service].remote) await pin(containers[r.service], fleet.nodeCpus, memory);
+  for (const r of fleet.replicas.slice(1)) await pinReplica(containers[r.service], fleet.nodeCpus);
   // SWARM_BALANCER_NODE: its cores are a CPU quota there (swarm-render.js)
   if (!containers.haproxy.remote) await pin(containers.haproxy, fleet.balancerCpus);
 }
+
+/** A container SWARM_NODE placed by name on the machine chainperf runs on, whose engine reaches it. */
+const placedHere = (c) => c.remote && c.hostname === os.hostname();
 
 /**
  * MEMORY_MB on a swarm: the limit in each replica's service; swap set to the same by this engine on those here, and on
@@ -57,10 +68,10 @@ async function pinAll(containers, p) {
  */
 function memoryRecord(memory, containers, fleet) {
   const replicas = [containers.node, ...(fleet ? fleet.replicas.slice(1).map((r) => containers[r.service]) : [])];
-  const away = [...new Set(replicas.filter((c) => c.remote).map((c) => c.hostname))];
+  const away = [...new Set(replicas.filter((c) => c.remote && !placedHere(c)).map((c) => c.hostname))];
   return {
     deploy_resources_limits_memory: memory,
-    engine_memory_and_swap: replicas.some((c) => !c.remote) ? memory : null,
+    engine_memory_and_swap: replicas.some((c) => !c.remote || placedHere(c)) ? memory : null,
     ...(away.length ? { swap_not_limited_on: away } : {}),
   };
 }
@@ -187,7 +198,7 @@ function placedFleet(stackName, promUrl) {
   const counters = sharedCounters(promUrl); // each replica's counter read once a window, for its row and the fleet's
   return {
     describe:
-      "each replica's cAdvisor through Prometheus (it runs on another swarm node): CPU between its first and last samples inside the window, divided by the requests HAProxy logged for it between those instants (span_ms); memory its working set at the last of them",
+      "each replica's cAdvisor through Prometheus (it runs on another swarm node): CPU between its first and last samples inside the window, divided by the requests HAProxy logged for it between those instants (span_ms); memory its working set at the last sample its CPU rose at (the last it ran at)",
     replica(r, c) {
       const gone = [];
       const own = cadvisorSource(promUrl, c.name);

@@ -246,7 +246,13 @@ describe('compose runtime: node CPU from cAdvisor samples', () => {
     // replica a at half a core, sampled at whole seconds; replica b at a quarter, 0.4 s later; c exited at 6.3 s
     const a = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((s) => [at(s), 10 + s * 0.5]);
     const b = [0.4, 1.4, 2.4, 3.4, 4.4, 5.4, 6.4, 7.4, 8.4, 9.4, 10.4, 11.4].map((s) => [at(s), 20 + s * 0.25]);
-    const c = [0.7, 1.7, 2.7, 3.7, 4.7, 5.7, 6.3].map((s) => [at(s), 30 + s * 0.1]);
+    // c exited at 6.3 s: its cgroup sampled twice more, its counter still
+    const c = [0.7, 1.7, 2.7, 3.7, 4.7, 5.7, 6.3]
+      .map((s) => [at(s), 30 + s * 0.1])
+      .concat([
+        [at(6.7), 30.63],
+        [at(7.1), 30.63],
+      ]);
     const queries = [];
     const server = http.createServer((req, res) => {
       const q = new URL(req.url, 'http://x').searchParams.get('query');
@@ -266,6 +272,8 @@ describe('compose runtime: node CPU from cAdvisor samples', () => {
       assert.deepEqual([rowB.a.at_ms, rowB.b.at_ms], [at(1.4), at(9.4)]);
       assert.ok(Math.abs(rowB.b.total_s - rowB.a.total_s - 2) < 1e-9, 'a quarter of a core over 8 s');
       assert.equal(queries.filter((n) => n === 'b').length, 1, "b's counter read once for the fleet and its row");
+      assert.equal(rowB.lastRiseMs, at(9.4), 'b ran to the end');
+      assert.equal((await counters.edgesIn('c', at(0.5), at(10))).lastRiseMs, at(6.3), 'the last instant c ran at');
       // first samples inside: a 1, b 1.4, c 0.7 -> 1.4; last: a 10, b 9.4 (c stopped, not counted) -> 9.4
       assert.equal(w.a.at_ms, at(1.4));
       assert.equal(w.b.at_ms, at(9.4));
