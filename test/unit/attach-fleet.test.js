@@ -66,7 +66,8 @@ describe('attach to a fleet (REPLICA_METRICS)', function () {
         [1.2, 0.6],
       );
       const [r1, r2] = f.replicas;
-      assert.ok(Math.abs(r1.requests - 2400) <= 80 && Math.abs(r2.requests - 7200) <= 240, JSON.stringify(f.replicas));
+      // the request counters are live: a poll answered late on a loaded machine (one CI run: 87 ms) counts more
+      assert.ok(Math.abs(r1.requests - 2400) <= 150 && Math.abs(r2.requests - 7200) <= 450, JSON.stringify(f.replicas));
       assert.ok(Math.abs(r1.share + r2.share - 1) <= 1e-4, 'the shares (each rounded to 4 places) add up to 1');
       assert.ok(r2.span_ms[0] - r1.span_ms[0] > 80, 'replica-2 read at its own refresh, not at the window edge');
       assert.ok(f.spread.cpu_per_request_max_over_min > 5, 'half a core for a third of the requests');
