@@ -18,6 +18,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { writePassFiles } = require('./artillery');
+const { beingWritten } = require('./agent');
 const { sleep } = require('../util/time');
 
 /** How often a running pass's files are brought back. */
@@ -116,10 +117,10 @@ class GeneratorAgent {
     return this;
   }
 
-  /** Sends a file here to a path there (the same, by default), when it is new or has changed size. */
-  async push(file, there = file) {
+  /** Sends a file here to a path there (the same, by default), when it is new or has changed size, or when forced. */
+  async push(file, there = file, { force = false } = {}) {
     const size = fs.statSync(file).size;
-    if (this.pushed.get(there) === size) return;
+    if (!force && this.pushed.get(there) === size) return;
     const r = await this.request('PUT', `/file?path=${encodeURIComponent(there)}`, fs.readFileSync(file), {
       timeoutMs: 120000,
     });
@@ -154,7 +155,7 @@ class GeneratorAgent {
     for (const dir of sends.dirs)
       for (const n of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
         const f = path.join(dir, n);
-        if (/^\.|\.(tmp|part)$/.test(n) || this.pulled.has(f) || !fs.statSync(f).isFile()) continue;
+        if (beingWritten(n) || this.pulled.has(f) || !fs.statSync(f).isFile()) continue;
         await this.push(f);
       }
     return there.run;
@@ -171,8 +172,9 @@ class GeneratorAgent {
     const there = { ...remoteSpec(spec, this.hereAddr), ...(pool ? { pool_file: pool } : {}) };
     const files = writePassFiles({ scenario, spec: there, dir, name, processor: mapped });
     const sends = { files: pool ? [[spec.pool_file, pool]] : [], dirs: spec.session_dir ? [spec.session_dir] : [] };
-    await this.push(files.specFile);
-    await this.push(files.scriptFile);
+    // a pass of the same name again (a window measured again) has new instants in a spec of the same size
+    await this.push(files.specFile, files.specFile, { force: true });
+    await this.push(files.scriptFile, files.scriptFile, { force: true });
     await this.sync(sends);
     const q = `name=${encodeURIComponent(name)}`;
     const run = { spec: files.specFile, script: files.scriptFile, output: files.rawFile, log: files.logFile };

@@ -93,7 +93,10 @@ class CpuSamples {
   }
 }
 
-/** Every file under dir (relative paths), but those being written (a leading dot, .tmp, .part). */
+/** A file being written, not yet whole: a leading dot, .tmp, .part (both sides write beside and rename). */
+const beingWritten = (name) => name.startsWith('.') || /\.(tmp|part)$/.test(name);
+
+/** Every file under dir (relative paths), but those being written. */
 function listFiles(dir, rel = '') {
   let entries;
   try {
@@ -103,7 +106,7 @@ function listFiles(dir, rel = '') {
   }
   const out = [];
   for (const e of entries) {
-    if (e.name.startsWith('.') || /\.(tmp|part)$/.test(e.name)) continue;
+    if (beingWritten(e.name)) continue;
     const p = path.join(rel, e.name);
     if (e.isDirectory()) out.push(...listFiles(dir, p));
     else if (e.isFile()) out.push({ path: p, size: fs.statSync(path.join(dir, p)).size });
@@ -231,4 +234,4 @@ if (require.main === module) {
   process.on('SIGINT', stop);
 }
 
-module.exports = { createAgent, CpuSamples, cgroupCpuReader, listFiles };
+module.exports = { createAgent, CpuSamples, cgroupCpuReader, listFiles, beingWritten };

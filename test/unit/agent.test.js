@@ -91,6 +91,17 @@ describe('generator agent (SWARM_GENERATOR_NODES)', () => {
     assert.ok(!fs.existsSync(path.join(root, 'samples-measure', 'worker-1.json')), 'not brought back');
   });
 
+  it('a file sent again whole when forced (a spec rewritten at the same size), not otherwise', async () => {
+    const spec = path.join(root, 'measure.generator.json');
+    fs.writeFileSync(spec, '{"start_at":1}');
+    await client.push(spec);
+    fs.writeFileSync(spec, '{"start_at":2}');
+    await client.push(spec);
+    assert.equal(fs.readFileSync(farSide(spec), 'utf8'), '{"start_at":1}', 'same size: taken as sent');
+    await client.push(spec, spec, { force: true });
+    assert.equal(fs.readFileSync(farSide(spec), 'utf8'), '{"start_at":2}');
+  });
+
   it("a generator's CPU at the window's edges, read as they pass and interpolated back to them; the total of several", async () => {
     const group = client.group();
     const a = group.cpu();
