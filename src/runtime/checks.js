@@ -101,7 +101,7 @@ function swarmChecks(v, ctx, errors) {
   if (v.COLD === 'yes') not('COLD', 'COLD=yes');
   if (v.NODE_PROFILE !== 'none') not('NODE_PROFILE', `NODE_PROFILE=${v.NODE_PROFILE}`);
   if (v.SWARM_NODE) remoteNodeChecks(v, ctx, errors);
-  if (v.SWARM_BALANCER_NODE && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/.test(v.SWARM_BALANCER_NODE))
+  if (v.SWARM_BALANCER_NODE && !HOSTNAME.test(v.SWARM_BALANCER_NODE))
     errors.push(
       `${at('SWARM_BALANCER_NODE')}: SWARM_BALANCER_NODE: "${v.SWARM_BALANCER_NODE}" is not a node's hostname`,
     );
@@ -112,13 +112,23 @@ function swarmChecks(v, ctx, errors) {
     );
 }
 
+/** A swarm node's hostname, as `docker node ls` shows it. */
+const HOSTNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
+
+/** A key's comma-separated hostnames (SWARM_NODE, SWARM_GENERATOR_NODES); each that is not one is an error. */
+function hostnameList(v, key, at, errors) {
+  const names = String(v[key])
+    .split(',')
+    .map((x) => x.trim());
+  for (const name of names)
+    if (!HOSTNAME.test(name)) errors.push(`${at(key)}: ${key}: "${name}" is not a node's hostname`);
+  return names;
+}
+
 /** SWARM_GENERATOR_NODES: hostnames, no more of them than generators; not a replay (its capture is a file here). */
 function generatorNodeChecks(v, { at }, errors) {
   const where = at('SWARM_GENERATOR_NODES');
-  const names = String(v.SWARM_GENERATOR_NODES).split(',');
-  for (const name of names.map((x) => x.trim()))
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/.test(name))
-      errors.push(`${where}: SWARM_GENERATOR_NODES: "${name}" is not a node's hostname`);
+  const names = hostnameList(v, 'SWARM_GENERATOR_NODES', at, errors);
   const n = v.GENERATORS || 1;
   if (names.length > n)
     errors.push(
@@ -135,10 +145,7 @@ function generatorNodeChecks(v, { at }, errors) {
  * a volume, a swap limit, the network's and the fleet's services planned around a node on this machine).
  */
 function remoteNodeChecks(v, { at }, errors) {
-  const names = String(v.SWARM_NODE).split(',');
-  for (const name of names.map((x) => x.trim()))
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/.test(name))
-      errors.push(`${at('SWARM_NODE')}: SWARM_NODE: "${name}" is not a node's hostname`);
+  const names = hostnameList(v, 'SWARM_NODE', at, errors);
   if (names.length > v.REPLICAS)
     errors.push(
       `${at('SWARM_NODE')}: SWARM_NODE names ${names.length} swarm nodes for ${v.REPLICAS} replica${v.REPLICAS === 1 ? '' : 's'}: one each at most (the node's first)`,

@@ -17,21 +17,14 @@ const { freePorts } = require('../util/net');
 const { parseCpuList } = require('../workload/split');
 const { GeneratorAgent, agentsGroup, CLOCK_LIMIT_MS } = require('../workload/agent-client');
 const { remoteContainer } = require('./swarm-tasks');
-const { placeableNode } = require('./swarm-placement');
-
-/** SWARM_GENERATOR_NODES's hostnames, in order. */
-const generatorNodeNames = (s) =>
-  String(s.SWARM_GENERATOR_NODES || '')
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
+const { placeableNode, hostnames } = require('./swarm-placement');
 
 /**
  * Where each generator goes: [{index, service, hostname, id, addr, port}], and the run's token (a file of the work
  * folder, a secret of the stack); null without SWARM_GENERATOR_NODES. A node the swarm cannot place on is an error.
  */
 async function generatorPlacement(s, workDir) {
-  const names = generatorNodeNames(s);
+  const names = hostnames(s.SWARM_GENERATOR_NODES);
   if (!names.length) return null;
   const nodes = await swarm.swarmNodes();
   const placed = names.map((name) => placeableNode(nodes, name, 'SWARM_GENERATOR_NODES'));
@@ -86,4 +79,4 @@ async function connectGenerators(stack, stackName, gens, { hereAddr, timeoutS, s
   return agents;
 }
 
-module.exports = { generatorPlacement, connectGenerators, generatorNodeNames };
+module.exports = { generatorPlacement, connectGenerators };

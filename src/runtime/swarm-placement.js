@@ -76,12 +76,15 @@ function memoryRecord(memory, containers, fleet) {
   };
 }
 
-/** SWARM_NODE's hostnames: the node's first, then the fleet's replicas' in turn. */
-const swarmNodeNames = (s) =>
-  String(s.SWARM_NODE || '')
+/** A comma-separated list of swarm nodes' hostnames (SWARM_NODE, SWARM_GENERATOR_NODES), in order. */
+const hostnames = (value) =>
+  String(value || '')
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean);
+
+/** SWARM_NODE's hostnames: the node's first, then the fleet's replicas' in turn. */
+const swarmNodeNames = (s) => hostnames(s.SWARM_NODE);
 
 /**
  * Where SWARM_NODE places the node service, with the CPU quota CORES becomes there; null when it names only the node
@@ -259,4 +262,5 @@ module.exports = {
   remoteInit,
   placedFleet,
   placeableNode,
+  hostnames,
 };
