@@ -3,19 +3,22 @@
 // figure, the ratio B/A with its 95% interval over the pairs (Student's t on
 // the logs of the pairs' ratios), and the regression gate.
 
-const { pairedRatio, regressed } = require('./stats');
+const { pairedRatio, regressed, intervalUnits } = require('./stats');
 const { mean } = require('../stats');
 const { AB_FIGURES } = require('./figures');
 
-/** The figures over the pairs so far: ratio, interval, verdict for each. */
+/** One figure of each pair, {a, b, block}: what ab/stats.js takes its units from. */
+const figurePairs = (pairs, key) => pairs.map((p) => ({ a: p.a.compared[key], b: p.b.compared[key], block: p.block }));
+
+/**
+ * The figures over the pairs so far: ratio, interval, verdict for each. stage1: Stein's first stage in units (pairs,
+ * or blocks of pairs between restarts: stats.js stage1Units).
+ */
 function summarizePairs(pairs, stage1) {
   const out = {};
   for (const key of Object.keys(AB_FIGURES)) {
     // CPU per request chose the number of pairs: its interval is the two-stage one. The others' are over all pairs.
-    const r = pairedRatio(
-      pairs.map((p) => ({ a: p.a.compared[key], b: p.b.compared[key] })),
-      key === 'cpu_ms_per_request' ? { stage1 } : {},
-    );
+    const r = pairedRatio(intervalUnits(figurePairs(pairs, key)), key === 'cpu_ms_per_request' ? { stage1 } : {});
     const f = AB_FIGURES[key];
     out[key] = {
       ...r,
@@ -37,8 +40,8 @@ const fmtRatio = (r) =>
     ? 'n/a'
     : `${r.ratio.toFixed(4)}${r.ci95 ? ` [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] (±${r.halfwidth_pct.toFixed(1)}%)` : ''}`;
 
-const cpuPairs = (pairs) =>
-  pairs.map((p) => ({ a: p.a.compared.cpu_ms_per_request, b: p.b.compared.cpu_ms_per_request }));
+/** CPU per request over the units of the interval: each pair, or each block of pairs between restarts. */
+const cpuPairs = (pairs) => intervalUnits(figurePairs(pairs, 'cpu_ms_per_request'));
 
 /**
  * The regression gate: figures where B is worse than A by more than MAX_REGRESSION_PCT with the whole interval beyond.

@@ -42,7 +42,7 @@ function pairsTable(ab) {
         ? b.compared.cpu_ms_per_request / a.compared.cpu_ms_per_request
         : null;
     lines.push(
-      `| ${p.pair} | ${p.order} | ${fmt(a.compared.cpu_ms_per_request, 4)} | ${fmt(b.compared.cpu_ms_per_request, 4)} | ${fmt(ratio, 4)} | ${fmt(a.compared.rps, 0)} | ${fmt(b.compared.rps, 0)} | ${fmt(a.generator.cpu_us_per_request, 1)} | ${fmt(b.generator.cpu_us_per_request, 1)} | ${fmt(a.partner_cpu_s_per_s, 4)}, ${fmt(b.partner_cpu_s_per_s, 4)} |`,
+      `| ${p.pair}${p.block === undefined ? '' : ` (block ${p.block + 1})`} | ${p.order} | ${fmt(a.compared.cpu_ms_per_request, 4)} | ${fmt(b.compared.cpu_ms_per_request, 4)} | ${fmt(ratio, 4)} | ${fmt(a.compared.rps, 0)} | ${fmt(b.compared.rps, 0)} | ${fmt(a.generator.cpu_us_per_request, 1)} | ${fmt(b.generator.cpu_us_per_request, 1)} | ${fmt(a.partner_cpu_s_per_s, 4)}, ${fmt(b.partner_cpu_s_per_s, 4)} |`,
     );
   }
   return lines;
@@ -110,7 +110,15 @@ function renderSummary(ab) {
         ? "Each side's load generator started once, with its warm-up, and ran every window of that side, idle in between; each window began with about a second of load before it opened, the same instants, seeds and counts as a window with a generator of its own."
         : `Each window had a load generator of its own, started about ${STARTUP_S} s before it (${ab.settings.generator_reason}).`,
     );
+  lines.push('', restartsNote(ab.settings.restart_pairs));
   return `${lines.join('\n')}\n`;
+}
+
+/** What the interval sampled: the windows of two node processes, or (AB_RESTART_PAIRS) new processes block by block. */
+function restartsNote(restartPairs) {
+  return restartPairs
+    ? `Both nodes were restarted every ${restartPairs} pairs (AB_RESTART_PAIRS) and warmed up again: the pairs table gives the block of each pair (which pair of processes it measured), and each interval is over the blocks, so it covers how processes of one configuration differ.`
+    : 'Both nodes ran as one process each for the whole session: the intervals cover how the windows of these two processes vary, not how two processes of one configuration may differ (by a few percent of CPU per request in A/A sessions, docs/results.md); AB_RESTART_PAIRS samples processes too.';
 }
 
 /** The running ratio and its interval after each pair, and each pair's own ratio. */

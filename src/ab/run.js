@@ -23,7 +23,8 @@ const { scrub } = require('../util/scrub');
 const { reportProblems } = require('../util/problems');
 const { holdRunLock } = require('../session/run-lock');
 const { reclaimKilledRuns } = require('../reclaim');
-const { pairedRatio, pairsNeeded } = require('./stats');
+const { pairedRatio, pairsNeeded, stage1Units } = require('./stats');
+const { blockOf, restartBoth, restartRefusal } = require('./restarts');
 const { writeAbReport } = require('./report');
 const {
   generatorMode,
@@ -43,6 +44,8 @@ function resolveBoth(fileA, fileB, env) {
   const a = resolveScenario(fileA, { env });
   const b = resolveScenario(fileB, { env });
   const errors = [...a.errors.map((e) => `A: ${e}`), ...b.errors.map((e) => `B: ${e}`)];
+  const restart = errors.length ? null : restartRefusal(a.scenario, b.scenario);
+  if (restart) errors.push(restart);
   if (
     !errors.length &&
     a.scenario.RUNTIME === 'attach' &&
@@ -61,31 +64,36 @@ function resolveBoth(fileA, fileB, env) {
 async function measurePairs(ab, A, B, signal) {
   const set = ab.settings;
   const t0 = Date.now();
+  const per = set.restart_pairs || 1; // pairs per unit of the interval
+  const stage1 = stage1Units(set);
   let need = null;
   for (let k = 1; k <= set.max_pairs; k++) {
+    const { block, restart } = blockOf(k, set.restart_pairs);
+    if (restart) await restartBoth([A, B], { signal, mode: set.generator, block });
     const order = k % 2 ? [A, B] : [B, A];
-    const pair = { pair: k, order: order.map((x) => x.key).join('') };
+    const pair = { pair: k, order: order.map((x) => x.key).join(''), ...(block === null ? {} : { block }) };
     for (const [i, side] of order.entries()) {
       pair[side.key.toLowerCase()] = await measureSide(side, order[1 - i], `pair${k}-${side.key}`, signal);
       log(`pair ${k} ${side.key}: ${fmtHeadline(pair[side.key.toLowerCase()].figures)}`);
     }
     ab.pairs.push(pair);
-    if (k === set.min_pairs) {
-      need = pairsNeeded(cpuPairs(ab.pairs), set.min_pairs, set.target_pct);
+    if (k === stage1 * per) {
+      need = pairsNeeded(cpuPairs(ab.pairs), stage1, set.target_pct);
+      if (need !== null) need *= per;
       ab.pairs_needed = need;
       if (need !== null)
         log(
           `the spread of the first ${k} pairs asks for ${need} pairs in all for ±${set.target_pct}%${need > set.max_pairs ? ` (more than AB_MAX_PAIRS=${set.max_pairs}: the interval will be wider)` : ''}`,
         );
     }
-    const cpu = pairedRatio(cpuPairs(ab.pairs), { stage1: set.min_pairs });
+    const cpu = pairedRatio(cpuPairs(ab.pairs), { stage1 });
     const elapsed = (Date.now() - t0) / 1000;
     ab.progress.push({ pairs: k, ratio: cpu.ratio, ci95: cpu.ci95, elapsed_s: Math.round(elapsed) });
     log(
       `${k}${need ? ` of ${Math.min(need, set.max_pairs)}` : ''} pairs in ${(elapsed / 60).toFixed(1)} min: B/A CPU per request ${fmtRatio(cpu)}, target ±${set.target_pct}%`,
     );
     if (need !== null && k >= need)
-      return `the ${need} pairs the first ${set.min_pairs} asked for to reach ±${set.target_pct}% are measured`;
+      return `the ${need} pairs the first ${stage1 * per} asked for to reach ±${set.target_pct}% are measured`;
     if (elapsed + elapsed / k > set.max_s) return `AB_MAX_S=${set.max_s}: another pair would end after it`;
   }
   return `AB_MAX_PAIRS=${set.max_pairs} reached`;
@@ -114,12 +122,14 @@ function newAbRecord(sa, runId) {
     settings: {
       target_pct: sa.AB_TARGET_PCT,
       min_pairs: sa.AB_MIN_PAIRS,
+      restart_pairs: sa.AB_RESTART_PAIRS,
       max_pairs: sa.AB_MAX_PAIRS,
       max_s: sa.AB_MAX_S,
       max_regression_pct: sa.MAX_REGRESSION_PCT,
       order: 'ABBA',
-      interval:
-        "Student's t on the log of each pair's ratio B/A, 95%; for CPU per request with the spread of the first AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)",
+      interval: sa.AB_RESTART_PAIRS
+        ? `Student's t on the mean log of the ratios B/A of each block of ${sa.AB_RESTART_PAIRS} pairs between restarts of both nodes, 95%; for CPU per request with the spread of the first blocks that hold AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)`
+        : "Student's t on the log of each pair's ratio B/A, 95%; for CPU per request with the spread of the first AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)",
     },
     pairs: [],
     progress: [],
@@ -198,7 +208,7 @@ function finish(ab, { A, B, dir, reportsRoot, out }) {
   ab.ended_at = new Date().toISOString();
   ab.a = sideRecord(A);
   ab.b = sideRecord(B);
-  ab.figures = summarizePairs(ab.pairs, ab.settings.min_pairs);
+  ab.figures = summarizePairs(ab.pairs, stage1Units(ab.settings));
   const cpu = ab.figures.cpu_ms_per_request;
   if (ab.pairs.length && cpu.halfwidth_pct !== null && cpu.halfwidth_pct > ab.settings.target_pct) {
     ab.warnings.push(

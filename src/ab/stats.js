@@ -15,6 +15,10 @@
 // time. Stopping as soon as the ordinary interval looks narrow enough does
 // not: in simulation it held the truth only 91-93% of the time, because it
 // stops when the spread happens to be small.
+//
+// With AB_RESTART_PAIRS (ab/restarts.js) the unit is a block of pairs between
+// two restarts of both nodes, not a pair: the pairs of one block share their
+// two node processes, and the processes vary too.
 
 const { t95, mean, sd } = require('../stats');
 
@@ -72,4 +76,25 @@ function regressed(r, maxPct, higherIsWorse = true) {
   return higherIsWorse ? r.ci95[0] > 1 + maxPct / 100 : r.ci95[1] < 1 - maxPct / 100;
 }
 
-module.exports = { pairedRatio, pairsNeeded, regressed, logRatios };
+/**
+ * What an interval is taken over: each pair {a, b}; with restarts (pairs that carry a block), each block of pairs, as
+ * {a: 1, b: exp(mean log ratio of its pairs)}. Pairs without two positive values are left out.
+ */
+function intervalUnits(pairs) {
+  if (!pairs.some((p) => p.block !== null && p.block !== undefined)) return pairs;
+  const blocks = new Map();
+  for (const p of pairs) {
+    if (!(Number.isFinite(p.a) && Number.isFinite(p.b) && p.a > 0 && p.b > 0)) continue;
+    if (!blocks.has(p.block)) blocks.set(p.block, []);
+    blocks.get(p.block).push(Math.log(p.b / p.a));
+  }
+  return [...blocks.values()].map((logs) => ({ a: 1, b: Math.exp(mean(logs)) }));
+}
+
+/** The first stage of Stein's rule in units: AB_MIN_PAIRS pairs, or with restarts the blocks that hold them (>= 2). */
+function stage1Units(settings) {
+  const per = settings.restart_pairs || 1;
+  return per === 1 ? settings.min_pairs : Math.max(2, Math.ceil(settings.min_pairs / per));
+}
+
+module.exports = { pairedRatio, pairsNeeded, regressed, logRatios, intervalUnits, stage1Units };

@@ -54,6 +54,16 @@ async function waitUntil(check, { timeoutS, what, signal, onExit }) {
 
 const httpOk = async (url) => (await fetch(url, { signal: AbortSignal.timeout(3000) })).ok;
 
+/** Each cAdvisor target Prometheus scrapes, its health and last scrape error: why a node's series may be missing. */
+async function cadvisorTargetsState(promUrl) {
+  const url = `${promUrl}/api/v1/targets?state=active`;
+  const body = await (await fetch(url, { signal: AbortSignal.timeout(3000) })).json();
+  const targets = ((body.data && body.data.activeTargets) || []).filter((t) => t.labels.job === 'cadvisor');
+  if (!targets.length) return 'Prometheus has found no cAdvisor target yet';
+  const each = targets.map((t) => `${t.scrapeUrl} ${t.health}${t.lastError ? ` (${t.lastError})` : ''}`);
+  return `cAdvisor targets: ${each.join('; ')}`;
+}
+
 /** Compose and an engine that answers, and a compose service for the client; what they are. */
 function composeTools(s) {
   const c = docker.findCompose();
@@ -205,7 +215,8 @@ async function waitForServices(stack, p, containers, { host, promUrl, log, signa
     async () => {
       const q = new URLSearchParams({ query: `container_cpu_usage_seconds_total{name="${containers.node.name}"}` });
       const body = await (await fetch(`${promUrl}/api/v1/query?${q}`, { signal: AbortSignal.timeout(3000) })).json();
-      return body.data && body.data.result.length > 0;
+      if (body.data && body.data.result.length > 0) return true;
+      throw new Error(await cadvisorTargetsState(promUrl)); // what the timeout's message then says
     },
     opts(`Prometheus has no cAdvisor series for the node container ${containers.node.name}`),
   );

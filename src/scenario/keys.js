@@ -690,6 +690,13 @@ const KEYS = {
     default: 5,
     doc: "./run.sh ab: the first stage: from the spread of this many pairs of windows, the session computes how many pairs in all the target width needs (Stein's two-stage procedure), and measures that many (up to AB_MAX_PAIRS and AB_MAX_S).",
   },
+  AB_RESTART_PAIRS: {
+    type: 'int',
+    min: 0,
+    max: 1000,
+    default: 0,
+    doc: "./run.sh ab: restart both nodes (same data, new processes; then both warmed up again) every this many pairs, and take the intervals over the blocks of pairs between restarts instead of over pairs. Two processes of one configuration may differ in CPU per request by a few percent for their whole life, which pairs of windows of the same two processes do not sample: without restarts, a verdict is about these two processes. An even number keeps each block's ABBA order balanced. RUNTIME=host and compose. 0: never.",
+  },
   AB_MAX_PAIRS: {
     type: 'int',
     min: 2,

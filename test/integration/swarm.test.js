@@ -101,10 +101,12 @@ async function deployedStack(r) {
   return /deploying swarm stack (\S+)/.exec(r.stderrText())[1];
 }
 
-/** The cAdvisor targets Prometheus scrapes, and whether each is up. */
+/** The cAdvisor targets Prometheus scrapes: each one's URL, health and last scrape error. */
 async function cadvisorTargets(promUrl) {
   const body = await (await fetch(`${promUrl}/api/v1/targets?state=active`)).json();
-  return body.data.activeTargets.filter((x) => x.labels.job === 'cadvisor').map((x) => x.health);
+  return body.data.activeTargets
+    .filter((x) => x.labels.job === 'cadvisor')
+    .map((x) => ({ url: x.scrapeUrl, health: x.health, error: x.lastError }));
 }
 
 /** The running container of a service of a stack, or null. */
@@ -252,7 +254,11 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
   it("runs on a swarm of two nodes: the worker's own cAdvisor task runs, and Prometheus scrapes both nodes' cAdvisors", () => {
     assert.equal(run.stack.swarm.nodes, 2);
     assert.equal(workerCadvisor && workerCadvisor.Status.State, 'running', JSON.stringify(workerCadvisor));
-    assert.deepEqual(targets, ['up', 'up']);
+    assert.deepEqual(
+      targets.map((t) => t.health),
+      ['up', 'up'],
+      JSON.stringify(targets),
+    );
   });
 
   it("counts each replica's requests from HAProxy; they add up to the clients'", () => {

@@ -1,8 +1,9 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { pairedRatio, pairsNeeded, regressed } = require('../../src/ab/stats');
+const { pairedRatio, pairsNeeded, regressed, intervalUnits, stage1Units } = require('../../src/ab/stats');
+const { blockOf, restartRefusal } = require('../../src/ab/restarts');
 const { regressionGate, summarizePairs } = require('../../src/ab/pairs');
-const { commonPool } = require('../../src/ab/shared');
+const { alikePools } = require('../../src/ab/shared');
 const { renderSummary } = require('../../src/ab/report');
 const { seededRandom } = require('../../src/util/random');
 
@@ -134,21 +135,94 @@ describe('A/B statistics', () => {
 });
 
 describe('A/B parameter pool', () => {
-  it("two dev chains made by the same steps share the items both hold, in A's order", () => {
+  it("two chains without what their blocks hold (Substrate) share the items both hold, in A's order", () => {
     const a = { chain_id: 1337, head: 11, blocks: [0, 1, 2, 11], tx_hashes: ['0x1', '0x2'], contract: '0xc' };
     const b = { chain_id: 1337, head: 12, blocks: [0, 1, 2, 11, 12], tx_hashes: ['0x2', '0x1'], contract: '0xc' };
-    assert.deepEqual(commonPool(a, b), {
-      chain_id: 1337,
-      head: 11,
-      blocks: [0, 1, 2, 11],
-      tx_hashes: ['0x1', '0x2'],
-      contract: '0xc',
-    });
+    const want = { chain_id: 1337, head: 11, blocks: [0, 1, 2, 11], tx_hashes: ['0x1', '0x2'], contract: '0xc' };
+    assert.deepEqual(alikePools(a, b), { a: want, b: want, left_out: 0 });
   });
 
-  it('pools that differ beyond their heads are not merged', () => {
-    assert.equal(commonPool({ contract: '0xa', blocks: [1] }, { contract: '0xb', blocks: [1] }), null);
-    assert.equal(commonPool({ tx_hashes: ['0x1'] }, { tx_hashes: ['0x2'] }), null, 'nothing in common');
+  it('pairs blocks by the transactions they hold: a round sealed a block later on B is asked for on both', () => {
+    // A: funding split 2+1 in blocks 3-4, the round in 5; B: 1+2 in 3-4, the round in 6 (an empty block before it)
+    const a = {
+      chain_id: 1337,
+      head: 7,
+      blocks: [2, 3, 4, 5, 6, 7],
+      block_contents: ['0:e', '2:f1', '1:f2', '2:r', '0:e', '0:e'],
+      tx_hashes: ['0xf1', '0xf2', '0xf3', '0xr1', '0xr2'],
+      contract: '0xc',
+    };
+    const b = {
+      chain_id: 1337,
+      head: 7,
+      blocks: [2, 3, 4, 5, 6, 7],
+      block_contents: ['0:e', '1:g1', '2:g2', '0:e', '2:r', '0:e'],
+      tx_hashes: ['0xf1', '0xf2', '0xf3', '0xr1', '0xr2'],
+      contract: '0xc',
+    };
+    const pools = alikePools(a, b);
+    assert.deepEqual(pools.a.blocks, [2, 5, 6, 7], "A's empty blocks, then its round, each with a like block on B");
+    assert.deepEqual(pools.b.blocks, [2, 6, 5, 7], "B's in the same order: the i-th holds what A's i-th holds");
+    assert.deepEqual(pools.a.block_contents, pools.b.block_contents);
+    assert.deepEqual(pools.a.tx_hashes, ['0xr1', '0xr2'], 'the transactions of paired blocks alone: not the funding');
+    assert.deepEqual(pools.b.tx_hashes, ['0xr1', '0xr2']);
+    assert.equal(pools.a.head, 7);
+    assert.equal(pools.a.contract, '0xc');
+    assert.equal(pools.left_out, 2, 'the two funding blocks of each side have no like block');
+  });
+
+  it('pools that cannot be made alike are not', () => {
+    assert.equal(alikePools({ contract: '0xa', blocks: [1] }, { contract: '0xb', blocks: [1] }), null);
+    assert.equal(alikePools({ tx_hashes: ['0x1'] }, { tx_hashes: ['0x2'] }), null, 'nothing in common');
+    const a = { blocks: [1], block_contents: ['1:x'], tx_hashes: ['0x1'] };
+    const b = { blocks: [1], block_contents: ['1:y'], tx_hashes: ['0x2'] };
+    assert.equal(alikePools(a, b), null, 'no block holds what a block of the other chain holds');
+  });
+});
+
+describe('A/B with restarts (AB_RESTART_PAIRS)', () => {
+  it('restarts both nodes before every block of pairs but the first', () => {
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((k) => blockOf(k, 2)),
+      [
+        { block: 0, restart: false },
+        { block: 0, restart: false },
+        { block: 1, restart: true },
+        { block: 1, restart: false },
+        { block: 2, restart: true },
+      ],
+    );
+    assert.deepEqual(blockOf(3, 0), { block: null, restart: false }, 'AB_RESTART_PAIRS=0: never');
+  });
+
+  it('takes the interval over blocks: two processes that differ all block long are one unit, not many', () => {
+    // each block's two processes differ by +4% or -4% in every pair; the windows agree within 0.2%
+    const pairs = [];
+    for (let block = 0; block < 4; block++)
+      for (let i = 0; i < 4; i++)
+        pairs.push({ a: 1, b: (block % 2 ? 1.04 : 0.96) * (1 + (i % 2 ? 0.002 : -0.002)), block });
+    const units = intervalUnits(pairs);
+    assert.equal(units.length, 4, 'one unit per block');
+    const overPairs = pairedRatio(pairs.map(({ a, b }) => ({ a, b })));
+    const overBlocks = pairedRatio(units);
+    assert.ok(
+      overBlocks.halfwidth_pct > 3 * overPairs.halfwidth_pct,
+      `${overBlocks.halfwidth_pct} vs ${overPairs.halfwidth_pct}`,
+    );
+    assert.equal(overBlocks.verdict, 'same');
+    assert.deepEqual(intervalUnits([{ a: 1, b: 2 }]), [{ a: 1, b: 2 }], 'without blocks, the pairs themselves');
+  });
+
+  it("Stein's first stage counts blocks that hold AB_MIN_PAIRS pairs, at least two", () => {
+    assert.equal(stage1Units({ min_pairs: 5, restart_pairs: 0 }), 5);
+    assert.equal(stage1Units({ min_pairs: 5, restart_pairs: 2 }), 3);
+    assert.equal(stage1Units({ min_pairs: 2, restart_pairs: 4 }), 2);
+  });
+
+  it('is refused where the node cannot be restarted', () => {
+    assert.match(restartRefusal({ AB_RESTART_PAIRS: 2, RUNTIME: 'attach' }, { RUNTIME: 'host' }), /RUNTIME=attach/);
+    assert.equal(restartRefusal({ AB_RESTART_PAIRS: 2, RUNTIME: 'host' }, { RUNTIME: 'compose' }), null);
+    assert.equal(restartRefusal({ AB_RESTART_PAIRS: 0, RUNTIME: 'swarm' }, { RUNTIME: 'swarm' }), null);
   });
 });
 

@@ -4,6 +4,7 @@
 // and the Logger contract with call data for it. The pool goes into the
 // report (params.json) so a run can be repeated with the same parameters.
 
+const crypto = require('node:crypto');
 const { ethers } = require('ethers');
 const { rpcCall } = require('../../util/rpc');
 const LOGGER = require('./contracts/Logger.json');
@@ -34,6 +35,17 @@ async function settledPast(call, from, { signal, log }) {
     seen = Number(await call('eth_blockNumber', []));
   }
   return seen;
+}
+
+/**
+ * What a block holds, as "<transactions>:<digest of their hashes>", so that two chains' blocks of one number can be
+ * told to hold the same transactions (an A/B session's shared pool keeps only those: ab/shared.js); null for a block
+ * that was not read.
+ */
+function blockContents(b) {
+  if (!b) return null;
+  const hashes = b.transactions.map((tx) => tx.hash).join(',');
+  return `${b.transactions.length}:${crypto.createHash('sha256').update(hashes).digest('hex').slice(0, 16)}`;
 }
 
 /**
@@ -84,6 +96,7 @@ async function harvest(url, { signal, log = () => {}, rpc = rpcCall, from = null
     chain_id: chainId,
     head,
     blocks: numbers,
+    block_contents: blocks.map(blockContents),
     tx_hashes: txHashes,
     addresses: addrList,
     senders: [...senders].slice(0, MAX_ADDRESSES),

@@ -1,0 +1,42 @@
+'use strict';
+// AB_RESTART_PAIRS: both nodes restarted every so many pairs, so that a
+// session samples node processes as well as windows. Two node processes of
+// one configuration can differ in CPU per request by a few percent for their
+// whole life (docs/results.md, A/B sessions), and pairs of windows of the same
+// two processes cannot see it: their interval is that of these two processes.
+// With restarts, each block of pairs between two restarts runs on a new pair
+// of processes, and the interval is taken over the blocks' mean log ratios,
+// the level that varies.
+
+const { log } = require('../util/log');
+const { warmBoth } = require('./sides');
+
+/** Why AB_RESTART_PAIRS cannot apply to these scenarios (a runtime that cannot restart its node), or null. */
+function restartRefusal(a, b) {
+  if (!a.AB_RESTART_PAIRS) return null;
+  const cannot = [a, b].find((s) => !['host', 'compose'].includes(s.RUNTIME));
+  return cannot
+    ? `AB_RESTART_PAIRS=${a.AB_RESTART_PAIRS} restarts both nodes, which RUNTIME=${cannot.RUNTIME} cannot do (host and compose can); set AB_RESTART_PAIRS=0`
+    : null;
+}
+
+/** Before pair k (from 1): the block it belongs to, and whether both nodes restart first. */
+function blockOf(k, restartPairs) {
+  if (!restartPairs) return { block: null, restart: false };
+  const block = Math.floor((k - 1) / restartPairs);
+  return { block, restart: k > 1 && (k - 1) % restartPairs === 0 };
+}
+
+/** Restarts both nodes (same data, new processes), waits for each to be synced, and warms both up again. */
+async function restartBoth(sides, { signal, mode, block }) {
+  for (const side of sides) {
+    if (!side.stack.restartNode) throw new Error(`AB_RESTART_PAIRS: node ${side.key} cannot be restarted`);
+    side.run.phase = 'restart';
+    log(`${side.key}: restarting the node: block ${block + 1} of pairs runs on new processes (AB_RESTART_PAIRS)`);
+    await side.stack.restartNode(async () => {});
+    await side.ctx.chain.waitForSync(side.stack.rpcUrl, { timeoutS: side.s.SYNC_TIMEOUT_S, signal, log });
+  }
+  await warmBoth(sides, signal, mode);
+}
+
+module.exports = { restartRefusal, blockOf, restartBoth };
