@@ -9,9 +9,11 @@
 //
 // Every session is a real ./run.sh ab on geth --dev in the host runtime with
 // the lean generator; BENCH_AB_ENV adds or changes keys for all of them
-// (default: 15 s windows, 5 s idle, 30 s warm-up, at most 8 minutes of pairs).
+// (default: 10 s windows, 3 s idle, 5 s warm-ups (one after each restart), at most 8 minutes of pairs).
 // Each session prints its line as it ends; the last line is key=value pairs:
 //   aa_sessions aa_false_positive_rate ci_halfwidth_pct (median over A/A sessions)
+//   aa_reached_target (A/A sessions within AB_TARGET_PCT) minutes_measuring (median, pairs only)
+//   aa_memory_called_different (memory is never decided: 0)
 //   minutes_per_session (median, all sessions, setup included) pairs_per_session (median)
 //   ab_ratio ab_ci_low ab_ci_high ab_verdict ab_halfwidth_pct
 // Sessions run one after another; nothing else should run on the machine meanwhile.
@@ -26,7 +28,7 @@ const { parseKv, kvLine } = require('./lib/kv');
 const ROOT = path.join(__dirname, '..');
 const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
 const SESSIONS = Number(process.env.BENCH_AB_SESSIONS || 10);
-const DEFAULTS = 'RUNTIME=host GENERATOR=lean DURATION_S=15 IDLE_S=5 WARMUP_S=30 AB_MAX_S=480 AB_MAX_PAIRS=20';
+const DEFAULTS = 'RUNTIME=host GENERATOR=lean DURATION_S=10 IDLE_S=3 WARMUP_S=5 AB_MAX_S=480 AB_MAX_PAIRS=40';
 
 /** One ./run.sh ab session; resolves with its ab.json and how long it took. */
 function session(a, b, env) {
@@ -58,6 +60,10 @@ function session(a, b, env) {
     });
   });
 }
+
+/** Minutes from the first pair to the last (the session's progress record). */
+const measuringMinutes = (doc) => (doc.progress.length ? doc.progress[doc.progress.length - 1].elapsed_s / 60 : 0);
+const memoryVerdict = (doc) => (doc.figures.memory_peak_bytes || {}).verdict || null;
 
 const fmtR = (r) =>
   `B/A ${r.ratio.toFixed(4)} [${r.ci95[0].toFixed(4)}, ${r.ci95[1].toFixed(4)}] ±${r.halfwidth_pct.toFixed(2)}% ${r.verdict}`;
@@ -116,6 +122,11 @@ async function main() {
       ? (judged.filter((x) => x.r.verdict !== 'same').length / judged.length).toFixed(3)
       : 'n/a',
     ci_halfwidth_pct: judged.length ? median(judged.map((x) => x.r.halfwidth_pct)).toFixed(2) : 'n/a',
+    // how many A/A sessions ended within AB_TARGET_PCT, and the median time their pairs took (setup not counted)
+    aa_reached_target: judged.filter((x) => x.r.halfwidth_pct <= x.doc.settings.target_pct).length,
+    minutes_measuring: median(aa.map((x) => measuringMinutes(x.doc))).toFixed(1),
+    // memory is reported, never decided (ab/figures.js): sessions that called it different, which must stay 0
+    aa_memory_called_different: aa.filter((x) => ['lower', 'higher'].includes(memoryVerdict(x.doc))).length,
     minutes_per_session: median([...aa, ab].map((x) => x.minutes)).toFixed(1),
     pairs_per_session: median([...aa, ab].map((x) => x.doc.pairs.length)),
     ab_ratio: rab.ratio === null ? 'n/a' : rab.ratio.toFixed(4),

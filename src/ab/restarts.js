@@ -11,13 +11,21 @@
 const { log } = require('../util/log');
 const { warmBoth } = require('./sides');
 
+const RESTARTABLE = ['host', 'compose'];
+
 /** Why AB_RESTART_PAIRS cannot apply to these scenarios (a runtime that cannot restart its node), or null. */
 function restartRefusal(a, b) {
   if (!a.AB_RESTART_PAIRS) return null;
-  const cannot = [a, b].find((s) => !['host', 'compose'].includes(s.RUNTIME));
+  const cannot = [a, b].find((s) => !RESTARTABLE.includes(s.RUNTIME));
   return cannot
     ? `AB_RESTART_PAIRS=${a.AB_RESTART_PAIRS} restarts both nodes, which RUNTIME=${cannot.RUNTIME} cannot do (host and compose can); set AB_RESTART_PAIRS=0`
     : null;
+}
+
+/** AB_RESTART_PAIRS as the session applies it: unset, 1 where both runtimes can restart their nodes, else 0. */
+function restartPairs(a, b) {
+  if (a.AB_RESTART_PAIRS !== null && a.AB_RESTART_PAIRS !== undefined) return a.AB_RESTART_PAIRS;
+  return [a, b].every((s) => RESTARTABLE.includes(s.RUNTIME)) ? 1 : 0;
 }
 
 /** Before pair k (from 1): the block it belongs to, and whether both nodes restart first. */
@@ -39,4 +47,4 @@ async function restartBoth(sides, { signal, mode, block }) {
   await warmBoth(sides, signal, mode);
 }
 
-module.exports = { restartRefusal, blockOf, restartBoth };
+module.exports = { restartRefusal, restartPairs, blockOf, restartBoth };

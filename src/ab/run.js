@@ -24,7 +24,7 @@ const { reportProblems } = require('../util/problems');
 const { holdRunLock } = require('../session/run-lock');
 const { reclaimKilledRuns } = require('../reclaim');
 const { pairedRatio, pairsNeeded, stage1Units } = require('./stats');
-const { blockOf, restartBoth, restartRefusal } = require('./restarts');
+const { blockOf, restartBoth, restartPairs, restartRefusal } = require('./restarts');
 const { writeAbReport } = require('./report');
 const {
   generatorMode,
@@ -111,7 +111,8 @@ function chooseGenerators(ab, sides, setting) {
 }
 
 /** The session's record (ab.json as it is built), before any pair. */
-function newAbRecord(sa, runId) {
+function newAbRecord(sa, sb, runId) {
+  const restarts = restartPairs(sa, sb);
   return {
     schema_version: 1,
     kind: 'ab',
@@ -122,13 +123,13 @@ function newAbRecord(sa, runId) {
     settings: {
       target_pct: sa.AB_TARGET_PCT,
       min_pairs: sa.AB_MIN_PAIRS,
-      restart_pairs: sa.AB_RESTART_PAIRS,
+      restart_pairs: restarts,
       max_pairs: sa.AB_MAX_PAIRS,
       max_s: sa.AB_MAX_S,
       max_regression_pct: sa.MAX_REGRESSION_PCT,
       order: 'ABBA',
-      interval: sa.AB_RESTART_PAIRS
-        ? `Student's t on the mean log of the ratios B/A of each block of ${sa.AB_RESTART_PAIRS} pairs between restarts of both nodes, 95%; for CPU per request with the spread of the first blocks that hold AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)`
+      interval: restarts
+        ? `Student's t on the mean log of the ratios B/A of each block of ${restarts} pair${restarts === 1 ? '' : 's'} between restarts of both nodes, 95%; for CPU per request with the spread of the first blocks that hold AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)`
         : "Student's t on the log of each pair's ratio B/A, 95%; for CPU per request with the spread of the first AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)",
     },
     pairs: [],
@@ -157,7 +158,7 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
   await reclaimKilledRuns({ log, by: `A/B session ${runId}` });
   const A = { ...newSide('A', a, { dir, runId }), file: fileA };
   const B = { ...newSide('B', b, { dir, runId }), file: fileB };
-  const ab = newAbRecord(sa, runId);
+  const ab = newAbRecord(sa, b.scenario, runId);
   log(
     `A/B session ${runId}: A=${fileA}, B=${fileB}; until B/A of CPU per request is within ±${sa.AB_TARGET_PCT}% (at least ${sa.AB_MIN_PAIRS} pairs, at most ${sa.AB_MAX_PAIRS} pairs or ${sa.AB_MAX_S} s)`,
   );

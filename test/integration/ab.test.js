@@ -72,11 +72,19 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       for (const side of [p.a, p.b])
         assert.ok(side.window.start_ms - side.idle.end_ms < STARTUP_S * 1000, 'no generator start-up before a window');
     assert.equal(doc.progress.length, 3);
-    assert.equal(doc.shared_pool, true, 'one parameter pool for both sides');
-    assert.equal(
-      fs.readFileSync(path.join(reportDir, 'a', 'params.json'), 'utf8'),
-      fs.readFileSync(path.join(reportDir, 'b', 'params.json'), 'utf8'),
+    assert.equal(doc.shared_pool, true, 'pools made alike for both sides');
+    const [poolA, poolB] = ['a', 'b'].map((x) => JSON.parse(fs.readFileSync(path.join(reportDir, x, 'params.json'))));
+    assert.ok(poolA.blocks.length > 0);
+    assert.deepEqual(poolA.block_contents, poolB.block_contents, 'the i-th block of each pool holds the same');
+    assert.deepEqual(poolA.tx_hashes, poolB.tx_hashes);
+    // AB_RESTART_PAIRS unset on the host runtime: both nodes restarted before every pair but the first
+    assert.equal(doc.settings.restart_pairs, 1);
+    assert.deepEqual(
+      doc.pairs.map((p) => p.block),
+      [0, 1, 2],
     );
+    const restarts = fs.readFileSync(path.join(reportDir, 'run.log'), 'utf8').match(/restarting the node/g) || [];
+    assert.equal(restarts.length, 4, 'two restarts of each node');
     const r = doc.figures.cpu_ms_per_request;
     assert.ok(r.ci95[0] <= r.ratio && r.ratio <= r.ci95[1]);
     for (const f of ['rps', 'p50_ms', 'p99_ms', 'cpu_ms_per_request_net']) assert.ok(doc.figures[f].ratio > 0, f);
@@ -105,6 +113,7 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       MAX_REGRESSION_PCT: '5',
       NODE_PROFILE: 'cpu',
       AB_GENERATOR: 'per-window',
+      AB_RESTART_PAIRS: '0', // one process per side: the intervals over pairs
     });
     // AB_GENERATOR=per-window: a pass per window, started STARTUP_S before it
     assert.equal(res.doc.settings.generator, 'per-window');
