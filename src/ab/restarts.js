@@ -28,6 +28,21 @@ function restartPairs(a, b) {
   return [a, b].every((s) => RESTARTABLE.includes(s.RUNTIME)) ? 1 : 0;
 }
 
+/**
+ * Once both nodes have started: AB_RESTART_PAIRS unset, and a side whose node cannot be restarted (a fleet of
+ * replicas behind HAProxy): no restarts, and a warning; set, and such a side: an error before any pair.
+ */
+function settleRestarts(settings, sides, explicit, warnings) {
+  const cannot = settings.restart_pairs ? sides.find((x) => !x.stack || !x.stack.restartNode) : null;
+  if (!cannot) return settings.restart_pairs;
+  const why = `node ${cannot.key} (${cannot.s.RUNTIME}${cannot.s.REPLICAS > 1 ? `, REPLICAS=${cannot.s.REPLICAS}` : ''}) cannot be restarted`;
+  if (explicit) throw new Error(`AB_RESTART_PAIRS=${settings.restart_pairs}: ${why}`);
+  warnings.push(
+    `${why}: each side ran as one process for the whole session, and the intervals cover the windows of these two processes, not how processes of one configuration differ`,
+  );
+  return 0;
+}
+
 /** Before pair k (from 1): the block it belongs to, and whether both nodes restart first. */
 function blockOf(k, restartPairs) {
   if (!restartPairs) return { block: null, restart: false };
@@ -36,15 +51,16 @@ function blockOf(k, restartPairs) {
 }
 
 /** Restarts both nodes (same data, new processes), waits for each to be synced, and warms both up again. */
-async function restartBoth(sides, { signal, mode, block }) {
+async function restartBoth(sides, { signal, mode, block, per }) {
+  const next = per === 1 ? `pair ${block + 1} runs` : `block ${block + 1} (${per} pairs) runs`;
   for (const side of sides) {
     if (!side.stack.restartNode) throw new Error(`AB_RESTART_PAIRS: node ${side.key} cannot be restarted`);
     side.run.phase = 'restart';
-    log(`${side.key}: restarting the node: block ${block + 1} of pairs runs on new processes (AB_RESTART_PAIRS)`);
+    log(`${side.key}: restarting the node: ${next} on new processes (AB_RESTART_PAIRS=${per})`);
     await side.stack.restartNode(async () => {});
     await side.ctx.chain.waitForSync(side.stack.rpcUrl, { timeoutS: side.s.SYNC_TIMEOUT_S, signal, log });
   }
   await warmBoth(sides, signal, mode);
 }
 
-module.exports = { restartRefusal, restartPairs, blockOf, restartBoth };
+module.exports = { restartRefusal, restartPairs, settleRestarts, blockOf, restartBoth };

@@ -24,7 +24,7 @@ const { reportProblems } = require('../util/problems');
 const { holdRunLock } = require('../session/run-lock');
 const { reclaimKilledRuns } = require('../reclaim');
 const { pairedRatio, pairsNeeded, stage1Units } = require('./stats');
-const { blockOf, restartBoth, restartPairs, restartRefusal } = require('./restarts');
+const { blockOf, restartBoth, restartPairs, restartRefusal, settleRestarts } = require('./restarts');
 const { writeAbReport } = require('./report');
 const {
   generatorMode,
@@ -69,7 +69,7 @@ async function measurePairs(ab, A, B, signal) {
   let need = null;
   for (let k = 1; k <= set.max_pairs; k++) {
     const { block, restart } = blockOf(k, set.restart_pairs);
-    if (restart) await restartBoth([A, B], { signal, mode: set.generator, block });
+    if (restart) await restartBoth([A, B], { signal, mode: set.generator, block, per });
     const order = k % 2 ? [A, B] : [B, A];
     const pair = { pair: k, order: order.map((x) => x.key).join(''), ...(block === null ? {} : { block }) };
     for (const [i, side] of order.entries()) {
@@ -110,6 +110,19 @@ function chooseGenerators(ab, sides, setting) {
   return mode;
 }
 
+/** How the intervals are taken, for ab.json and summary.md. */
+const intervalText = (restarts) =>
+  restarts
+    ? `Student's t on the mean log of the ratios B/A of each block of ${restarts} pair${restarts === 1 ? '' : 's'} between restarts of both nodes, 95%; for CPU per request with the spread of the first blocks that hold AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)`
+    : "Student's t on the log of each pair's ratio B/A, 95%; for CPU per request with the spread of the first AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)";
+
+/** AB_RESTART_PAIRS once both nodes run: none, with a warning, where a side cannot restart its node and it is unset. */
+function applyRestarts(ab, sides, sa) {
+  const restarts = settleRestarts(ab.settings, sides, Number.isInteger(sa.AB_RESTART_PAIRS), ab.warnings);
+  if (restarts !== ab.settings.restart_pairs)
+    Object.assign(ab.settings, { restart_pairs: 0, interval: intervalText(0) });
+}
+
 /** The session's record (ab.json as it is built), before any pair. */
 function newAbRecord(sa, sb, runId) {
   const restarts = restartPairs(sa, sb);
@@ -128,9 +141,7 @@ function newAbRecord(sa, sb, runId) {
       max_s: sa.AB_MAX_S,
       max_regression_pct: sa.MAX_REGRESSION_PCT,
       order: 'ABBA',
-      interval: restarts
-        ? `Student's t on the mean log of the ratios B/A of each block of ${restarts} pair${restarts === 1 ? '' : 's'} between restarts of both nodes, 95%; for CPU per request with the spread of the first blocks that hold AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)`
-        : "Student's t on the log of each pair's ratio B/A, 95%; for CPU per request with the spread of the first AB_MIN_PAIRS pairs (Stein's two-stage procedure, which chose the number of pairs)",
+      interval: intervalText(restarts),
     },
     pairs: [],
     progress: [],
@@ -180,6 +191,8 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
   try {
     const mode = chooseGenerators(ab, [A, B], sa.AB_GENERATOR);
     await startBoth([A, B], { runId, signal, controller, mode });
+    applyRestarts(ab, [A, B], sa);
+    Object.assign(ab.settings, { restart_pairs: 0, interval: intervalText(0) });
     ab.shared_pool = shareParameterPool(A, B, ab.warnings); // before the warm-up: a kept generator reads it then
     await warmBoth([A, B], signal, mode);
     ab.stop_reason = await measurePairs(ab, A, B, signal);

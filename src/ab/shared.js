@@ -85,7 +85,7 @@ function alikePools(a, b) {
       head: blocks[blocks.length - 1].n,
       blocks: blocks.map((x) => x.n),
       block_contents: blocks.map((x) => x.contents),
-      tx_hashes: blocks.flatMap((x) => x.hashes),
+      tx_hashes: pairs.flatMap((p) => p[0].hashes), // the same transactions on both: A's list (capped by harvest.js)
     };
   };
   if (!pairs.length) return null;

@@ -78,17 +78,18 @@ function regressed(r, maxPct, higherIsWorse = true) {
 
 /**
  * What an interval is taken over: each pair {a, b}; with restarts (pairs that carry a block), each block of pairs, as
- * {a: 1, b: exp(mean log ratio of its pairs)}. Pairs without two positive values are left out.
+ * {a: 1, b: exp(mean log ratio of its pairs)}. Pairs without two positive values are left out of their block; a block
+ * with none is {a: null, b: null}, which pairedRatio counts as left out.
  */
 function intervalUnits(pairs) {
   if (!pairs.some((p) => p.block !== null && p.block !== undefined)) return pairs;
   const blocks = new Map();
   for (const p of pairs) {
-    if (!(Number.isFinite(p.a) && Number.isFinite(p.b) && p.a > 0 && p.b > 0)) continue;
     if (!blocks.has(p.block)) blocks.set(p.block, []);
-    blocks.get(p.block).push(Math.log(p.b / p.a));
+    if (Number.isFinite(p.a) && Number.isFinite(p.b) && p.a > 0 && p.b > 0)
+      blocks.get(p.block).push(Math.log(p.b / p.a));
   }
-  return [...blocks.values()].map((logs) => ({ a: 1, b: Math.exp(mean(logs)) }));
+  return [...blocks.values()].map((logs) => (logs.length ? { a: 1, b: Math.exp(mean(logs)) } : { a: null, b: null }));
 }
 
 /** The first stage of Stein's rule in units: AB_MIN_PAIRS pairs, or with restarts the blocks that hold them (>= 2). */

@@ -1,7 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
 const { pairedRatio, pairsNeeded, regressed, intervalUnits, stage1Units } = require('../../src/ab/stats');
-const { blockOf, restartRefusal } = require('../../src/ab/restarts');
+const { blockOf, restartRefusal, restartPairs, settleRestarts } = require('../../src/ab/restarts');
 const { regressionGate, summarizePairs } = require('../../src/ab/pairs');
 const { alikePools } = require('../../src/ab/shared');
 const { renderSummary } = require('../../src/ab/report');
@@ -211,12 +211,31 @@ describe('A/B with restarts (AB_RESTART_PAIRS)', () => {
     );
     assert.equal(overBlocks.verdict, 'same');
     assert.deepEqual(intervalUnits([{ a: 1, b: 2 }]), [{ a: 1, b: 2 }], 'without blocks, the pairs themselves');
+    const missing = pairedRatio(intervalUnits([...pairs, { a: null, b: 1, block: 9 }]));
+    assert.equal(missing.left_out, 1, 'a block whose pairs have no values is counted as left out');
   });
 
   it("Stein's first stage counts blocks that hold AB_MIN_PAIRS pairs, at least two", () => {
     assert.equal(stage1Units({ min_pairs: 5, restart_pairs: 0 }), 5);
     assert.equal(stage1Units({ min_pairs: 5, restart_pairs: 2 }), 3);
     assert.equal(stage1Units({ min_pairs: 2, restart_pairs: 4 }), 2);
+  });
+
+  it('unset: a restart before every pair where both runtimes restart nodes; no restarts, with a warning, for a fleet', () => {
+    assert.equal(restartPairs({ AB_RESTART_PAIRS: null, RUNTIME: 'host' }, { RUNTIME: 'compose' }), 1);
+    assert.equal(restartPairs({ AB_RESTART_PAIRS: null, RUNTIME: 'host' }, { RUNTIME: 'attach' }), 0);
+    assert.equal(restartPairs({ AB_RESTART_PAIRS: 3, RUNTIME: 'host' }, { RUNTIME: 'host' }), 3);
+    const node = (key, restartNode) => ({
+      key,
+      s: { RUNTIME: 'host', REPLICAS: restartNode ? 1 : 2 },
+      stack: { restartNode },
+    });
+    const sides = [node('A', () => {}), node('B', null)];
+    const warnings = [];
+    assert.equal(settleRestarts({ restart_pairs: 1 }, sides, false, warnings), 0);
+    assert.match(warnings[0], /node B \(host, REPLICAS=2\) cannot be restarted: each side ran as one process/);
+    assert.throws(() => settleRestarts({ restart_pairs: 1 }, sides, true, []), /AB_RESTART_PAIRS=1: node B/);
+    assert.equal(settleRestarts({ restart_pairs: 1 }, [sides[0], sides[0]], true, []), 1);
   });
 
   it('is refused where the node cannot be restarted', () => {
