@@ -72,11 +72,20 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       for (const side of [p.a, p.b])
         assert.ok(side.window.start_ms - side.idle.end_ms < STARTUP_S * 1000, 'no generator start-up before a window');
     assert.equal(doc.progress.length, 3);
-    assert.equal(doc.shared_pool, true, 'pools made alike for both sides');
+    // Pools made alike where blocks holding transactions have like blocks on the other chain; two dev chains that
+    // sealed every such block differently (a busy machine) keep their own pools, and the session says so (the pairing
+    // itself: test/unit/ab.test.js).
     const [poolA, poolB] = ['a', 'b'].map((x) => JSON.parse(fs.readFileSync(path.join(reportDir, x, 'params.json'))));
-    assert.ok(poolA.blocks.length > 0);
-    assert.deepEqual(poolA.block_contents, poolB.block_contents, 'the i-th block of each pool holds the same');
-    assert.deepEqual(poolA.tx_hashes, poolB.tx_hashes);
+    if (doc.shared_pool) {
+      assert.ok(poolA.blocks.length > 0 && poolA.tx_hashes.length > 0);
+      assert.deepEqual(poolA.block_contents, poolB.block_contents, 'the i-th block of each pool holds the same');
+      assert.deepEqual(poolA.tx_hashes, poolB.tx_hashes);
+    } else {
+      assert.ok(
+        doc.warnings.some((w) => /parameter pools differ/.test(w)),
+        JSON.stringify(doc.warnings),
+      );
+    }
     // AB_RESTART_PAIRS unset on the host runtime: both nodes restarted before every pair but the first
     assert.equal(doc.settings.restart_pairs, 1);
     assert.deepEqual(
