@@ -68,8 +68,8 @@ function commonFields(a, b, skip) {
  * A parameter pool for each side such that both send the same requests to chains that hold the same things: the
  * fields both pools hold (commonFields), and, where the pools say what their blocks hold, the blocks paired by their
  * transactions (pairBlocks): the i-th block of each side's pool holds what the other's i-th does, the transactions
- * are those of the paired blocks, and each pool's head is its last paired block (a log range then covers the same
- * blocks on both). Without what the blocks hold (a Substrate chain), one pool of the items both hold, by number.
+ * are those of the paired blocks, and each pool's head is its highest paired block. Without what the blocks hold (a
+ * Substrate chain), one pool of the items both hold, by number.
  * @returns {{a:object, b:object, left_out:number}|null} null when the pools cannot be made alike
  */
 function alikePools(a, b) {
@@ -82,7 +82,7 @@ function alikePools(a, b) {
     const blocks = pairs.map((p) => p[i]);
     return {
       ...common,
-      head: blocks[blocks.length - 1].n,
+      head: Math.max(...blocks.map((x) => x.n)), // no log range of the pool starts above it
       blocks: blocks.map((x) => x.n),
       block_contents: blocks.map((x) => x.contents),
       tx_hashes: pairs.flatMap((p) => p[0].hashes), // the same transactions on both: A's list (capped by harvest.js)

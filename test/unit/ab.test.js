@@ -167,6 +167,13 @@ describe('A/B parameter pool', () => {
     assert.deepEqual(pools.a.tx_hashes, ['0xr1', '0xr2'], 'the transactions of paired blocks alone: not the funding');
     assert.deepEqual(pools.b.tx_hashes, ['0xr1', '0xr2']);
     assert.equal(pools.a.head, 7);
+    // A's last round sealed a block later than B's: A's top block pairs with one below B's top, whose head stays it
+    const top = alikePools(
+      { blocks: [1, 2, 3], block_contents: ['0:e', '0:e', '1:r'], tx_hashes: ['0xr'] },
+      { blocks: [1, 2, 3], block_contents: ['0:e', '1:r', '0:e'], tx_hashes: ['0xr'] },
+    );
+    assert.deepEqual(top.b.blocks, [1, 3, 2]);
+    assert.equal(top.b.head, 3, 'no log range starts above the head');
     assert.equal(pools.a.contract, '0xc');
     assert.equal(pools.left_out, 2, 'the two funding blocks of each side have no like block');
   });
