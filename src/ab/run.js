@@ -192,7 +192,6 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
     const mode = chooseGenerators(ab, [A, B], sa.AB_GENERATOR);
     await startBoth([A, B], { runId, signal, controller, mode });
     applyRestarts(ab, [A, B], sa);
-    Object.assign(ab.settings, { restart_pairs: 0, interval: intervalText(0) });
     ab.shared_pool = shareParameterPool(A, B, ab.warnings); // before the warm-up: a kept generator reads it then
     await warmBoth([A, B], signal, mode);
     ab.stop_reason = await measurePairs(ab, A, B, signal);
