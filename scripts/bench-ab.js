@@ -12,7 +12,10 @@
 // (default: 10 s windows, 3 s idle, 5 s warm-ups (one after each restart), at most 8 minutes of pairs).
 // Each session prints its line as it ends; the last line is key=value pairs:
 //   aa_sessions aa_false_positive_rate ci_halfwidth_pct (median over A/A sessions)
+//   aa_false_positive_upper95 (the rate's one-sided 95% upper bound over these sessions)
 //   aa_reached_target (A/A sessions within AB_TARGET_PCT) minutes_measuring (median, pairs only)
+//   aa_target_within_10_min (A/A sessions within AB_TARGET_PCT in 10 minutes, setup included)
+//   aa_window_changed (A/A sessions whose AB_WINDOW=auto left the first stage's length)
 //   aa_memory_called_different (memory is never decided: 0)
 //   minutes_per_session (median, all sessions, setup included) pairs_per_session (median)
 //   ab_ratio ab_ci_low ab_ci_high ab_verdict ab_halfwidth_pct
@@ -63,6 +66,29 @@ function session(a, b, env) {
 
 /** Minutes from the first pair to the last (the session's progress record). */
 const measuringMinutes = (doc) => (doc.progress.length ? doc.progress[doc.progress.length - 1].elapsed_s / 60 : 0);
+/** One-sided 95% upper bound of a rate of k in n (Clopper-Pearson), by bisection on the binomial tail. */
+function fpUpper95(judged) {
+  const n = judged.length;
+  const k = judged.filter((x) => x.r.verdict !== 'same').length;
+  if (k === n) return 1;
+  const tail = (p) => {
+    let sum = 0;
+    let term = (1 - p) ** n; // P(X = 0)
+    for (let i = 0; i <= k; i++) {
+      sum += term;
+      term *= ((n - i) / (i + 1)) * (p / (1 - p));
+    }
+    return sum; // P(X <= k)
+  };
+  let lo = k / n;
+  let hi = 1;
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (tail(mid) > 0.05) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
 const memoryVerdict = (doc) => (doc.figures.memory_peak_bytes || {}).verdict || null;
 
 const fmtR = (r) =>
@@ -127,8 +153,17 @@ async function main() {
     minutes_measuring: median(aa.map((x) => measuringMinutes(x.doc))).toFixed(1),
     // memory is reported, never decided (ab/figures.js): sessions that called it different, which must stay 0
     aa_memory_called_different: aa.filter((x) => ['lower', 'higher'].includes(memoryVerdict(x.doc))).length,
+    // the rate's one-sided 95% upper bound (Clopper-Pearson): what the sessions can rule out, not only what they saw
+    aa_false_positive_upper95: judged.length ? fpUpper95(judged).toFixed(3) : 'n/a',
+    // A/A sessions that reached the target within 10 minutes of the command (setup included)
+    aa_target_within_10_min: judged.filter((x) => x.r.halfwidth_pct <= x.doc.settings.target_pct && x.minutes <= 10)
+      .length,
+    // AB_WINDOW=auto: sessions that left their first stage's window length for a longer one (a pilot)
+    aa_window_changed: aa.filter((x) => x.doc.pilot).length,
     minutes_per_session: median([...aa, ab].map((x) => x.minutes)).toFixed(1),
-    pairs_per_session: median([...aa, ab].map((x) => x.doc.pairs.length)),
+    pairs_per_session: median(
+      [...aa, ab].map((x) => x.doc.pairs.length + (x.doc.pilot ? x.doc.pilot.pairs.length : 0)),
+    ),
     ab_ratio: rab.ratio === null ? 'n/a' : rab.ratio.toFixed(4),
     ab_ci_low: rab.ci95 ? rab.ci95[0].toFixed(4) : 'n/a',
     ab_ci_high: rab.ci95 ? rab.ci95[1].toFixed(4) : 'n/a',

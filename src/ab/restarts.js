@@ -50,11 +50,13 @@ function blockOf(k, restartPairs) {
   return { block, restart: k > 1 && (k - 1) % restartPairs === 0 };
 }
 
-/** Restarts both nodes (same data, new processes), waits for each to be synced, and warms both up again. */
+/**
+ * Restarts both nodes (same data, new processes), waits for each to be synced, and warms both up again. Each side's
+ * stack has restartNode: settleRestarts made sure before the first pair.
+ */
 async function restartBoth(sides, { signal, mode, block, per }) {
   const next = per === 1 ? `pair ${block + 1} runs` : `block ${block + 1} (${per} pairs) runs`;
   for (const side of sides) {
-    if (!side.stack.restartNode) throw new Error(`AB_RESTART_PAIRS: node ${side.key} cannot be restarted`);
     side.run.phase = 'restart';
     log(`${side.key}: restarting the node: ${next} on new processes (AB_RESTART_PAIRS=${per})`);
     await side.stack.restartNode(async () => {});

@@ -7,14 +7,14 @@
 // baseline, then the workload). After each pair the ratio B/A of CPU time per
 // request and its 95% interval over the pairs are updated. After AB_MIN_PAIRS
 // pairs their spread says how many pairs ±AB_TARGET_PCT needs (Stein's
-// two-stage rule, ab/stats.js); the session measures that many, or stops at
-// AB_MAX_PAIRS or AB_MAX_S.
+// two-stage rule, ab/stats.js) and, with AB_WINDOW=auto, which window length
+// reaches it soonest (ab/window-length.js); the session measures that many
+// (ab/stages.js), or stops at AB_MAX_PAIRS or AB_MAX_S.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { resolveScenario } = require('../scenario/resolve');
 const { newRunId } = require('../run');
-const { fmtHeadline } = require('../measure/phases');
 const { archiveGit } = require('../report/archive');
 const { guardRun, leftoversOf } = require('../session/signals');
 const { killGenerators } = require('../workload/artillery');
@@ -23,20 +23,12 @@ const { scrub } = require('../util/scrub');
 const { reportProblems } = require('../util/problems');
 const { holdRunLock } = require('../session/run-lock');
 const { reclaimKilledRuns } = require('../reclaim');
-const { pairedRatio, pairsNeeded, stage1Units } = require('./stats');
-const { blockOf, restartBoth, restartPairs, restartRefusal, settleRestarts } = require('./restarts');
+const { stage1Units } = require('./stats');
+const { restartPairs, restartRefusal, settleRestarts } = require('./restarts');
+const { measurePairs } = require('./stages');
 const { writeAbReport } = require('./report');
-const {
-  generatorMode,
-  measureSide,
-  newSide,
-  sideRecord,
-  startBoth,
-  stopKept,
-  teardownBoth,
-  warmBoth,
-} = require('./sides');
-const { cpuPairs, fmtRatio, regressionGate, summarizePairs } = require('./pairs');
+const { generatorMode, newSide, sideRecord, startBoth, stopKept, teardownBoth, warmBoth } = require('./sides');
+const { fmtRatio, regressionGate, summarizePairs } = require('./pairs');
 const { profileDifference, shareParameterPool } = require('./shared');
 
 /** Resolves both scenarios; the session's own keys (AB_*, MAX_REGRESSION_PCT, REPORTS_DIR, ARCHIVE) come from A. */
@@ -55,48 +47,6 @@ function resolveBoth(fileA, fileB, env) {
     errors.push('A and B attach to the same RPC_URL: an A/B session needs two nodes');
   }
   return { a, b, errors };
-}
-
-/**
- * Pairs of windows, ABBA, until as many as the first AB_MIN_PAIRS pairs' spread says the target needs
- * (Stein's two-stage rule, see stats.js), or AB_MAX_PAIRS, or AB_MAX_S. Fills ab.pairs, ab.progress, ab.pairs_needed.
- */
-async function measurePairs(ab, A, B, signal) {
-  const set = ab.settings;
-  const t0 = Date.now();
-  const per = set.restart_pairs || 1; // pairs per unit of the interval
-  const stage1 = stage1Units(set);
-  let need = null;
-  for (let k = 1; k <= set.max_pairs; k++) {
-    const { block, restart } = blockOf(k, set.restart_pairs);
-    if (restart) await restartBoth([A, B], { signal, mode: set.generator, block, per });
-    const order = k % 2 ? [A, B] : [B, A];
-    const pair = { pair: k, order: order.map((x) => x.key).join(''), ...(block === null ? {} : { block }) };
-    for (const [i, side] of order.entries()) {
-      pair[side.key.toLowerCase()] = await measureSide(side, order[1 - i], `pair${k}-${side.key}`, signal);
-      log(`pair ${k} ${side.key}: ${fmtHeadline(pair[side.key.toLowerCase()].figures)}`);
-    }
-    ab.pairs.push(pair);
-    if (k === stage1 * per) {
-      need = pairsNeeded(cpuPairs(ab.pairs), stage1, set.target_pct);
-      if (need !== null) need *= per;
-      ab.pairs_needed = need;
-      if (need !== null)
-        log(
-          `the spread of the first ${k} pairs asks for ${need} pairs in all for ±${set.target_pct}%${need > set.max_pairs ? ` (more than AB_MAX_PAIRS=${set.max_pairs}: the interval will be wider)` : ''}`,
-        );
-    }
-    const cpu = pairedRatio(cpuPairs(ab.pairs), { stage1 });
-    const elapsed = (Date.now() - t0) / 1000;
-    ab.progress.push({ pairs: k, ratio: cpu.ratio, ci95: cpu.ci95, elapsed_s: Math.round(elapsed) });
-    log(
-      `${k}${need ? ` of ${Math.min(need, set.max_pairs)}` : ''} pairs in ${(elapsed / 60).toFixed(1)} min: B/A CPU per request ${fmtRatio(cpu)}, target ±${set.target_pct}%`,
-    );
-    if (need !== null && k >= need)
-      return `the ${need} pairs the first ${stage1 * per} asked for to reach ±${set.target_pct}% are measured`;
-    if (elapsed + elapsed / k > set.max_s) return `AB_MAX_S=${set.max_s}: another pair would end after it`;
-  }
-  return `AB_MAX_PAIRS=${set.max_pairs} reached`;
 }
 
 /** AB_GENERATOR as both sides allow it, in ab.json's settings and the log. */
@@ -126,6 +76,7 @@ function applyRestarts(ab, sides, sa) {
 /** The session's record (ab.json as it is built), before any pair. */
 function newAbRecord(sa, sb, runId) {
   const restarts = restartPairs(sa, sb);
+  const window = sa.AB_WINDOW === 'auto' && sa.DURATION_S !== sb.DURATION_S ? 'fixed' : sa.AB_WINDOW;
   return {
     schema_version: 1,
     kind: 'ab',
@@ -137,6 +88,8 @@ function newAbRecord(sa, sb, runId) {
       target_pct: sa.AB_TARGET_PCT,
       min_pairs: sa.AB_MIN_PAIRS,
       restart_pairs: restarts,
+      window,
+      window_s: sa.DURATION_S,
       max_pairs: sa.AB_MAX_PAIRS,
       max_s: sa.AB_MAX_S,
       max_regression_pct: sa.MAX_REGRESSION_PCT,
@@ -145,7 +98,12 @@ function newAbRecord(sa, sb, runId) {
     },
     pairs: [],
     progress: [],
-    warnings: [],
+    warnings:
+      window === sa.AB_WINDOW
+        ? []
+        : [
+            `AB_WINDOW=auto: A's DURATION_S (${sa.DURATION_S}) and B's (${sb.DURATION_S}) differ, so each side kept its own`,
+          ],
   };
 }
 

@@ -16,6 +16,7 @@ const { provenance } = require('../report/provenance');
 const { log } = require('../util/log');
 const { copyScrubbed, copyTailScrubbed } = require('../util/scrub');
 const { windowFigures } = require('./figures');
+const { windowHalves } = require('./window-length');
 const { summarizeSideProfile } = require('./shared');
 const { KEPT_LEAD_S, KeptGenerator, keptRefusal } = require('../measure/kept-generator');
 const { loadMix } = require('../workload/artillery');
@@ -43,12 +44,15 @@ function partnerCpu(side) {
   return cpu.read();
 }
 
-/** Measures one window of `side` (idle baseline first, as in a run) while `other` stays up, idle. */
-async function measureSide(side, other, name, signal) {
+/**
+ * Measures one window of `side` (idle baseline first, as in a run) while `other` stays up, idle; lengthS, when given,
+ * in place of the side's DURATION_S (AB_WINDOW=auto).
+ */
+async function measureSide(side, other, name, signal, lengthS = null) {
   const { s } = side;
   const idle = s.IDLE_S > 0 ? await measureIdle(side.stack, s.IDLE_S, signal) : null;
   const p0 = await partnerCpu(other);
-  const w = await windowWithFigures(side.ctx, name, idle);
+  const w = await windowWithFigures(side.ctx, name, idle, lengthS ? { over: { DURATION_S: lengthS } } : {});
   const p1 = await partnerCpu(other);
   const stalled = judgeStalls([w], side.run.warnings, s.STALL_S);
   if (stalled) throw new Error(`${side.key}, ${name}: ${stalled}`); // a frozen node's window would look healthy
@@ -60,6 +64,7 @@ async function measureSide(side, other, name, signal) {
     generator: w.generator,
     figures: w.figures,
     compared: windowFigures(w),
+    halves: windowHalves(w), // CPU per request in each half of the window: the noise inside it (AB_WINDOW=auto)
     // What the idle partner node spent meanwhile on the same machine: not in this window's figure, but it shares the
     // cores.
     partner_cpu_s_per_s: p0 && p1 ? Number(((p1.total_s - p0.total_s) / seconds).toFixed(6)) : null,

@@ -202,7 +202,7 @@ async function collectSamples(m, { reportDir, name, startupS }) {
  * @param {object} o.chain chain module (its processor, its windowRecords hook)
  * @param {(over:object)=>object} o.spec builds the generator spec for a window
  * @param {boolean} [o.last] the run's last window: its kept generator ends once the samples are in
- * @returns {Promise<{window, cpu, node, samples, generator, series}>}
+ * @returns {Promise<{window, cpu, node, samples, generator, series, cpu_ticks}>}
  */
 async function measureWorkload(o) {
   const opts = {
@@ -262,6 +262,7 @@ async function measureWorkload(o) {
     samples,
     generator,
     series,
+    cpu_ticks: m.sampler.ticks, // the node's CPU read about every second: an A/B session splits its windows in halves
     ...(own ? { chainRecords: own.fields, chainWrites: own.writes } : {}),
     ...(writes ? { writes } : {}),
     ...(subscriptions ? { subscriptions } : {}),

@@ -697,6 +697,12 @@ const KEYS = {
     default: null,
     doc: './run.sh ab: restart both nodes (same data, new processes, each warmed up again for WARMUP_S) every this many pairs, and take the intervals over the blocks of pairs between restarts instead of over pairs. Two processes of one configuration may differ in CPU per request by a few percent for their whole life, which pairs of windows of the same two processes do not sample: without restarts, a verdict is about these two processes. Unset: 1 (a restart before every pair but the first) where both sides run RUNTIME=host or compose, else 0 (never; the report says what the interval then covers), and 0 with a warning where a side is a fleet of replicas (REPLICAS). A value above 0 with another runtime or a fleet is refused.',
   },
+  AB_WINDOW: {
+    type: 'enum',
+    values: ['auto', 'fixed'],
+    default: 'auto',
+    doc: "./run.sh ab: auto: after the first stage (AB_MIN_PAIRS pairs of DURATION_S windows), the session splits each window's CPU per request into its two halves to measure the noise inside windows, which longer windows average down; from it and the measured cost of a pair it predicts how long windows of one to six times DURATION_S (at most 300 s) would take to reach AB_TARGET_PCT, and keeps DURATION_S or, where a longer window is faster, makes the first stage a pilot (in ab.json, in no interval) and starts both stages again at that length. The choice does not look at the spread between pairs, so that the interval still holds 95%. fixed: DURATION_S throughout. A and B with different DURATION_S keep their own (fixed).",
+  },
   AB_MAX_PAIRS: {
     type: 'int',
     min: 2,

@@ -94,6 +94,13 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
     );
     const restarts = fs.readFileSync(path.join(reportDir, 'run.log'), 'utf8').match(/restarting the node/g) || [];
     assert.equal(restarts.length, 4, 'two restarts of each node');
+    // AB_WINDOW=auto (the default): each window split in halves; at a target of ±50% the first stage's length stays
+    assert.equal(doc.settings.window, 'auto');
+    for (const p of doc.pairs)
+      for (const side of [p.a, p.b]) assert.ok(side.halves.first > 0 && side.halves.second > 0);
+    assert.equal(doc.window_choice.stay, true);
+    assert.equal(doc.settings.window_s, 4);
+    assert.match(fs.readFileSync(path.join(reportDir, 'summary.md'), 'utf8'), /kept its 4 s windows/);
     const r = doc.figures.cpu_ms_per_request;
     assert.ok(r.ci95[0] <= r.ratio && r.ratio <= r.ci95[1]);
     for (const f of ['rps', 'p50_ms', 'p99_ms', 'cpu_ms_per_request_net']) assert.ok(doc.figures[f].ratio > 0, f);

@@ -38,9 +38,8 @@ async function settledPast(call, from, { signal, log }) {
 }
 
 /**
- * What a block holds, as "<transactions>:<digest of their hashes>", so that two chains' blocks of one number can be
- * told to hold the same transactions (an A/B session's shared pool keeps only those: ab/shared.js); null for a block
- * that was not read.
+ * What a block holds, as "<transactions>:<digest of their hashes>", so that an A/B session can pair the blocks of two
+ * chains that hold the same transactions, whatever their numbers (ab/shared.js); null for a block that was not read.
  */
 function blockContents(b) {
   if (!b) return null;

@@ -1,0 +1,121 @@
+'use strict';
+// The measuring of an A/B session: pairs of windows, ABBA, in Stein's two
+// stages. The first stage's spread says how many pairs the target needs, and
+// with AB_WINDOW=auto also whether a longer or shorter window would reach it
+// sooner (ab/window-length.js); if so, the first stage becomes a pilot and
+// the stages start again at that length. A session stops once the pairs the
+// first stage asked for are measured, or at AB_MAX_PAIRS or AB_MAX_S.
+
+const { fmtHeadline } = require('../measure/phases');
+const { log } = require('../util/log');
+const { pairedRatio, pairsNeeded, stage1Units } = require('./stats');
+const { blockOf, restartBoth } = require('./restarts');
+const { measureSide } = require('./sides');
+const { cpuPairs, fmtRatio } = require('./pairs');
+const { chooseWindowLength, withinWindowVariance } = require('./window-length');
+
+/** One pair: the two windows in the pair's order (AB for odd k, BA for even), each with its figures. */
+async function measurePair(k, block, A, B, { signal, lengthS, measure }) {
+  const order = k % 2 ? [A, B] : [B, A];
+  const pair = { pair: k, order: order.map((x) => x.key).join(''), ...(block === null ? {} : { block }) };
+  for (const [i, side] of order.entries()) {
+    const key = side.key.toLowerCase();
+    pair[key] = await measure(side, order[1 - i], `pair${k}-${side.key}`, signal, lengthS);
+    log(`pair ${k} ${side.key}: ${fmtHeadline(pair[key].figures)}`);
+  }
+  return pair;
+}
+
+/** After the first stage: how many pairs in all the target needs (Stein), logged; null while it cannot say. */
+function stageNeed(ab, k, stage1, per) {
+  const set = ab.settings;
+  let need = pairsNeeded(cpuPairs(ab.pairs), stage1, set.target_pct);
+  if (need === null) return null;
+  need *= per;
+  log(
+    `the spread of the first ${k} pairs asks for ${need} pairs in all for ±${set.target_pct}%${need > set.max_pairs ? ` (more than AB_MAX_PAIRS=${set.max_pairs}: the interval will be wider)` : ''}`,
+  );
+  return need;
+}
+
+/** AB_WINDOW=auto after the first stage: the window length that reaches the target soonest (logged), or null. */
+function windowChoice(ab, stage1, per, stageSeconds) {
+  const set = ab.settings;
+  const choice = chooseWindowLength({
+    units: stage1,
+    within: withinWindowVariance(ab.pairs),
+    lengthS: set.window_s,
+    pairS: stageSeconds / ab.pairs.length,
+    per,
+    targetPct: set.target_pct,
+  });
+  if (!choice) {
+    log('AB_WINDOW=auto: the windows could not be split in halves (no CPU reading inside them); the length stays');
+    return null;
+  }
+  const minutes = (c) => `${c.length_s} s: ${c.units_needed * per} pairs, ${(c.seconds_left / 60).toFixed(1)} min left`;
+  log(
+    `AB_WINDOW=auto: the noise inside the first stage's windows predicts ${choice.candidates.map(minutes).join('; ')}`,
+  );
+  return choice;
+}
+
+/**
+ * One run of Stein's two stages at the session's window length (settings.window_s). Returns why it stopped, or
+ * {pilot: choice} when AB_WINDOW=auto chose another length after its first stage.
+ */
+async function measureStage(ab, A, B, { signal, clock, mayChoose, restartFirst, measure, restart, now }) {
+  const set = ab.settings;
+  const t0 = now();
+  const per = set.restart_pairs || 1; // pairs per unit of the interval
+  const stage1 = stage1Units(set);
+  const mode = set.generator;
+  let need = null;
+  for (let k = 1; clock.pairs < set.max_pairs; k++) {
+    const { block, restart: restartNow } = blockOf(k, set.restart_pairs);
+    if (restartNow || (k === 1 && restartFirst)) await restart([A, B], { signal, mode, block, per });
+    ab.pairs.push(await measurePair(k, block, A, B, { signal, lengthS: ab.pilot ? set.window_s : null, measure }));
+    clock.pairs++;
+    if (k === stage1 * per) {
+      if (mayChoose) {
+        const choice = windowChoice(ab, stage1, per, (now() - t0) / 1000);
+        if (choice) ab.window_choice = choice;
+        if (choice && !choice.stay) return { pilot: choice };
+      }
+      need = stageNeed(ab, k, stage1, per);
+      ab.pairs_needed = need;
+    }
+    const cpu = pairedRatio(cpuPairs(ab.pairs), { stage1 });
+    const elapsed = (now() - clock.t0) / 1000;
+    ab.progress.push({ pairs: k, ratio: cpu.ratio, ci95: cpu.ci95, elapsed_s: Math.round(elapsed) });
+    log(
+      `${k}${need ? ` of ${Math.min(need, set.max_pairs)}` : ''} pairs in ${(elapsed / 60).toFixed(1)} min: B/A CPU per request ${fmtRatio(cpu)}, target ±${set.target_pct}%`,
+    );
+    if (need !== null && k >= need)
+      return `the ${need} pairs the first ${stage1 * per} asked for to reach ±${set.target_pct}% are measured`;
+    if (elapsed + (now() - t0) / 1000 / k > set.max_s) return `AB_MAX_S=${set.max_s}: another pair would end after it`;
+  }
+  return `AB_MAX_PAIRS=${set.max_pairs} reached`;
+}
+
+/**
+ * Pairs of windows until the target, AB_MAX_PAIRS or AB_MAX_S; fills ab.pairs, ab.progress, ab.pairs_needed, and with
+ * AB_WINDOW=auto ab.window_choice (and ab.pilot when the first stage's length was left). Returns why it stopped.
+ * measure, restart, now: how a window is measured, both nodes restarted and time read (a unit test's own).
+ */
+async function measurePairs(ab, A, B, signal, { measure = measureSide, restart = restartBoth, now = Date.now } = {}) {
+  const set = ab.settings;
+  const clock = { t0: now(), pairs: 0 };
+  const o = { signal, clock, measure, restart, now };
+  const first = await measureStage(ab, A, B, { ...o, mayChoose: set.window === 'auto' });
+  if (typeof first === 'string') return first;
+  ab.pilot = { window_s: set.window_s, pairs: ab.pairs, progress: ab.progress };
+  Object.assign(ab, { pairs: [], progress: [], pairs_needed: null });
+  set.window_s = first.pilot.length_s;
+  log(
+    `AB_WINDOW=auto: windows of ${set.window_s} s reach ±${set.target_pct}% sooner; the first ${ab.pilot.pairs.length} pairs were a pilot (in ab.json, in no interval), and the two stages start again`,
+  );
+  return measureStage(ab, A, B, { ...o, mayChoose: false, restartFirst: set.restart_pairs > 0 });
+}
+
+module.exports = { measurePairs };

@@ -1,0 +1,218 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { windowHalves, withinWindowVariance, chooseWindowLength } = require('../../src/ab/window-length');
+const { pairedRatio, pairsNeeded } = require('../../src/ab/stats');
+const { seededRandom } = require('../../src/util/random');
+
+/** Standard normal draws from a seeded source, so the tests are repeatable. */
+function normal(seed) {
+  const rnd = seededRandom(seed);
+  return () => {
+    let u = 0;
+    while (!u) u = rnd();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rnd());
+  };
+}
+
+/**
+ * A simulated window of L s: a term it shares whole (between windows and processes, betweenSd) and noise inside it
+ * (perSecondSd per second, so sd/sqrt(L/2) in each half); the window's value is its halves' geometric mean.
+ */
+function simWindow(gauss, mu, L, { betweenSd, perSecondSd }) {
+  const b = betweenSd * gauss();
+  const hs = perSecondSd / Math.sqrt(L / 2);
+  const first = mu * Math.exp(b + hs * gauss());
+  const second = mu * Math.exp(b + hs * gauss());
+  return { compared: { cpu_ms_per_request: Math.sqrt(first * second) }, halves: { first, second } };
+}
+
+const asUnits = (pairs) =>
+  pairs.map((p) => ({ a: p.a.compared.cpu_ms_per_request, b: p.b.compared.cpu_ms_per_request }));
+
+/**
+ * One session under AB_WINDOW=auto: a first stage of n0 pairs at L0, the choice, a new first stage at the chosen
+ * length if it differs, then the pairs Stein's rule asks for. Returns the interval, the length and the seconds spent.
+ */
+function autoSession(gauss, noise, { ratio = 1, L0 = 10, fixedS = 20, n0 = 5, targetPct = 2, maxPairs = 400 } = {}) {
+  const pairAt = (L) => ({ a: simWindow(gauss, 0.2, L, noise), b: simWindow(gauss, 0.2 * ratio, L, noise) });
+  let pairs = Array.from({ length: n0 }, () => pairAt(L0));
+  const choice = chooseWindowLength({
+    units: n0,
+    within: withinWindowVariance(pairs),
+    lengthS: L0,
+    pairS: fixedS + 2 * L0,
+    per: 1,
+    targetPct,
+  });
+  let seconds = n0 * (fixedS + 2 * L0);
+  const L = choice.length_s;
+  if (!choice.stay) pairs = Array.from({ length: n0 }, () => pairAt(L));
+  const need = Math.min(maxPairs, pairsNeeded(asUnits(pairs), n0, targetPct));
+  while (pairs.length < need) pairs.push(pairAt(L));
+  seconds += (choice.stay ? pairs.length - n0 : pairs.length) * (fixedS + 2 * L);
+  return { r: pairedRatio(asUnits(pairs), { stage1: n0 }), L, seconds };
+}
+
+describe('A/B window length (AB_WINDOW=auto)', () => {
+  it("splits a window at the CPU reading nearest its middle, each half's CPU over its own requests", () => {
+    // 10 readings a second apart; 0.1 CPU-s a second in the first 5 s, 0.12 after; 500 requests a second
+    const start = 1_000_000;
+    const ticks = Array.from({ length: 11 }, (_, i) => ({
+      t_ms: start + i * 1000,
+      total_s: i <= 5 ? 0.1 * i : 0.5 + 0.12 * (i - 5),
+    }));
+    const w = {
+      window: { start_ms: start, end_ms: start + 10_000 },
+      cpu_ticks: ticks,
+      samples: { okBetween: (a, b) => ((b - a) / 1000) * 500 },
+    };
+    const h = windowHalves(w);
+    assert.equal(h.first, 0.2); // 0.5 CPU-s over 2,500 requests, in ms
+    assert.equal(h.second, 0.24);
+    assert.equal(windowHalves({ ...w, cpu_ticks: ticks.slice(0, 2) }), null, 'two readings: no middle');
+    assert.equal(windowHalves({ ...w, samples: { okBetween: () => 0 } }), null, 'no requests: no halves');
+  });
+
+  it("estimates a window's variance from inside it as a quarter of its halves' squared log ratio", () => {
+    const half = (r) => ({ halves: { first: r, second: 1 } });
+    const pairs = [{ a: half(Math.exp(0.02)), b: half(Math.exp(-0.02)) }];
+    assert.ok(Math.abs(withinWindowVariance(pairs) - 0.0001) < 1e-12);
+    assert.equal(withinWindowVariance([{ a: { halves: null }, b: { halves: null } }]), null);
+  });
+
+  it('keeps the length when the noise inside its windows is small enough for the first stage alone', () => {
+    const c = chooseWindowLength({ units: 5, within: 0.000005, lengthS: 10, pairS: 40, per: 1, targetPct: 2 });
+    assert.equal(c.stay, true);
+    assert.equal(c.length_s, 10);
+    assert.equal(c.candidates.find((x) => x.length_s === 10).seconds_left, 0);
+  });
+
+  it('chooses longer windows when the noise inside them would need many pairs, counting the pilot as lost', () => {
+    // a window's variance 0.001 (3.2% sd): a pair's 0.002, about 40 pairs at ±2% with 10 s windows
+    const c = chooseWindowLength({ units: 5, within: 0.001, lengthS: 10, pairS: 40, per: 1, targetPct: 2 });
+    assert.equal(c.stay, false);
+    assert.ok(c.length_s > 10, `chose ${c.length_s} s`);
+    const stay = c.candidates.find((x) => x.length_s === 10);
+    const chosen = c.candidates.find((x) => x.length_s === c.length_s);
+    assert.ok(chosen.seconds_left < stay.seconds_left);
+    assert.ok(chosen.seconds_left >= 5 * (20 + 2 * c.length_s), 'a new first stage at least');
+    // blocks of two pairs between restarts: a unit averages two pairs, half the variance
+    const blocks = chooseWindowLength({ units: 3, within: 0.0004, lengthS: 10, pairS: 40, per: 2, targetPct: 2 });
+    assert.equal(blocks.within_var, 0.0004);
+  });
+
+  it('over 2,000 simulated sessions, with or without a pilot, the interval holds the true ratio 93.5-96.5% of the time', () => {
+    const gauss = normal(99);
+    for (const noise of [
+      { betweenSd: 0.002, perSecondSd: 0.12 }, // inside windows: the choice often moves
+      { betweenSd: 0.02, perSecondSd: 0.005 }, // between windows: stays
+    ]) {
+      let covered = 0;
+      let longer = 0;
+      const n = 2000;
+      for (let i = 0; i < n; i++) {
+        const { r, L } = autoSession(gauss, noise, { ratio: 1.05 });
+        if (r.ci95[0] <= 1.05 && 1.05 <= r.ci95[1]) covered++;
+        if (L > 10) longer++;
+      }
+      assert.ok(covered / n > 0.935 && covered / n < 0.965, `${JSON.stringify(noise)}: coverage ${covered / n}`);
+      if (noise.perSecondSd > noise.betweenSd) assert.ok(longer / n > 0.5, `longer in ${longer / n}`);
+      else assert.ok(longer / n < 0.05, `longer in ${longer / n}`);
+    }
+  });
+
+  it('reaches the target sooner than fixed windows when the noise is inside windows', () => {
+    const noise = { betweenSd: 0.002, perSecondSd: 0.12 };
+    const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+    const gauss = normal(5);
+    const auto = Array.from({ length: 400 }, () => autoSession(gauss, noise).seconds);
+    const fixed = Array.from({ length: 400 }, () => {
+      const pairs = Array.from({ length: 5 }, () => ({
+        a: simWindow(gauss, 0.2, 10, noise),
+        b: simWindow(gauss, 0.2, 10, noise),
+      }));
+      const need = pairsNeeded(asUnits(pairs), 5, 2);
+      return need * 40;
+    });
+    assert.ok(median(auto) < 0.8 * median(fixed), `auto ${median(auto)} s, fixed ${median(fixed)} s`);
+  });
+});
+
+describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
+  const { measurePairs } = require('../../src/ab/stages');
+  const settings = (over = {}) => ({
+    target_pct: 2,
+    min_pairs: 3,
+    restart_pairs: 1,
+    window: 'auto',
+    window_s: 10,
+    max_pairs: 40,
+    max_s: 3600,
+    generator: 'kept',
+    ...over,
+  });
+  /** A stub of sides.js measureSide: halves apart by `spread` (log), the window's value their geometric mean. */
+  function stubMeasure(spread, calls, clock) {
+    let i = 0;
+    return async (side, other, name, signal, lengthS) => {
+      calls.push({ side: side.key, name, lengthS });
+      clock.ms += ((lengthS || 10) + 10) * 1000; // the window and 10 s of idle baseline, restart and warm-up
+      const sign = i++ % 2 ? 1 : -1;
+      const first = 0.2 * Math.exp((sign * spread) / 2);
+      const second = 0.2 * Math.exp((-sign * spread) / 2);
+      const cpu = Math.sqrt(first * second) * (1 + 0.001 * sign);
+      return {
+        compared: { cpu_ms_per_request: cpu },
+        halves: { first, second },
+        figures: { cpu_ms_per_request: cpu, cpu_ms_per_request_net: null, rps: 1000, latency_ms: { p99: 1 } },
+      };
+    };
+  }
+  const sides = () => [{ key: 'A' }, { key: 'B' }];
+
+  it('quiet windows: keeps DURATION_S, one stage, the pairs the first stage asked for', async () => {
+    const ab = { settings: settings(), pairs: [], progress: [], warnings: [] };
+    const calls = [];
+    const restarts = [];
+    const clock = { ms: 0 };
+    const [A, B] = sides();
+    const why = await measurePairs(ab, A, B, null, {
+      measure: stubMeasure(0.001, calls, clock),
+      restart: async (x, o) => restarts.push(o.block),
+      now: () => clock.ms,
+    });
+    assert.match(why, /pairs the first 3 asked for/);
+    assert.equal(ab.window_choice.stay, true);
+    assert.equal(ab.pilot, undefined);
+    assert.equal(ab.pairs.length, 3);
+    assert.ok(
+      calls.every((c) => c.lengthS === null),
+      "each side's own DURATION_S",
+    );
+    assert.deepEqual(restarts, [1, 2], 'a restart before every pair but the first');
+  });
+
+  it('noisy windows: the first stage becomes a pilot, and both stages start again, on new processes, at a longer length', async () => {
+    const ab = { settings: settings(), pairs: [], progress: [], warnings: [] };
+    const calls = [];
+    const restarts = [];
+    const clock = { ms: 0 };
+    const [A, B] = sides();
+    const why = await measurePairs(ab, A, B, null, {
+      measure: stubMeasure(0.2, calls, clock), // halves 20% apart: a window's variance 0.01
+      restart: async (x, o) => restarts.push(o.block),
+      now: () => clock.ms,
+    });
+    assert.equal(ab.window_choice.stay, false);
+    assert.ok(ab.settings.window_s > 10, `${ab.settings.window_s} s`);
+    assert.equal(ab.pilot.window_s, 10);
+    assert.equal(ab.pilot.pairs.length, 3);
+    assert.equal(ab.pilot.progress.length, 2, "the pilot's progress up to its last pair");
+    assert.equal(ab.pairs[0].pair, 1, 'the pairs of the new stages are numbered from 1');
+    assert.ok(ab.pairs.length >= 3);
+    assert.ok(calls.slice(0, 6).every((c) => c.lengthS === null));
+    assert.ok(calls.slice(6).every((c) => c.lengthS === ab.settings.window_s));
+    assert.deepEqual(restarts.slice(0, 3), [1, 2, 0], "the new stage's first pair on new processes");
+    assert.match(why, /asked for|AB_MAX/);
+  });
+});
