@@ -4,8 +4,9 @@
 // reference, on a real geth --dev. The node is pinned to core 0 and each
 // generator in turn to the other cores, in the run's generator cgroup.
 //
-// For each generator (wrk; chainperf's lean engine over HTTP and over
-// WebSocket; ethers through artillery, over HTTP and over WebSocket)
+// For each generator (wrk; ws-reference, a C client over WebSocket;
+// chainperf's lean engine over HTTP and over WebSocket; ethers through
+// artillery, over HTTP and over WebSocket)
 // and each repetition: warm up, then over a measured window read at both edges
 // the generator cgroup's CPU counters and geth's own rpc_requests counter (a
 // live counter, not a refreshed gauge). CPU per request = generator CPU /
@@ -33,8 +34,13 @@
 //   ratio_per_repetition static_engine_rps static_engine_us_per_request
 //   static_wrk_rps static_wrk_us_per_request static_ratio
 //   static_ratio_per_repetition
+//   ws_reference_us_per_request ws_reference_rps engine_ws_over_reference
+//   engine_ws_over_reference_per_repetition
 // (engine_* without ws are the lean engine over HTTP; engine_ws_ratio is
-// against wrk, which speaks HTTP only; static_* are against a static
+// against wrk, which speaks HTTP only, and engine_ws_over_reference against
+// ws-reference, a WebSocket client in C that does over ws what wrk does over
+// HTTP (scripts/lib/ws-reference.c): the same requests, the same number in
+// flight on as many sockets as the lean engine's; static_* are against a static
 // JSON-RPC responder that one core of HAProxy serves faster than one
 // generator core can send, scripts/lib/bench-static.js: what the lean engine
 // sends from one core when the server is not the limit.)
@@ -58,6 +64,7 @@ const { sleep } = require('../src/util/time');
 const { CV_REPEAT, cpuFloor, repeatability, defaultRun } = require('./lib/bench-repeat');
 const { benchStatic } = require('./lib/bench-static');
 const { benchWrk, benchArtillery, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS } = require('./lib/bench-generators');
+const { ensureWsReference, benchWsReference } = require('./lib/ws-reference');
 
 const REPS = Number(process.env.BENCH_REPS || 3);
 
@@ -68,16 +75,17 @@ async function rpcRequests(metricsUrl) {
 }
 
 /** REPS rounds of every generator against the node, each its warm-up and measured window; results by generator. */
-async function runGenerators(stack, wrk, workDir, poolFile) {
+async function runGenerators(stack, { wrk, wsRef }, workDir, poolFile) {
   const target = {
     group: stack.generatorGroup,
     rpcUrl: stack.rpcUrl,
     wsUrl: stack.wsUrl,
     requests: () => rpcRequests(stack.node.metrics_url),
   };
-  const results = { wrk: [], lean: [], lean_ws: [], ethers: [], ethers_ws: [] };
+  const results = { wrk: [], ws_ref: [], lean: [], lean_ws: [], ethers: [], ethers_ws: [] };
   for (let k = 0; k < REPS; k++) {
     results.wrk.push(await benchWrk(target, wrk, workDir));
+    results.ws_ref.push(await benchWsReference(target, wsRef));
     results.lean.push(await benchArtillery(target, 'lean', 'http', workDir, poolFile, k));
     results.lean_ws.push(await benchArtillery(target, 'lean', 'ws', workDir, poolFile, k));
     results.ethers.push(await benchArtillery(target, 'ethers', 'http', workDir, poolFile, k));
@@ -99,6 +107,7 @@ function printTable(med) {
   );
   const rows = [
     ['wrk', 'wrk (reference)'],
+    ['ws_ref', `ws-reference (C, ${WS_CONNECTIONS} conn.)`],
     ['lean', 'chainperf lean, HTTP'],
     ['lean_ws', `chainperf lean, ws (${WS_CONNECTIONS} conn.)`],
     ['ethers', 'artillery + ethers, HTTP'],
@@ -128,6 +137,12 @@ function keyValues(med, rep, floor, def, { results, statics }) {
     ethers_rps: med('ethers', 'rps').toFixed(0),
     engine_ws_us_per_request: med('lean_ws', 'us_per_request').toFixed(1),
     engine_ws_ratio: (med('lean_ws', 'us_per_request') / ref).toFixed(2),
+    ws_reference_us_per_request: med('ws_ref', 'us_per_request').toFixed(1),
+    ws_reference_rps: med('ws_ref', 'rps').toFixed(0),
+    engine_ws_over_reference: (med('lean_ws', 'us_per_request') / med('ws_ref', 'us_per_request')).toFixed(2),
+    engine_ws_over_reference_per_repetition: results.lean_ws
+      .map((r, k) => (r.us_per_request / results.ws_ref[k].us_per_request).toFixed(2))
+      .join(','),
     engine_ws_max_rps: (1e6 / med('lean_ws', 'us_per_request')).toFixed(0),
     engine_ws_rps: med('lean_ws', 'rps').toFixed(0),
     ethers_ws_us_per_request: med('ethers_ws', 'us_per_request').toFixed(1),
@@ -174,6 +189,7 @@ async function main() {
   if (os.cpus().length < 2) throw new Error('the benchmark needs 2 cores: one for the node, one for the generator');
   if (!cgroupsUsable()) throw new Error('the benchmark needs cgroups to pin and count the generator (run it as root)');
   const wrk = await ensureDebianTool('wrk', 'wrk', log);
+  const wsRef = await ensureWsReference();
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-'));
   const { stack, stop } = await startBenchNode(workDir);
   try {
@@ -183,7 +199,7 @@ async function main() {
     log(
       `generator benchmark: eth_getBlockByNumber(0x1), ${CONNECTIONS} connections, node on cpus ${stack.node.cpus}, generator on cpus ${stack.generatorCpus}; ${REPS} x (${WARM_S} s warm-up + ${MEASURE_S} s measured)`,
     );
-    const results = await runGenerators(stack, wrk, workDir, poolFile);
+    const results = await runGenerators(stack, { wrk, wsRef }, workDir, poolFile);
     const med = (g, key) => median(results[g].map((r) => r[key]));
     printTable(med);
     const nodeCpus = String(stack.node.cpus);

@@ -96,4 +96,4 @@ async function benchArtillery(target, generator, transport, workDir, poolFile, k
   return figures;
 }
 
-module.exports = { benchWrk, benchArtillery, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS };
+module.exports = { benchWrk, benchArtillery, measureEdges, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS, BODY };

@@ -1,8 +1,8 @@
 'use strict';
 // The measuring of an A/B session: pairs of windows, ABBA, in Stein's two
 // stages. The first stage's spread says how many pairs the target needs, and
-// with AB_WINDOW=auto also whether a longer or shorter window would reach it
-// sooner (ab/window-length.js); if so, the first stage becomes a pilot and
+// with AB_WINDOW=auto also whether a longer window would reach it sooner
+// (ab/window-length.js); if so, the first stage becomes a pilot and
 // the stages start again at that length. A session stops once the pairs the
 // first stage asked for are measured, or at AB_MAX_PAIRS or AB_MAX_S.
 
@@ -39,7 +39,7 @@ function stageNeed(ab, k, stage1, per) {
 }
 
 /** AB_WINDOW=auto after the first stage: the window length that reaches the target soonest (logged), or null. */
-function windowChoice(ab, stage1, per, stageSeconds) {
+function windowChoice(ab, stage1, per, { stageSeconds, elapsedS }) {
   const set = ab.settings;
   const choice = chooseWindowLength({
     units: stage1,
@@ -48,12 +48,15 @@ function windowChoice(ab, stage1, per, stageSeconds) {
     pairS: stageSeconds / ab.pairs.length,
     per,
     targetPct: set.target_pct,
+    budgetS: set.max_s - elapsedS,
+    pairsLeft: set.max_pairs - ab.pairs.length,
   });
   if (!choice) {
     log('AB_WINDOW=auto: the windows could not be split in halves (no CPU reading inside them); the length stays');
     return null;
   }
-  const minutes = (c) => `${c.length_s} s: ${c.units_needed * per} pairs, ${(c.seconds_left / 60).toFixed(1)} min left`;
+  const minutes = (c) =>
+    `${c.length_s} s: ${c.units_needed * per} pairs, ${(c.seconds_left / 60).toFixed(1)} min left${c.fits === false ? ' (beyond AB_MAX_S or AB_MAX_PAIRS)' : ''}`;
   log(
     `AB_WINDOW=auto: the noise inside the first stage's windows predicts ${choice.candidates.map(minutes).join('; ')}`,
   );
@@ -78,7 +81,10 @@ async function measureStage(ab, A, B, { signal, clock, mayChoose, restartFirst, 
     clock.pairs++;
     if (k === stage1 * per) {
       if (mayChoose) {
-        const choice = windowChoice(ab, stage1, per, (now() - t0) / 1000);
+        const choice = windowChoice(ab, stage1, per, {
+          stageSeconds: (now() - t0) / 1000,
+          elapsedS: (now() - clock.t0) / 1000,
+        });
         if (choice) ab.window_choice = choice;
         if (choice && !choice.stay) return { pilot: choice };
       }

@@ -79,9 +79,21 @@ function unitsFor(v, n0, targetPct) {
  * @param {number} o.pairS the first stage's seconds per pair, everything counted
  * @param {number} o.per pairs per unit (AB_RESTART_PAIRS, or 1)
  * @param {number} o.targetPct AB_TARGET_PCT
- * @returns {{length_s:number, stay:boolean, within_var:number, candidates:object[]}|null}
+ * @param {number} [o.budgetS] the seconds AB_MAX_S leaves
+ * @param {number} [o.pairsLeft] the pairs AB_MAX_PAIRS leaves
+ * @returns {{length_s:number, stay:boolean, within_var:number, candidates:object[]}|null} a candidate that cannot fit
+ *   a first stage in what is left has fits: false
  */
-function chooseWindowLength({ units: n0, within, lengthS, pairS, per, targetPct }) {
+function chooseWindowLength({
+  units: n0,
+  within,
+  lengthS,
+  pairS,
+  per,
+  targetPct,
+  budgetS = Infinity,
+  pairsLeft = Infinity,
+}) {
   if (n0 < 2 || within === null) return null;
   const withinUnit = (2 * within) / per; // two windows a pair, per pairs a unit
   const fixedS = Math.max(0, pairS - 2 * lengthS);
@@ -92,10 +104,20 @@ function chooseWindowLength({ units: n0, within, lengthS, pairS, per, targetPct 
     const units = unitsFor((withinUnit * lengthS) / l, n0, targetPct);
     // at another length, the first stage's pairs count for nothing: all its units are still to measure
     const seconds = l === lengthS ? (units - n0) * per * pairS : units * per * (fixedS + 2 * l);
-    return { length_s: l, pair_s: Math.round(fixedS + 2 * l), units_needed: units, seconds_left: Math.round(seconds) };
+    // another length must fit a whole first stage in what AB_MAX_S and AB_MAX_PAIRS leave, or it would end without one
+    const fits = l === lengthS || (n0 * per * (fixedS + 2 * l) <= budgetS && n0 * per <= pairsLeft);
+    const c = {
+      length_s: l,
+      pair_s: Math.round(fixedS + 2 * l),
+      units_needed: units,
+      seconds_left: Math.round(seconds),
+    };
+    return fits ? c : { ...c, fits };
   });
   const stay = candidates.find((c) => c.length_s === lengthS);
-  const best = candidates.reduce((x, c) => (c.seconds_left < x.seconds_left ? c : x), stay); // ties: stay
+  const best = candidates
+    .filter((c) => c.fits !== false)
+    .reduce((x, c) => (c.seconds_left < x.seconds_left ? c : x), stay); // ties: stay
   return { length_s: best.length_s, stay: best === stay, within_var: Number(withinUnit.toPrecision(4)), candidates };
 }
 

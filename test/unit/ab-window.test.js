@@ -96,6 +96,12 @@ describe('A/B window length (AB_WINDOW=auto)', () => {
     const chosen = c.candidates.find((x) => x.length_s === c.length_s);
     assert.ok(chosen.seconds_left < stay.seconds_left);
     assert.ok(chosen.seconds_left >= 5 * (20 + 2 * c.length_s), 'a new first stage at least');
+    // unless a first stage at that length no longer fits in AB_MAX_S or AB_MAX_PAIRS
+    const args = { units: 5, within: 0.001, lengthS: 10, pairS: 40, per: 1, targetPct: 2 };
+    const late = chooseWindowLength({ ...args, budgetS: 5 * 60 });
+    assert.ok(late.length_s <= 20, `chose ${late.length_s} s with 300 s left`);
+    assert.ok(late.candidates.filter((x) => x.length_s > 20).every((x) => x.fits === false));
+    assert.equal(chooseWindowLength({ ...args, pairsLeft: 4 }).stay, true);
     // blocks of two pairs between restarts: a unit averages two pairs, half the variance
     const blocks = chooseWindowLength({ units: 3, within: 0.0004, lengthS: 10, pairS: 40, per: 2, targetPct: 2 });
     assert.equal(blocks.within_var, 0.0004);
