@@ -130,7 +130,7 @@ function windowNote(ab) {
 /** What the interval sampled: the windows of two node processes, or (AB_RESTART_PAIRS) new processes block by block. */
 function restartsNote(restartPairs) {
   return restartPairs
-    ? `Both nodes were restarted ${restartPairs === 1 ? 'before every pair but the first' : `every ${restartPairs} pairs`} (AB_RESTART_PAIRS) and warmed up again: the pairs table gives the block of each pair (which pair of processes it measured), and each interval is over the blocks, so it covers how processes of one configuration differ.`
+    ? `Both nodes were restarted ${restartPairs === 1 ? 'before every pair' : `before every block of ${restartPairs} pairs`} (AB_RESTART_PAIRS) and warmed up again: the pairs table gives the block of each pair (which pair of processes it measured), and each interval is over the blocks, so it covers how processes of one configuration differ.`
     : 'Both nodes ran as one process each for the whole session: the intervals cover how the windows of these two processes vary, not how two processes of one configuration may differ (by a few percent of CPU per request in A/A sessions, docs/results.md); AB_RESTART_PAIRS samples processes too.';
 }
 

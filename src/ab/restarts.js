@@ -43,11 +43,15 @@ function settleRestarts(settings, sides, explicit, warnings) {
   return 0;
 }
 
-/** Before pair k (from 1): the block it belongs to, and whether both nodes restart first. */
+/**
+ * Before pair k (from 1): the block it belongs to, and whether both nodes restart first: before every block, the first
+ * too, so that no block runs on the processes that made the chain's history and harvest (they ran other work, and the
+ * first pairs of sessions without that restart were the odd ones: docs/results.md).
+ */
 function blockOf(k, restartPairs) {
   if (!restartPairs) return { block: null, restart: false };
   const block = Math.floor((k - 1) / restartPairs);
-  return { block, restart: k > 1 && (k - 1) % restartPairs === 0 };
+  return { block, restart: (k - 1) % restartPairs === 0 };
 }
 
 /**

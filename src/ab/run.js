@@ -151,7 +151,8 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
     await startBoth([A, B], { runId, signal, controller, mode });
     applyRestarts(ab, [A, B], sa);
     ab.shared_pool = shareParameterPool(A, B, ab.warnings); // before the warm-up: a kept generator reads it then
-    await warmBoth([A, B], signal, mode);
+    // with restarts, the first pair's processes are restarted and warmed up as every later pair's are (stages.js)
+    if (!ab.settings.restart_pairs) await warmBoth([A, B], signal, mode);
     ab.stop_reason = await measurePairs(ab, A, B, signal);
     await stopKept([A, B]);
     ab.status = 'ok';

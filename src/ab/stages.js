@@ -67,7 +67,7 @@ function windowChoice(ab, stage1, per, { stageSeconds, elapsedS }) {
  * One run of Stein's two stages at the session's window length (settings.window_s). Returns why it stopped, or
  * {pilot: choice} when AB_WINDOW=auto chose another length after its first stage.
  */
-async function measureStage(ab, A, B, { signal, clock, mayChoose, restartFirst, measure, restart, now }) {
+async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, restart, now }) {
   const set = ab.settings;
   const t0 = now();
   const per = set.restart_pairs || 1; // pairs per unit of the interval
@@ -76,7 +76,8 @@ async function measureStage(ab, A, B, { signal, clock, mayChoose, restartFirst, 
   let need = null;
   for (let k = 1; clock.pairs < set.max_pairs; k++) {
     const { block, restart: restartNow } = blockOf(k, set.restart_pairs);
-    if (restartNow || (k === 1 && restartFirst)) await restart([A, B], { signal, mode, block, per });
+    // restarted and warmed up in the pair's order: each side's wait from its warm-up to its window is that of its place
+    if (restartNow) await restart(k % 2 ? [A, B] : [B, A], { signal, mode, block, per });
     ab.pairs.push(await measurePair(k, block, A, B, { signal, lengthS: ab.pilot ? set.window_s : null, measure }));
     clock.pairs++;
     if (k === stage1 * per) {
@@ -121,7 +122,7 @@ async function measurePairs(ab, A, B, signal, { measure = measureSide, restart =
   log(
     `AB_WINDOW=auto: windows of ${set.window_s} s reach ±${set.target_pct}% sooner; the first ${ab.pilot.pairs.length} pairs were a pilot (in ab.json, in no interval), and the two stages start again`,
   );
-  return measureStage(ab, A, B, { ...o, mayChoose: false, restartFirst: set.restart_pairs > 0 });
+  return measureStage(ab, A, B, { ...o, mayChoose: false }); // its first pair on new processes too (blockOf)
 }
 
 module.exports = { measurePairs };

@@ -695,7 +695,7 @@ const KEYS = {
     min: 0,
     max: 1000,
     default: null,
-    doc: './run.sh ab: restart both nodes (same data, new processes, each warmed up again for WARMUP_S) every this many pairs, and take the intervals over the blocks of pairs between restarts instead of over pairs. Two processes of one configuration may differ in CPU per request by a few percent for their whole life, which pairs of windows of the same two processes do not sample: without restarts, a verdict is about these two processes. Unset: 1 (a restart before every pair but the first) where both sides run RUNTIME=host or compose, else 0 (never; the report says what the interval then covers), and 0 with a warning where a side is a fleet of replicas (REPLICAS). A value above 0 with another runtime or a fleet is refused.',
+    doc: './run.sh ab: restart both nodes (same data, new processes, each warmed up again for WARMUP_S) every this many pairs, and take the intervals over the blocks of pairs between restarts instead of over pairs. Two processes of one configuration may differ in CPU per request by a few percent for their whole life, which pairs of windows of the same two processes do not sample: without restarts, a verdict is about these two processes. Unset: 1 (a restart before every pair, the first too) where both sides run RUNTIME=host or compose, else 0 (never; the report says what the interval then covers), and 0 with a warning where a side is a fleet of replicas (REPLICAS). A value above 0 with another runtime or a fleet is refused.',
   },
   AB_WINDOW: {
     type: 'enum',

@@ -188,11 +188,11 @@ describe('A/B parameter pool', () => {
 });
 
 describe('A/B with restarts (AB_RESTART_PAIRS)', () => {
-  it('restarts both nodes before every block of pairs but the first', () => {
+  it('restarts both nodes before every block of pairs, the first too', () => {
     assert.deepEqual(
       [1, 2, 3, 4, 5].map((k) => blockOf(k, 2)),
       [
-        { block: 0, restart: false },
+        { block: 0, restart: true },
         { block: 0, restart: false },
         { block: 1, restart: true },
         { block: 1, restart: false },
