@@ -18,7 +18,7 @@
 // ab.json but in no interval, and the procedure starts again, first stage and
 // all, at the chosen length.
 
-const { t95, mean } = require('../stats');
+const { t95, sd } = require('../stats');
 
 /** Lengths tried, as multiples of the first stage's (at least MIN_WINDOW_S, at most MAX_WINDOW_S). */
 const MULTIPLES = [1, 2, 3, 4, 6];
@@ -49,15 +49,17 @@ function windowHalves(w) {
 }
 
 /**
- * The variance of one window's log CPU per request from the noise inside it: a quarter of the mean squared log ratio
- * of its halves (each half has twice the window's variance, their difference four times it). Null without halves.
+ * The variance of one window's log CPU per request from the noise inside it: a quarter of the variance of the log
+ * ratios of its halves (each half has twice the window's variance, their difference four times it). Their mean is
+ * left out: a drift that every window shares (the second half a little dearer) moves no window against another. Null
+ * with fewer than two windows split.
  */
 function withinWindowVariance(pairs) {
-  const q = pairs
+  const d = pairs
     .flatMap((p) => [p.a.halves, p.b.halves])
     .filter((h) => h && h.first > 0 && h.second > 0)
-    .map((h) => Math.log(h.first / h.second) ** 2 / 4);
-  return q.length ? mean(q) : null;
+    .map((h) => Math.log(h.first / h.second));
+  return d.length >= 2 ? sd(d) ** 2 / 4 : null;
 }
 
 /** Units (pairs, or blocks of `per` pairs) that Stein's rule is predicted to ask for with unit variance v. */
@@ -121,4 +123,4 @@ function chooseWindowLength({
   return { length_s: best.length_s, stay: best === stay, within_var: Number(withinUnit.toPrecision(4)), candidates };
 }
 
-module.exports = { windowHalves, withinWindowVariance, chooseWindowLength, unitsFor };
+module.exports = { windowHalves, withinWindowVariance, chooseWindowLength };

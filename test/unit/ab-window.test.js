@@ -73,11 +73,13 @@ describe('A/B window length (AB_WINDOW=auto)', () => {
     assert.equal(windowHalves({ ...w, samples: { okBetween: () => 0 } }), null, 'no requests: no halves');
   });
 
-  it("estimates a window's variance from inside it as a quarter of its halves' squared log ratio", () => {
-    const half = (r) => ({ halves: { first: r, second: 1 } });
-    const pairs = [{ a: half(Math.exp(0.02)), b: half(Math.exp(-0.02)) }];
-    assert.ok(Math.abs(withinWindowVariance(pairs) - 0.0001) < 1e-12);
-    assert.equal(withinWindowVariance([{ a: { halves: null }, b: { halves: null } }]), null);
+  it("estimates a window's variance from inside it as a quarter of the variance of its halves' log ratios", () => {
+    const half = (r) => ({ halves: { first: Math.exp(r), second: 1 } });
+    const pairs = [{ a: half(0.02), b: half(-0.02) }];
+    assert.ok(Math.abs(withinWindowVariance(pairs) - 0.0002) < 1e-12); // the sample variance of ±0.02, 0.0008, / 4
+    const drifting = [{ a: half(0.05), b: half(0.01) }]; // a drift of 0.03 that both share is not noise
+    assert.ok(Math.abs(withinWindowVariance(drifting) - withinWindowVariance(pairs)) < 1e-12);
+    assert.equal(withinWindowVariance([{ a: half(0.02), b: { halves: null } }]), null, 'one window: no variance');
   });
 
   it('keeps the length when the noise inside its windows is small enough for the first stage alone', () => {
