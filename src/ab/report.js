@@ -115,7 +115,7 @@ function renderSummary(ab) {
   return `${lines.join('\n')}\n`;
 }
 
-/** AB_WINDOW=auto: what the first stage's variance said of the window length, and what the session did. */
+/** AB_WINDOW=auto: what the noise inside the first stage's windows said of their length, and what the session did. */
 function windowNote(ab) {
   const c = ab.window_choice;
   const predicted = c.candidates
