@@ -115,16 +115,16 @@ function renderSummary(ab) {
   return `${lines.join('\n')}\n`;
 }
 
-/** AB_WINDOW=auto: what the noise inside the first stage's windows said of their length, and what the session did. */
+/** AB_WINDOW=auto: what the noise inside the first pairs' windows said of their length, and what the session did. */
 function windowNote(ab) {
   const c = ab.window_choice;
   const predicted = c.candidates
     .map((x) => `${x.length_s} s: ${x.units_needed} unit(s), ${(x.seconds_left / 60).toFixed(1)} min`)
     .join('; ');
   const did = ab.pilot
-    ? `The session chose ${c.length_s} s windows: the first stage's ${ab.pilot.pairs.length} pairs of ${ab.pilot.window_s} s windows were a pilot (kept in ab.json, in no interval), and both stages started again at ${c.length_s} s.`
+    ? `The session chose ${c.length_s} s windows: the first ${ab.pilot.pairs.length} pairs, of ${ab.pilot.window_s} s windows, were a pilot (kept in ab.json, in no interval), and both stages started again at ${c.length_s} s.`
     : `The session kept its ${c.length_s} s windows.`;
-  return `Window length (AB_WINDOW=auto): the difference between the two halves of each first-stage window measured the noise inside windows, which a longer window averages down (what differs between windows is left out of the prediction: the choice may not look at the pairs' spread, or the interval would no longer hold 95%). Predicted time left to reach ±${ab.settings.target_pct}% from that noise alone: ${predicted}. ${did}`;
+  return `Window length (AB_WINDOW=auto): the difference between the two halves of each window of the first pairs measured the noise inside windows, which a longer window averages down (what differs between windows is left out of the prediction: the choice may not look at the pairs' spread, or the interval would no longer hold 95%). Predicted time left to reach ±${ab.settings.target_pct}% from that noise alone: ${predicted}. ${did}`;
 }
 
 /** What the interval sampled: the windows of two node processes, or (AB_RESTART_PAIRS) new processes block by block. */

@@ -1,9 +1,9 @@
 'use strict';
 // The measuring of an A/B session: pairs of windows, ABBA, in Stein's two
-// stages. The first stage's spread says how many pairs the target needs, and
-// with AB_WINDOW=auto also whether a longer window would reach it sooner
-// (ab/window-length.js); if so, the first stage becomes a pilot and
-// the stages start again at that length. A session stops once the pairs the
+// stages. The first stage's spread says how many pairs the target needs.
+// With AB_WINDOW=auto, the noise inside the first two pairs' windows says
+// whether a longer window would reach it sooner (ab/window-length.js); if
+// so, those pairs become a pilot and the stages start at that length. A session stops once the pairs the
 // first stage asked for are measured, or at AB_MAX_PAIRS or AB_MAX_S.
 
 const { fmtHeadline } = require('../measure/phases');
@@ -38,11 +38,20 @@ function stageNeed(ab, k, stage1, per) {
   return need;
 }
 
-/** AB_WINDOW=auto after the first stage: the window length that reaches the target soonest (logged), or null. */
-function windowChoice(ab, stage1, per, { stageSeconds, elapsedS }) {
+/**
+ * When AB_WINDOW=auto chooses: after CHOICE_PAIRS pairs (whole units of the interval), or the first stage if it is
+ * shorter. Early, so that a pilot costs little of AB_MAX_S; the choice looks only at the windows' halves, which say
+ * nothing of the pairs' spread or mean, so pairs measured before it may stay in Stein's first stage.
+ */
+const CHOICE_PAIRS = 2;
+const choiceAfter = (stage1, per) => Math.min(stage1, Math.ceil(CHOICE_PAIRS / per)) * per;
+
+/** AB_WINDOW=auto: the window length that reaches the target soonest (logged), or null. */
+function windowChoice(ab, { stage1, per, done }, { stageSeconds, elapsedS }) {
   const set = ab.settings;
   const choice = chooseWindowLength({
     units: stage1,
+    done,
     within: withinWindowVariance(ab.pairs),
     lengthS: set.window_s,
     pairS: stageSeconds / ab.pairs.length,
@@ -65,7 +74,7 @@ function windowChoice(ab, stage1, per, { stageSeconds, elapsedS }) {
 
 /**
  * One run of Stein's two stages at the session's window length (settings.window_s). Returns why it stopped, or
- * {pilot: choice} when AB_WINDOW=auto chose another length after its first stage.
+ * {pilot: choice} when AB_WINDOW=auto chose another length after its first pairs.
  */
 async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, restart, now }) {
   const set = ab.settings;
@@ -80,15 +89,19 @@ async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, resta
     if (restartNow) await restart(k % 2 ? [A, B] : [B, A], { signal, mode, block, per });
     ab.pairs.push(await measurePair(k, block, A, B, { signal, lengthS: ab.pilot ? set.window_s : null, measure }));
     clock.pairs++;
-    if (k === stage1 * per) {
-      if (mayChoose) {
-        const choice = windowChoice(ab, stage1, per, {
+    if (mayChoose && k === choiceAfter(stage1, per)) {
+      const choice = windowChoice(
+        ab,
+        { stage1, per, done: k / per },
+        {
           stageSeconds: (now() - t0) / 1000,
           elapsedS: (now() - clock.t0) / 1000,
-        });
-        if (choice) ab.window_choice = choice;
-        if (choice && !choice.stay) return { pilot: choice };
-      }
+        },
+      );
+      if (choice) ab.window_choice = choice;
+      if (choice && !choice.stay) return { pilot: choice };
+    }
+    if (k === stage1 * per) {
       need = stageNeed(ab, k, stage1, per);
       ab.pairs_needed = need;
     }

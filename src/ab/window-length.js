@@ -1,20 +1,20 @@
 'use strict';
 // AB_WINDOW=auto: the length of an A/B session's windows chosen from the
-// variance its first stage observed. A pair's log ratio varies for two
+// variance its first pairs observed. A pair's log ratio varies for two
 // reasons: noise inside each window (the machine's, the node's own), which a
 // longer window averages down, and what differs between windows and processes
 // (a restart, the machine's state for a minute), which it does not. Each
 // window is split into two halves at the node's CPU reading nearest its
 // middle; the difference of the halves' CPU per request measures the first
 // part. With the fixed cost of a pair (idle baselines, restarts, warm-ups,
-// lead-ins) measured in the first stage too, the time to reach the target is
+// lead-ins) measured in the same pairs, the time to reach the target is
 // predicted for a few lengths, and the fastest is chosen (longer windows only:
 // shorter ones would pay off only where the spread is between windows, which
 // the choice may not look at, below).
 //
-// Stein's procedure stays exact: when the first stage's length is the fastest,
-// the session goes on with it (the number of pairs still comes from the first
-// stage's spread alone); otherwise the first stage becomes a pilot, kept in
+// Stein's procedure stays exact: when the first length is the fastest, the
+// session goes on with it (the number of pairs still comes from the first
+// stage's spread alone); otherwise the pairs so far become a pilot, kept in
 // ab.json but in no interval, and the procedure starts again, first stage and
 // all, at the chosen length.
 
@@ -69,13 +69,14 @@ function unitsFor(v, n0, targetPct) {
 }
 
 /**
- * The choice after the first stage, from the noise inside its windows alone. Its spread between pairs is left out on
- * purpose: Stein's interval holds 95% only over all first-stage spreads, and a choice that kept the length when that
+ * The choice after the first pairs, from the noise inside their windows alone. The spread between pairs is left out
+ * on purpose: Stein's interval holds 95% only over all first-stage spreads, and a choice that kept the length when that
  * spread happened to be small kept the sessions whose interval is too narrow (93% in simulation). The halves' noise is
  * independent of that spread, so a choice made from it leaves the interval exact; what differs between windows, which
  * no length averages down, is then left out of the prediction (as if none), for every length alike.
  * @param {object} o
  * @param {number} o.units the first stage's units (pairs, or blocks of pairs)
+ * @param {number} [o.done] the units measured so far at this length (default: the first stage's)
  * @param {number|null} o.within withinWindowVariance of its pairs
  * @param {number} o.lengthS the first stage's window length
  * @param {number} o.pairS the first stage's seconds per pair, everything counted
@@ -88,6 +89,7 @@ function unitsFor(v, n0, targetPct) {
  */
 function chooseWindowLength({
   units: n0,
+  done = n0,
   within,
   lengthS,
   pairS,
@@ -104,8 +106,8 @@ function chooseWindowLength({
   );
   const candidates = lengths.map((l) => {
     const units = unitsFor((withinUnit * lengthS) / l, n0, targetPct);
-    // at another length, the first stage's pairs count for nothing: all its units are still to measure
-    const seconds = l === lengthS ? (units - n0) * per * pairS : units * per * (fixedS + 2 * l);
+    // at another length, the pairs so far count for nothing: all its units are still to measure
+    const seconds = l === lengthS ? (units - done) * per * pairS : units * per * (fixedS + 2 * l);
     // another length must fit a whole first stage in what AB_MAX_S and AB_MAX_PAIRS leave, or it would end without one
     const fits = l === lengthS || (n0 * per * (fixedS + 2 * l) <= budgetS && n0 * per <= pairsLeft);
     const c = {

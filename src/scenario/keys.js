@@ -701,7 +701,7 @@ const KEYS = {
     type: 'enum',
     values: ['auto', 'fixed'],
     default: 'auto',
-    doc: "./run.sh ab: auto: after the first stage (AB_MIN_PAIRS pairs of DURATION_S windows), the session splits each window's CPU per request into its two halves to measure the noise inside windows, which longer windows average down; from it and the measured cost of a pair it predicts how long windows of one to six times DURATION_S (at most 300 s) would take to reach AB_TARGET_PCT, and keeps DURATION_S or, where a longer window is faster, makes the first stage a pilot (in ab.json, in no interval) and starts both stages again at that length. The choice does not look at the spread between pairs, so that the interval still holds 95%. fixed: DURATION_S throughout. A and B with different DURATION_S keep their own (fixed).",
+    doc: "./run.sh ab: auto: the session splits each window's CPU per request into its two halves to measure the noise inside windows, which longer windows average down; after the first two pairs of DURATION_S windows it predicts from that noise and the measured cost of a pair how long windows of one to six times DURATION_S (at most 300 s) would take to reach AB_TARGET_PCT, and keeps DURATION_S or, where a longer window is faster, makes those pairs a pilot (in ab.json, in no interval) and starts both stages at that length. The choice does not look at the spread between pairs, so that the interval still holds 95%. fixed: DURATION_S throughout. A and B with different DURATION_S keep their own (fixed).",
   },
   AB_MAX_PAIRS: {
     type: 'int',

@@ -30,26 +30,30 @@ const asUnits = (pairs) =>
   pairs.map((p) => ({ a: p.a.compared.cpu_ms_per_request, b: p.b.compared.cpu_ms_per_request }));
 
 /**
- * One session under AB_WINDOW=auto: a first stage of n0 pairs at L0, the choice, a new first stage at the chosen
- * length if it differs, then the pairs Stein's rule asks for. Returns the interval, the length and the seconds spent.
+ * One session under AB_WINDOW=auto, as ab/stages.js runs it: two pairs at L0, the choice, then Stein's first stage
+ * (those two pairs in it if the length stays, a new one at the chosen length if not) and the pairs it asks for.
+ * Returns the interval, the length and the seconds spent.
  */
 function autoSession(gauss, noise, { ratio = 1, L0 = 10, fixedS = 20, n0 = 5, targetPct = 2, maxPairs = 400 } = {}) {
   const pairAt = (L) => ({ a: simWindow(gauss, 0.2, L, noise), b: simWindow(gauss, 0.2 * ratio, L, noise) });
-  let pairs = Array.from({ length: n0 }, () => pairAt(L0));
+  const early = 2;
+  let pairs = Array.from({ length: early }, () => pairAt(L0));
   const choice = chooseWindowLength({
     units: n0,
+    done: early,
     within: withinWindowVariance(pairs),
     lengthS: L0,
     pairS: fixedS + 2 * L0,
     per: 1,
     targetPct,
   });
-  let seconds = n0 * (fixedS + 2 * L0);
+  let seconds = early * (fixedS + 2 * L0);
   const L = choice.length_s;
-  if (!choice.stay) pairs = Array.from({ length: n0 }, () => pairAt(L));
+  if (!choice.stay) pairs = [];
+  while (pairs.length < n0) pairs.push(pairAt(L));
   const need = Math.min(maxPairs, pairsNeeded(asUnits(pairs), n0, targetPct));
   while (pairs.length < need) pairs.push(pairAt(L));
-  seconds += (choice.stay ? pairs.length - n0 : pairs.length) * (fixedS + 2 * L);
+  seconds += (choice.stay ? pairs.length - early : pairs.length) * (fixedS + 2 * L);
   return { r: pairedRatio(asUnits(pairs), { stage1: n0 }), L, seconds };
 }
 
@@ -198,6 +202,7 @@ describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
       "each side's own DURATION_S",
     );
     assert.deepEqual(restarts, [0, 1, 2], 'a restart before every pair, the first too');
+    assert.equal(ab.pairs_needed, 3);
   });
 
   it('noisy windows: the first stage becomes a pilot, and both stages start again, on new processes, at a longer length', async () => {
@@ -214,13 +219,13 @@ describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
     assert.equal(ab.window_choice.stay, false);
     assert.ok(ab.settings.window_s > 10, `${ab.settings.window_s} s`);
     assert.equal(ab.pilot.window_s, 10);
-    assert.equal(ab.pilot.pairs.length, 3);
-    assert.equal(ab.pilot.progress.length, 2, "the pilot's progress up to its last pair");
+    assert.equal(ab.pilot.pairs.length, 2, 'the choice after two pairs');
+    assert.equal(ab.pilot.progress.length, 1, "the pilot's progress up to its last pair");
     assert.equal(ab.pairs[0].pair, 1, 'the pairs of the new stages are numbered from 1');
     assert.ok(ab.pairs.length >= 3);
-    assert.ok(calls.slice(0, 6).every((c) => c.lengthS === null));
-    assert.ok(calls.slice(6).every((c) => c.lengthS === ab.settings.window_s));
-    assert.deepEqual(restarts.slice(0, 4), [0, 1, 2, 0], "the new stage's first pair on new processes");
+    assert.ok(calls.slice(0, 4).every((c) => c.lengthS === null));
+    assert.ok(calls.slice(4).every((c) => c.lengthS === ab.settings.window_s));
+    assert.deepEqual(restarts.slice(0, 3), [0, 1, 0], "the new stage's first pair on new processes");
     assert.match(why, /asked for|AB_MAX/);
   });
 });
