@@ -67,7 +67,7 @@ function windowChoice(ab, { stage1, per, done }, { stageSeconds, elapsedS }) {
   const minutes = (c) =>
     `${c.length_s} s: ${c.units_needed * per} pairs, ${(c.seconds_left / 60).toFixed(1)} min left${c.fits === false ? ' (beyond AB_MAX_S or AB_MAX_PAIRS)' : ''}`;
   log(
-    `AB_WINDOW=auto: the noise inside the first stage's windows predicts ${choice.candidates.map(minutes).join('; ')}`,
+    `AB_WINDOW=auto: the noise inside the first pairs' windows predicts ${choice.candidates.map(minutes).join('; ')}`,
   );
   return choice;
 }
