@@ -6,6 +6,7 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const Ajv2020 = require('ajv/dist/2020');
+const { seededRandom } = require('../src/util/random');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -129,4 +130,23 @@ function writeGeneratorSpec(rpcUrl, pool, over) {
   return { dir, spec };
 }
 
-module.exports = { ROOT, tmpDir, writeScenario, schemaErrors, startFakeNode, startFakeWsNode, writeGeneratorSpec };
+/** Standard normal draws from a seeded source, so the tests are repeatable. */
+function normal(seed) {
+  const rnd = seededRandom(seed);
+  return () => {
+    let u = 0;
+    while (!u) u = rnd();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rnd());
+  };
+}
+
+module.exports = {
+  ROOT,
+  tmpDir,
+  writeScenario,
+  schemaErrors,
+  startFakeNode,
+  startFakeWsNode,
+  writeGeneratorSpec,
+  normal,
+};

@@ -2,17 +2,7 @@
 const assert = require('node:assert/strict');
 const { windowHalves, withinWindowVariance, chooseWindowLength } = require('../../src/ab/window-length');
 const { pairedRatio, pairsNeeded } = require('../../src/ab/stats');
-const { seededRandom } = require('../../src/util/random');
-
-/** Standard normal draws from a seeded source, so the tests are repeatable. */
-function normal(seed) {
-  const rnd = seededRandom(seed);
-  return () => {
-    let u = 0;
-    while (!u) u = rnd();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rnd());
-  };
-}
+const { normal } = require('../helpers');
 
 /**
  * A simulated window of L s: a term it shares whole (between windows and processes, betweenSd) and noise inside it
@@ -180,19 +170,22 @@ describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
       };
     };
   }
-  const sides = () => [{ key: 'A' }, { key: 'B' }];
-
-  it('quiet windows: keeps DURATION_S, one stage, the pairs the first stage asked for', async () => {
+  /** measurePairs on stub windows whose halves are `spread` apart: the session record, why it stopped, the calls. */
+  async function session(spread) {
     const ab = { settings: settings(), pairs: [], progress: [], warnings: [] };
     const calls = [];
     const restarts = [];
     const clock = { ms: 0 };
-    const [A, B] = sides();
-    const why = await measurePairs(ab, A, B, null, {
-      measure: stubMeasure(0.001, calls, clock),
+    const why = await measurePairs(ab, { key: 'A' }, { key: 'B' }, null, {
+      measure: stubMeasure(spread, calls, clock),
       restart: async (x, o) => restarts.push(o.block),
       now: () => clock.ms,
     });
+    return { ab, why, calls, restarts };
+  }
+
+  it('quiet windows: keeps DURATION_S, one stage, the pairs the first stage asked for', async () => {
+    const { ab, why, calls, restarts } = await session(0.001);
     assert.match(why, /pairs the first 3 asked for/);
     assert.equal(ab.window_choice.stay, true);
     assert.equal(ab.pilot, undefined);
@@ -205,17 +198,8 @@ describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
     assert.equal(ab.pairs_needed, 3);
   });
 
-  it('noisy windows: the first stage becomes a pilot, and both stages start again, on new processes, at a longer length', async () => {
-    const ab = { settings: settings(), pairs: [], progress: [], warnings: [] };
-    const calls = [];
-    const restarts = [];
-    const clock = { ms: 0 };
-    const [A, B] = sides();
-    const why = await measurePairs(ab, A, B, null, {
-      measure: stubMeasure(0.2, calls, clock), // halves 20% apart: a window's variance 0.01
-      restart: async (x, o) => restarts.push(o.block),
-      now: () => clock.ms,
-    });
+  it('noisy windows: the first two pairs become a pilot, and both stages start, on new processes, at a longer length', async () => {
+    const { ab, why, calls, restarts } = await session(0.2); // halves 20% apart: a window's variance 0.01
     assert.equal(ab.window_choice.stay, false);
     assert.ok(ab.settings.window_s > 10, `${ab.settings.window_s} s`);
     assert.equal(ab.pilot.window_s, 10);

@@ -5,17 +5,7 @@ const { blockOf, restartRefusal, restartPairs, settleRestarts } = require('../..
 const { regressionGate, summarizePairs } = require('../../src/ab/pairs');
 const { alikePools } = require('../../src/ab/shared');
 const { renderSummary } = require('../../src/ab/report');
-const { seededRandom } = require('../../src/util/random');
-
-/** Standard normal draws from a seeded source, so the tests are repeatable. */
-function normal(seed) {
-  const rnd = seededRandom(seed);
-  return () => {
-    let u = 0;
-    while (!u) u = rnd();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rnd());
-  };
-}
+const { normal } = require('../helpers');
 
 /**
  * One simulated session: each pair shares a drift of the machine (which pairing cancels) and each window has
