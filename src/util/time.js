@@ -17,7 +17,12 @@ function sleep(ms, signal) {
   });
 }
 
-/** Sleeps until the wall clock reaches epochMs. */
-const sleepUntil = (epochMs, signal) => sleep(epochMs - Date.now(), signal);
+/**
+ * Sleeps until the wall clock reaches epochMs. A Node timer counts from the event loop's cached time, which can
+ * lag the clock, so it may fire a millisecond early: sleep again until the clock has truly reached epochMs.
+ */
+async function sleepUntil(epochMs, signal) {
+  while (Date.now() < epochMs) await sleep(epochMs - Date.now(), signal);
+}
 
 module.exports = { sleep, sleepUntil };
