@@ -4,8 +4,8 @@
 // reference, on a real geth --dev. The node is pinned to core 0 and each
 // generator in turn to the other cores, in the run's generator cgroup.
 //
-// For each generator (wrk; ws-reference, a C client over WebSocket;
-// chainperf's lean engine over HTTP and over WebSocket; ethers through
+// For each generator (wrk; ws-reference, a C client over WebSocket, and
+// ws-node-floor, its loop in Node.js; chainperf's lean engine over HTTP and over WebSocket; ethers through
 // artillery, over HTTP and over WebSocket)
 // and each repetition: warm up, then over a measured window read at both edges
 // the generator cgroup's CPU counters and geth's own rpc_requests counter (a
@@ -36,11 +36,14 @@
 //   static_ratio_per_repetition
 //   ws_reference_us_per_request ws_reference_rps engine_ws_over_reference
 //   engine_ws_over_reference_per_repetition
+//   ws_node_floor_us_per_request ws_node_floor_over_reference engine_ws_over_node_floor
 // (engine_* without ws are the lean engine over HTTP; engine_ws_ratio is
 // against wrk, which speaks HTTP only, and engine_ws_over_reference against
 // ws-reference, a WebSocket client in C that does over ws what wrk does over
 // HTTP (scripts/lib/ws-reference.c): the same requests, the same number in
-// flight on as many sockets as the lean engine's; static_* are against a static
+// flight on as many sockets as the lean engine's; ws_node_floor_* is that
+// loop in Node.js (scripts/lib/ws-node-floor.js), with none of the engine's
+// work: what Node.js alone costs; static_* are against a static
 // JSON-RPC responder that one core of HAProxy serves faster than one
 // generator core can send, scripts/lib/bench-static.js: what the lean engine
 // sends from one core when the server is not the limit.)
@@ -64,7 +67,7 @@ const { sleep } = require('../src/util/time');
 const { CV_REPEAT, cpuFloor, repeatability, defaultRun } = require('./lib/bench-repeat');
 const { benchStatic } = require('./lib/bench-static');
 const { benchWrk, benchArtillery, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS } = require('./lib/bench-generators');
-const { ensureWsReference, benchWsReference } = require('./lib/ws-reference');
+const { ensureWsReference, benchWsReference, benchWsNodeFloor } = require('./lib/ws-reference');
 
 const REPS = Number(process.env.BENCH_REPS || 3);
 
@@ -82,10 +85,11 @@ async function runGenerators(stack, { wrk, wsRef }, workDir, poolFile) {
     wsUrl: stack.wsUrl,
     requests: () => rpcRequests(stack.node.metrics_url),
   };
-  const results = { wrk: [], ws_ref: [], lean: [], lean_ws: [], ethers: [], ethers_ws: [] };
+  const results = { wrk: [], ws_ref: [], ws_node: [], lean: [], lean_ws: [], ethers: [], ethers_ws: [] };
   for (let k = 0; k < REPS; k++) {
     results.wrk.push(await benchWrk(target, wrk, workDir));
     results.ws_ref.push(await benchWsReference(target, wsRef));
+    results.ws_node.push(await benchWsNodeFloor(target));
     results.lean.push(await benchArtillery(target, 'lean', 'http', workDir, poolFile, k));
     results.lean_ws.push(await benchArtillery(target, 'lean', 'ws', workDir, poolFile, k));
     results.ethers.push(await benchArtillery(target, 'ethers', 'http', workDir, poolFile, k));
@@ -108,6 +112,7 @@ function printTable(med) {
   const rows = [
     ['wrk', 'wrk (reference)'],
     ['ws_ref', `ws-reference (C, ${WS_CONNECTIONS} conn.)`],
+    ['ws_node', 'ws-node-floor (Node.js)'],
     ['lean', 'chainperf lean, HTTP'],
     ['lean_ws', `chainperf lean, ws (${WS_CONNECTIONS} conn.)`],
     ['ethers', 'artillery + ethers, HTTP'],
@@ -143,6 +148,9 @@ function keyValues(med, rep, floor, def, { results, statics }) {
     engine_ws_over_reference_per_repetition: results.lean_ws
       .map((r, k) => (r.us_per_request / results.ws_ref[k].us_per_request).toFixed(2))
       .join(','),
+    ws_node_floor_us_per_request: med('ws_node', 'us_per_request').toFixed(1),
+    ws_node_floor_over_reference: (med('ws_node', 'us_per_request') / med('ws_ref', 'us_per_request')).toFixed(2),
+    engine_ws_over_node_floor: (med('lean_ws', 'us_per_request') / med('ws_node', 'us_per_request')).toFixed(2),
     engine_ws_max_rps: (1e6 / med('lean_ws', 'us_per_request')).toFixed(0),
     engine_ws_rps: med('lean_ws', 'rps').toFixed(0),
     ethers_ws_us_per_request: med('ethers_ws', 'us_per_request').toFixed(1),

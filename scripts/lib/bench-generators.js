@@ -34,27 +34,37 @@ async function measureEdges(target, start, end) {
   };
 }
 
+/**
+ * A native generator (wrk, ws-reference) run in the generator's cgroup for its warm-up and the measured window,
+ * then killed. It must still be running at the window's end: one that exited early fails with its stderr.
+ */
+async function benchProcess(target, argv) {
+  const t0 = Date.now();
+  const child = spawnInGroup(target.group, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise((r) => child.once('exit', r));
+  const start = t0 + 500 + WARM_S * 1000;
+  try {
+    const figures = await measureEdges(target, start, start + MEASURE_S * 1000);
+    if (child.exitCode !== null)
+      throw new Error(`${path.basename(argv[0])} exited with status ${child.exitCode}: ${stderr.trim()}`);
+    return figures;
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
 /** wrk, one thread, CONNECTIONS connections, posting BODY. */
-async function benchWrk(target, wrk, workDir) {
+function benchWrk(target, wrk, workDir) {
   const lua = path.join(workDir, 'post.lua');
   fs.writeFileSync(
     lua,
     `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`,
   );
-  const t0 = Date.now();
-  const child = spawnInGroup(
-    target.group,
-    [wrk, '-t1', `-c${CONNECTIONS}`, `-d${WARM_S + MEASURE_S + 2}s`, '-s', lua, target.rpcUrl],
-    { stdio: 'ignore' },
-  );
-  const exited = new Promise((r) => child.once('exit', r));
-  const start = t0 + 500 + WARM_S * 1000;
-  try {
-    return await measureEdges(target, start, start + MEASURE_S * 1000);
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
+  const seconds = WARM_S + MEASURE_S + 2;
+  return benchProcess(target, [wrk, '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', lua, target.rpcUrl]);
 }
 
 /** artillery with GENERATOR=generator over transport, a closed loop of CONNECTIONS users sending BODY's call. */
@@ -96,4 +106,4 @@ async function benchArtillery(target, generator, transport, workDir, poolFile, k
   return figures;
 }
 
-module.exports = { benchWrk, benchArtillery, measureEdges, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS, BODY };
+module.exports = { benchWrk, benchArtillery, benchProcess, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS, BODY };

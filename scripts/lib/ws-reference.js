@@ -2,17 +2,16 @@
 // npm run bench: the WebSocket reference (ws-reference.c), built once with
 // the machine's C compiler into chainperf's cache (named by a hash of its
 // source), and one measured window of it against a target, as wrk's is over
-// HTTP (bench-generators.js).
+// HTTP (bench-generators.js); and of ws-node-floor.js, the same loop in Node.js.
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { spawnInGroup } = require('../../src/platform/cgroup');
 const { ensureDebianTool } = require('../../src/install/debian');
 const { cacheDir } = require('../../src/install/cache');
 const { log } = require('../../src/util/log');
-const { measureEdges, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS, BODY } = require('./bench-generators');
+const { benchProcess, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS, BODY } = require('./bench-generators');
 
 const SOURCE = path.join(__dirname, 'ws-reference.c');
 
@@ -31,25 +30,18 @@ async function ensureWsReference() {
   return bin;
 }
 
-/** The reference over ws: WS_CONNECTIONS sockets, CONNECTIONS requests in flight in all (the lean engine's users). */
-async function benchWsReference(target, bin) {
+/** Its command-line arguments against a target: WS_CONNECTIONS sockets, CONNECTIONS requests in flight in all. */
+function referenceArgs(target) {
   const url = new URL(target.wsUrl);
   const depth = Math.ceil(CONNECTIONS / WS_CONNECTIONS);
-  const t0 = Date.now();
-  const args = [url.hostname, url.port, url.pathname || '/', WS_CONNECTIONS, depth, WARM_S + MEASURE_S + 2, BODY];
-  const child = spawnInGroup(target.group, [bin, ...args.map(String)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise((r) => child.once('exit', r));
-  const start = t0 + 500 + WARM_S * 1000;
-  try {
-    const figures = await measureEdges(target, start, start + MEASURE_S * 1000);
-    if (child.exitCode !== null && child.exitCode !== 0) throw new Error(`ws-reference failed: ${stderr.trim()}`);
-    return figures;
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
+  return [url.hostname, url.port, url.pathname || '/', WS_CONNECTIONS, depth, WARM_S + MEASURE_S + 2, BODY].map(String);
 }
 
-module.exports = { ensureWsReference, benchWsReference };
+/** The reference over ws, with the lean engine's sockets and requests in flight. */
+const benchWsReference = (target, bin) => benchProcess(target, [bin, ...referenceArgs(target)]);
+
+/** The same loop in Node.js (ws-node-floor.js): what Node.js itself costs a WebSocket client per request. */
+const benchWsNodeFloor = (target) =>
+  benchProcess(target, [process.execPath, path.join(__dirname, 'ws-node-floor.js'), ...referenceArgs(target)]);
+
+module.exports = { ensureWsReference, benchWsReference, benchWsNodeFloor };
