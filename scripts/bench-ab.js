@@ -16,8 +16,11 @@
 //   aa_reached_target (A/A sessions within AB_TARGET_PCT) minutes_measuring (median, pairs only)
 //   aa_target_within_10_min (A/A sessions within AB_TARGET_PCT in 10 minutes, setup included)
 //   aa_window_changed (A/A sessions whose AB_WINDOW=auto left the first stage's length)
+//   aa_burn_in_below_1 aa_first_pair_below_1 (A/A sessions whose burn-in pair, or first pair in the interval, had
+//   B/A below 1)
 //   aa_memory_called_different (memory is never decided: 0)
-//   minutes_per_session (median, all sessions, setup included) pairs_per_session (median)
+//   minutes_per_session (median, all sessions, setup included)
+//   pairs_per_session (median; a pilot's and the burn-in's pairs included)
 //   ab_ratio ab_ci_low ab_ci_high ab_verdict ab_halfwidth_pct
 // Sessions run one after another; nothing else should run on the machine meanwhile.
 
@@ -32,6 +35,13 @@ const ROOT = path.join(__dirname, '..');
 const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
 const SESSIONS = Number(process.env.BENCH_AB_SESSIONS || 10);
 const DEFAULTS = 'RUNTIME=host GENERATOR=lean DURATION_S=10 IDLE_S=3 WARMUP_S=5 AB_MAX_S=480 AB_MAX_PAIRS=40';
+
+/** B/A of CPU per request in one pair. */
+const cpuRatio = (pair) => pair.b.figures.cpu_ms_per_request / pair.a.figures.cpu_ms_per_request;
+
+/** Every pair a session measured: those of its interval, a pilot's and the burn-in's. */
+const pairsMeasured = (doc) =>
+  doc.pairs.length + (doc.pilot ? doc.pilot.pairs.length : 0) + (doc.burn_in ? doc.burn_in.pairs.length : 0);
 
 /** One ./run.sh ab session; resolves with its ab.json and how long it took. */
 function session(a, b, env) {
@@ -161,9 +171,14 @@ async function main() {
     // AB_WINDOW=auto: sessions that left their first stage's window length for a longer one (a pilot)
     aa_window_changed: aa.filter((x) => x.doc.pilot).length,
     minutes_per_session: median([...aa, ab].map((x) => x.minutes)).toFixed(1),
-    pairs_per_session: median(
-      [...aa, ab].map((x) => x.doc.pairs.length + (x.doc.pilot ? x.doc.pilot.pairs.length : 0)),
-    ),
+    // A/A sessions whose burn-in pair, and whose first pair in the interval, had B/A below 1 (about half, were neither
+    // odd): what AB_BURN_IN_PAIRS is for
+    aa_burn_in_below_1: aa.filter(
+      (x) => x.doc.burn_in && x.doc.burn_in.pairs.length && cpuRatio(x.doc.burn_in.pairs[0]) < 1,
+    ).length,
+    aa_first_pair_below_1: aa.filter((x) => x.doc.pairs.length && cpuRatio(x.doc.pairs[0]) < 1).length,
+    // every pair measured: the interval's, a pilot's and the burn-in's
+    pairs_per_session: median([...aa, ab].map((x) => pairsMeasured(x.doc))),
     ab_ratio: rab.ratio === null ? 'n/a' : rab.ratio.toFixed(4),
     ab_ci_low: rab.ci95 ? rab.ci95[0].toFixed(4) : 'n/a',
     ab_ci_high: rab.ci95 ? rab.ci95[1].toFixed(4) : 'n/a',

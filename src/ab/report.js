@@ -111,6 +111,7 @@ function renderSummary(ab) {
         : `Each window had a load generator of its own, started about ${STARTUP_S} s before it (${ab.settings.generator_reason}).`,
     );
   lines.push('', restartsNote(ab.settings.restart_pairs));
+  if (ab.burn_in) lines.push('', burnInNote(ab.burn_in));
   if (ab.window_choice) lines.push('', windowNote(ab));
   return `${lines.join('\n')}\n`;
 }
@@ -125,6 +126,12 @@ function windowNote(ab) {
     ? `The session chose ${c.length_s} s windows: the first ${ab.pilot.pairs.length} pairs, of ${ab.pilot.window_s} s windows, were a pilot (kept in ab.json, in no interval), and both stages started again at ${c.length_s} s.`
     : `The session kept its ${c.length_s} s windows.`;
   return `Window length (AB_WINDOW=auto): the difference between the two halves of each window of the first pairs measured the noise inside windows, which a longer window averages down (what differs between windows is left out of the prediction: the choice may not look at the pairs' spread, or the interval would no longer hold 95%). Predicted time left to reach ±${ab.settings.target_pct}% from that noise alone: ${predicted}. ${did}`;
+}
+
+/** AB_BURN_IN_PAIRS: the pairs before the stages, with their ratios, in no interval. */
+function burnInNote(burnIn) {
+  const ratios = burnIn.pairs.map((p) => fmt(p.b.figures.cpu_ms_per_request / p.a.figures.cpu_ms_per_request, 4));
+  return `Burn-in (AB_BURN_IN_PAIRS): ${burnIn.pairs.length} pair(s) measured before the stages (B/A of CPU per request ${ratios.join(', ') || 'none'}), kept in ab.json and in no interval: a session's first pair ran odd in A/A sessions (docs/results.md).`;
 }
 
 /** What the interval sampled: the windows of two node processes, or (AB_RESTART_PAIRS) new processes block by block. */

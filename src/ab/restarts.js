@@ -56,10 +56,10 @@ function blockOf(k, restartPairs) {
 
 /**
  * Restarts both nodes (same data, new processes), waits for each to be synced, and warms both up again. Each side's
- * stack has restartNode: settleRestarts made sure before the first pair.
+ * stack has restartNode: settleRestarts made sure before the first pair. what: what runs next, for the log.
  */
-async function restartBoth(sides, { signal, mode, block, per }) {
-  const next = per === 1 ? `pair ${block + 1} runs` : `block ${block + 1} (${per} pairs) runs`;
+async function restartBoth(sides, { signal, mode, block, per, what = null }) {
+  const next = what || (per === 1 ? `pair ${block + 1} runs` : `block ${block + 1} (${per} pairs) runs`);
   for (const side of sides) {
     side.run.phase = 'restart';
     log(`${side.key}: restarting the node: ${next} on new processes (AB_RESTART_PAIRS=${per})`);

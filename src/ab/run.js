@@ -90,6 +90,7 @@ function newAbRecord(sa, sb, runId) {
       restart_pairs: restarts,
       window,
       window_s: sa.DURATION_S,
+      burn_in_pairs: sa.AB_BURN_IN_PAIRS,
       max_pairs: sa.AB_MAX_PAIRS,
       max_s: sa.AB_MAX_S,
       max_regression_pct: sa.MAX_REGRESSION_PCT,
@@ -129,7 +130,7 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
   const B = { ...newSide('B', b, { dir, runId }), file: fileB };
   const ab = newAbRecord(sa, b.scenario, runId);
   log(
-    `A/B session ${runId}: A=${fileA}, B=${fileB}; until B/A of CPU per request is within ±${sa.AB_TARGET_PCT}% (at least ${sa.AB_MIN_PAIRS} pairs, at most ${sa.AB_MAX_PAIRS} pairs or ${sa.AB_MAX_S} s)`,
+    `A/B session ${runId}: A=${fileA}, B=${fileB}; until B/A of CPU per request is within ±${sa.AB_TARGET_PCT}% (${sa.AB_BURN_IN_PAIRS ? `after ${sa.AB_BURN_IN_PAIRS} burn-in pair(s), ` : ''}at least ${sa.AB_MIN_PAIRS} pairs, at most ${sa.AB_MAX_PAIRS} pairs or ${sa.AB_MAX_S} s)`,
   );
   log(`report folder: ${dir}`);
   const controller = new AbortController();

@@ -3,8 +3,9 @@
 // stages. The first stage's spread says how many pairs the target needs.
 // With AB_WINDOW=auto, the noise inside the first two pairs' windows says
 // whether a longer window would reach it sooner (ab/window-length.js); if
-// so, those pairs become a pilot and the stages start at that length. A session stops once the pairs the
-// first stage asked for are measured, or at AB_MAX_PAIRS or AB_MAX_S.
+// so, those pairs become a pilot and the stages start at that length. A
+// session stops once the pairs the first stage asked for are measured, or at
+// AB_MAX_PAIRS or AB_MAX_S.
 
 const { fmtHeadline } = require('../measure/phases');
 const { log } = require('../util/log');
@@ -14,16 +15,37 @@ const { measureSide } = require('./sides');
 const { cpuPairs, fmtRatio } = require('./pairs');
 const { chooseWindowLength, withinWindowVariance } = require('./window-length');
 
-/** One pair: the two windows in the pair's order (AB for odd k, BA for even), each with its figures. */
-async function measurePair(k, block, A, B, { signal, lengthS, measure }) {
+/**
+ * One pair: the two windows in the pair's order (AB for odd k, BA for even), each with its figures. label names its
+ * windows and log lines: 'pair', or 'burn-in' for AB_BURN_IN_PAIRS.
+ */
+async function measurePair(k, block, A, B, { signal, lengthS, measure, label = 'pair' }) {
   const order = k % 2 ? [A, B] : [B, A];
   const pair = { pair: k, order: order.map((x) => x.key).join(''), ...(block === null ? {} : { block }) };
   for (const [i, side] of order.entries()) {
     const key = side.key.toLowerCase();
-    pair[key] = await measure(side, order[1 - i], `pair${k}-${side.key}`, signal, lengthS);
-    log(`pair ${k} ${side.key}: ${fmtHeadline(pair[key].figures)}`);
+    pair[key] = await measure(side, order[1 - i], `${label.replace('-', '')}${k}-${side.key}`, signal, lengthS);
+    log(`${label} ${k} ${side.key}: ${fmtHeadline(pair[key].figures)}`);
   }
   return pair;
+}
+
+/**
+ * AB_BURN_IN_PAIRS: pairs measured before the stages and kept out of every interval (ab.burn_in). In A/A sessions the
+ * first pair, always AB, cost B/A about 1% less than the pairs after it (docs/results.md): whatever makes a session's
+ * first windows odd then falls on pairs no interval uses. With restarts, both nodes restart before them, and again
+ * before the first stage's first pair (blockOf). Like the set-up, they count in neither AB_MAX_PAIRS nor AB_MAX_S.
+ */
+async function measureBurnIn(ab, A, B, { signal, measure, restart }) {
+  const set = ab.settings;
+  ab.burn_in = { pairs: [] };
+  for (let k = 1; k <= set.burn_in_pairs; k++) {
+    const what = `burn-in pair ${k} of ${set.burn_in_pairs} runs`;
+    if (set.restart_pairs && k === 1) await restart([A, B], { signal, mode: set.generator, per: 1, what });
+    ab.burn_in.pairs.push(await measurePair(k, null, A, B, { signal, lengthS: null, measure, label: 'burn-in' }));
+  }
+  const n = ab.burn_in.pairs.length;
+  log(`${n} burn-in pair${n === 1 ? '' : 's'} measured (in ab.json, in no interval: AB_BURN_IN_PAIRS)`);
 }
 
 /** After the first stage: how many pairs in all the target needs (Stein), logged; null while it cannot say. */
@@ -119,13 +141,15 @@ async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, resta
 }
 
 /**
- * Pairs of windows until the target, AB_MAX_PAIRS or AB_MAX_S; fills ab.pairs, ab.progress, ab.pairs_needed, and with
- * AB_WINDOW=auto ab.window_choice (and ab.pilot when the first stage's length was left). Returns why it stopped.
+ * Burn-in pairs (AB_BURN_IN_PAIRS, ab.burn_in), then pairs of windows until the target, AB_MAX_PAIRS or AB_MAX_S; fills
+ * ab.pairs, ab.progress, ab.pairs_needed, and with AB_WINDOW=auto ab.window_choice (and ab.pilot when the first
+ * stage's length was left). Returns why it stopped.
  * measure, restart, now: how a window is measured, both nodes restarted and time read (a unit test's own).
  */
 async function measurePairs(ab, A, B, signal, { measure = measureSide, restart = restartBoth, now = Date.now } = {}) {
   const set = ab.settings;
-  const clock = { t0: now(), pairs: 0 };
+  if (set.burn_in_pairs) await measureBurnIn(ab, A, B, { signal, measure, restart });
+  const clock = { t0: now(), pairs: 0 }; // after the burn-in: AB_MAX_PAIRS and AB_MAX_S count the stages' pairs
   const o = { signal, clock, measure, restart, now };
   const first = await measureStage(ab, A, B, { ...o, mayChoose: set.window === 'auto' });
   if (typeof first === 'string') return first;

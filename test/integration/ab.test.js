@@ -93,7 +93,16 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       [0, 1, 2],
     );
     const restarts = fs.readFileSync(path.join(reportDir, 'run.log'), 'utf8').match(/restarting the node/g) || [];
-    assert.equal(restarts.length, 6, 'three restarts of each node');
+    assert.equal(restarts.length, 8, 'four restarts of each node: before the burn-in pair and before every pair');
+    // AB_BURN_IN_PAIRS unset: one pair before the stages, in ab.json and the summary, in no interval
+    assert.equal(doc.settings.burn_in_pairs, 1);
+    assert.deepEqual(
+      doc.burn_in.pairs.map((p) => p.order),
+      ['AB'],
+    );
+    assert.ok(doc.burn_in.pairs[0].a.figures.requests_ok > 0 && doc.burn_in.pairs[0].b.figures.requests_ok > 0);
+    assert.ok(doc.burn_in.pairs[0].b.window.end_ms < doc.pairs[0].a.window.start_ms, 'before the first pair');
+    assert.match(fs.readFileSync(path.join(reportDir, 'summary.md'), 'utf8'), /Burn-in \(AB_BURN_IN_PAIRS\): 1 pair/);
     // AB_WINDOW=auto (the default): each window split in halves; at a target of ±50% the first stage's length stays
     assert.equal(doc.settings.window, 'auto');
     for (const p of doc.pairs)
@@ -130,6 +139,7 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       NODE_PROFILE: 'cpu',
       AB_GENERATOR: 'per-window',
       AB_RESTART_PAIRS: '0', // one process per side: the intervals over pairs
+      AB_BURN_IN_PAIRS: '0', // none: the stages' first pair comes first
     });
     // AB_GENERATOR=per-window: a pass per window, started STARTUP_S before it
     assert.equal(res.doc.settings.generator, 'per-window');

@@ -171,14 +171,14 @@ describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
     };
   }
   /** measurePairs on stub windows whose halves are `spread` apart: the session record, why it stopped, the calls. */
-  async function session(spread) {
-    const ab = { settings: settings(), pairs: [], progress: [], warnings: [] };
+  async function session(spread, over = {}) {
+    const ab = { settings: settings(over), pairs: [], progress: [], warnings: [] };
     const calls = [];
     const restarts = [];
     const clock = { ms: 0 };
     const why = await measurePairs(ab, { key: 'A' }, { key: 'B' }, null, {
       measure: stubMeasure(spread, calls, clock),
-      restart: async (x, o) => restarts.push(o.block),
+      restart: async (x, o) => restarts.push(o.what ? o.what : o.block),
       now: () => clock.ms,
     });
     return { ab, why, calls, restarts };
@@ -211,5 +211,21 @@ describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
     assert.ok(calls.slice(4).every((c) => c.lengthS === ab.settings.window_s));
     assert.deepEqual(restarts.slice(0, 3), [0, 1, 0], "the new stage's first pair on new processes");
     assert.match(why, /asked for|AB_MAX/);
+  });
+
+  it('AB_BURN_IN_PAIRS=1: one pair on new processes before the stages, in ab.burn_in, in no interval and not on the clock', async () => {
+    const { ab, calls, restarts } = await session(0.001, { burn_in_pairs: 1 });
+    assert.equal(ab.burn_in.pairs.length, 1);
+    assert.equal(ab.burn_in.pairs[0].order, 'AB');
+    assert.deepEqual(
+      calls.slice(0, 3).map((c) => c.name),
+      ['burnin1-A', 'burnin1-B', 'pair1-A'],
+      'its windows named apart from the pairs',
+    );
+    assert.deepEqual(restarts, ['burn-in pair 1 of 1 runs', 0, 1, 2], 'restarted before it, and before every pair');
+    assert.equal(ab.pairs.length, 3, 'the stages as without it');
+    assert.equal(ab.pairs[0].pair, 1);
+    assert.equal(ab.progress[0].elapsed_s, 40, "AB_MAX_S's clock starts after it (one pair: two 20 s windows)");
+    assert.equal(ab.window_choice.stay, true, 'the window choice looks at the pairs after it');
   });
 });
