@@ -171,8 +171,8 @@ async function main() {
     // AB_WINDOW=auto: sessions that left their first stage's window length for a longer one (a pilot)
     aa_window_changed: aa.filter((x) => x.doc.pilot).length,
     minutes_per_session: median([...aa, ab].map((x) => x.minutes)).toFixed(1),
-    // A/A sessions whose burn-in pair, and whose first pair in the interval, had B/A below 1 (about half, were neither
-    // odd): what AB_BURN_IN_PAIRS is for
+    // A/A sessions whose burn-in pair, and whose first pair in the interval, had B/A below 1 (about half each where
+    // neither pair is odd): what AB_BURN_IN_PAIRS is for
     aa_burn_in_below_1: aa.filter(
       (x) => x.doc.burn_in && x.doc.burn_in.pairs.length && cpuRatio(x.doc.burn_in.pairs[0]) < 1,
     ).length,
