@@ -18,17 +18,24 @@
 //   aa_window_changed (A/A sessions whose AB_WINDOW=auto left the first stage's length)
 //   aa_burn_in_below_1 aa_first_pair_below_1 (A/A sessions whose burn-in pair, or first pair in the interval, had
 //   B/A below 1)
+//   aa_second_window_pct aa_second_window_ci_low aa_second_window_ci_high (how much dearer the second window of a
+//   pair was than the first, % of CPU per request, with its 95% interval over the A/A sessions)
 //   aa_memory_called_different (memory is never decided: 0)
 //   minutes_per_session (median, all sessions, setup included)
 //   pairs_per_session (median; a pilot's and the burn-in's pairs included)
 //   ab_ratio ab_ci_low ab_ci_high ab_verdict ab_halfwidth_pct
 // Sessions run one after another; nothing else should run on the machine meanwhile.
+// Ctrl-C (SIGINT) or SIGTERM is passed on to the running session (in a process
+// group of its own, so that each signal reaches it once), which tears its nodes
+// down and writes its report, as ./run.sh does on its own; the figures are then
+// printed over the sessions that had ended (not the interrupted one), and
+// bench:ab exits 130.
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { median } = require('../src/stats');
+const { median, mean, sd, t95 } = require('../src/stats');
 const { parseKv, kvLine } = require('./lib/kv');
 
 const ROOT = path.join(__dirname, '..');
@@ -43,6 +50,16 @@ const cpuRatio = (pair) => pair.b.figures.cpu_ms_per_request / pair.a.figures.cp
 const pairsMeasured = (doc) =>
   doc.pairs.length + (doc.pilot ? doc.pilot.pairs.length : 0) + (doc.burn_in ? doc.burn_in.pairs.length : 0);
 
+/** The session running now, and the signal that interrupted bench:ab (passed on to that session). */
+const state = { child: null, interrupted: null };
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    if (!state.interrupted) process.stderr.write(`bench:ab: ${sig}: passed on to the running session\n`);
+    state.interrupted = sig;
+    if (state.child) state.child.kill(sig); // each one: the session's third forces its exit, as ./run.sh's does
+  });
+}
+
 /** One ./run.sh ab session; resolves with its ab.json and how long it took. */
 function session(a, b, env) {
   return new Promise((resolve, reject) => {
@@ -51,7 +68,9 @@ function session(a, b, env) {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group: a terminal's Ctrl-C reaches bench:ab, which passes it on once
     });
+    state.child = child;
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => {
@@ -65,6 +84,7 @@ function session(a, b, env) {
       for (const l of progress) process.stderr.write(`  ${l.trim()}\n`);
     });
     child.on('close', (code) => {
+      state.child = null;
       const dir = out.trim().split('\n').pop();
       const file = path.join(dir || '', 'ab.json');
       if (!dir || !fs.existsSync(file))
@@ -119,6 +139,87 @@ function scenarioB(reports, env) {
   return { bFile, bKeys, envB };
 }
 
+/** The A/B session with a real difference (BENCH_AB_B), its line printed; null when bench:ab was interrupted in it. */
+async function abSession(reports, env) {
+  const { bFile, bKeys, envB } = scenarioB(reports, env);
+  const ab = await session(SCENARIO, bFile, envB);
+  if (state.interrupted) return null;
+  const r = ab.doc.figures.cpu_ms_per_request;
+  const keys = Object.entries(bKeys).map(([k, v]) => `${k}=${v}`);
+  process.stdout.write(
+    `A/B (${keys.join(' ')}): ${ab.doc.pairs.length} pairs, ${ab.minutes.toFixed(1)} min: ${r.ci95 ? fmtR(r) : 'no interval'}\n`,
+  );
+  return ab;
+}
+
+/** The A/B session's figures, n/a without one. */
+function abFigures(ab) {
+  const r = ab ? ab.doc.figures.cpu_ms_per_request : { ratio: null, ci95: null, verdict: null };
+  return {
+    ab_ratio: r.ratio === null ? 'n/a' : r.ratio.toFixed(4),
+    ab_ci_low: r.ci95 ? r.ci95[0].toFixed(4) : 'n/a',
+    ab_ci_high: r.ci95 ? r.ci95[1].toFixed(4) : 'n/a',
+    ab_verdict: r.verdict || 'n/a',
+    ab_halfwidth_pct: r.ci95 ? r.halfwidth_pct.toFixed(2) : 'n/a',
+  };
+}
+
+/**
+ * The order effect: how much dearer in CPU per request (in %, negative: cheaper) the window measured second in a pair
+ * was than the first. Per A/A session the mean over its interval's pairs (log B/A for AB, log A/B for BA), then the
+ * mean over sessions with its 95% interval over them (the session is the unit). ABBA order cancels it in a session
+ * with as many AB as BA pairs; in one with an odd number it shifts the ratio by about this much over the pair count.
+ */
+function secondWindowEffect(aa) {
+  const perSession = aa
+    .map((x) => x.doc.pairs.map((p) => (p.order === 'AB' ? 1 : -1) * Math.log(cpuRatio(p))).filter(Number.isFinite))
+    .filter((logs) => logs.length)
+    .map(mean);
+  const out = { aa_second_window_pct: 'n/a', aa_second_window_ci_low: 'n/a', aa_second_window_ci_high: 'n/a' };
+  if (perSession.length < 2) return out;
+  const m = mean(perSession);
+  const h = (t95(perSession.length - 1) * sd(perSession)) / Math.sqrt(perSession.length);
+  const pct = (x) => ((Math.exp(x) - 1) * 100).toFixed(2);
+  return { aa_second_window_pct: pct(m), aa_second_window_ci_low: pct(m - h), aa_second_window_ci_high: pct(m + h) };
+}
+
+/** The figures of the last line: the A/A sessions', then the A/B session's (n/a without one). */
+function benchFigures(aa, ab) {
+  const all = ab ? [...aa, ab] : aa;
+  const judged = aa.filter((x) => x.r.verdict);
+  return {
+    aa_sessions: judged.length,
+    aa_without_verdict: aa.length - judged.length, // failed, or ended before two pairs: not in the rate
+    aa_false_positive_rate: judged.length
+      ? (judged.filter((x) => x.r.verdict !== 'same').length / judged.length).toFixed(3)
+      : 'n/a',
+    ci_halfwidth_pct: judged.length ? median(judged.map((x) => x.r.halfwidth_pct)).toFixed(2) : 'n/a',
+    // how many A/A sessions ended within AB_TARGET_PCT, and the median time their pairs took (setup not counted)
+    aa_reached_target: judged.filter((x) => x.r.halfwidth_pct <= x.doc.settings.target_pct).length,
+    minutes_measuring: aa.length ? median(aa.map((x) => measuringMinutes(x.doc))).toFixed(1) : 'n/a',
+    // memory is reported, never decided (ab/figures.js): sessions that called it different, which must stay 0
+    aa_memory_called_different: aa.filter((x) => ['lower', 'higher'].includes(memoryVerdict(x.doc))).length,
+    // the rate's one-sided 95% upper bound (Clopper-Pearson): what the sessions can rule out, not only what they saw
+    aa_false_positive_upper95: judged.length ? fpUpper95(judged).toFixed(3) : 'n/a',
+    // A/A sessions that reached the target within 10 minutes of the command (setup included)
+    aa_target_within_10_min: judged.filter((x) => x.r.halfwidth_pct <= x.doc.settings.target_pct && x.minutes <= 10)
+      .length,
+    // AB_WINDOW=auto: sessions that left their first stage's window length for a longer one (a pilot)
+    aa_window_changed: aa.filter((x) => x.doc.pilot).length,
+    minutes_per_session: all.length ? median(all.map((x) => x.minutes)).toFixed(1) : 'n/a',
+    // A/A sessions whose burn-in pair, and whose first pair in the interval, had B/A below 1 (about half each where
+    // neither pair is odd): what AB_BURN_IN_PAIRS is for
+    aa_burn_in_below_1: aa.filter(
+      (x) => x.doc.burn_in && x.doc.burn_in.pairs.length && cpuRatio(x.doc.burn_in.pairs[0]) < 1,
+    ).length,
+    aa_first_pair_below_1: aa.filter((x) => x.doc.pairs.length && cpuRatio(x.doc.pairs[0]) < 1).length,
+    ...secondWindowEffect(aa),
+    // every pair measured: the interval's, a pilot's and the burn-in's
+    pairs_per_session: all.length ? median(all.map((x) => pairsMeasured(x.doc))) : 'n/a',
+    ...abFigures(ab),
+  };
+}
+
 async function main() {
   const env = { ...parseKv(DEFAULTS, 'defaults'), ...parseKv(process.env.BENCH_AB_ENV || '', 'BENCH_AB_ENV') };
   const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-ab-'));
@@ -131,62 +232,24 @@ async function main() {
       .join(' ')}\n`,
   );
   const aa = [];
-  for (let i = 1; i <= SESSIONS; i++) {
+  for (let i = 1; i <= SESSIONS && !state.interrupted; i++) {
     const s = await session(SCENARIO, SCENARIO, env);
+    if (state.interrupted) break; // the interrupted session's report is kept, not counted
     const r = s.doc.figures.cpu_ms_per_request;
     aa.push({ ...s, r });
     process.stdout.write(
       `A/A ${i} of ${SESSIONS}: ${s.doc.status}, ${s.doc.pairs.length} pairs, ${s.minutes.toFixed(1)} min: ${r.ci95 ? fmtR(r) : 'no interval'}\n`,
     );
   }
-  const { bFile, bKeys, envB } = scenarioB(reports, env);
-  const ab = await session(SCENARIO, bFile, envB);
-  const rab = ab.doc.figures.cpu_ms_per_request;
-  process.stdout.write(
-    `A/B (${Object.entries(bKeys)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(
-        ' ',
-      )}): ${ab.doc.pairs.length} pairs, ${ab.minutes.toFixed(1)} min: ${rab.ci95 ? fmtR(rab) : 'no interval'}\n`,
-  );
-
-  const judged = aa.filter((x) => x.r.verdict);
-  const figures = {
-    aa_sessions: judged.length,
-    aa_without_verdict: aa.length - judged.length, // failed, or ended before two pairs: not in the rate
-    aa_false_positive_rate: judged.length
-      ? (judged.filter((x) => x.r.verdict !== 'same').length / judged.length).toFixed(3)
-      : 'n/a',
-    ci_halfwidth_pct: judged.length ? median(judged.map((x) => x.r.halfwidth_pct)).toFixed(2) : 'n/a',
-    // how many A/A sessions ended within AB_TARGET_PCT, and the median time their pairs took (setup not counted)
-    aa_reached_target: judged.filter((x) => x.r.halfwidth_pct <= x.doc.settings.target_pct).length,
-    minutes_measuring: median(aa.map((x) => measuringMinutes(x.doc))).toFixed(1),
-    // memory is reported, never decided (ab/figures.js): sessions that called it different, which must stay 0
-    aa_memory_called_different: aa.filter((x) => ['lower', 'higher'].includes(memoryVerdict(x.doc))).length,
-    // the rate's one-sided 95% upper bound (Clopper-Pearson): what the sessions can rule out, not only what they saw
-    aa_false_positive_upper95: judged.length ? fpUpper95(judged).toFixed(3) : 'n/a',
-    // A/A sessions that reached the target within 10 minutes of the command (setup included)
-    aa_target_within_10_min: judged.filter((x) => x.r.halfwidth_pct <= x.doc.settings.target_pct && x.minutes <= 10)
-      .length,
-    // AB_WINDOW=auto: sessions that left their first stage's window length for a longer one (a pilot)
-    aa_window_changed: aa.filter((x) => x.doc.pilot).length,
-    minutes_per_session: median([...aa, ab].map((x) => x.minutes)).toFixed(1),
-    // A/A sessions whose burn-in pair, and whose first pair in the interval, had B/A below 1 (about half each where
-    // neither pair is odd): what AB_BURN_IN_PAIRS is for
-    aa_burn_in_below_1: aa.filter(
-      (x) => x.doc.burn_in && x.doc.burn_in.pairs.length && cpuRatio(x.doc.burn_in.pairs[0]) < 1,
-    ).length,
-    aa_first_pair_below_1: aa.filter((x) => x.doc.pairs.length && cpuRatio(x.doc.pairs[0]) < 1).length,
-    // every pair measured: the interval's, a pilot's and the burn-in's
-    pairs_per_session: median([...aa, ab].map((x) => pairsMeasured(x.doc))),
-    ab_ratio: rab.ratio === null ? 'n/a' : rab.ratio.toFixed(4),
-    ab_ci_low: rab.ci95 ? rab.ci95[0].toFixed(4) : 'n/a',
-    ab_ci_high: rab.ci95 ? rab.ci95[1].toFixed(4) : 'n/a',
-    ab_verdict: rab.verdict || 'n/a',
-    ab_halfwidth_pct: rab.ci95 ? rab.halfwidth_pct.toFixed(2) : 'n/a',
-  };
+  const ab = state.interrupted ? null : await abSession(reports, env);
+  const figures = benchFigures(aa, ab);
+  if (state.interrupted)
+    process.stderr.write(
+      `bench:ab: interrupted (${state.interrupted}): the figures are over the ${aa.length} A/A sessions that ended\n`,
+    );
   process.stdout.write(`reports: ${reports}\n`);
   process.stdout.write(`${kvLine(figures)}\n`);
+  if (state.interrupted) process.exit(130);
 }
 
 main().catch((err) => {

@@ -1,6 +1,7 @@
 'use strict';
 // The measuring of an A/B session: pairs of windows, ABBA, in Stein's two
-// stages. The first stage's spread says how many pairs the target needs.
+// stages. The first stage's spread says how many pairs the target needs
+// (rounded up to as many AB as BA pairs).
 // With AB_WINDOW=auto, the noise inside the first two pairs' windows says
 // whether a longer window would reach it sooner (ab/window-length.js); if
 // so, those pairs become a pilot and the stages start at that length. A
@@ -9,7 +10,7 @@
 
 const { fmtHeadline } = require('../measure/phases');
 const { log } = require('../util/log');
-const { pairedRatio, pairsNeeded, stage1Units } = require('./stats');
+const { pairedRatio, pairsNeeded, stage1Units, balancedUnits } = require('./stats');
 const { blockOf, restartBoth } = require('./restarts');
 const { measureSide } = require('./sides');
 const { cpuPairs, fmtRatio } = require('./pairs');
@@ -48,16 +49,23 @@ async function measureBurnIn(ab, A, B, { signal, measure, restart }) {
   log(`${n} burn-in pair${n === 1 ? '' : 's'} measured (in ab.json, in no interval: AB_BURN_IN_PAIRS)`);
 }
 
-/** After the first stage: how many pairs in all the target needs (Stein), logged; null while it cannot say. */
+/**
+ * After the first stage: how many pairs in all the target needs (Stein), logged; null while it cannot say. The pairs
+ * measured (planned) are that many or one unit more, so that as many run AB as BA: ABBA order cancels an effect of a
+ * window's place in its pair (the second of two windows a little dearer or cheaper) only in a whole number of ABBA
+ * blocks. Rounding up depends on the first stage's spread alone, as the count itself does, so the interval keeps its
+ * 95%.
+ */
 function stageNeed(ab, k, stage1, per) {
   const set = ab.settings;
-  let need = pairsNeeded(cpuPairs(ab.pairs), stage1, set.target_pct);
-  if (need === null) return null;
-  need *= per;
-  log(
-    `the spread of the first ${k} pairs asks for ${need} pairs in all for ±${set.target_pct}%${need > set.max_pairs ? ` (more than AB_MAX_PAIRS=${set.max_pairs}: the interval will be wider)` : ''}`,
-  );
-  return need;
+  const units = pairsNeeded(cpuPairs(ab.pairs), stage1, set.target_pct);
+  if (units === null) return null;
+  const need = units * per;
+  const planned = balancedUnits(units, per) * per;
+  const more = planned > set.max_pairs ? ` (more than AB_MAX_PAIRS=${set.max_pairs}: the interval will be wider)` : '';
+  const balance = planned > need ? `; ${planned} are measured, as many AB as BA (ABBA)` : '';
+  log(`the spread of the first ${k} pairs asks for ${need} pairs in all for ±${set.target_pct}%${balance}${more}`);
+  return { need, planned };
 }
 
 /**
@@ -104,7 +112,7 @@ async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, resta
   const per = set.restart_pairs || 1; // pairs per unit of the interval
   const stage1 = stage1Units(set);
   const mode = set.generator;
-  let need = null;
+  let need = null; // {need, planned} once the first stage is measured
   for (let k = 1; clock.pairs < set.max_pairs; k++) {
     const { block, restart: restartNow } = blockOf(k, set.restart_pairs);
     // restarted and warmed up in the pair's order: each side's wait from its warm-up to its window is that of its place
@@ -125,16 +133,17 @@ async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, resta
     }
     if (k === stage1 * per) {
       need = stageNeed(ab, k, stage1, per);
-      ab.pairs_needed = need;
+      ab.pairs_needed = need && need.need;
+      ab.pairs_planned = need && need.planned;
     }
     const cpu = pairedRatio(cpuPairs(ab.pairs), { stage1 });
     const elapsed = (now() - clock.t0) / 1000;
     ab.progress.push({ pairs: k, ratio: cpu.ratio, ci95: cpu.ci95, elapsed_s: Math.round(elapsed) });
     log(
-      `${k}${need ? ` of ${Math.min(need, set.max_pairs)}` : ''} pairs in ${(elapsed / 60).toFixed(1)} min: B/A CPU per request ${fmtRatio(cpu)}, target ±${set.target_pct}%`,
+      `${k}${need ? ` of ${Math.min(need.planned, set.max_pairs)}` : ''} pairs in ${(elapsed / 60).toFixed(1)} min: B/A CPU per request ${fmtRatio(cpu)}, target ±${set.target_pct}%`,
     );
-    if (need !== null && k >= need)
-      return `the ${need} pairs the first ${stage1 * per} asked for to reach ±${set.target_pct}% are measured`;
+    if (need !== null && k >= need.planned)
+      return `the ${need.need} pairs the first ${stage1 * per} asked for to reach ±${set.target_pct}% are measured${need.planned > need.need ? `, and ${need.planned - need.need} more for as many AB as BA pairs` : ''}`;
     if (elapsed + (now() - t0) / 1000 / k > set.max_s) return `AB_MAX_S=${set.max_s}: another pair would end after it`;
   }
   return `AB_MAX_PAIRS=${set.max_pairs} reached`;
@@ -142,8 +151,8 @@ async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, resta
 
 /**
  * Burn-in pairs (AB_BURN_IN_PAIRS, ab.burn_in), then pairs of windows until the target, AB_MAX_PAIRS or AB_MAX_S; fills
- * ab.pairs, ab.progress, ab.pairs_needed, and with AB_WINDOW=auto ab.window_choice (and ab.pilot when the first
- * stage's length was left). Returns why it stopped.
+ * ab.pairs, ab.progress, ab.pairs_needed, ab.pairs_planned, and with AB_WINDOW=auto ab.window_choice (and ab.pilot
+ * when the first stage's length was left). Returns why it stopped.
  * measure, restart, now: how a window is measured, both nodes restarted and time read (a unit test's own).
  */
 async function measurePairs(ab, A, B, signal, { measure = measureSide, restart = restartBoth, now = Date.now } = {}) {
@@ -154,7 +163,7 @@ async function measurePairs(ab, A, B, signal, { measure = measureSide, restart =
   const first = await measureStage(ab, A, B, { ...o, mayChoose: set.window === 'auto' });
   if (typeof first === 'string') return first;
   ab.pilot = { window_s: set.window_s, pairs: ab.pairs, progress: ab.progress };
-  Object.assign(ab, { pairs: [], progress: [], pairs_needed: null });
+  Object.assign(ab, { pairs: [], progress: [], pairs_needed: null, pairs_planned: null });
   set.window_s = first.pilot.length_s;
   log(
     `AB_WINDOW=auto: windows of ${set.window_s} s reach ±${set.target_pct}% sooner; the first ${ab.pilot.pairs.length} pairs were a pilot (in ab.json, in no interval), and the two stages start again`,

@@ -98,4 +98,10 @@ function stage1Units(settings) {
   return per === 1 ? settings.min_pairs : Math.max(2, Math.ceil(settings.min_pairs / per));
 }
 
-module.exports = { pairedRatio, pairsNeeded, regressed, logRatios, intervalUnits, stage1Units };
+/**
+ * ABBA in whole blocks: the units Stein's rule asked for, or one more where they hold an odd number of pairs, so that
+ * as many pairs run AB as BA and an effect of a window's place in its pair cancels in the mean.
+ */
+const balancedUnits = (units, per) => ((units * per) % 2 ? units + 1 : units);
+
+module.exports = { pairedRatio, pairsNeeded, regressed, logRatios, intervalUnits, stage1Units, balancedUnits };

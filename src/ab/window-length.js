@@ -19,6 +19,7 @@
 // all, at the chosen length.
 
 const { t95, sd } = require('../stats');
+const { balancedUnits } = require('./stats');
 
 /** Lengths tried, as multiples of the first stage's (at least MIN_WINDOW_S, at most MAX_WINDOW_S). */
 const MULTIPLES = [1, 2, 3, 4, 6];
@@ -105,7 +106,7 @@ function chooseWindowLength({
     (l) => l === lengthS || (l >= MIN_WINDOW_S && l <= MAX_WINDOW_S),
   );
   const candidates = lengths.map((l) => {
-    const units = unitsFor((withinUnit * lengthS) / l, n0, targetPct);
+    const units = balancedUnits(unitsFor((withinUnit * lengthS) / l, n0, targetPct), per); // as the stage rounds
     // at another length, the pairs so far count for nothing: all its units are still to measure
     const seconds = l === lengthS ? (units - done) * per * pairS : units * per * (fixedS + 2 * l);
     // another length must fit a whole first stage in what AB_MAX_S and AB_MAX_PAIRS leave, or it would end without one

@@ -688,7 +688,7 @@ const KEYS = {
     min: 2,
     max: 1000,
     default: 5,
-    doc: "./run.sh ab: the first stage: from the spread of this many pairs of windows, the session computes how many pairs in all the target width needs (Stein's two-stage procedure), and measures that many (up to AB_MAX_PAIRS and AB_MAX_S).",
+    doc: "./run.sh ab: the first stage: from the spread of this many pairs of windows, the session computes how many pairs in all the target width needs (Stein's two-stage procedure), and measures that many, or one more where that count is odd so that as many pairs run AB as BA (up to AB_MAX_PAIRS and AB_MAX_S).",
   },
   AB_RESTART_PAIRS: {
     type: 'int',

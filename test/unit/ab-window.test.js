@@ -80,7 +80,13 @@ describe('A/B window length (AB_WINDOW=auto)', () => {
     const c = chooseWindowLength({ units: 5, within: 0.000005, lengthS: 10, pairS: 40, per: 1, targetPct: 2 });
     assert.equal(c.stay, true);
     assert.equal(c.length_s, 10);
-    assert.equal(c.candidates.find((x) => x.length_s === 10).seconds_left, 0);
+    const stay = c.candidates.find((x) => x.length_s === 10);
+    assert.equal(
+      stay.units_needed,
+      6,
+      'the first stage of 5, and one pair more for as many AB as BA (as the stage does)',
+    );
+    assert.equal(stay.seconds_left, 40);
   });
 
   it('chooses longer windows when the noise inside them would need many pairs, counting the pilot as lost', () => {
@@ -184,18 +190,42 @@ describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
     return { ab, why, calls, restarts };
   }
 
-  it('quiet windows: keeps DURATION_S, one stage, the pairs the first stage asked for', async () => {
+  it('quiet windows: keeps DURATION_S, one stage, the pairs the first stage asked for and one more for ABBA', async () => {
     const { ab, why, calls, restarts } = await session(0.001);
-    assert.match(why, /pairs the first 3 asked for/);
+    assert.match(why, /the 3 pairs the first 3 asked for .* are measured, and 1 more for as many AB as BA pairs/);
     assert.equal(ab.window_choice.stay, true);
     assert.equal(ab.pilot, undefined);
-    assert.equal(ab.pairs.length, 3);
+    assert.equal(ab.pairs.length, 4, 'Stein asked for 3: an odd count is rounded up to as many AB as BA pairs');
+    assert.deepEqual(
+      ab.pairs.map((p) => p.order),
+      ['AB', 'BA', 'AB', 'BA'],
+    );
     assert.ok(
       calls.every((c) => c.lengthS === null),
       "each side's own DURATION_S",
     );
-    assert.deepEqual(restarts, [0, 1, 2], 'a restart before every pair, the first too');
-    assert.equal(ab.pairs_needed, 3);
+    assert.deepEqual(restarts, [0, 1, 2, 3], 'a restart before every pair, the first too');
+    assert.equal(ab.pairs_needed, 3, "Stein's count");
+    assert.equal(ab.pairs_planned, 4);
+    // the stub's second window of a pair costs 0.2% more than its first: three pairs (AB, BA, AB) keep a third of it
+    // in the mean, four cancel it
+    const ratio = (k) => ab.progress[k - 1].ratio;
+    assert.ok(Math.abs(ratio(3) - 1) > 0.0005, `3 pairs: ${ratio(3)}`);
+    assert.ok(Math.abs(ratio(4) - 1) < 1e-9, `4 pairs: ${ratio(4)}`);
+  });
+
+  it('an even count stays; with blocks of an odd number of pairs, one block more', async () => {
+    const even = await session(0.001, { min_pairs: 4 });
+    assert.equal(even.ab.pairs_needed, 4);
+    assert.equal(even.ab.pairs.length, 4, 'already as many AB as BA');
+    // AB_RESTART_PAIRS=3: units of three pairs (ABA, BAB); Stein's two blocks are six pairs, even
+    const blocks = await session(0.001, { min_pairs: 6, restart_pairs: 3 });
+    assert.equal(blocks.ab.pairs_needed, 6);
+    assert.equal(blocks.ab.pairs.length, 6);
+    // AB_RESTART_PAIRS=1 and AB_MAX_PAIRS below the balanced count: the cap wins
+    const capped = await session(0.001, { max_pairs: 3 });
+    assert.equal(capped.ab.pairs.length, 3);
+    assert.match(capped.why, /AB_MAX_PAIRS=3/);
   });
 
   it('noisy windows: the first two pairs become a pilot, and both stages start, on new processes, at a longer length', async () => {
@@ -222,8 +252,8 @@ describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
       ['burnin1-A', 'burnin1-B', 'pair1-A'],
       'its windows named apart from the pairs',
     );
-    assert.deepEqual(restarts, ['burn-in pair 1 of 1 runs', 0, 1, 2], 'restarted before it, and before every pair');
-    assert.equal(ab.pairs.length, 3, 'the stages as without it');
+    assert.deepEqual(restarts, ['burn-in pair 1 of 1 runs', 0, 1, 2, 3], 'restarted before it, and before every pair');
+    assert.equal(ab.pairs.length, 4, 'the stages as without it');
     assert.equal(ab.pairs[0].pair, 1);
     assert.equal(ab.progress[0].elapsed_s, 40, "AB_MAX_S's clock starts after it (one pair: two 20 s windows)");
     assert.equal(ab.window_choice.stay, true, 'the window choice looks at the pairs after it');
