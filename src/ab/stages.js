@@ -18,14 +18,16 @@ const { chooseWindowLength, withinWindowVariance } = require('./window-length');
 
 /**
  * One pair: the two windows in the pair's order (AB for odd k, BA for even), each with its figures. label names its
- * windows and log lines: 'pair', or 'burn-in' for AB_BURN_IN_PAIRS.
+ * log lines: 'pair', or 'burn-in' for AB_BURN_IN_PAIRS; its windows are named after it, with 'stage2' before the
+ * names of the stages that follow a pilot (whose pairs are numbered from 1 too): per-window files keep both.
  */
-async function measurePair(k, block, A, B, { signal, lengthS, measure, label = 'pair' }) {
+async function measurePair(k, block, A, B, { signal, lengthS, measure, label = 'pair', afterPilot = false }) {
   const order = k % 2 ? [A, B] : [B, A];
   const pair = { pair: k, order: order.map((x) => x.key).join(''), ...(block === null ? {} : { block }) };
+  const prefix = `${afterPilot ? 'stage2-' : ''}${label.replace('-', '')}`;
   for (const [i, side] of order.entries()) {
     const key = side.key.toLowerCase();
-    pair[key] = await measure(side, order[1 - i], `${label.replace('-', '')}${k}-${side.key}`, signal, lengthS);
+    pair[key] = await measure(side, order[1 - i], `${prefix}${k}-${side.key}`, signal, lengthS);
     log(`${label} ${k} ${side.key}: ${fmtHeadline(pair[key].figures)}`);
   }
   return pair;
@@ -117,7 +119,8 @@ async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, resta
     const { block, restart: restartNow } = blockOf(k, set.restart_pairs);
     // restarted and warmed up in the pair's order: each side's wait from its warm-up to its window is that of its place
     if (restartNow) await restart(k % 2 ? [A, B] : [B, A], { signal, mode, block, per });
-    ab.pairs.push(await measurePair(k, block, A, B, { signal, lengthS: ab.pilot ? set.window_s : null, measure }));
+    const lengthS = ab.pilot ? set.window_s : null;
+    ab.pairs.push(await measurePair(k, block, A, B, { signal, lengthS, measure, afterPilot: Boolean(ab.pilot) }));
     clock.pairs++;
     if (mayChoose && k === choiceAfter(stage1, per)) {
       const choice = windowChoice(

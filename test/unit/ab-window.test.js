@@ -239,6 +239,11 @@ describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
     assert.ok(ab.pairs.length >= 3);
     assert.ok(calls.slice(0, 4).every((c) => c.lengthS === null));
     assert.ok(calls.slice(4).every((c) => c.lengthS === ab.settings.window_s));
+    assert.deepEqual(
+      calls.slice(2, 6).map((c) => c.name),
+      ['pair2-B', 'pair2-A', 'stage2-pair1-A', 'stage2-pair1-B'],
+      "the new stages' windows named apart from the pilot's (per-window files keep both)",
+    );
     assert.deepEqual(restarts.slice(0, 3), [0, 1, 0], "the new stage's first pair on new processes");
     assert.match(why, /asked for|AB_MAX/);
   });
