@@ -119,6 +119,33 @@ describe('lean engine over WebSocket: the client connection', function () {
     assert.equal(writes.length, 2, 'a later turn: a write of its own');
   });
 
+  it('sendWithId: prefix, the id in decimal and suffix as one message, in order with send(), one write past 16 KiB', async () => {
+    const got = await connect(url);
+    const seen = [];
+    server.on('message', (m) => seen.push(m.toString()));
+    const writes = [];
+    const write = got.socket.socket.write.bind(got.socket.socket);
+    got.socket.socket.write = (b, ...rest) => writes.push(b.length) && write(b, ...rest);
+    const prefix = Buffer.from('{"jsonrpc":"2.0","id":');
+    const suffix = Buffer.from(',"method":"m","params":["é€"]}');
+    const ids = [1, 9, 10, 99, 100, 12345, 2 ** 40, Number.MAX_SAFE_INTEGER];
+    for (const id of ids) got.socket.sendWithId(prefix, id, suffix);
+    got.socket.send('{"between":true}');
+    const big = Buffer.from(`,"pad":"${'p'.repeat(200)}"}`); // 300 of them: beyond the first outbox buffer
+    for (let id = 1; id <= 300; id++) got.socket.sendWithId(prefix, id, big);
+    await until(() => seen.length === ids.length + 301);
+    assert.deepEqual(seen.slice(0, ids.length + 1), [
+      ...ids.map((id) => `{"jsonrpc":"2.0","id":${id},"method":"m","params":["é€"]}`),
+      '{"between":true}',
+    ]);
+    assert.deepEqual(
+      seen.slice(ids.length + 1).map((m) => JSON.parse(m).id),
+      Array.from({ length: 300 }, (_, i) => i + 1),
+    );
+    assert.equal(writes.length, 1, 'the whole turn in one write');
+    assert.ok(writes[0] > 16 * 1024);
+  });
+
   it("answers the server's ping with a pong of the same payload", async () => {
     await connect(url);
     const pongs = [];

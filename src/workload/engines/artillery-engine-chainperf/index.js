@@ -98,22 +98,40 @@ function responseFailure(status, body) {
   return null;
 }
 
-async function sendOne(g, ee) {
+/**
+ * Sends the ring's next request and records its outcome, then calls done(), or done(err) should recording throw.
+ * Callbacks rather than an async function: over WebSocket no promise is made per request.
+ */
+function sendOne(g, ee, done) {
   const { method, ok, bytes, tail } = g.ring[g.next];
   g.next = (g.next + 1) % RING;
   const recorder = g.recorder; // the window it was sent in, should a kept generator's next one open before the answer
   recorder.started();
   const t0 = performance.now();
-  let failure = null;
-  if (g.ws) {
-    failure = await g.ws.request(tail, t0);
-  } else {
-    const res = await g.http.request(bytes, t0);
-    failure = res.failure || responseFailure(res.status, res.body);
-  }
-  const outcome = recorder.completed(method, performance.now() - t0, failure, Date.now());
-  if (outcome === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : ok);
-  else if (outcome === 'before') count(g, ee, 'chainperf.before_window');
+  const record = (failure) => {
+    try {
+      const outcome = recorder.completed(method, performance.now() - t0, failure, Date.now());
+      if (outcome === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : ok);
+      else if (outcome === 'before') count(g, ee, 'chainperf.before_window');
+    } catch (err) {
+      return done(err);
+    }
+    return done();
+  };
+  if (g.ws) g.ws.request(tail, t0, record);
+  else g.http.request(bytes, t0).then((res) => record(res.failure || responseFailure(res.status, res.body)), done);
+}
+
+/** A closed loop: one request after another while more() says so; resolves when it stops, rejects on an error. */
+function closedLoop(g, ee, more) {
+  return new Promise((resolve, reject) => {
+    const next = (err) => {
+      if (err) reject(err);
+      else if (more()) sendOne(g, ee, next);
+      else resolve();
+    };
+    next();
+  });
 }
 
 /**
@@ -147,7 +165,7 @@ const MAX_IN_FLIGHT = 8192;
  * rate follows the shape on the window's clock (shapes.js).
  */
 function openLoop(g, ee, rate, rampS) {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const t0 = Date.now();
     const stopAt = g.spec.stop_at; // this window's, should a kept generator load the next before the last answer
     let started = 0;
@@ -162,6 +180,11 @@ function openLoop(g, ee, rate, rampS) {
     const finish = () => {
       if (inFlight === 0 && Date.now() >= stopAt) resolve();
     };
+    const onDone = (err) => {
+      inFlight--;
+      if (err) reject(err);
+      else finish();
+    };
     const tick = () => {
       const now = Date.now();
       if (now >= stopAt) return finish();
@@ -172,10 +195,7 @@ function openLoop(g, ee, rate, rampS) {
           continue;
         }
         inFlight++;
-        sendOne(g, ee).finally(() => {
-          inFlight--;
-          finish();
-        });
+        sendOne(g, ee, onDone);
       }
       setTimeout(tick, TICK_MS);
     };
@@ -222,7 +242,7 @@ async function keptLoop(g, ee, { closed, rate, rampS }) {
   while (await g.nextWindow()) {
     if (rate)
       await openLoop(g, ee, g.spec.open_loop_rate || rate, rampS); // a saturation step's rate, or the pass's
-    else if (closed) while (g.sending()) await sendOne(g, ee);
+    else if (closed) await closedLoop(g, ee, () => g.sending());
     else throw new Error('a kept generator runs a closed loop or an open loop paced by the engine');
     if (g.counts.size) emitCounts(g);
   }
@@ -243,8 +263,9 @@ class ChainperfEngine {
         if (g.kept) await keptLoop(g, ee, { closed, rate, rampS: scenarioSpec.rampS || 0 });
         else if (scenarioSpec.replay) await replayLean(g, ee);
         else if (rate) await openLoop(g, ee, rate, scenarioSpec.rampS || 0);
-        else if (closed) while (Date.now() < g.spec.stop_at) await sendOne(g, ee);
-        else if (Date.now() < g.spec.stop_at) await sendOne(g, ee);
+        else if (closed) await closedLoop(g, ee, () => Date.now() < g.spec.stop_at);
+        else if (Date.now() < g.spec.stop_at)
+          await new Promise((resolve, reject) => sendOne(g, ee, (e) => (e ? reject(e) : resolve())));
         if (g.counts.size) emitCounts(g);
         if (Date.now() >= g.spec.stop_at) g.flush();
       };

@@ -21,60 +21,33 @@ const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const HEAD_END = Buffer.from('\r\n\r\n');
 const MAX_HEAD = 16 * 1024;
 const MAX_MESSAGE = 256 * 1024 * 1024;
-const OP = { CONT: 0x0, TEXT: 0x1, BINARY: 0x2, CLOSE: 0x8, PING: 0x9, PONG: 0xa };
+const { OP, MAX_HEAD_BYTES, frameHead, mask, clientFrame, digitsOf } = require('./ws-frames');
 
-/** Masking keys: 4 random bytes each, drawn from a pool refilled when used up. */
-const maskPool = { bytes: Buffer.alloc(8192), at: 8192 };
-function maskKey() {
-  if (maskPool.at + 4 > maskPool.bytes.length) {
-    crypto.randomFillSync(maskPool.bytes);
-    maskPool.at = 0;
+const OUTBOX_BYTES = 16 * 1024;
+
+/**
+ * Room for n more bytes at the end of ws's outbox: one buffer that the frames sent in this turn of the event loop are
+ * written into, and written to the socket after it (flushOutbox).
+ */
+function reserve(ws, n) {
+  let box = ws.outbox;
+  if (box === null) {
+    box = ws.outbox = { buf: Buffer.allocUnsafe(Math.max(OUTBOX_BYTES, n)), len: 0 };
+    process.nextTick(flushOutbox, ws);
+  } else if (box.len + n > box.buf.length) {
+    const bigger = Buffer.allocUnsafe(Math.max(2 * box.buf.length, box.len + n));
+    box.buf.copy(bigger, 0, 0, box.len);
+    box.buf = bigger;
   }
-  maskPool.at += 4;
-  return maskPool.at - 4;
+  return box;
 }
 
-/** A client frame (FIN set) of opcode with `payload` (a Buffer, or a string as UTF-8), masked, as one buffer. */
-function clientFrame(opcode, payload) {
-  const len = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-  const ext = len < 126 ? 0 : len < 65536 ? 2 : 8;
-  const at = 2 + ext + 4; // where the payload starts
-  const frame = Buffer.allocUnsafe(at + len);
-  frame[0] = 0x80 | opcode;
-  if (ext === 0) frame[1] = 0x80 | len;
-  else if (ext === 2) {
-    frame[1] = 0x80 | 126;
-    frame.writeUInt16BE(len, 2);
-  } else {
-    frame[1] = 0x80 | 127;
-    frame.writeUInt32BE(Math.floor(len / 2 ** 32), 2);
-    frame.writeUInt32BE(len >>> 0, 6);
-  }
-  const k = maskKey();
-  maskPool.bytes.copy(frame, at - 4, k, k + 4);
-  if (typeof payload === 'string') frame.write(payload, at, len, 'utf8');
-  else payload.copy(frame, at);
-  const m0 = frame[at - 4];
-  const m1 = frame[at - 3];
-  const m2 = frame[at - 2];
-  const m3 = frame[at - 1];
-  let i = at;
-  for (const end = at + len - 3; i < end; i += 4) {
-    frame[i] ^= m0;
-    frame[i + 1] ^= m1;
-    frame[i + 2] ^= m2;
-    frame[i + 3] ^= m3;
-  }
-  for (let j = i - at; i < at + len; i++, j++) frame[i] ^= frame[at - 4 + (j & 3)];
-  return frame;
-}
-
-/** Writes the frames a socket's send() gathered in this turn of the event loop, as one buffer. */
+/** Writes the frames a socket's sends gathered in this turn of the event loop, with one call. */
 function flushOutbox(ws) {
-  const frames = ws.outbox;
+  const box = ws.outbox;
   ws.outbox = null;
-  if (!ws.open || !frames.length) return;
-  ws.socket.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
+  if (!ws.open || !box.len) return;
+  ws.socket.write(box.buf.subarray(0, box.len));
 }
 
 /** Sec-WebSocket-Accept for a key. */
@@ -103,7 +76,7 @@ class WsSocket {
     this.closeCode = 1006; // abnormal closure, unless a close frame says otherwise
     this.buf = null; // bytes received and not yet used (owned)
     this.parts = null; // a fragmented message's pieces so far
-    this.outbox = null; // frames send() gathered in this turn of the event loop, written after it
+    this.outbox = null; // {buf, len}: the frames sent in this turn of the event loop, written after it (reserve)
     this.key = crypto.randomBytes(16).toString('base64');
     const host = u.hostname.replace(/^\[|\]$/g, '');
     const secure = u.protocol === 'wss:';
@@ -144,11 +117,31 @@ class WsSocket {
    */
   send(text) {
     if (!this.open) return;
-    if (this.outbox === null) {
-      this.outbox = [];
-      process.nextTick(flushOutbox, this);
-    }
-    this.outbox.push(clientFrame(OP.TEXT, text));
+    const len = Buffer.byteLength(text);
+    const box = reserve(this, MAX_HEAD_BYTES + len);
+    const at = frameHead(box.buf, box.len, OP.TEXT, len);
+    box.buf.write(text, at, len, 'utf8');
+    mask(box.buf, at, len);
+    box.len = at + len;
+  }
+
+  /**
+   * Sends the text message prefix + id (decimal) + suffix, prefix and suffix as UTF-8 bytes: a JSON-RPC request whose
+   * body was prepared once, less its id, written into the frame without building a string for it.
+   */
+  sendWithId(prefix, id, suffix) {
+    if (!this.open) return;
+    const digits = digitsOf(id);
+    const len = prefix.length + digits + suffix.length;
+    const box = reserve(this, MAX_HEAD_BYTES + len);
+    const buf = box.buf;
+    const at = frameHead(buf, box.len, OP.TEXT, len);
+    prefix.copy(buf, at);
+    let i = at + prefix.length + digits;
+    for (let x = id; i > at + prefix.length; x = Math.floor(x / 10)) buf[--i] = 48 + (x % 10);
+    suffix.copy(buf, at + prefix.length + digits);
+    mask(buf, at, len);
+    box.len = at + len;
   }
 
   terminate() {

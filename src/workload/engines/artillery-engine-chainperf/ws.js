@@ -4,13 +4,16 @@
 // on each, every answer matched to its request by JSON-RPC id.
 //
 // Bodies are prepared ahead like the HTTP ones, less their id: a request is
-// '{"jsonrpc":"2.0","id":' + id + tail, with ids counted per connection. An
+// '{"jsonrpc":"2.0","id":' + id + tail, with ids counted per connection,
+// written into its frame as bytes (the tail is encoded once). An
 // answer is not decoded when it starts the way geth writes it,
 // '{"jsonrpc":"2.0","id":<digits>,"result":' (the id is read from its bytes);
 // one with ',"error":' after the id, or in any other shape, is parsed whole.
 // A request unanswered after timeout_ms fails as a timeout (a sweep checks,
 // rather than one timer per request); a connection that closes fails the
-// requests in flight on it and is opened again after a pause.
+// requests in flight on it and is opened again after a pause. A request's
+// outcome goes to a callback (no promise per request on the engine's path),
+// or to a promise when none is given.
 
 const { WsSocket } = require('./ws-socket');
 const { timeoutSweep } = require('./sweep');
@@ -22,9 +25,9 @@ const AFTER_ID_RESULT = Buffer.from(',"result":');
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 2000;
 
-/** The part of a request body after its id: ',"method":...,"params":[...]}'. */
+/** The part of a request body after its id, ',"method":...,"params":[...]}', as UTF-8 bytes. */
 function bodyTail(method, params) {
-  return `,${JSON.stringify({ method, params }).slice(1)}`;
+  return Buffer.from(`,${JSON.stringify({ method, params }).slice(1)}`);
 }
 
 function rpcFailure(error) {
@@ -81,8 +84,8 @@ class Connection {
   constructor(pool, url) {
     this.pool = pool;
     this.url = url;
-    this.pending = new Map(); // id -> {resolve, t0}
-    this.queue = []; // messages waiting for the socket to open
+    this.pending = new Map(); // id -> {done, t0}
+    this.queue = []; // ids of requests waiting for the socket to open, each followed by its tail
     this.nextId = 1;
     this.open = false;
     this.retryMs = RECONNECT_MIN_MS;
@@ -98,7 +101,7 @@ class Connection {
       onOpen: () => {
         this.open = true;
         this.retryMs = RECONNECT_MIN_MS;
-        for (const m of this.queue) this.ws.send(m);
+        for (let i = 0; i < this.queue.length; i += 2) this.ws.sendWithId(PREFIX, this.queue[i], this.queue[i + 1]);
         this.queue = [];
       },
       onMessage: (data) => this.answer(data), // read at once: data is the socket's read buffer
@@ -132,23 +135,21 @@ class Connection {
       return;
     }
     this.pending.delete(id);
-    p.resolve(failure);
+    p.done(failure);
   }
 
-  request(tail, t0) {
+  /** Sends one request (tail: bodyTail's bytes); done(failure) with its outcome, null for a result. */
+  request(tail, t0, done) {
     const id = this.nextId++;
-    const message = HEAD + id + tail;
-    return new Promise((resolve) => {
-      this.pending.set(id, { resolve, t0 });
-      if (this.open) this.ws.send(message);
-      else this.queue.push(message);
-    });
+    this.pending.set(id, { done, t0 });
+    if (this.open) this.ws.sendWithId(PREFIX, id, tail);
+    else this.queue.push(id, tail);
   }
 
   failAll(failure) {
     const pending = this.pending;
     this.pending = new Map();
-    for (const p of pending.values()) p.resolve(failure);
+    for (const p of pending.values()) p.done(failure);
   }
 
   /** Fails the requests sent before `before` (performance.now() ms); they are oldest first. */
@@ -156,7 +157,7 @@ class Connection {
     for (const [id, p] of this.pending) {
       if (p.t0 >= before) break;
       this.pending.delete(id);
-      p.resolve(TIMEOUT);
+      p.done(TIMEOUT);
     }
   }
 }
@@ -167,7 +168,8 @@ const NULL_RESULT = Object.freeze({ kind: 'null_result', message: 'result is nul
 
 /**
  * A worker's WebSocket connections.
- * request(tail, t0) resolves with null (a result) or a failure {kind, message}; it never rejects.
+ * request(tail, t0, done) calls done with null (a result) or a failure {kind, message}, once; without done it returns
+ * a promise of the same, which never rejects.
  */
 class WsPool {
   constructor(url, { connections, timeoutMs, now, nullResults = false }) {
@@ -184,7 +186,8 @@ class WsPool {
   }
 
   /** Round robin over the open connections; over a closed one (its requests wait for it) only when none is open. */
-  request(tail, t0) {
+  request(tail, t0, done) {
+    if (!done) return new Promise((resolve) => this.request(tail, t0, resolve));
     const n = this.conns.length;
     let c = this.conns[this.next];
     this.next = (this.next + 1) % n;
@@ -197,7 +200,7 @@ class WsPool {
         }
       }
     }
-    return c.request(tail, t0);
+    return c.request(tail, t0, done);
   }
 
   close() {
