@@ -208,6 +208,32 @@ describe('lean engine over HTTP: connection pool', function () {
     }
   });
 
+  it('with a callback: the answer handed over in it, the connection reused from it; a closed pool fails later, not in the call', async () => {
+    const pool = new HttpPool(url, { timeoutMs: 2000, now });
+    const bodies = [];
+    await new Promise((resolve) => {
+      const next = (res) => {
+        bodies.push(JSON.parse(res.body.toString()).result); // lent: read in the callback
+        if (bodies.length < 10) pool.request(prepareRequest(url, `{"n":${bodies.length}}`), now(), next);
+        else resolve();
+      };
+      pool.request(prepareRequest(url, '{"n":0}'), now(), next);
+    });
+    assert.deepEqual(
+      bodies,
+      Array.from({ length: 10 }, (_, i) => `{"n":${i}}`),
+    );
+    assert.equal(sockets, 1, 'a request sent from the callback reuses the connection just released');
+    pool.close();
+    let called = null;
+    pool.request(prepareRequest(url, '{}'), now(), (res) => {
+      called = res;
+    });
+    assert.equal(called, null, 'not called at once: a closed loop would call again without a turn of the event loop');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(called.failure.message, 'HTTP pool closed');
+  });
+
   it('fails at once when nothing listens', async () => {
     const closed = http.createServer();
     await new Promise((r) => closed.listen(0, '127.0.0.1', r));

@@ -147,7 +147,7 @@ class Connection {
   constructor(pool) {
     this.pool = pool;
     this.reader = new ResponseReader();
-    this.current = null; // {resolve, t0}
+    this.current = null; // {done, t0}
     this.dead = false;
     const { hostname, port, protocol } = pool.url;
     const host = hostname.replace(/^\[|\]$/g, '');
@@ -166,11 +166,9 @@ class Connection {
     this.socket.on('close', () => this.fail({ kind: 'other', message: 'connection closed by the server' }));
   }
 
-  send(bytes, t0) {
-    return new Promise((resolve) => {
-      this.current = { resolve, t0 };
-      this.socket.write(bytes);
-    });
+  send(bytes, t0, done) {
+    this.current = { done, t0 };
+    this.socket.write(bytes);
   }
 
   /** chunk: the bytes read; borrowed when they are in the pool's read buffer, which the next read overwrites. */
@@ -183,11 +181,11 @@ class Connection {
       return this.fail({ kind: 'other', message: err.message });
     }
     if (!res) return undefined;
-    const { resolve } = this.current;
+    const { done } = this.current;
     this.current = null;
     if (res.close) this.destroy();
     else this.pool.release(this);
-    return resolve(res);
+    return done(res);
   }
 
   /** Ends the connection; the request in flight, if any, resolves with `failure`. */
@@ -195,7 +193,7 @@ class Connection {
     const cur = this.current;
     this.current = null;
     this.destroy();
-    if (cur) cur.resolve({ failure });
+    if (cur) cur.done({ failure });
   }
 
   destroy() {
@@ -208,13 +206,14 @@ class Connection {
 
 /**
  * A worker's HTTP connections: as many as there are requests in flight, kept
- * open between requests. request(bytes, t0) resolves with {status, body} or
- * {failure}; it never rejects.
+ * open between requests. request(bytes, t0, done) calls done with {status,
+ * body} or {failure}, once; without done it returns a promise of the same,
+ * which never rejects.
  */
 class HttpPool {
   /**
-   * lendBody: a response's body may be the read buffer itself, valid until the next read (the caller reads it at once,
-   * in the continuation of its await); otherwise it is copied.
+   * lendBody: a response's body may be the read buffer itself, valid until the next read (the caller reads it at once:
+   * in its callback, or in the continuation of its await); otherwise it is copied.
    */
   constructor(url, { timeoutMs, now, lendBody = false }) {
     this.url = new URL(url);
@@ -228,15 +227,17 @@ class HttpPool {
     });
   }
 
-  request(bytes, t0) {
-    if (this.closed) return Promise.resolve({ failure: { kind: 'other', message: 'HTTP pool closed' } });
+  request(bytes, t0, done) {
+    if (!done) return new Promise((resolve) => this.request(bytes, t0, resolve));
+    // never at once: a closed loop would call again and again without a turn of the event loop
+    if (this.closed) return void setImmediate(done, { failure: { kind: 'other', message: 'HTTP pool closed' } });
     let c = this.idle.pop();
     while (c && c.dead) c = this.idle.pop();
     if (!c) {
       c = new Connection(this);
       this.all.add(c);
     }
-    return c.send(bytes, t0);
+    return c.send(bytes, t0, done);
   }
 
   release(c) {

@@ -53,7 +53,8 @@ function setup() {
   const url = new URL(g.spec.rpc_url);
   const overWs = url.protocol === 'ws:' || url.protocol === 'wss:';
   const now = () => performance.now();
-  // lendBody: sendOne and leanCall read a response's body as soon as their await resumes, before the next read
+  // lendBody: sendOne and leanCall read a response's body in their callback or as their await resumes, before the next
+  // read
   const http = overWs ? null : new HttpPool(g.spec.rpc_url, { timeoutMs: g.spec.timeout_ms, now, lendBody: true });
   const ws = overWs
     ? new WsPool(g.spec.rpc_url, {
@@ -100,7 +101,7 @@ function responseFailure(status, body) {
 
 /**
  * Sends the ring's next request and records its outcome, then calls done(), or done(err) should recording throw.
- * Callbacks rather than an async function: over WebSocket no promise is made per request.
+ * Callbacks rather than an async function: no promise is made per request.
  */
 function sendOne(g, ee, done) {
   const { method, ok, bytes, tail } = g.ring[g.next];
@@ -119,7 +120,7 @@ function sendOne(g, ee, done) {
     return done();
   };
   if (g.ws) g.ws.request(tail, t0, record);
-  else g.http.request(bytes, t0).then((res) => record(res.failure || responseFailure(res.status, res.body)), done);
+  else g.http.request(bytes, t0, (res) => record(res.failure || responseFailure(res.status, res.body)));
 }
 
 /** A closed loop: one request after another while more() says so; resolves when it stops, rejects on an error. */
