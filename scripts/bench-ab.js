@@ -20,6 +20,8 @@
 //   B/A below 1)
 //   aa_second_window_pct aa_second_window_ci_low aa_second_window_ci_high (how much dearer the second window of a
 //   pair was than the first, % of CPU per request, with its 95% interval over the A/A sessions)
+//   aa_pair_sd_pct aa_gen_correlation aa_pair_sd_without_gen_pct (the spread of the A/A pairs' log B/A, its
+//   correlation with the generator's CPU per request B/A, the spread left without the part that predicts)
 //   aa_memory_called_different (memory is never decided: 0)
 //   minutes_per_session (median, all sessions, setup included)
 //   pairs_per_session (median; a pilot's and the burn-in's pairs included)
@@ -183,6 +185,38 @@ function secondWindowEffect(aa) {
   return { aa_second_window_pct: pct(m), aa_second_window_ci_low: pct(m - h), aa_second_window_ci_high: pct(m + h) };
 }
 
+/**
+ * How much of the pairs' spread the machine's own speed explains. In an A/A session the generator sends the same
+ * requests to both sides, so its CPU per request moves between the windows of a pair only with the machine (another
+ * tenant, the host's clock). Over every pair of the A/A sessions' intervals: the spread (sd) of the node's log B/A,
+ * its correlation with the generator's log B/A, and the spread left once the part the generator's predicts is taken
+ * out (least squares). No verdict uses it: it says what an interval corrected for the machine's speed could gain.
+ */
+function machineSpeedShare(aa) {
+  const x = [];
+  const y = [];
+  for (const p of aa.flatMap((s) => s.doc.pairs)) {
+    const gen =
+      p.b.generator && p.a.generator ? p.b.generator.cpu_us_per_request / p.a.generator.cpu_us_per_request : NaN;
+    const node = Math.log(cpuRatio(p));
+    if (Number.isFinite(Math.log(gen)) && Number.isFinite(node)) {
+      x.push(Math.log(gen));
+      y.push(node);
+    }
+  }
+  const out = { aa_pair_sd_pct: 'n/a', aa_gen_correlation: 'n/a', aa_pair_sd_without_gen_pct: 'n/a' };
+  if (x.length < 3 || !(sd(x) > 0) || !(sd(y) > 0)) return out;
+  const [mx, my] = [mean(x), mean(y)];
+  const cov = x.reduce((acc, xi, i) => acc + (xi - mx) * (y[i] - my), 0) / (x.length - 1);
+  const beta = cov / sd(x) ** 2;
+  const rest = y.map((yi, i) => yi - beta * x[i]);
+  return {
+    aa_pair_sd_pct: (sd(y) * 100).toFixed(2),
+    aa_gen_correlation: (cov / (sd(x) * sd(y))).toFixed(2),
+    aa_pair_sd_without_gen_pct: (sd(rest) * 100).toFixed(2),
+  };
+}
+
 /** The figures of the last line: the A/A sessions', then the A/B session's (n/a without one). */
 function benchFigures(aa, ab) {
   const all = ab ? [...aa, ab] : aa;
@@ -214,6 +248,7 @@ function benchFigures(aa, ab) {
     ).length,
     aa_first_pair_below_1: aa.filter((x) => x.doc.pairs.length && cpuRatio(x.doc.pairs[0]) < 1).length,
     ...secondWindowEffect(aa),
+    ...machineSpeedShare(aa),
     // every pair measured: the interval's, a pilot's and the burn-in's
     pairs_per_session: all.length ? median(all.map((x) => pairsMeasured(x.doc))) : 'n/a',
     ...abFigures(ab),
