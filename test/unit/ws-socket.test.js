@@ -119,7 +119,7 @@ describe('lean engine over WebSocket: the client connection', function () {
     assert.equal(writes.length, 2, 'a later turn: a write of its own');
   });
 
-  it('sendWithId: prefix, the id in decimal and suffix as one message, in order with send(), one write past 16 KiB', async () => {
+  it('sendWithId: prefix, the id in decimal and suffix as one message, in order with send(), one write past the first buffer', async () => {
     const got = await connect(url);
     const seen = [];
     server.on('message', (m) => seen.push(m.toString()));
@@ -143,7 +143,7 @@ describe('lean engine over WebSocket: the client connection', function () {
       Array.from({ length: 300 }, (_, i) => i + 1),
     );
     assert.equal(writes.length, 1, 'the whole turn in one write');
-    assert.ok(writes[0] > 16 * 1024);
+    assert.ok(writes[0] > 300 * 200, `${writes[0]} bytes`);
   });
 
   it("answers the server's ping with a pong of the same payload", async () => {
