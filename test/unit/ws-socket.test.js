@@ -66,6 +66,17 @@ describe('lean engine over WebSocket: the client connection', function () {
     await new Promise((r) => wss.close(r));
   });
 
+  /** A connection, the messages the server read from it and the lengths of the socket's writes. */
+  async function watched() {
+    const got = await connect(url);
+    const seen = [];
+    server.on('message', (m) => seen.push(m.toString()));
+    const writes = [];
+    const write = got.socket.socket.write.bind(got.socket.socket);
+    got.socket.socket.write = (b, ...rest) => writes.push(b.length) && write(b, ...rest);
+    return { got, seen, writes };
+  }
+
   it('frames a text message masked, with the 7-bit, 16-bit and 64-bit lengths', () => {
     for (const n of [0, 5, 125, 126, 65535, 65536]) {
       const text = 'x'.repeat(n);
@@ -100,12 +111,7 @@ describe('lean engine over WebSocket: the client connection', function () {
   });
 
   it('writes the messages sent in one turn of the event loop with one write, in their order', async () => {
-    const got = await connect(url);
-    const seen = [];
-    server.on('message', (m) => seen.push(m.toString()));
-    const writes = [];
-    const write = got.socket.socket.write.bind(got.socket.socket);
-    got.socket.socket.write = (b, ...rest) => writes.push(b.length) && write(b, ...rest);
+    const { got, seen, writes } = await watched();
     for (let i = 1; i <= 5; i++) got.socket.send(`{"id":${i}}`);
     assert.equal(writes.length, 0, 'nothing written before the turn ends');
     await until(() => seen.length === 5);
@@ -120,12 +126,7 @@ describe('lean engine over WebSocket: the client connection', function () {
   });
 
   it('sendWithId: prefix, the id in decimal and suffix as one message, in order with send(), one write past the first buffer', async () => {
-    const got = await connect(url);
-    const seen = [];
-    server.on('message', (m) => seen.push(m.toString()));
-    const writes = [];
-    const write = got.socket.socket.write.bind(got.socket.socket);
-    got.socket.socket.write = (b, ...rest) => writes.push(b.length) && write(b, ...rest);
+    const { got, seen, writes } = await watched();
     const prefix = Buffer.from('{"jsonrpc":"2.0","id":');
     const suffix = Buffer.from(',"method":"m","params":["é€"]}');
     const ids = [1, 9, 10, 99, 100, 12345, 2 ** 40, Number.MAX_SAFE_INTEGER];
