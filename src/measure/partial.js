@@ -94,6 +94,7 @@ function partialWindow({ stack, w, samplesDir, startEdge, sampler, failedAtMs })
       cpus: stack.generatorCpus || null,
       workers: samples.workers,
       before_window: samples.before_window,
+      in_flight_at_start: samples.in_flight_at_start,
       in_flight_at_end: samples.in_flight_at_end,
       skipped: samples.skipped,
     },

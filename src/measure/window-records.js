@@ -165,6 +165,7 @@ function generatorRecord(m, { stack, s }, samples, snapshots) {
     cpus: stack.generatorCpus,
     workers: samples.workers,
     before_window: samples.before_window,
+    in_flight_at_start: samples.in_flight_at_start,
     in_flight_at_end: samples.in_flight_at_end,
     skipped: samples.skipped,
     cores: stack.generatorCores || cpuCount(stack.generatorCpus) || os.cpus().length,

@@ -35,6 +35,7 @@ class Recorder {
     this.bySec = null;
     this.errors = {};
     this.inFlight = 0;
+    this.inFlightAtStart = null; // set by the first request started or answered from start_at on
     this.inFlightAtEnd = null;
     this.doneAfterEnd = 0; // sent before end_at, completed after it but before windowClosed() ran
     this.before = 0;
@@ -50,17 +51,22 @@ class Recorder {
   }
 
   started() {
+    const now = Date.now();
+    this.opened(now);
     this.inFlight++;
-    if (this.firstRequestAt === null) this.firstRequestAt = Date.now();
-    if (this.sentSlots) {
-      const now = Date.now();
-      if (now >= this.spec.start_at && now < this.spec.end_at) this.sentSlots.add(now);
-    }
+    if (this.firstRequestAt === null) this.firstRequestAt = now;
+    if (this.sentSlots && now >= this.spec.start_at && now < this.spec.end_at) this.sentSlots.add(now);
+  }
+
+  /** Keeps how many requests were unanswered when the window opened: their answers may fall in it. */
+  opened(now) {
+    if (this.inFlightAtStart === null && now >= this.spec.start_at) this.inFlightAtStart = this.inFlight;
   }
 
   /** @returns {'before'|'window'|'after'} where the completion fell */
   completed(method, latencyMs, failure, now) {
     const { spec } = this;
+    this.opened(now);
     this.inFlight--;
     if (now < spec.start_at) {
       this.before++;
@@ -117,8 +123,10 @@ class Recorder {
 
   /** The counters every record carries. */
   counters(inFlight) {
+    const atStart = this.inFlightAtStart ?? (Date.now() >= this.spec.start_at ? this.inFlight : 0);
     return {
       before_window: this.before,
+      in_flight_at_start: atStart,
       in_flight_at_end: inFlight,
       skipped: this.skippedCount,
       first_request_at: this.firstRequestAt,
@@ -144,34 +152,26 @@ class Recorder {
 }
 
 const newRecorder = (spec, worker) => new Recorder(spec, worker);
+const EMPTY_COUNTERS = {
+  before_window: 0,
+  in_flight_at_start: 0,
+  in_flight_at_end: 0,
+  skipped: 0,
+  first_request_at: null,
+};
 
 /**
  * A worker's partial record (the lines its drains wrote) as a snapshot cut
  * at cutMs: what a window that failed before its end keeps.
  */
 function partialSnapshot(lines, spec, cutMs) {
-  const snap = {
-    worker: null,
-    start_at: spec.start_at,
-    end_at: cutMs,
-    before_window: 0,
-    in_flight_at_end: 0,
-    skipped: 0,
-    first_request_at: null,
-    seconds: {},
-    ok_slots: {},
-    errors: {},
-  };
+  const snap = { worker: null, start_at: spec.start_at, end_at: cutMs, ...EMPTY_COUNTERS, errors: {}, seconds: {} };
+  snap.ok_slots = {};
   for (const l of lines) {
     for (const [sec, v] of Object.entries(l.seconds)) if (Number(sec) * 1000 < cutMs) snap.seconds[sec] = v;
     for (const [slot, n] of Object.entries(l.ok_slots)) if (Number(slot) * SLOT_MS < cutMs) snap.ok_slots[slot] = n;
-    Object.assign(snap, {
-      before_window: l.before_window,
-      in_flight_at_end: l.in_flight_at_end,
-      skipped: l.skipped,
-      first_request_at: l.first_request_at,
-      errors: l.errors,
-    });
+    // each line has the counters as of its drain
+    for (const k of [...Object.keys(EMPTY_COUNTERS), 'errors']) if (l[k] !== undefined) snap[k] = l[k];
   }
   return snap;
 }
@@ -185,6 +185,7 @@ function addSnapshot(acc, snap) {
   acc.before += snap.before_window;
   acc.skipped += snap.skipped || 0;
   acc.inFlight += snap.in_flight_at_end;
+  acc.inFlightAtStart += snap.in_flight_at_start || 0;
   if (snap.first_request_at !== null && (acc.first === null || snap.first_request_at < acc.first))
     acc.first = snap.first_request_at;
   for (const [msg, n] of Object.entries(snap.errors)) acc.errors[msg] = (acc.errors[msg] || 0) + n;
@@ -241,7 +242,8 @@ function secondsSeries(perSecond, start, end) {
  * Merges worker snapshots into totals, per-method figures and a per-second series. Latencies are merged whole (every
  * worker's, of every generator process), so percentiles are exact, never averaged.
  * @returns {{ok:number, failed:number, failures:object, latency_ms:object, methods:object, series:object[],
- *   before_window:number, in_flight_at_end:number, first_request_at:number|null, errors:object, workers:number}}
+ *   before_window:number, in_flight_at_start:number, in_flight_at_end:number, first_request_at:number|null,
+ *   errors:object, workers:number}}
  */
 function mergeSamples(snapshots) {
   const acc = {
@@ -252,6 +254,7 @@ function mergeSamples(snapshots) {
     errors: {},
     before: 0,
     inFlight: 0,
+    inFlightAtStart: 0,
     skipped: 0,
     first: null,
     okSlots: new Slots(),
@@ -267,6 +270,7 @@ function mergeSamples(snapshots) {
     methods: methodFigures(acc.methods),
     series: secondsSeries(acc.perSecond, start, end),
     before_window: acc.before,
+    in_flight_at_start: acc.inFlightAtStart,
     in_flight_at_end: acc.inFlight,
     skipped: acc.skipped,
     first_request_at: acc.first,

@@ -65,7 +65,15 @@ async function ensureWorker() {
   // SWARM_GENERATOR_NODES places a generator there: its image, built from this checkout, goes there too
   execFileSync(path.join(ROOT, 'run.sh'), ['images', path.join(ROOT, 'scenarios', 'geth-dev.env')], {
     stdio: 'pipe',
-    env: { ...process.env, RUNTIME: 'swarm', SWARM_GENERATOR_NODES: 'worker', GRAFANA: 'no' },
+    // BALANCER (which needs NETWORK_NODES) so that HAProxy's image exists to load on the worker on a fresh machine
+    env: {
+      ...process.env,
+      RUNTIME: 'swarm',
+      SWARM_GENERATOR_NODES: 'worker',
+      GRAFANA: 'no',
+      BALANCER: 'haproxy',
+      NETWORK_NODES: '1',
+    },
   });
   const refs = [
     cadvisor.local,

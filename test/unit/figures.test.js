@@ -1,7 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
 const { computeFigures, cpuDelta, cpuPerRequestSeries } = require('../../src/figures');
-const { mergeSamples, newRecorder, percentile, classifyError } = require('../../src/workload/samples');
+const { mergeSamples, newRecorder, partialSnapshot, percentile, classifyError } = require('../../src/workload/samples');
 
 /** Samples of one worker: `lat` latencies of ok requests and `failed` failures, all in the second at t. */
 function snapshot({ start, end, t, method = 'eth_call', lat = [], failed = {} }) {
@@ -114,6 +114,34 @@ describe('generator samples', () => {
     rec.windowClosed(); // 40 ms late: one still in flight
     rec.completed('eth_call', 100, null, 2100);
     assert.equal(rec.snapshot().in_flight_at_end, 2);
+  });
+
+  it('in flight at the start: those unanswered when the window opened, kept through drains and merged', () => {
+    const realNow = Date.now;
+    let t = 900;
+    Date.now = () => t;
+    try {
+      const spec = { start_at: 1000, end_at: 2000 };
+      const rec = newRecorder(spec, 'w1');
+      for (let i = 0; i < 3; i++) rec.started();
+      rec.completed('eth_call', 50, null, 950);
+      assert.equal(rec.snapshot().in_flight_at_start, 0, 'the window has not opened');
+      t = 1005;
+      rec.started(); // the window's first event: 2 were unanswered
+      rec.completed('eth_call', 110, null, 1010);
+      t = 1500;
+      assert.equal(partialSnapshot([rec.drain(1500)], spec, 1500).in_flight_at_start, 2);
+      const snap = rec.snapshot();
+      assert.equal(snap.in_flight_at_start, 2);
+      assert.equal(mergeSamples([snap, snap]).in_flight_at_start, 4);
+      const idle = newRecorder(spec, 'w2'); // nothing started or answered since the window opened
+      t = 900;
+      idle.started();
+      t = 1500;
+      assert.equal(idle.snapshot().in_flight_at_start, 1);
+    } finally {
+      Date.now = realNow;
+    }
   });
 
   it('merges workers: totals, per method, per second with the measured span of edge seconds', () => {
