@@ -39,6 +39,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { median, mean, sd, t95 } = require('../src/stats');
 const { parseKv, kvLine } = require('./lib/kv');
+const { machineSpeed } = require('../src/ab/machine-speed');
 
 const ROOT = path.join(__dirname, '..');
 const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
@@ -193,27 +194,12 @@ function secondWindowEffect(aa) {
  * out (least squares). No verdict uses it: it says what an interval corrected for the machine's speed could gain.
  */
 function machineSpeedShare(aa) {
-  const x = [];
-  const y = [];
-  for (const p of aa.flatMap((s) => s.doc.pairs)) {
-    const gen =
-      p.b.generator && p.a.generator ? p.b.generator.cpu_us_per_request / p.a.generator.cpu_us_per_request : NaN;
-    const node = Math.log(cpuRatio(p));
-    if (Number.isFinite(Math.log(gen)) && Number.isFinite(node)) {
-      x.push(Math.log(gen));
-      y.push(node);
-    }
-  }
-  const out = { aa_pair_sd_pct: 'n/a', aa_gen_correlation: 'n/a', aa_pair_sd_without_gen_pct: 'n/a' };
-  if (x.length < 3 || !(sd(x) > 0) || !(sd(y) > 0)) return out;
-  const [mx, my] = [mean(x), mean(y)];
-  const cov = x.reduce((acc, xi, i) => acc + (xi - mx) * (y[i] - my), 0) / (x.length - 1);
-  const beta = cov / sd(x) ** 2;
-  const rest = y.map((yi, i) => yi - beta * x[i]);
+  const m = machineSpeed(aa.flatMap((s) => s.doc.pairs));
+  if (!m) return { aa_pair_sd_pct: 'n/a', aa_gen_correlation: 'n/a', aa_pair_sd_without_gen_pct: 'n/a' };
   return {
-    aa_pair_sd_pct: (sd(y) * 100).toFixed(2),
-    aa_gen_correlation: (cov / (sd(x) * sd(y))).toFixed(2),
-    aa_pair_sd_without_gen_pct: (sd(rest) * 100).toFixed(2),
+    aa_pair_sd_pct: m.pair_sd_pct.toFixed(2),
+    aa_gen_correlation: m.correlation.toFixed(2),
+    aa_pair_sd_without_gen_pct: m.pair_sd_without_generator_pct.toFixed(2),
   };
 }
 

@@ -110,6 +110,7 @@ function renderSummary(ab) {
         ? "Each side's load generator started once, with its warm-up, and ran every window of that side, idle in between; each window began with about a second of load before it opened, the same instants, seeds and counts as a window with a generator of its own."
         : `Each window had a load generator of its own, started about ${STARTUP_S} s before it (${ab.settings.generator_reason}).`,
     );
+  if (ab.machine_speed) lines.push('', machineSpeedLine(ab.machine_speed));
   lines.push('', restartsNote(ab.settings.restart_pairs));
   if (ab.burn_in) lines.push('', burnInNote(ab.burn_in));
   if (ab.window_choice) lines.push('', windowNote(ab));
@@ -126,6 +127,11 @@ function windowNote(ab) {
     ? `The session chose ${c.length_s} s windows: the first ${ab.pilot.pairs.length} pairs, of ${ab.pilot.window_s} s windows, were a pilot (kept in ab.json, in no interval), and both stages started again at ${c.length_s} s.`
     : `The session kept its ${c.length_s} s windows.`;
   return `Window length (AB_WINDOW=auto): the difference between the two halves of each window of the first pairs measured the noise inside windows, which a longer window averages down (what differs between windows is left out of the prediction: the choice may not look at the pairs' spread, or the interval would no longer hold 95%). Predicted time left to reach ±${ab.settings.target_pct}% from that noise alone: ${predicted}. ${did}`;
+}
+
+/** ab.machine_speed: how much of the pairs' spread followed the generator's own B/A (ab/machine-speed.js). */
+function machineSpeedLine(m) {
+  return `The machine's speed: over ${m.pairs} pairs, the node's B/A of CPU per request spread ${m.pair_sd_pct}% (sd of the log ratios) and the generator's own B/A ${m.generator_sd_pct}%, with a correlation of ${m.correlation.toFixed(2)} (${m.significant ? '' : 'not '}different from 0 at 95%); without the part the generator's ratio predicts, the node's would spread ${m.pair_sd_without_generator_pct}%. Descriptive only: the interval above is over the pairs as measured.`;
 }
 
 /** AB_BURN_IN_PAIRS: the pairs before the stages, with their ratios, in no interval. */

@@ -30,6 +30,7 @@ const { writeAbReport } = require('./report');
 const { generatorMode, newSide, sideRecord, startBoth, stopKept, teardownBoth, warmBoth } = require('./sides');
 const { fmtRatio, regressionGate, summarizePairs } = require('./pairs');
 const { profileDifference, shareParameterPool } = require('./shared');
+const { machineSpeed, machineSpeedNote } = require('./machine-speed');
 
 /** Resolves both scenarios; the session's own keys (AB_*, MAX_REGRESSION_PCT, REPORTS_DIR, ARCHIVE) come from A. */
 function resolveBoth(fileA, fileB, env) {
@@ -182,10 +183,12 @@ function finish(ab, { A, B, dir, reportsRoot, out }) {
   ab.a = sideRecord(A);
   ab.b = sideRecord(B);
   ab.figures = summarizePairs(ab.pairs, stage1Units(ab.settings));
+  ab.machine_speed = machineSpeed(ab.pairs);
   const cpu = ab.figures.cpu_ms_per_request;
   if (ab.pairs.length && cpu.halfwidth_pct !== null && cpu.halfwidth_pct > ab.settings.target_pct) {
+    const speed = machineSpeedNote(ab.machine_speed);
     ab.warnings.push(
-      `the interval of B/A for CPU per request is ±${cpu.halfwidth_pct.toFixed(1)}%, wider than the target ±${ab.settings.target_pct}% (${ab.stop_reason || ab.error}): a verdict of "same" means no difference beyond that was found, not that there is none`,
+      `the interval of B/A for CPU per request is ±${cpu.halfwidth_pct.toFixed(1)}%, wider than the target ±${ab.settings.target_pct}% (${ab.stop_reason || ab.error}): a verdict of "same" means no difference beyond that was found, not that there is none${speed ? `; ${speed}` : ''}`,
     );
   }
   ab.regression = regressionGate(ab.figures, ab.settings.max_regression_pct);
