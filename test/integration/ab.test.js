@@ -60,6 +60,9 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       const [first, second] = p.order === 'AB' ? [p.a, p.b] : [p.b, p.a];
       assert.ok(second.window.start_ms > first.window.end_ms, 'the two windows of a pair do not overlap');
     }
+    // how much of the pairs' spread followed the generator's own B/A: over every pair, each with the generator's CPU
+    assert.equal(doc.machine_speed.pairs, 3);
+    assert.match(fs.readFileSync(path.join(reportDir, 'summary.md'), 'utf8'), /The machine's speed: over 3 pairs/);
     // AB_GENERATOR=kept (the default): one artillery pass per side for the whole session, its output kept, and no
     // start-up before a window (a pass of its own opens a window STARTUP_S after its idle baseline)
     assert.equal(doc.settings.generator, 'kept');
