@@ -51,11 +51,13 @@ class Recorder {
   }
 
   started() {
-    const now = Date.now();
-    this.opened(now);
+    if (this.inFlightAtStart === null) this.opened(Date.now()); // the clock read only until the window opened
     this.inFlight++;
-    if (this.firstRequestAt === null) this.firstRequestAt = now;
-    if (this.sentSlots && now >= this.spec.start_at && now < this.spec.end_at) this.sentSlots.add(now);
+    if (this.firstRequestAt === null) this.firstRequestAt = Date.now();
+    if (this.sentSlots) {
+      const now = Date.now();
+      if (now >= this.spec.start_at && now < this.spec.end_at) this.sentSlots.add(now);
+    }
   }
 
   /** Keeps how many requests were unanswered when the window opened: their answers may fall in it. */
