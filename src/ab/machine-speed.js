@@ -35,21 +35,28 @@ function machineSpeed(pairs) {
     y.push(node);
   }
   const n = x.length;
-  if (n < 3 || !(sd(x) > 0) || !(sd(y) > 0)) return null;
+  const [sx, sy] = [sd(x), sd(y)];
+  if (n < 3 || !(sx > 0) || !(sy > 0)) return null;
   const [mx, my] = [mean(x), mean(y)];
   const cov = x.reduce((acc, xi, i) => acc + (xi - mx) * (y[i] - my), 0) / (n - 1);
-  const r = cov / (sd(x) * sd(y));
-  const beta = cov / sd(x) ** 2;
-  const rest = y.map((yi, i) => yi - beta * x[i]);
+  const r = cov / (sx * sy);
+  const rest = y.map((yi, i) => yi - (cov / sx ** 2) * x[i]); // less the least-squares line's part
   const pct = (v) => Number((v * 100).toFixed(2));
   return {
     pairs: n,
-    pair_sd_pct: pct(sd(y)),
-    generator_sd_pct: pct(sd(x)),
+    pair_sd_pct: pct(sy),
+    generator_sd_pct: pct(sx),
     correlation: Number(r.toFixed(3)),
     pair_sd_without_generator_pct: pct(sd(rest)),
-    significant: n > 3 && Math.abs(r) < 1 ? Math.abs(r * Math.sqrt((n - 2) / (1 - r * r))) > t95(n - 2) : n > 3,
+    significant: significantCorrelation(r, n),
   };
+}
+
+/** A correlation r over n pairs differs from 0 at 95% (t, n - 2 degrees of freedom); never with 3 pairs or fewer. */
+function significantCorrelation(r, n) {
+  if (n <= 3) return false;
+  if (Math.abs(r) >= 1) return true;
+  return Math.abs(r) * Math.sqrt((n - 2) / (1 - r * r)) > t95(n - 2);
 }
 
 /** The sentence a summary and a wide interval's warning give, or null when the machine's speed explains little. */
