@@ -137,16 +137,23 @@ async function startSwarmWorker(images, log = () => {}) {
   };
 }
 
-/** The address a container reaches this machine's engine on: the default bridge's gateway. */
+/**
+ * The address a container reaches this machine's engine on: the default bridge's gateway. An engine that has just
+ * been installed may leave the gateway out of the bridge's IPAM config; the bridge's interface (docker0 unless the
+ * engine names another) has it then. Never empty: `docker swarm init --advertise-addr ''` would advertise the
+ * machine's own interface, which a worker in a container reaches for the control plane but not for the overlay's
+ * data path (its VXLAN packets to this machine are never answered).
+ */
 function bridgeAddress() {
-  const out = execFileSync('docker', [
-    'network',
-    'inspect',
-    'bridge',
-    '--format',
-    '{{(index .IPAM.Config 0).Gateway}}',
-  ]);
-  return String(out).trim();
+  const inspect = (format) =>
+    String(execFileSync('docker', ['network', 'inspect', 'bridge', '--format', format])).trim();
+  const gateway = inspect('{{range .IPAM.Config}}{{.Gateway}} {{end}}').split(' ')[0];
+  if (gateway) return gateway;
+  const name = inspect('{{index .Options "com.docker.network.bridge.name"}}').replace('<no value>', '') || 'docker0';
+  // `ip`, not os.networkInterfaces(): that lists no bridge without a container on it (no carrier)
+  const v4 = /inet (\d+\.\d+\.\d+\.\d+)\//.exec(String(execFileSync('ip', ['-4', '-o', 'addr', 'show', 'dev', name])));
+  if (!v4) throw new Error(`the Docker bridge (${name}) has no IPv4 address here: no address a worker can reach`);
+  return v4[1];
 }
 
 module.exports = { startSwarmWorker, bridgeAddress };
