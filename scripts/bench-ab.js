@@ -26,6 +26,9 @@
 //   minutes_per_session (median, all sessions, setup included)
 //   pairs_per_session (median; a pilot's and the burn-in's pairs included)
 //   ab_ratio ab_ci_low ab_ci_high ab_verdict ab_halfwidth_pct
+//   with BENCH_AB_PROBE=1, a gauge of the machine's speed beside the sessions (lib/speed-probe.js, on the last core,
+//   the generator's by default): aa_probe_pairs aa_probe_sd_pct aa_probe_correlation aa_pair_sd_without_probe_pct
+//   aa_probe_gen_correlation ab_probe_shift_pct ab_probe_shift_ci_low ab_probe_shift_ci_high
 // Sessions run one after another; nothing else should run on the machine meanwhile.
 // Ctrl-C (SIGINT) or SIGTERM is passed on to the running session (in a process
 // group of its own, so that each signal reaches it once), which tears its nodes
@@ -40,6 +43,7 @@ const { spawn } = require('node:child_process');
 const { median, mean, sd, t95 } = require('../src/stats');
 const { parseKv, kvLine } = require('./lib/kv');
 const { machineSpeed } = require('../src/ab/machine-speed');
+const { startProbe, probeShare } = require('./lib/speed-probe');
 
 const ROOT = path.join(__dirname, '..');
 const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
@@ -252,6 +256,17 @@ async function main() {
       .map(([k, v]) => `${k}=${v}`)
       .join(' ')}\n`,
   );
+  const probe = process.env.BENCH_AB_PROBE === '1' ? startProbe(os.cpus().length - 1) : null;
+  try {
+    await allSessions(reports, env, probe);
+  } finally {
+    if (probe) probe.stop();
+  }
+  if (state.interrupted) process.exit(130);
+}
+
+/** The A/A sessions, the A/B one, and the figures' line. */
+async function allSessions(reports, env, probe) {
   const aa = [];
   for (let i = 1; i <= SESSIONS && !state.interrupted; i++) {
     const s = await session(SCENARIO, SCENARIO, env);
@@ -263,14 +278,13 @@ async function main() {
     );
   }
   const ab = state.interrupted ? null : await abSession(reports, env);
-  const figures = benchFigures(aa, ab);
+  const figures = { ...benchFigures(aa, ab), ...(probe ? probeShare(probe.units, aa, ab) : {}) };
   if (state.interrupted)
     process.stderr.write(
       `bench:ab: interrupted (${state.interrupted}): the figures are over the ${aa.length} A/A sessions that ended\n`,
     );
   process.stdout.write(`reports: ${reports}\n`);
   process.stdout.write(`${kvLine(figures)}\n`);
-  if (state.interrupted) process.exit(130);
 }
 
 main().catch((err) => {

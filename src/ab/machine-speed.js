@@ -24,12 +24,14 @@ const generatorCpu = (w) => w.generator && w.generator.cpu_us_per_request;
  * and the node's sd once the part the generator's predicts (least squares) is taken out; significant: the correlation
  * differs from 0 at 95% (t with n - 2 degrees of freedom). Null with fewer than 3 such pairs or no spread.
  * @param {object[]} pairs ab.json's pairs ({a, b} windows)
+ * @param {(window: object) => number} gauge a window's gauge of the machine's speed: the generator's CPU per request
+ *   by default (npm run bench:ab's probe gives another; the figures keep the generator's names)
  */
-function machineSpeed(pairs) {
+function machineSpeed(pairs, gauge = generatorCpu) {
   const x = [];
   const y = [];
   for (const p of pairs) {
-    const [gen, node] = [ratioOf(p, generatorCpu), ratioOf(p, nodeCpu)];
+    const [gen, node] = [ratioOf(p, gauge), ratioOf(p, nodeCpu)];
     if (gen === null || node === null) continue;
     x.push(gen);
     y.push(node);

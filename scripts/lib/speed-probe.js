@@ -1,0 +1,148 @@
+'use strict';
+// A gauge of the machine's speed that neither side of an A/B session can
+// move: every 100 ms, one fixed unit of work (JSON in and out, a buffer copy,
+// map lookups, a few reads of a small file: what a generator and a node do per
+// request, about 1 ms of CPU), timed in CPU time (getrusage), so that being
+// preempted does not count. Its cost per unit rises when the machine is slower
+// (another tenant on the host's cores, caches, the clock), the same for both
+// sides. npm run bench:ab with BENCH_AB_PROBE=1 runs it on the generator's
+// core beside the sessions (about 1% of that core) and asks whether the pairs'
+// B/A follows its B/A: if it does, a session could correct for it without
+// letting a real difference of the sides in (see bench-ab.js).
+//
+// Run as a script it is the probe: one line per unit on stdout, "unix_ms
+// cpu_us". Required, it starts one pinned to a core and keeps its units.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { machineSpeed } = require('../../src/ab/machine-speed');
+const { mean, sd, t95 } = require('../../src/stats');
+
+const PERIOD_MS = 100;
+
+/** The probe's loop: one unit every PERIOD_MS, its CPU time printed. */
+function probeLoop() {
+  const response = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    result: { number: '0x1b4', hash: `0x${'ab'.repeat(32)}`, logsBloom: `0x${'00'.repeat(256)}` },
+  });
+  const src = Buffer.alloc(1 << 20, 7);
+  const dst = Buffer.alloc(1 << 20);
+  const map = new Map();
+  for (let i = 0; i < 20000; i++) map.set(`k${i}`, i);
+  const fd = fs.openSync(__filename, 'r');
+  const small = Buffer.alloc(512);
+  let sink = 0;
+  const unit = () => {
+    for (let i = 0; i < 12; i++) {
+      const o = JSON.parse(response);
+      o.id = i;
+      sink += JSON.stringify(o).length;
+    }
+    for (let i = 0; i < 4; i++) sink += src.copy(dst, 0, i * 1024);
+    for (let i = 0; i < 1500; i++) sink += map.get(`k${(i * 7919) % 20000}`);
+    for (let i = 0; i < 40; i++) sink += fs.readSync(fd, small, 0, small.length, 0);
+  };
+  const cpuUs = () => {
+    const c = process.cpuUsage();
+    return c.user + c.system;
+  };
+  setInterval(() => {
+    const c0 = cpuUs();
+    unit();
+    process.stdout.write(`${Date.now()} ${cpuUs() - c0}\n`);
+  }, PERIOD_MS);
+  process.on('exit', () => sink); // keeps the work from being optimized away
+}
+
+/** Starts the probe pinned to `cpu`; {units (each [unix_ms, cpu_us]), stop()}. Says so on stderr if it ends early. */
+function startProbe(cpu) {
+  const child = spawn('taskset', ['-c', String(cpu), process.execPath, path.resolve(__filename)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const units = [];
+  let rest = '';
+  child.stdout.on('data', (d) => {
+    const lines = (rest + d).split('\n');
+    rest = lines.pop();
+    for (const l of lines) units.push(l.split(' ').map(Number));
+  });
+  let stopped = false;
+  const ended = (why) => {
+    if (!stopped) process.stderr.write(`speed probe: ended (${why}); the windows after it have no probe figure\n`);
+  };
+  child.on('exit', (code, sig) => ended(sig || code));
+  child.on('error', (err) => ended(err.message));
+  return {
+    units,
+    stop() {
+      stopped = true;
+      child.kill('SIGTERM');
+    },
+  };
+}
+
+/** The median CPU per unit of the units inside a window ({start_ms, end_ms}); null with fewer than 5. */
+function windowProbeUs(units, window) {
+  const xs = units
+    .filter((u) => u[0] >= window.start_ms && u[0] <= window.end_ms)
+    .map((u) => u[1])
+    .sort((a, b) => a - b);
+  if (xs.length < 5) return null;
+  const n = xs.length;
+  return n % 2 ? xs[(n - 1) / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+/** Every pair a session measured: a pilot's, the burn-in's and the interval's. */
+const allPairs = (doc) => [
+  ...(doc.pilot ? doc.pilot.pairs : []),
+  ...(doc.burn_in ? doc.burn_in.pairs : []),
+  ...doc.pairs,
+];
+
+/**
+ * bench:ab's probe figures. Over the A/A sessions' pairs (every pair measured): the probe's log B/A spread, its
+ * correlation with the node's and with the generator's, and the node's spread without the part the probe's predicts.
+ * Over the A/B session's: the probe's mean B/A with its 95% interval (t over pairs), which is about 1 when neither
+ * side moves the probe, the condition for correcting a session with it.
+ */
+function probeShare(units, aa, ab) {
+  const probeUs = (w) => windowProbeUs(units, w.window);
+  const pairs = aa.flatMap((s) => allPairs(s.doc));
+  const m = machineSpeed(pairs, probeUs);
+  const g = machineSpeed(pairs.map((p) => ({ a: gaugeAsNode(p.a, probeUs), b: gaugeAsNode(p.b, probeUs) })));
+  const out = {
+    aa_probe_pairs: m ? m.pairs : 0,
+    aa_probe_sd_pct: m ? m.generator_sd_pct.toFixed(2) : 'n/a',
+    aa_probe_correlation: m ? m.correlation.toFixed(2) : 'n/a',
+    aa_pair_sd_without_probe_pct: m ? m.pair_sd_without_generator_pct.toFixed(2) : 'n/a',
+    aa_probe_gen_correlation: g ? g.correlation.toFixed(2) : 'n/a',
+    ab_probe_shift_pct: 'n/a',
+    ab_probe_shift_ci_low: 'n/a',
+    ab_probe_shift_ci_high: 'n/a',
+  };
+  const logs = ab
+    ? allPairs(ab.doc)
+        .map((p) => Math.log(probeUs(p.b) / probeUs(p.a)))
+        .filter(Number.isFinite)
+    : [];
+  if (logs.length >= 2) {
+    const [mu, h] = [mean(logs), (t95(logs.length - 1) * sd(logs)) / Math.sqrt(logs.length)];
+    const pct = (x) => ((Math.exp(x) - 1) * 100).toFixed(2);
+    Object.assign(out, {
+      ab_probe_shift_pct: pct(mu),
+      ab_probe_shift_ci_low: pct(mu - h),
+      ab_probe_shift_ci_high: pct(mu + h),
+    });
+  }
+  return out;
+}
+
+/** A window whose "node" figure is the probe's, so that machineSpeed correlates the probe with the generator. */
+const gaugeAsNode = (w, probeUs) => ({ ...w, figures: { cpu_ms_per_request: probeUs(w) } });
+
+if (require.main === module) probeLoop();
+
+module.exports = { startProbe, windowProbeUs, probeShare, PERIOD_MS };
