@@ -28,7 +28,8 @@
 //   ab_ratio ab_ci_low ab_ci_high ab_verdict ab_halfwidth_pct
 //   with BENCH_AB_PROBE=1, a gauge of the machine's speed beside the sessions (lib/speed-probe.js, on the last core,
 //   the generator's by default): aa_probe_pairs aa_probe_sd_pct aa_probe_correlation aa_pair_sd_without_probe_pct
-//   aa_probe_gen_correlation ab_probe_shift_pct ab_probe_shift_ci_low ab_probe_shift_ci_high
+//   aa_probe_gen_correlation ab_probe_shift_pct ab_probe_shift_ci_low ab_probe_shift_ci_high (its units in the reports
+//   folder, speed-probe.txt)
 // Sessions run one after another; nothing else should run on the machine meanwhile.
 // Ctrl-C (SIGINT) or SIGTERM is passed on to the running session (in a process
 // group of its own, so that each signal reaches it once), which tears its nodes
@@ -43,7 +44,7 @@ const { spawn } = require('node:child_process');
 const { median, mean, sd, t95 } = require('../src/stats');
 const { parseKv, kvLine } = require('./lib/kv');
 const { machineSpeed } = require('../src/ab/machine-speed');
-const { startProbe, probeShare } = require('./lib/speed-probe');
+const { startProbe, saveUnits, probeShare } = require('./lib/speed-probe');
 
 const ROOT = path.join(__dirname, '..');
 const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
@@ -260,7 +261,10 @@ async function main() {
   try {
     await allSessions(reports, env, probe);
   } finally {
-    if (probe) probe.stop();
+    if (probe) {
+      probe.stop();
+      saveUnits(probe.units, path.join(reports, 'speed-probe.txt'));
+    }
   }
   if (state.interrupted) process.exit(130);
 }

@@ -84,15 +84,19 @@ function startProbe(cpu) {
   };
 }
 
-/** The median CPU per unit of the units inside a window ({start_ms, end_ms}); null with fewer than 5. */
+/**
+ * The mean CPU per unit of the units inside a window ({start_ms, end_ms}); null with fewer than 5. The mean, not the
+ * median: the node's figure is its whole CPU over the window's requests, so a burst of slowness counts in it, and a
+ * median would leave that burst out of the gauge (the first measurement used the median: docs/results.md).
+ */
 function windowProbeUs(units, window) {
-  const xs = units
-    .filter((u) => u[0] >= window.start_ms && u[0] <= window.end_ms)
-    .map((u) => u[1])
-    .sort((a, b) => a - b);
-  if (xs.length < 5) return null;
-  const n = xs.length;
-  return n % 2 ? xs[(n - 1) / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+  const xs = units.filter((u) => u[0] >= window.start_ms && u[0] <= window.end_ms).map((u) => u[1]);
+  return xs.length < 5 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/** Writes the units to `file`, one "unix_ms cpu_us" line each, for a later look at any window. */
+function saveUnits(units, file) {
+  fs.writeFileSync(file, units.map((u) => u.join(' ')).join('\n') + '\n');
 }
 
 /** Every pair a session measured: a pilot's, the burn-in's and the interval's. */
@@ -105,7 +109,7 @@ const allPairs = (doc) => [
 /**
  * bench:ab's probe figures. Over the A/A sessions' pairs (every pair measured): the probe's log B/A spread, its
  * correlation with the node's and with the generator's, and the node's spread without the part the probe's predicts.
- * Over the A/B session's: the probe's mean B/A with its 95% interval (t over pairs), which is about 1 when neither
+ * Over the A/B session's: the probe's mean B/A, in %, with its 95% interval (t over pairs), about 0 when neither
  * side moves the probe, the condition for correcting a session with it.
  */
 function probeShare(units, aa, ab) {
@@ -145,4 +149,4 @@ const gaugeAsNode = (w, probeUs) => ({ ...w, figures: { cpu_ms_per_request: prob
 
 if (require.main === module) probeLoop();
 
-module.exports = { startProbe, windowProbeUs, probeShare, PERIOD_MS };
+module.exports = { startProbe, windowProbeUs, saveUnits, probeShare, PERIOD_MS };

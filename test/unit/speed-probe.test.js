@@ -6,9 +6,10 @@ const { windowProbeUs, probeShare } = require('../../scripts/lib/speed-probe');
 const units = (t0, s, cost) => Array.from({ length: s * 10 }, (_, i) => [t0 + i * 100, cost(t0 + i * 100)]);
 
 describe("bench:ab's speed probe", () => {
-  it("a window's figure is the median of the units inside it, none with fewer than 5", () => {
+  it("a window's figure is the mean of the units inside it (a burst counts, as in the node's figure), none with fewer than 5", () => {
     const u = [...units(0, 1, () => 1000), [1050, 5000], ...units(2000, 1, () => 1200)];
     assert.equal(windowProbeUs(u, { start_ms: 0, end_ms: 999 }), 1000);
+    assert.equal(windowProbeUs(u, { start_ms: 0, end_ms: 1050 }), (10 * 1000 + 5000) / 11);
     assert.equal(windowProbeUs(u, { start_ms: 2000, end_ms: 2999 }), 1200);
     assert.equal(windowProbeUs(u, { start_ms: 1000, end_ms: 1999 }), null, 'one unit only');
   });
