@@ -165,7 +165,11 @@ describe('replay', function () {
       'eth_getBalance',
       'eth_getTransactionByHash',
     ]);
-    assert.ok(sentTotal >= 100 && sentTotal <= m.ok, `${sentTotal} sent in the window, ${m.ok} completed`);
+    // each call sent in the window completed in it, or was still unanswered at its end (a busy machine)
+    assert.ok(
+      sentTotal >= 100 && sentTotal <= m.ok + m.in_flight_at_end,
+      `${sentTotal} sent in the window, ${m.ok} completed, ${m.in_flight_at_end} unanswered at its end`,
+    );
     assert.ok(Math.max(...sent) - Math.min(...sent) <= 1, JSON.stringify(r.sent_by_method));
   });
 
