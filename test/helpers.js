@@ -140,8 +140,25 @@ function normal(seed) {
   };
 }
 
+/**
+ * A process that has exited and is not reaped (a zombie) for about 10 s: a shell's child, the shell replaced by a sleep
+ * that never waits for it. Resolves to {pid, parent} once /proc shows it in state Z.
+ */
+async function startZombie() {
+  const { spawn } = require('node:child_process');
+  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 10'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const pid = Number(await new Promise((resolve) => parent.stdout.once('data', (d) => resolve(String(d).trim()))));
+  for (let i = 0; i < 100; i++) {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return { pid, parent };
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`process ${pid} did not become a zombie`);
+}
+
 module.exports = {
   ROOT,
+  startZombie,
   tmpDir,
   writeScenario,
   schemaErrors,

@@ -24,6 +24,8 @@ function readProcStat(pid) {
     throw err;
   }
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // A process that exited stays a zombie (state Z) until its parent reaps it: gone too, its counters frozen.
+  if (fields[0] === 'Z' || fields[0] === 'X') throw new Error(`process ${pid} is gone (a zombie): the node exited`);
   return { user_s: Number(fields[11]) / CLK_TCK, system_s: Number(fields[12]) / CLK_TCK };
 }
 

@@ -2,10 +2,11 @@
 // Notices that a node chainperf did not start (attach) is gone while the run
 // goes on, so that the run stops at once (and the load generator with it)
 // rather than at the end of the window: with NODE_PID, its /proc entry
-// disappearing; otherwise its metrics endpoint and its RPC endpoint both
+// disappearing or turning into a zombie (an exited process stays one until
+// its parent reaps it); otherwise its metrics endpoint and its RPC endpoint both
 // failing to answer several times in a row.
 
-const fs = require('node:fs');
+const { processId, isRunning } = require('../util/proc');
 const { rpcCall } = require('../util/rpc');
 
 /** Checks in a row that must fail, both endpoints, before the node counts as gone. */
@@ -38,7 +39,7 @@ function watchAttachedNode({ pid, metricsUrl, rpcUrl, periodMs = 1000, timeoutMs
   const check = async () => {
     if (done || busy) return;
     if (pid) {
-      if (!fs.existsSync(`/proc/${pid}`)) gone(`the node (NODE_PID=${pid}) exited`);
+      if (!isRunning(processId(pid))) gone(`the node (NODE_PID=${pid}) exited`);
       return;
     }
     busy = true;

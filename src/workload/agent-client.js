@@ -207,8 +207,9 @@ class GeneratorAgent {
     return {
       name: `generator ${this.index} on ${this.hostname}`,
       remote: true,
-      cpu() {
-        const reading = { at_ms: Date.now(), total_s: null };
+      /** @param {number} [atMs] the instant (several agents' readings summed share one) */
+      cpu(atMs = Date.now()) {
+        const reading = { at_ms: atMs, total_s: null };
         const read = agent.json('POST', '/cpu').catch(() => null); // now, at the edge
         reading.settle = async () => {
           await read;
@@ -248,8 +249,8 @@ function agentsGroup(agents) {
     name: `the generators on ${[...new Set(agents.map((a) => a.hostname))].join(', ')}`,
     remote: true,
     cpu() {
-      const parts = groups.map((g) => g.cpu());
       const reading = { at_ms: Date.now(), total_s: null };
+      const parts = groups.map((g) => g.cpu(reading.at_ms)); // one instant for all: the sum is the total at it
       reading.settle = async () => {
         let total = 0;
         for (const p of parts) {

@@ -224,17 +224,30 @@ describe('compose runtime: node CPU from cAdvisor samples', () => {
     }
   });
 
-  it('fails with the reason when cAdvisor has no sample after the window yet', async () => {
+  it("fails with the reason when cAdvisor has no sample after the window yet, and what Prometheus' scrapes said", async () => {
     const t0 = Date.now() - 60000;
     const prom = await fakePrometheus({
       container_cpu_usage_seconds_total: [
         [t0, 1],
         [t0 + 1000, 2],
       ],
+      up: [
+        [t0 + 1000, 1],
+        [t0 + 2000, 0],
+        [t0 + 3000, 0],
+      ],
+      scrape_duration_seconds: [
+        [t0 + 1000, 0.25],
+        [t0 + 2000, 1],
+        [t0 + 3000, 1],
+      ],
     });
     try {
       const src = cadvisorSource(prom.url, 'node', { lagMs: 0, waitMs: 600 });
-      await assert.rejects(src.edgesInside(t0, t0 + 5000), /no sample of container node after the window's end/);
+      await assert.rejects(
+        src.edgesInside(t0, t0 + 5000),
+        /no sample of container node after the window's end in Prometheus \(its last sample stamped 4\.0 s before it; of Prometheus' last 3 scrapes of cAdvisor 2 failed, the slowest took 1\.00 s\)/,
+      );
     } finally {
       prom.close();
     }

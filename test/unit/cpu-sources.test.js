@@ -2,6 +2,7 @@
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const { metricsSource, metricValue, readProcStat, pidSource } = require('../../src/measure/cpu');
+const { startZombie } = require('../helpers');
 
 describe('CPU sources', function () {
   this.timeout(20000);
@@ -20,6 +21,16 @@ describe('CPU sources', function () {
     assert.ok(c.user_s > 0);
     const r = await pidSource(process.pid).read();
     assert.ok(r.total_s >= c.user_s);
+  });
+
+  it('a process that exited and is not reaped yet (a zombie) is gone, not read', async () => {
+    const z = await startZombie();
+    try {
+      assert.throws(() => readProcStat(z.pid), new RegExp(`process ${z.pid} is gone \\(a zombie\\): the node exited`));
+      await assert.rejects(pidSource(z.pid).read(), /a zombie/);
+    } finally {
+      z.parent.kill();
+    }
   });
 
   it('a counter refreshed every 300 ms: windows align to refreshes and each edge reads the value published there', async () => {

@@ -12,7 +12,7 @@ const { guardRun, leftoversOf } = require('../../src/session/signals');
 const { otherRuns, watchOtherRuns } = require('../../src/runtime/others');
 const { watchAttachedNode } = require('../../src/runtime/node-watch');
 const { queryClient } = require('../../src/runtime/prometheus');
-const { tmpDir } = require('../helpers');
+const { tmpDir, startZombie } = require('../helpers');
 
 const sec = (t, ok, failed = 0) => ({ t_ms: t, ok, failed });
 
@@ -182,6 +182,17 @@ describe('attach watcher', () => {
   it('a NODE_PID that is gone is reported at once', async () => {
     const info = await new Promise((resolve) => watchAttachedNode({ pid: 2 ** 22 + 7, periodMs: 50 }, resolve));
     assert.match(info.message, /the node \(NODE_PID=4194311\) exited/);
+  });
+  it('a NODE_PID that exited and is not reaped yet (a zombie) is reported as gone', async () => {
+    const z = await startZombie();
+    try {
+      const t0 = Date.now();
+      const info = await new Promise((resolve) => watchAttachedNode({ pid: z.pid, periodMs: 50 }, resolve));
+      assert.equal(info.message, `the node (NODE_PID=${z.pid}) exited`);
+      assert.ok(Date.now() - t0 < 5000, 'while it is a zombie, not once it is reaped (10 s on)');
+    } finally {
+      z.parent.kill();
+    }
   });
   it('endpoints that stop answering are reported after three checks; one that answers keeps it alive', async () => {
     const server = http.createServer((req, res) => res.end('{}'));
