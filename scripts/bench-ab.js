@@ -44,7 +44,7 @@ const { spawn } = require('node:child_process');
 const { median, mean, sd, t95 } = require('../src/stats');
 const { parseKv, kvLine } = require('./lib/kv');
 const { machineSpeed } = require('../src/ab/machine-speed');
-const { startProbe, saveUnits, probeShare } = require('./lib/speed-probe');
+const { startProbe, saveUnits, probeShare, allPairs } = require('./lib/speed-probe');
 
 const ROOT = path.join(__dirname, '..');
 const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
@@ -53,10 +53,6 @@ const DEFAULTS = 'RUNTIME=host GENERATOR=lean DURATION_S=10 IDLE_S=3 WARMUP_S=5 
 
 /** B/A of CPU per request in one pair. */
 const cpuRatio = (pair) => pair.b.figures.cpu_ms_per_request / pair.a.figures.cpu_ms_per_request;
-
-/** Every pair a session measured: those of its interval, a pilot's and the burn-in's. */
-const pairsMeasured = (doc) =>
-  doc.pairs.length + (doc.pilot ? doc.pilot.pairs.length : 0) + (doc.burn_in ? doc.burn_in.pairs.length : 0);
 
 /** The session running now, and the signal that interrupted bench:ab (passed on to that session). */
 const state = { child: null, interrupted: null };
@@ -241,7 +237,7 @@ function benchFigures(aa, ab) {
     ...secondWindowEffect(aa),
     ...machineSpeedShare(aa),
     // every pair measured: the interval's, a pilot's and the burn-in's
-    pairs_per_session: all.length ? median(all.map((x) => pairsMeasured(x.doc))) : 'n/a',
+    pairs_per_session: all.length ? median(all.map((x) => allPairs(x.doc).length)) : 'n/a',
     ...abFigures(ab),
   };
 }

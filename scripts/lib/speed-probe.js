@@ -149,4 +149,4 @@ const gaugeAsNode = (w, probeUs) => ({ ...w, figures: { cpu_ms_per_request: prob
 
 if (require.main === module) probeLoop();
 
-module.exports = { startProbe, windowProbeUs, saveUnits, probeShare, PERIOD_MS };
+module.exports = { startProbe, windowProbeUs, saveUnits, probeShare, allPairs, PERIOD_MS };
