@@ -11,6 +11,8 @@ const path = require('node:path');
 const { spawnInGroup } = require('../../src/platform/cgroup');
 const { runArtillery, STARTUP_S } = require('../../src/workload/artillery');
 const { sleepUntil } = require('../../src/util/time');
+const { LATE_START_MS } = require('../../src/measure/window');
+const { log } = require('../../src/util/log');
 
 const WARM_S = Number(process.env.BENCH_WARM_S || 2);
 const MEASURE_S = Number(process.env.BENCH_MEASURE_S || 5);
@@ -19,15 +21,23 @@ const CONNECTIONS = 16;
 const WS_CONNECTIONS = Number(process.env.BENCH_WS_CONNECTIONS || 4);
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] });
 
-/** Reads generator CPU and the target's request count at both edges of [start, end]. */
+/**
+ * Reads generator CPU and the target's request count at both edges of [start, end]; `late` when no request reached
+ * the target in the window's first LATE_START_MS (its generator was not sending yet: a run measures such a window
+ * again, and so does benchArtillery). A window with no request at all has no figure: it throws.
+ */
 async function measureEdges(target, start, end) {
   await sleepUntil(start);
   const [c0, r0] = [target.group.cpu(), await target.requests()];
+  await sleepUntil(start + LATE_START_MS);
+  const early = await target.requests();
   await sleepUntil(end);
   const [c1, r1] = [target.group.cpu(), await target.requests()];
   const cpu = c1.total_s - c0.total_s; // cpuacct.usage: exact (the user/system counters are tick-sampled)
   const requests = r1 - r0;
+  if (requests <= 0) throw Object.assign(new Error('the target counted no request in the window'), { late: true });
   return {
+    late: early === r0,
     us_per_request: (cpu * 1e6) / requests,
     rps: requests / ((end - start) / 1000),
     cpu_utilization: cpu / ((end - start) / 1000),
@@ -69,7 +79,28 @@ function benchWrk(target, wrk, workDir) {
 
 /** artillery with GENERATOR=generator over transport, a closed loop of CONNECTIONS users sending BODY's call. */
 async function benchArtillery(target, generator, transport, workDir, poolFile, k) {
-  const start = Date.now() + (STARTUP_S + WARM_S) * 1000;
+  for (let startupS = STARTUP_S; ; startupS *= 2) {
+    const name = `${generator}-${transport}-${k}${startupS > STARTUP_S ? `-${startupS}s` : ''}`;
+    const figures = await artilleryWindow(target, generator, transport, { workDir, poolFile, name, startupS }).catch(
+      (err) => {
+        if (!err.late || startupS >= STARTUP_S * 4) throw err;
+        return { late: true };
+      },
+    );
+    if (!figures.late) return figures;
+    if (startupS >= STARTUP_S * 4)
+      throw new Error(
+        `${generator} over ${transport}: its generator was not sending when the window opened, three times`,
+      );
+    log(
+      `${name}: its generator was not sending when the window opened (a busy machine): measured again with ${startupS * 2} s to start`,
+    );
+  }
+}
+
+/** One window of artillery with GENERATOR=generator, started startupS before its warm-up. */
+async function artilleryWindow(target, generator, transport, { workDir, poolFile, name, startupS }) {
+  const start = Date.now() + (startupS + WARM_S) * 1000;
   const end = start + MEASURE_S * 1000;
   const scenario = {
     GENERATOR: generator,
@@ -95,7 +126,7 @@ async function benchArtillery(target, generator, transport, workDir, poolFile, k
     scenario,
     spec,
     dir: workDir,
-    name: `${generator}-${transport}-${k}`,
+    name,
     processor: require.resolve('../../src/workload/processors/ethereum'),
     group: target.group,
   });
@@ -106,4 +137,14 @@ async function benchArtillery(target, generator, transport, workDir, poolFile, k
   return figures;
 }
 
-module.exports = { benchWrk, benchArtillery, benchProcess, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS, BODY };
+module.exports = {
+  benchWrk,
+  benchArtillery,
+  benchProcess,
+  measureEdges,
+  WARM_S,
+  MEASURE_S,
+  CONNECTIONS,
+  WS_CONNECTIONS,
+  BODY,
+};

@@ -1,0 +1,32 @@
+'use strict';
+// npm run bench's window against a target: a generator that was not sending when the window opened is named as such
+// (benchArtillery measures it again), and a window in which the target counted nothing gives no figure.
+const assert = require('node:assert/strict');
+const { measureEdges } = require('../../scripts/lib/bench-generators');
+
+/** A target whose counter rises by 100 a second from sendingFrom on; its generator's CPU a tenth of the clock. */
+function fakeTarget(sendingFrom) {
+  const t0 = Date.now();
+  return {
+    group: { cpu: () => ({ total_s: (Date.now() - t0) / 10000 }) },
+    requests: async () => Math.max(0, Math.floor((Date.now() - sendingFrom) / 10)),
+  };
+}
+
+describe('npm run bench: a window against a target', () => {
+  it('a generator sending from before the window: figures, not late', async () => {
+    const start = Date.now() + 50;
+    const f = await measureEdges(fakeTarget(start - 1000), start, start + 1000);
+    assert.equal(f.late, false);
+    assert.ok(f.rps > 80 && f.rps < 120, String(f.rps));
+    assert.ok(f.us_per_request > 500 && f.us_per_request < 2000, String(f.us_per_request));
+  });
+
+  it('one that began sending after the window opened is late; one that never sent gives no figure', async () => {
+    const start = Date.now() + 50;
+    assert.equal((await measureEdges(fakeTarget(start + 800), start, start + 1200)).late, true);
+    const never = fakeTarget(Date.now() + 3600e3);
+    const later = Date.now() + 50;
+    await assert.rejects(measureEdges(never, later, later + 700), (err) => err.late && /no request/.test(err.message));
+  });
+});
