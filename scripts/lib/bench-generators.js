@@ -130,7 +130,11 @@ async function artilleryWindow(target, generator, transport, { workDir, poolFile
     processor: require.resolve('../../src/workload/processors/ethereum'),
     group: target.group,
   });
-  const figures = await measureEdges(target, start, end);
+  // a window without figures still waits for its generator to end: it must not send into the next attempt's window
+  const figures = await measureEdges(target, start, end).catch(async (err) => {
+    await run;
+    throw err;
+  });
   const r = await run;
   if (r.code !== 0)
     throw new Error(`artillery (${generator} over ${transport}) exited with status ${r.code}; see ${r.logFile}`);
