@@ -12,6 +12,7 @@
 // divided by are those completed between the same two instants.
 
 const { sleep } = require('../util/time');
+const { whyNoSample } = require('./prometheus-health');
 
 /** @typedef {import('../contracts').CpuReading} CpuReading a cAdvisor sample of the container's CPU */
 
@@ -69,30 +70,6 @@ async function samplesPast(promUrl, selectorText, fromMs, toMs, { lagMs, waitMs,
 }
 
 /**
- * What Prometheus knows that says why a container's sample after toMs is missing: the last one it holds, and how its
- * scrapes of cAdvisor went over the last half minute (a scrape that takes longer than the 1 s interval fails).
- */
-async function whyNoSample(promUrl, xs, toMs, signal) {
-  const last = xs.length
-    ? `its last sample stamped ${((toMs - xs[xs.length - 1].t_ms) / 1000).toFixed(1)} s before it`
-    : 'no sample of it in the window';
-  try {
-    const nowMs = Date.now();
-    const values = async (sel) =>
-      (await rangeQuery(promUrl, sel, nowMs - 25000, nowMs, signal)).flatMap((r) => r.values.map((v) => Number(v[1])));
-    const [up, took] = await Promise.all([
-      values('up{job="cadvisor"}'),
-      values('scrape_duration_seconds{job="cadvisor"}'),
-    ]);
-    const failed = up.filter((u) => u === 0).length;
-    const slowest = took.length ? `, the slowest took ${Math.max(...took).toFixed(2)} s` : '';
-    return `${last}; of Prometheus' last ${up.length} scrapes of cAdvisor ${failed} failed${slowest}`;
-  } catch (err) {
-    return `${last}; Prometheus did not say how its scrapes went: ${err.message}`;
-  }
-}
-
-/**
  * Waits until Prometheus holds a CPU sample of the container stamped after toMs, then returns every sample in
  * [fromMs, toMs], with its user and system parts.
  */
@@ -105,7 +82,7 @@ async function cpuSamplesBetween(promUrl, container, { fromMs, toMs, lagMs, wait
   });
   if (!past.after)
     throw new Error(
-      `cAdvisor has no sample of container ${container} after the window's end in Prometheus (${await whyNoSample(promUrl, past.xs, toMs, signal)}); is cAdvisor running?`,
+      `cAdvisor has no sample of container ${container} after the window's end in Prometheus (${await whyNoSample(promUrl, past.xs, toMs, { query: rangeQuery, signal })}); is cAdvisor running?`,
     );
   const total = past.xs;
   const [user, system] = await Promise.all([

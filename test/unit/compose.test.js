@@ -178,9 +178,10 @@ describe('compose runtime: scenario to compose project', () => {
 });
 
 /** A stand-in Prometheus API answering range selectors from fixed samples. */
-function fakePrometheus(seriesByMetric) {
+function fakePrometheus(seriesByMetric, ownMetrics = '') {
   const server = http.createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
+    if (u.pathname === '/metrics') return res.end(ownMetrics); // Prometheus's own
     const q = u.searchParams.get('query');
     const metric = q.slice(0, q.indexOf('{'));
     const values = (seriesByMetric[metric] || []).map(([t, v]) => [t / 1000, String(v)]);
@@ -226,27 +227,35 @@ describe('compose runtime: node CPU from cAdvisor samples', () => {
 
   it("fails with the reason when cAdvisor has no sample after the window yet, and what Prometheus' scrapes said", async () => {
     const t0 = Date.now() - 60000;
-    const prom = await fakePrometheus({
-      container_cpu_usage_seconds_total: [
-        [t0, 1],
-        [t0 + 1000, 2],
-      ],
-      up: [
-        [t0 + 1000, 1],
-        [t0 + 2000, 0],
-        [t0 + 3000, 0],
-      ],
-      scrape_duration_seconds: [
-        [t0 + 1000, 0.25],
-        [t0 + 2000, 1],
-        [t0 + 3000, 1],
-      ],
-    });
+    const prom = await fakePrometheus(
+      {
+        container_cpu_usage_seconds_total: [
+          [t0, 1],
+          [t0 + 1000, 2],
+        ],
+        up: [
+          [t0 + 1000, 1],
+          [t0 + 2000, 0],
+          [t0 + 3000, 0],
+        ],
+        scrape_duration_seconds: [
+          [t0 + 1000, 0.25],
+          [t0 + 2000, 1],
+          [t0 + 3000, 1],
+        ],
+      },
+      [
+        'prometheus_sd_dns_lookup_failures_total 3',
+        'prometheus_sd_dns_lookups_total 40',
+        'prometheus_target_interval_length_seconds{interval="1s",quantile="0.5"} 1.0001',
+        'prometheus_target_interval_length_seconds{interval="1s",quantile="0.99"} 6.25',
+      ].join('\n'),
+    );
     try {
       const src = cadvisorSource(prom.url, 'node', { lagMs: 0, waitMs: 600 });
       await assert.rejects(
         src.edgesInside(t0, t0 + 5000),
-        /no sample of container node after the window's end in Prometheus \(its last sample stamped 4\.0 s before it; of Prometheus' last 3 scrapes of cAdvisor 2 failed, the slowest took 1\.00 s\)/,
+        /no sample of container node after the window's end in Prometheus \(its last sample stamped 4\.0 s before it; of Prometheus' scrapes of cAdvisor in the last 30 s \(30 expected\) 3 were made, 2 failed, the slowest took 1\.00 s; 3 of its 40 DNS lookups of cAdvisor failed, 99% of its 1 s scrape intervals took up to 6\.25 s\)/,
       );
     } finally {
       prom.close();
