@@ -45,11 +45,11 @@ function readProcIo(pid) {
   }
 }
 
-/** Value of one sample in Prometheus text format, or null. */
-function metricValue(text, name) {
-  const re = new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+(\\S+)`, 'm');
-  const m = re.exec(text);
-  return m ? Number(m[1]) : null;
+/** Value of the first sample of name in Prometheus text format whose labels hold every one given (`a="b"`), or null. */
+function metricValue(text, name, labels = []) {
+  const re = new RegExp(`^${name}(\\{[^}]*\\})?\\s+(\\S+)`, 'gm');
+  for (const m of text.matchAll(re)) if (labels.every((l) => (m[1] || '').includes(l))) return Number(m[2]);
+  return null;
 }
 
 /**

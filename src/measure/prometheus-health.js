@@ -6,14 +6,7 @@
 // of itself (its /metrics): DNS discovery of the cAdvisor targets failing, or
 // its scrape loop falling behind its 1 s interval.
 
-/** A sample of a metrics text: the first line of name whose labels hold every one given; null when none. */
-function ownMetric(text, name, labels = []) {
-  for (const line of text.split('\n')) {
-    const m = /^([^{\s]+)(\{[^}]*\})?\s+(\S+)/.exec(line);
-    if (m && m[1] === name && labels.every((l) => (m[2] || '').includes(l))) return Number(m[3]);
-  }
-  return null;
-}
+const { metricValue } = require('./cpu');
 
 /** What Prometheus's own metrics say of its discovery and scrape loop; '' when it does not answer. */
 async function selfReport(promUrl, signal) {
@@ -21,9 +14,9 @@ async function selfReport(promUrl, signal) {
   const text = await fetch(`${promUrl}/metrics`, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout })
     .then((r) => r.text())
     .catch(() => '');
-  const lookups = ownMetric(text, 'prometheus_sd_dns_lookups_total');
-  const failures = ownMetric(text, 'prometheus_sd_dns_lookup_failures_total');
-  const p99 = ownMetric(text, 'prometheus_target_interval_length_seconds', ['interval="1s"', 'quantile="0.99"']);
+  const lookups = metricValue(text, 'prometheus_sd_dns_lookups_total');
+  const failures = metricValue(text, 'prometheus_sd_dns_lookup_failures_total');
+  const p99 = metricValue(text, 'prometheus_target_interval_length_seconds', ['interval="1s"', 'quantile="0.99"']);
   const parts = [];
   if (lookups !== null && failures !== null) parts.push(`${failures} of its ${lookups} DNS lookups of cAdvisor failed`);
   if (p99 !== null && Number.isFinite(p99))
@@ -64,4 +57,4 @@ async function whyNoSample(promUrl, xs, toMs, { query, signal }) {
   return [last, scrapes, self].filter(Boolean).join('; ');
 }
 
-module.exports = { whyNoSample, ownMetric };
+module.exports = { whyNoSample };

@@ -12,6 +12,9 @@ describe('CPU sources', function () {
     assert.equal(metricValue(text, 'system_cpu_procload_total'), 3.25);
     assert.equal(metricValue(text, 'rpc_requests'), 17);
     assert.equal(metricValue(text, 'missing'), null);
+    const summary = 'x{interval="1s",quantile="0.5"} 1.0\nx{interval="1s",quantile="0.99"} 6.25\n';
+    assert.equal(metricValue(summary, 'x', ['quantile="0.99"']), 6.25, 'the sample whose labels hold those given');
+    assert.equal(metricValue(summary, 'x', ['quantile="0.9"']), null);
   });
 
   it('/proc/PID/stat gives user and system seconds of a process', async () => {
