@@ -14,12 +14,17 @@
 // beside the pool from its start (they take about a minute of CPU, when the
 // integration tests are mostly starting nodes), rather than a minute before it.
 //
+// swarm.test.js needs the engine in a swarm: the runner makes it before the
+// first file and leaves it after the last (test/integration/test-swarm.js:
+// leaving while another file's compose run is up would break that run's DNS).
+//
 //   TEST_JOBS=3 npm run test:integration [-- file ...]
 //   UPDATE_TIMINGS=1 npm run test:integration    # writes the timings of this run
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
+const { holdSwarm } = require('../test/integration/test-swarm');
 
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(ROOT, 'test', 'integration');
@@ -38,11 +43,15 @@ const files = (given.length ? given : fs.readdirSync(DIR))
   .filter((f) => f.endsWith('.test.js'))
   .sort((a, b) => (known[b] || 60) - (known[a] || 60) || a.localeCompare(b));
 
+const running = new Set(); // the files' mocha processes (and lint's, the unit tests') now running
+
 /** Runs a command, its output kept; resolves {file: name, code, seconds, out}. */
 function runTask(name, cmd, cmdArgs) {
   const t0 = Date.now();
   return new Promise((resolve) => {
     const child = spawn(cmd, cmdArgs, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(child);
+    child.on('close', () => running.delete(child));
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -63,6 +72,7 @@ function runFile(file) {
 async function lintAndUnit() {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const lint = await runTask('lint', npm, ['run', '--silent', 'lint']);
+  if (process.exitCode) return [lint]; // stopped (Ctrl-C)
   const unit = await runTask('unit tests', npm, ['run', '--silent', 'test:unit']);
   return [lint, unit];
 }
@@ -73,12 +83,36 @@ function counts(out) {
   return { passing: n('passing'), failing: n('failing'), pending: n('pending') };
 }
 
+/** The swarm swarm.test.js runs on, held for the whole run when it is among the files; {leave()}. */
+async function holdSwarmFor(names) {
+  const none = { leave: () => {} };
+  if (!names.includes('swarm.test.js')) return none;
+  try {
+    const held = await holdSwarm();
+    if (held.made)
+      process.stdout.write('made a swarm of this engine for swarm.test.js; it is left after the last file\n');
+    return held;
+  } catch (err) {
+    // swarm.test.js then fails with its own account of it
+    process.stdout.write(`could not make a swarm for swarm.test.js: ${err.message}\n`);
+    return none;
+  }
+}
+
 async function main() {
   const t0 = Date.now();
   process.stdout.write(
     `${withLintAndUnit ? 'lint and unit tests, beside them ' : ''}integration tests: ${files.length} files, ${JOBS} at a time\n`,
   );
   const queue = [...files];
+  // Ctrl-C (which the files' processes get too) or SIGTERM (passed on to them): no further file starts, and the
+  // runner ends as usual once the running ones have torn down, the swarm it made left then, not under their runs
+  const stop = (sig) => {
+    queue.length = 0;
+    if (sig === 'SIGTERM') for (const child of running) child.kill('SIGTERM');
+    process.exitCode = sig === 'SIGINT' ? 130 : 143;
+  };
+  process.on('SIGINT', stop).on('SIGTERM', stop);
   const done = [];
   const report = (r) => {
     done.push(r);
@@ -90,8 +124,14 @@ async function main() {
   const worker = async () => {
     while (queue.length) report(await runFile(queue.shift()));
   };
+  const swarm = await holdSwarmFor(files);
   const beside = withLintAndUnit ? lintAndUnit().then((rs) => rs.forEach(report)) : Promise.resolve();
   await Promise.all([beside, ...Array.from({ length: Math.min(JOBS, files.length) }, worker)]);
+  try {
+    swarm.leave();
+  } catch (err) {
+    process.stdout.write(`could not leave the swarm made for swarm.test.js: ${err.message}\n`);
+  }
   const total = done.reduce(
     (a, r) => {
       const c = counts(r.out);
@@ -115,7 +155,7 @@ async function main() {
     const timings = { ...known, ...Object.fromEntries(ran.map((r) => [r.file, Math.round(r.seconds)])) };
     fs.writeFileSync(TIMINGS, `${JSON.stringify(timings, null, 2)}\n`);
   }
-  process.exit(failed.length ? 1 : 0);
+  process.exit(process.exitCode || (failed.length ? 1 : 0));
 }
 
 main();

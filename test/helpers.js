@@ -146,9 +146,11 @@ function normal(seed) {
  */
 async function startZombie() {
   const { spawn } = require('node:child_process');
-  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 10'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // The child outlives the shell's last moments before exec by far (0.2 s): a child that ends before the exec may
+  // be reaped by the shell itself, and its /proc entry is gone.
+  const parent = spawn('sh', ['-c', 'sleep 0.2 & echo $!; exec sleep 10'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const pid = Number(await new Promise((resolve) => parent.stdout.once('data', (d) => resolve(String(d).trim()))));
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return { pid, parent };
     await new Promise((r) => setTimeout(r, 10));

@@ -4,7 +4,9 @@
 // the error that ends the window: the age of the last sample it holds, how its
 // scrapes of cAdvisor went over the last half minute, and what Prometheus says
 // of itself (its /metrics): DNS discovery of the cAdvisor targets failing, or
-// its scrape loop falling behind its 1 s interval.
+// its scrape loop falling behind its 1 s interval. And whether it has a
+// cAdvisor target at all: DNS discovery that gets "no such name" drops the
+// target without counting a failure, and its scrapes stop.
 
 const { metricValue } = require('./cpu');
 
@@ -24,10 +26,28 @@ async function selfReport(promUrl, signal) {
   return parts.join(', ');
 }
 
+/** A sentence on the cAdvisor targets Prometheus scrapes now; '' when it does not say. */
+async function targetsNow(promUrl, signal) {
+  const timeout = AbortSignal.timeout(5000);
+  const body = await fetch(`${promUrl}/api/v1/targets?state=active`, {
+    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+  })
+    .then((r) => r.json())
+    .catch(() => null);
+  if (!body || !body.data || !Array.isArray(body.data.activeTargets)) return '';
+  const n = body.data.activeTargets.filter((t) => t.labels && t.labels.job === 'cadvisor').length;
+  if (n > 0) return `it scrapes ${n} cAdvisor target${n === 1 ? '' : 's'} now`;
+  return (
+    "it has no cAdvisor target now: its DNS discovery finds no address for the name cadvisor in the stack's network " +
+    "(one known cause: `docker swarm leave` on this engine while the stack was up, after which the engine's DNS " +
+    'stops answering on the networks that existed then, moby/moby#45144)'
+  );
+}
+
 /**
  * What Prometheus knows that says why a container's sample after toMs is missing: the last one it holds (xs), its
  * scrapes of cAdvisor over the last half minute (a scrape slower than the 1 s interval fails; a target discovery
- * lost has none at all), and its own metrics.
+ * lost has none at all), its own metrics, and the cAdvisor targets it has now.
  * @param {string} promUrl
  * @param {{t_ms: number}[]} xs the container's samples Prometheus returned
  * @param {number} toMs the window's end
@@ -53,8 +73,8 @@ async function whyNoSample(promUrl, xs, toMs, { query, signal }) {
   } catch (err) {
     scrapes = `Prometheus did not say how its scrapes went: ${err.message}`;
   }
-  const self = await selfReport(promUrl, signal);
-  return [last, scrapes, self].filter(Boolean).join('; ');
+  const [self, targets] = await Promise.all([selfReport(promUrl, signal), targetsNow(promUrl, signal)]);
+  return [last, scrapes, self, targets].filter(Boolean).join('; ');
 }
 
 module.exports = { whyNoSample };

@@ -1,7 +1,7 @@
 'use strict';
-// RUNTIME=swarm on a real Docker Swarm (made here with `docker swarm init` on
-// the Docker bridge's address when the engine is in none, and left again
-// after), of one node, then of two: the compose
+// RUNTIME=swarm on a real Docker Swarm (test-swarm.js makes one when the
+// engine is in none: the integration runner for all its files, or this file
+// when it runs alone), of one node, then of two: the compose
 // runtime's stack deployed with `docker stack deploy`, with a network of two
 // more geth nodes (NETWORK_NODES=2) as services of the stack; the node's CPU
 // checked against its container's own cgroup counter read by this test, the
@@ -27,25 +27,22 @@ const docker = require('../../src/platform/docker');
 const swarm = require('../../src/platform/swarm');
 const { imageSpecs } = require('../../src/runtime/images');
 const geth = require('../../src/clients/geth');
-const { startSwarmWorker, bridgeAddress } = require('./swarm-worker');
+const { startSwarmWorker } = require('./swarm-worker');
+const { holdSwarm } = require('./test-swarm');
 
 /** What swarm.stackLeftovers says of a stack that is wholly removed. */
 const NOTHING = { services: [], containers: [], volumes: [], networks: [], configs: [], secrets: [] };
 
-let initHere = false;
+let held = null;
 let worker = null;
 
 before(async () => {
-  if (!(await swarm.swarmState()).active) {
-    // on the bridge's address, which the worker's container reaches (127.0.0.1 would be its own)
-    execFileSync('docker', ['swarm', 'init', '--advertise-addr', bridgeAddress()], { stdio: 'pipe' });
-    initHere = true;
-  }
+  held = await holdSwarm();
 });
 
 after(async () => {
   if (worker) await worker.remove();
-  if (initHere) execFileSync('docker', ['swarm', 'leave', '--force'], { stdio: 'pipe' });
+  if (held) held.leave();
 });
 
 /**

@@ -178,10 +178,14 @@ describe('compose runtime: scenario to compose project', () => {
 });
 
 /** A stand-in Prometheus API answering range selectors from fixed samples. */
-function fakePrometheus(seriesByMetric, ownMetrics = '') {
+function fakePrometheus(seriesByMetric, ownMetrics = '', targets = ['cadvisor']) {
   const server = http.createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
     if (u.pathname === '/metrics') return res.end(ownMetrics); // Prometheus's own
+    if (u.pathname === '/api/v1/targets')
+      return res.end(
+        JSON.stringify({ status: 'success', data: { activeTargets: targets.map((job) => ({ labels: { job } })) } }),
+      );
     const q = u.searchParams.get('query');
     const metric = q.slice(0, q.indexOf('{'));
     const values = (seriesByMetric[metric] || []).map(([t, v]) => [t / 1000, String(v)]);
@@ -255,7 +259,31 @@ describe('compose runtime: node CPU from cAdvisor samples', () => {
       const src = cadvisorSource(prom.url, 'node', { lagMs: 0, waitMs: 600 });
       await assert.rejects(
         src.edgesInside(t0, t0 + 5000),
-        /no sample of container node after the window's end in Prometheus \(its last sample stamped 4\.0 s before it; of Prometheus' scrapes of cAdvisor in the last 30 s \(30 expected\) 3 were made, 2 failed, the slowest took 1\.00 s; 3 of its 40 DNS lookups of cAdvisor failed, 99% of its 1 s scrape intervals took up to 6\.25 s\)/,
+        /no sample of container node after the window's end in Prometheus \(its last sample stamped 4\.0 s before it; of Prometheus' scrapes of cAdvisor in the last 30 s \(30 expected\) 3 were made, 2 failed, the slowest took 1\.00 s; 3 of its 40 DNS lookups of cAdvisor failed, 99% of its 1 s scrape intervals took up to 6\.25 s; it scrapes 1 cAdvisor target now\)/,
+      );
+    } finally {
+      prom.close();
+    }
+  });
+
+  it('says so when Prometheus has no cAdvisor target left (its DNS discovery found no address for the name)', async () => {
+    const t0 = Date.now() - 60000;
+    const prom = await fakePrometheus(
+      {
+        container_cpu_usage_seconds_total: [
+          [t0, 1],
+          [t0 + 1000, 2],
+        ],
+        up: [[t0 + 1000, 1]],
+      },
+      'prometheus_sd_dns_lookup_failures_total 0\nprometheus_sd_dns_lookups_total 20',
+      ['node'],
+    );
+    try {
+      const src = cadvisorSource(prom.url, 'node', { lagMs: 0, waitMs: 600 });
+      await assert.rejects(
+        src.edgesInside(t0, t0 + 5000),
+        /0 of its 20 DNS lookups of cAdvisor failed; it has no cAdvisor target now: its DNS discovery finds no address for the name cadvisor .*moby\/moby#45144\)\); is cAdvisor running\?/,
       );
     } finally {
       prom.close();
