@@ -1,9 +1,9 @@
 'use strict';
 // Record and replay on a real geth: chainperf (attach) drives geth through
 // ./run.sh record; the capture is then replayed against geth with
-// WORKLOAD=replay, through each generator, at the speed that puts exactly one
-// pass of the capture in the measured window. The replayed calls per method
-// must match the captured ones within a few percent.
+// WORKLOAD=replay, through each generator, at the speed that puts half a pass
+// of the capture in the measured window (half the captured rate). The replayed
+// calls per method must match the captured ones within a few percent.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -142,7 +142,10 @@ describe('record and replay on geth', () => {
   for (const generator of ['ethers', 'lean']) {
     it(`GENERATOR=${generator}: the replayed mix matches the captured one within a few percent per method`, async () => {
       const durationS = 8;
-      const speed = loadReplay(cut).period_ms / (durationS * 1000); // one pass of the capture in the window
+      // half a pass of the capture in the window: half the rate it was captured at. The capture is a closed loop at the
+      // node's own pace, so replaying it faster than captured outruns a node on a machine busier than then (one CI
+      // run: 478 calls timed out); this test checks the mix, not the node's capacity.
+      const speed = loadReplay(cut).period_ms / (2 * durationS * 1000);
       const file = writeScenario(
         tmpDir(),
         `replay-${generator}`,

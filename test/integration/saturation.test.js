@@ -16,7 +16,9 @@ describe('saturation search on geth --dev', () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       SATURATE: 'yes',
       GENERATOR: 'lean',
-      SATURATE_START_RPS: '200',
+      // from 50/s: two steps that hold even when the CI machine is so busy that 141/s does not (one CI run: 200 and
+      // 141 missed p99 <= 50 ms, 100 alone held); the test checks the search, not geth's speed
+      SATURATE_START_RPS: '50',
       SATURATE_FACTOR: '2',
       SATURATE_STEP_S: '3',
       SATURATE_BISECT: '1',
