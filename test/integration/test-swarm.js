@@ -2,7 +2,7 @@
 // The swarm the swarm tests run on, made with `docker swarm init` on the Docker
 // bridge's address when the engine is in none, and left again after.
 //
-// Leaving is what needs care: on Docker 20.10 (and others since), `docker swarm
+// Leaving is what needs care: on Docker 20.10 (which Debian ships), `docker swarm
 // leave` stops the engine's embedded DNS answering on every network that
 // existed while it was in the swarm (moby/moby#45144), so a compose run up at
 // that moment loses its service names (Prometheus's DNS discovery of cAdvisor
