@@ -11,7 +11,7 @@
 // planned start and the last at or before the planned end; the requests it is
 // divided by are those completed between the same two instants.
 
-const { sleep } = require('../util/time');
+const { sleep, timeoutSignal } = require('../util/time');
 const { whyNoSample } = require('./prometheus-health');
 
 /** @typedef {import('../contracts').CpuReading} CpuReading a cAdvisor sample of the container's CPU */
@@ -24,7 +24,7 @@ async function rangeQuery(promUrl, selector, fromMs, toMs, signal) {
   const spanS = Math.ceil((toMs - fromMs) / 1000) + 5;
   const q = new URLSearchParams({ query: `${selector}[${spanS}s]`, time: (toMs / 1000).toFixed(3) });
   const res = await fetch(`${promUrl}/api/v1/query?${q}`, {
-    signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(10000)]) : AbortSignal.timeout(10000),
+    signal: timeoutSignal(10000, signal),
   });
   const body = await res.json();
   if (body.status !== 'success')

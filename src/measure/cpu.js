@@ -9,7 +9,7 @@
 //             refreshes it every 3 s, so windows are aligned to its refreshes.
 
 const fs = require('node:fs');
-const { sleep } = require('../util/time');
+const { sleep, timeoutSignal } = require('../util/time');
 const { splitAuth } = require('../util/url-auth');
 
 const CLK_TCK = 100; // USER_HZ on Linux
@@ -93,7 +93,7 @@ async function fetchMetrics(target, named, signal) {
   try {
     res = await fetch(target.url, {
       headers: target.headers,
-      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000),
+      signal: timeoutSignal(5000, signal),
     });
   } catch (err) {
     if (signal && signal.aborted) throw err;

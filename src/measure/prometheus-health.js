@@ -9,11 +9,11 @@
 // target without counting a failure, and its scrapes stop.
 
 const { metricValue } = require('./cpu');
+const { timeoutSignal } = require('../util/time');
 
 /** What Prometheus's own metrics say of its discovery and scrape loop; '' when it does not answer. */
 async function selfReport(promUrl, signal) {
-  const timeout = AbortSignal.timeout(5000);
-  const text = await fetch(`${promUrl}/metrics`, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout })
+  const text = await fetch(`${promUrl}/metrics`, { signal: timeoutSignal(5000, signal) })
     .then((r) => r.text())
     .catch(() => '');
   const lookups = metricValue(text, 'prometheus_sd_dns_lookups_total');
@@ -28,10 +28,7 @@ async function selfReport(promUrl, signal) {
 
 /** A sentence on the cAdvisor targets Prometheus scrapes now; '' when it does not say. */
 async function targetsNow(promUrl, signal) {
-  const timeout = AbortSignal.timeout(5000);
-  const body = await fetch(`${promUrl}/api/v1/targets?state=active`, {
-    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-  })
+  const body = await fetch(`${promUrl}/api/v1/targets?state=active`, { signal: timeoutSignal(5000, signal) })
     .then((r) => r.json())
     .catch(() => null);
   if (!body || !body.data || !Array.isArray(body.data.activeTargets)) return '';

@@ -25,4 +25,10 @@ async function sleepUntil(epochMs, signal) {
   while (Date.now() < epochMs) await sleep(epochMs - Date.now(), signal);
 }
 
-module.exports = { sleep, sleepUntil };
+/** A signal that aborts after ms, or sooner when signal (if any) does: a request's own limit within the caller's. */
+function timeoutSignal(ms, signal) {
+  const timeout = AbortSignal.timeout(ms);
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
+}
+
+module.exports = { sleep, sleepUntil, timeoutSignal };
