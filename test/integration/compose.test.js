@@ -7,7 +7,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, readRun, watchContainerCpu } = require('./harness');
+const { startRun, readRun, watchContainerCpu, LIGHT_LOAD } = require('./harness');
 const { schemaErrors, ROOT, tmpDir, writeScenario } = require('../helpers');
 const docker = require('../../src/platform/docker');
 
@@ -171,6 +171,7 @@ describe('compose runtime: failures', () => {
   };
   const QUICK = {
     ...SHORT,
+    ...LIGHT_LOAD,
     GRAFANA: 'no',
     WARMUP_S: '0',
     IDLE_S: '4',
@@ -232,6 +233,7 @@ describe('compose runtime: node data kept in a volume, and restored from a snaps
   const restored = `chainperf-test-restored-${tag}`;
   const OK = {
     ...SHORT,
+    ...LIGHT_LOAD,
     GRAFANA: 'no',
     WARMUP_S: '0',
     IDLE_S: '0',

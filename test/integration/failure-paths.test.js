@@ -9,16 +9,18 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { startRun, processesWith, gethOf, readRun, untilLoaded } = require('./harness');
+const { startRun, processesWith, gethOf, readRun, untilLoaded, LIGHT_LOAD } = require('./harness');
 const { startGeth } = require('./node');
 const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
 const { runsRoot } = require('../../src/platform/cgroup');
 const docker = require('../../src/platform/docker');
 
 const GETH_DEV = path.join(ROOT, 'scenarios', 'geth-dev.env');
-// No warm-up and no history (a method that needs none): these tests are about what happens around the window, not
-// about its figures; a dev chain's history takes 8 blocks to mine, about 10 s a run.
-const SHORT = { WARMUP_S: '0', IDLE_S: '2', CREATE_HISTORY: 'no', WORKLOAD: 'method:eth_blockNumber' };
+// No warm-up, no history (a method that needs none) and a light load: these tests are about what happens around the
+// window, not about its figures; a dev chain's history takes 8 blocks to mine, about 10 s a run.
+const SHORT = { ...LIGHT_LOAD, WARMUP_S: '0', IDLE_S: '2', CREATE_HISTORY: 'no', WORKLOAD: 'method:eth_blockNumber' };
+/** Keys as the lines of a scenario file. */
+const asLines = (keys) => Object.entries(keys).map(([k, v]) => `${k}=${v}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The run id a run logged first. */
@@ -166,7 +168,7 @@ describe('failure paths', () => {
       const file = writeScenario(
         tmpDir(),
         'attach-dies',
-        `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nNODE_PID=${node.pid}\nCREATE_HISTORY=no\nWORKLOAD=method:eth_blockNumber\nWARMUP_S=0\nIDLE_S=2\nDURATION_S=40\n`,
+        asLines({ RUNTIME: 'attach', RPC_URL: node.rpcUrl, NODE_PID: node.pid, ...SHORT, DURATION_S: 40 }).join('\n'),
       );
       const r = startRun(file);
       await r.waitFor(/measure: measuring for/);
@@ -202,7 +204,14 @@ describe('failure paths', () => {
       const file = writeScenario(
         tmpDir(),
         'attach-gone',
-        `RUNTIME=attach\nRPC_URL=${node.rpcUrl}\nMETRICS_URL=${node.metricsUrl}\nCREATE_HISTORY=no\nWORKLOAD=method:eth_blockNumber\nWARMUP_S=0\nIDLE_S=3\nDURATION_S=45\n`,
+        asLines({
+          RUNTIME: 'attach',
+          RPC_URL: node.rpcUrl,
+          METRICS_URL: node.metricsUrl,
+          ...SHORT,
+          IDLE_S: 3,
+          DURATION_S: 45,
+        }).join('\n'),
       );
       const r = startRun(file);
       await r.waitFor(/measure: measuring for/);
@@ -224,8 +233,10 @@ describe('failure paths', () => {
   });
 
   it('a node frozen in the window (SIGSTOP) fails the run as stalled, the waiting requests counted and the figures kept', async () => {
-    // no timeout inside the window
-    const r = startRun(GETH_DEV, { ...SHORT, DURATION_S: '16', REQUEST_TIMEOUT_MS: '25000' });
+    // no timeout inside the window; the scenario's closed loop, whose 32 users wait on the frozen node (an open loop
+    // would pile up a request every 10 ms, each waiting out its REQUEST_TIMEOUT_MS in the teardown)
+    const closedLoop = Object.fromEntries(Object.entries(SHORT).filter(([k]) => k !== 'RATE'));
+    const r = startRun(GETH_DEV, { ...closedLoop, DURATION_S: '16', REQUEST_TIMEOUT_MS: '25000' });
     await r.waitFor(/measure: measuring for/);
     const port = /--metrics\.port (\d+)/.exec(r.stderrText())[1];
     await untilLoaded(r, `http://127.0.0.1:${port}/debug/metrics/prometheus`); // 3 s into the window, load coming in

@@ -5,12 +5,12 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, processesWith, gethOf, readRun } = require('./harness');
+const { startRun, processesWith, gethOf, readRun, LIGHT_LOAD } = require('./harness');
 const { startGeth } = require('./node');
 const { schemaErrors, tmpDir, writeScenario, ROOT } = require('../helpers');
 
 const GETH_DEV = path.join(ROOT, 'scenarios', 'geth-dev.env');
-const SHORT = { WARMUP_S: '2', IDLE_S: '3', HISTORY_TRANSFERS: '16', HISTORY_CONTRACT_CALLS: '8' };
+const SHORT = { ...LIGHT_LOAD, WARMUP_S: '2', IDLE_S: '3', HISTORY_TRANSFERS: '16', HISTORY_CONTRACT_CALLS: '8' };
 
 function assertFailedReport(res, reason) {
   assert.equal(res.code, 1, res.stderr);

@@ -26,6 +26,15 @@ function processesWith(marker) {
 }
 
 /**
+ * The load of a test about what happens around a window (a signal, a crash, a teardown), not about its figures:
+ * 100 requests/s in an open loop instead of a scenario's users back to back. A closed loop keeps the node and its
+ * generator on both cores of a CI machine for the whole window, and every test file running beside it waits for
+ * them (docs/testing.md). Through the lean engine, whose open loop keeps one generator for the run (through ethers it
+ * would be a pass per window, each with artillery's start-up).
+ */
+const LIGHT_LOAD = { GENERATOR: 'lean', RATE: '100' };
+
+/**
  * Starts ./run.sh scenario with env overrides; scenario may be an argument list (['ab', 'a.env', 'b.env']).
  * @returns {{child, done: Promise<{code:number, stdout:string, stderr:string, reportDir:string}>, tmp:string}}
  */
@@ -339,6 +348,7 @@ module.exports = {
   watchContainerCpu,
   fileListing,
   startRun,
+  LIGHT_LOAD,
   runWatchingNode,
   watchCpu,
   watchGethCpu,
