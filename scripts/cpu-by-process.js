@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+'use strict';
+// Where a command's CPU goes, by kind of process: runs the command, reads every
+// process's CPU time from /proc every 2 s while it runs, and prints the
+// CPU-seconds of each kind (geth, the load generators, chainperf itself, the
+// test runner, containers' processes by their name) with the machine's busy
+// and idle CPU over the same span. Every process on the machine is counted,
+// not only the command's: run it on a machine doing nothing else.
+//
+//   node scripts/cpu-by-process.js -- .ci/run
+//   node scripts/cpu-by-process.js --json out.json -- npm run test:integration -- ab.test.js
+//
+// A process that starts and ends between two reads is missed, and one that
+// ends loses its CPU since the last read: the printed "seen" total is a lower
+// bound, the machine's busy CPU the whole.
+
+const fs = require('node:fs');
+const { spawn } = require('node:child_process');
+
+const HZ = 100; // USER_HZ: /proc's clock ticks per second on Linux
+const EVERY_MS = 2000;
+
+/** The kind of a process, from its name and command line. */
+function kindOf(comm, cmd) {
+  if (!/^node\b/.test(comm) && !/(^|\/)node /.test(cmd.slice(0, 60))) return comm.replace(/[/:]\d+.*$/, '');
+  const kinds = [
+    [/artillery/, 'artillery (generator)'],
+    [/mocha/, 'mocha (test runner)'],
+    [/chopsticks/, 'chopsticks'],
+    [/eslint|prettier|tsc /, 'lint'],
+    [/scripts\/|src\/cli|cli\.js/, 'chainperf and its scripts'],
+  ];
+  const hit = kinds.find(([re]) => re.test(cmd));
+  return hit ? hit[1] : 'node (other)';
+}
+
+/** {key: {kind, cpu}} of every process now, key = pid and start time (a reused pid is another process). */
+function readAll() {
+  const out = {};
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const f = stat.slice(close + 2).split(' ');
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      out[`${pid}:${f[19]}`] = { kind: kindOf(comm, cmd), cpu: (Number(f[11]) + Number(f[12])) / HZ };
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/** The machine's busy and idle CPU-seconds since boot (/proc/stat). */
+function machine() {
+  const v = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  return { busy: (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / HZ, idle: (v[3] + v[4]) / HZ };
+}
+
+function main(argv) {
+  const dash = argv.indexOf('--');
+  const opts = argv.slice(0, dash < 0 ? 0 : dash);
+  const command = argv.slice(dash + 1);
+  if (dash < 0 || !command.length) {
+    process.stderr.write('usage: node scripts/cpu-by-process.js [--json FILE] -- COMMAND [ARGS...]\n');
+    process.exit(2);
+  }
+  const jsonFile = opts[0] === '--json' ? opts[1] : null;
+  const before = readAll(); // what ran before the command: only its CPU from now on counts
+  const seen = {};
+  const m0 = machine();
+  const t0 = Date.now();
+  const look = () => {
+    for (const [key, p] of Object.entries(readAll())) {
+      const base = before[key] ? before[key].cpu : 0;
+      seen[key] = { kind: p.kind, cpu: p.cpu - base };
+    }
+  };
+  const timer = setInterval(look, EVERY_MS);
+  const child = spawn(command[0], command.slice(1), { stdio: 'inherit' });
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => {
+    clearInterval(timer);
+    look();
+    const m1 = machine();
+    const kinds = {};
+    for (const p of Object.values(seen)) kinds[p.kind] = (kinds[p.kind] || 0) + p.cpu;
+    const rows = Object.entries(kinds)
+      .filter(([, s]) => s >= 0.5)
+      .sort((a, b) => b[1] - a[1]);
+    const doc = {
+      command: command.join(' '),
+      wall_s: (Date.now() - t0) / 1000,
+      machine_busy_cpu_s: m1.busy - m0.busy,
+      machine_idle_cpu_s: m1.idle - m0.idle,
+      seen_cpu_s: Object.values(kinds).reduce((a, b) => a + b, 0),
+      kinds: Object.fromEntries(rows.map(([k, s]) => [k, Number(s.toFixed(2))])),
+    };
+    const lines = [
+      `cpu-by-process: ${doc.wall_s.toFixed(0)} s; the machine busy ${doc.machine_busy_cpu_s.toFixed(0)} CPU-s, idle ${doc.machine_idle_cpu_s.toFixed(0)}; seen in processes ${doc.seen_cpu_s.toFixed(0)}`,
+      ...rows.map(
+        ([k, s]) =>
+          `${s.toFixed(1).padStart(9)} CPU-s  ${((s / doc.machine_busy_cpu_s) * 100).toFixed(1).padStart(5)}%  ${k}`,
+      ),
+    ];
+    process.stderr.write(`${lines.join('\n')}\n`);
+    if (jsonFile) fs.writeFileSync(jsonFile, `${JSON.stringify(doc, null, 1)}\n`);
+    process.exitCode = code === null ? 128 + (signal === 'SIGINT' ? 2 : 15) : code;
+  });
+}
+
+if (require.main === module) main(process.argv.slice(2));
+
+module.exports = { kindOf };
