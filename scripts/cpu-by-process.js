@@ -9,6 +9,7 @@
 //
 //   node scripts/cpu-by-process.js -- .ci/run
 //   node scripts/cpu-by-process.js --json out.json -- npm run test:integration -- ab.test.js
+//   node scripts/cpu-by-process.js --every 500 -- ...    # read every 500 ms (default 2000)
 //
 // A process that starts and ends between two reads is missed, and one that
 // ends loses its CPU since the last read: the printed "seen" total is a lower
@@ -18,7 +19,6 @@ const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 
 const HZ = 100; // USER_HZ: /proc's clock ticks per second on Linux
-const EVERY_MS = 2000;
 
 /** The kind of a process, from its name and command line. */
 function kindOf(comm, cmd) {
@@ -64,10 +64,12 @@ function main(argv) {
   const opts = argv.slice(0, dash < 0 ? 0 : dash);
   const command = argv.slice(dash + 1);
   if (dash < 0 || !command.length) {
-    process.stderr.write('usage: node scripts/cpu-by-process.js [--json FILE] -- COMMAND [ARGS...]\n');
+    process.stderr.write('usage: node scripts/cpu-by-process.js [--json FILE] [--every MS] -- COMMAND [ARGS...]\n');
     process.exit(2);
   }
-  const jsonFile = opts[0] === '--json' ? opts[1] : null;
+  const opt = (name) => (opts.includes(name) ? opts[opts.indexOf(name) + 1] : null);
+  const jsonFile = opt('--json');
+  const everyMs = Number(opt('--every') || 2000);
   const before = readAll(); // what ran before the command: only its CPU from now on counts
   const seen = {};
   const m0 = machine();
@@ -78,7 +80,7 @@ function main(argv) {
       seen[key] = { kind: p.kind, cpu: p.cpu - base };
     }
   };
-  const timer = setInterval(look, EVERY_MS);
+  const timer = setInterval(look, everyMs);
   const child = spawn(command[0], command.slice(1), { stdio: 'inherit' });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
   child.on('exit', (code, signal) => {

@@ -53,7 +53,9 @@ describe('CPU sources', function () {
       const a = await src.readEdge(start);
       const b = await src.readEdge(end);
       assert.ok(Math.abs(b.total_s - a.total_s - 1.5) < 1e-9, `${b.total_s - a.total_s}`);
-      assert.ok(Math.abs(a.seen_ms - start) < 60, `seen ${a.seen_ms - start} ms from the planned edge`);
+      // aligned: within half a period of the planned edge, where readEdge starts looking (the refresh times come from
+      // calibrate's polls, which a loaded machine delays: CI saw 68 ms)
+      assert.ok(Math.abs(a.seen_ms - start) < period / 2, `seen ${a.seen_ms - start} ms from the planned edge`);
     } finally {
       server.close();
     }
