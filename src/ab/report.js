@@ -10,7 +10,7 @@ const { AB_FIGURES } = require('./figures');
 const { writeScrubbed } = require('../util/scrub');
 const { profileDiffSection } = require('../report/profile-diff');
 const chains = require('../chains');
-const { STARTUP_S } = require('../workload/artillery');
+const { startupSOf } = require('../workload/artillery');
 
 const fmt = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
 const VERDICT = { lower: 'B lower', higher: 'B higher', same: 'same within the interval' };
@@ -108,7 +108,7 @@ function renderSummary(ab) {
       '',
       ab.settings.generator === 'kept'
         ? "Each side's load generator started once, with its warm-up, and ran every window of that side, idle in between; each window began with about a second of load before it opened, the same instants, seeds and counts as a window with a generator of its own."
-        : `Each window had a load generator of its own, started about ${STARTUP_S} s before it (${ab.settings.generator_reason}).`,
+        : `Each window had a load generator of its own, started about ${startupSOf(ab.a.provenance.scenario)} s before it (${ab.settings.generator_reason}).`,
     );
   if (ab.machine_speed) lines.push('', machineSpeedLine(ab.machine_speed));
   lines.push('', restartsNote(ab.settings.restart_pairs));

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
 const { measureWorkload } = require('./window');
 const { measureIdle } = require('./edges');
-const { STARTUP_S } = require('../workload/artillery');
+const { startupSOf } = require('../workload/artillery');
 const { partialFigures } = require('./partial');
 const { computeFigures } = require('../figures');
 const { writesFigures } = require('../workload/write-figures');
@@ -49,7 +49,7 @@ function withFigures(m, idle, cold) {
  */
 async function windowWithFigures(ctx, name, idle, { over = {}, mix = undefined, last = false } = {}) {
   const cold = ctx.s.COLD === 'yes' ? await coldRestart(ctx) : null;
-  let startupS = ctx.startupS || STARTUP_S;
+  let startupS = ctx.startupS || startupSOf(ctx.s);
   for (let attempt = 1; ; attempt++) {
     try {
       const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix, startupS, last }).catch((err) => {

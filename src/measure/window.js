@@ -7,7 +7,7 @@
 const fs = require('node:fs');
 const { copyScrubbed } = require('../util/scrub');
 const path = require('node:path');
-const { STARTUP_S, TAIL_MS } = require('../workload/artillery');
+const { startupSOf, TAIL_MS } = require('../workload/artillery');
 const { runGenerators, generatorGroups } = require('./generators');
 const { settleReadings } = require('../workload/agent-client');
 const { PICKUP_MS } = require('./kept-generator');
@@ -179,8 +179,8 @@ async function collectSamples(m, { reportDir, name, startupS }) {
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);
   if (startedLate(samples.first_request_at, w)) {
-    // artillery took longer than STARTUP_S to start its workers: the window's start had no load, its figures would mean
-    // nothing.
+    // the generator took longer than its start-up allowance (startupSOf) to start its workers: the window's start
+    // had no load, its figures would mean nothing.
     const late =
       samples.first_request_at === null
         ? 'never sent a request'
@@ -208,7 +208,7 @@ async function measureWorkload(o) {
   const opts = {
     ...o,
     name: o.name === undefined ? 'measure' : o.name,
-    startupS: o.startupS === undefined ? STARTUP_S : o.startupS,
+    startupS: o.startupS === undefined ? startupSOf(o.s) : o.startupS,
   };
   const { stack, signal, runId, name, warnings } = opts;
   const m = startLoad(opts);

@@ -382,6 +382,12 @@ const KEYS = {
       "How requests are sent. ethers: through the chain's client library (ethers JsonRpcProvider; @polkadot/api over WebSocket for Substrate chains, whatever this key says). lean (ethereum only for now): chainperf's artillery engine, keep-alive HTTP/1.1 sockets (or WebSocket connections) with requests prepared ahead, for figures at full speed (see docs/generator.md). The generators are the entries of src/workload/generators.js.",
   ),
 
+  LEAN_RUNNER: {
+    type: 'enum',
+    values: ['chainperf', 'artillery'],
+    default: 'chainperf',
+    doc: "GENERATOR=lean: what runs the lean engine's passes. chainperf: chainperf's own small runner (src/workload/lean-runner.js): the same script, engine, spec and samples, its users on a worker thread per core the generator may use, started in a fraction of a second. artillery: artillery's CLI, as before (about 6 s and several CPU-seconds to load its modules and workers at each start, and artillery's own report in artillery.json). The figures are measured the same way with either (docs/generator.md).",
+  },
   GENERATORS: {
     type: 'int',
     min: 1,
@@ -728,7 +734,7 @@ const KEYS = {
     type: 'enum',
     values: ['per-window', 'kept'],
     default: 'kept',
-    doc: "./run.sh ab: kept: each side's load generator starts once, before the warm-ups, and runs every window of that side, idle between them (about 1 s of lead-in per window: a pair of 10 s windows took 34 s instead of 48; 20 A/A sessions, 10 of them beside a CPU load, all called the sides the same: docs/results.md). per-window: an artillery pass per window, as a run does (about 6 s of start-up before each window). A session whose workload needs a pass per window (a replay, a SHAPE, writes, subscriptions, COLD=yes, an open loop through ethers, Substrate) uses per-window on both sides, and ab.json says why.",
+    doc: "./run.sh ab: kept: each side's load generator starts once, before the warm-ups, and runs every window of that side, idle between them (about 1 s of lead-in per window: a pair of 10 s windows took 34 s instead of 48; 20 A/A sessions, 10 of them beside a CPU load, all called the sides the same: docs/results.md). per-window: a generator pass per window, as a run does (about 6 s of start-up before each window through artillery, 2 s with the lean runner: LEAN_RUNNER). A session whose workload needs a pass per window (a replay, a SHAPE, writes, subscriptions, COLD=yes, an open loop through ethers, Substrate) uses per-window on both sides, and ab.json says why.",
   },
   MAX_REGRESSION_PCT: {
     type: 'number',

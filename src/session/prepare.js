@@ -10,7 +10,7 @@ const path = require('node:path');
 const chains = require('../chains');
 const clients = require('../clients');
 const runtimes = require('../runtime');
-const { loadMix, STARTUP_S } = require('../workload/artillery');
+const { loadMix, startupSOf } = require('../workload/artillery');
 const { runGenerators } = require('../measure/generators');
 const { log: defaultLog } = require('../util/log');
 const { prepareWindowHooks } = require('../measure/profile');
@@ -173,7 +173,7 @@ async function warmUp(s, stack, { spec, workDir, signal, log, name = 'warmup' })
   if (!(s.WARMUP_S > 0)) return;
   const chain = chains[s.CHAIN];
   log(`${name}: warming up for ${s.WARMUP_S} s (not measured)`);
-  const due = Date.now() + STARTUP_S * 1000 + s.RAMP_S * 1000 + s.WARMUP_S * 1000;
+  const due = Date.now() + startupSOf(s) * 1000 + s.RAMP_S * 1000 + s.WARMUP_S * 1000;
   const from = Date.now();
   const progress = setInterval(
     () => log(`${name}: ${Math.round((Date.now() - from) / 1000)} s of ${Math.round((due - from) / 1000)} s`),

@@ -26,8 +26,8 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
+const { passCommand } = require('./pass-command');
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const SAMPLE_MS = 1000;
 const KEEP_SAMPLES = 4 * 3600; // four hours of once-a-second readings (fewer with those asked for)
 
@@ -122,18 +122,11 @@ const readBody = (req) =>
     req.on('error', reject);
   });
 
-/** An artillery pass as chainperf's own (workload/artillery.js) runs it, in its own process group. */
+/** A generator pass as chainperf's own (workload/artillery.js) runs it, in its own process group. */
 function startPass({ spec, script, output, log }) {
   const fd = fs.openSync(log, 'a');
-  const argv = [path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run'), 'run', '--output', output, script];
-  const env = {
-    ...process.env,
-    NODE_PATH: path.join(ROOT, 'src', 'workload', 'engines'),
-    CHAINPERF_GENERATOR_SPEC: spec,
-    ARTILLERY_DISABLE_TELEMETRY: 'true',
-    DO_NOT_TRACK: '1',
-  };
-  const child = spawn(process.execPath, argv, { env, stdio: ['ignore', fd, fd], detached: true });
+  const { argv, env } = passCommand(script, output, spec);
+  const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', fd, fd], detached: true });
   fs.closeSync(fd);
   const pass = { child, running: true, code: null, signal: null };
   child.on('exit', (code, sig) => {

@@ -8,11 +8,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnInGroup } = require('../platform/cgroup');
 const yaml = require('js-yaml');
-const { WORKLOADS_DIR, ROOT } = require('../util/paths');
+const { WORKLOADS_DIR } = require('../util/paths');
+const { passCommand } = require('./pass-command');
 const { isReplay, replayMix } = require('./replay');
 const generators = require('./generators');
-
-const ENGINES_DIR = path.join(__dirname, 'engines');
 
 /** Process groups of the artillery passes running now: teardown and exit kill them, whatever the path. */
 const running = new Set();
@@ -32,6 +31,12 @@ process.on('exit', killGenerators);
 
 /** Seconds allowed for artillery to start its workers before the load is due. */
 const STARTUP_S = 6;
+/** The same for chainperf's lean runner (about 0.4 s to its first request: npm run bench:startup). */
+const LEAN_STARTUP_S = 2;
+
+/** The start-up allowance of scenario s's generator passes: the lean runner's, or artillery's. */
+const startupSOf = (s) =>
+  s && s.GENERATOR === 'lean' && (s.LEAN_RUNNER || 'chainperf') === 'chainperf' ? LEAN_STARTUP_S : STARTUP_S;
 
 /**
  * The load goes on this long after a measured window's end, so that the node's CPU read at the end edge (a
@@ -107,15 +112,7 @@ function writePassFiles({ scenario, spec, dir, name, processor }) {
  */
 function runArtillery({ scenario, spec, dir, name, processor, group, signal }) {
   const { specFile, scriptFile, rawFile, logFile } = writePassFiles({ scenario, spec, dir, name, processor });
-  const bin = path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run');
-  const argv = [process.execPath, bin, 'run', '--output', rawFile, scriptFile];
-  const env = {
-    ...process.env,
-    NODE_PATH: ENGINES_DIR, // where artillery finds artillery-engine-chainperf
-    CHAINPERF_GENERATOR_SPEC: specFile,
-    ARTILLERY_DISABLE_TELEMETRY: 'true',
-    DO_NOT_TRACK: '1',
-  };
+  const { argv, env } = passCommand(scriptFile, rawFile, specFile);
   const logFd = fs.openSync(logFile, 'a');
   const child = spawnInGroup(group, argv, { env, stdio: ['ignore', logFd, logFd], detached: true });
   fs.closeSync(logFd);
@@ -148,6 +145,8 @@ module.exports = {
   runArtillery,
   killGenerators,
   STARTUP_S,
+  LEAN_STARTUP_S,
+  startupSOf,
   TAIL_MS,
   TARGET,
 };

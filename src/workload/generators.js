@@ -7,7 +7,8 @@
 //           (src/workload/processors/<chain>.js), which sends each request
 //           through the chain's client library, as a wallet or a dapp does.
 //   lean:   chainperf's artillery engine (src/workload/engines/), keep-alive
-//           sockets and requests prepared ahead: figures at full speed.
+//           sockets and requests prepared ahead: figures at full speed; run by
+//           chainperf's lean runner (lean-runner.js) or by artillery (LEAN_RUNNER).
 
 const { shapeOf } = require('./shapes');
 
@@ -63,7 +64,8 @@ const generators = {
     name: 'lean',
     label: (s) => `chainperf's lean engine over ${s.TRANSPORT === 'ws' ? 'WebSocket' : 'HTTP'}`,
     script(s, { target, totalS, replay }) {
-      const engines = { chainperf: {} };
+      // runner: the lean runner (lean-runner.js) or artillery's CLI runs the pass (LEAN_RUNNER, pass-command.js)
+      const engines = { chainperf: { runner: s.LEAN_RUNNER || 'chainperf' } };
       if (replay)
         return {
           config: { target, phases: paced('replay (paced by the generator)'), engines },

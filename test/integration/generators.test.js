@@ -43,6 +43,11 @@ describe('several load generators (GENERATORS=2) on geth', () => {
     assert.equal(res.code, 0, res.stderr);
     const run = readRun(res.reportDir);
     assertTwoGenerators(run, res.reportDir);
+    for (const f of ['artillery.json', 'artillery-g1.json']) {
+      const out = JSON.parse(fs.readFileSync(path.join(res.reportDir, f), 'utf8'));
+      assert.match(out.runner, /lean runner/, `${f}: LEAN_RUNNER=chainperf (the default) ran the pass`);
+      assert.ok(out.aggregate.counters['chainperf.ok.eth_call'] > 0, f);
+    }
     for (const one of run.generator.generators) {
       assert.deepEqual(one.offered, { rate: 150 });
       assert.ok(Math.abs(one.requests_per_s - 150) < 15, `generator ${one.index}: ${one.requests_per_s}/s of 150`);

@@ -175,7 +175,7 @@ describe('host runtime: geth --dev end to end', () => {
   });
 });
 
-describe("host runtime with GENERATOR=lean: chainperf's engine on geth", () => {
+describe("host runtime with GENERATOR=lean and LEAN_RUNNER=artillery: chainperf's engine in artillery on geth", () => {
   let res;
   let run;
   let cpuWatch;
@@ -186,6 +186,7 @@ describe("host runtime with GENERATOR=lean: chainperf's engine on geth", () => {
       ARCHIVE: 'none',
       DURATION_S: '6',
       GENERATOR: 'lean',
+      LEAN_RUNNER: 'artillery', // artillery's own counters, an independent count (the other lean tests use the runner)
     });
     cpuWatch = watchGethCpu(r.tmp);
     res = await r.done;
@@ -198,6 +199,7 @@ describe("host runtime with GENERATOR=lean: chainperf's engine on geth", () => {
     assert.equal(res.code, 0);
     assert.deepEqual(schemaErrors(run), []);
     assert.equal(run.provenance.scenario.GENERATOR, 'lean');
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'artillery.log'), 'utf8'), /All VUs finished/);
     assert.equal(run.figures.requests_failed, 0, JSON.stringify(run.errors));
     assert.equal(Object.keys(run.figures.methods).length, 10);
   });

@@ -1,0 +1,40 @@
+'use strict';
+// The command that runs one load generator pass of an artillery script: artillery's
+// CLI, or chainperf's lean runner (lean-runner.js) when the lean generator's script
+// asks for it (LEAN_RUNNER=chainperf). chainperf starts passes here and its agents
+// on other machines do (agent.js): both take the command from here.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const yaml = require('js-yaml');
+const { ROOT } = require('../util/paths');
+
+/** Which runner a script asks for: 'chainperf' (the lean runner) or 'artillery'. */
+function runnerOf(script) {
+  const engine = script && script.config && script.config.engines && script.config.engines.chainperf;
+  return engine && engine.runner === 'chainperf' ? 'chainperf' : 'artillery';
+}
+
+/**
+ * The argv (node first) and environment of a pass of scriptFile writing its output to outputFile.
+ * @param {string} scriptFile
+ * @param {string} outputFile
+ * @param {string} specFile the pass's spec (CHAINPERF_GENERATOR_SPEC)
+ */
+function passCommand(scriptFile, outputFile, specFile) {
+  const runner = runnerOf(yaml.load(fs.readFileSync(scriptFile, 'utf8')));
+  const bin =
+    runner === 'chainperf'
+      ? path.join(ROOT, 'src', 'workload', 'lean-runner.js')
+      : path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run');
+  const env = {
+    ...process.env,
+    NODE_PATH: path.join(ROOT, 'src', 'workload', 'engines'), // where artillery finds artillery-engine-chainperf
+    CHAINPERF_GENERATOR_SPEC: specFile,
+    ARTILLERY_DISABLE_TELEMETRY: 'true',
+    DO_NOT_TRACK: '1',
+  };
+  return { runner, argv: [process.execPath, bin, 'run', '--output', outputFile, scriptFile], env };
+}
+
+module.exports = { passCommand, runnerOf };
