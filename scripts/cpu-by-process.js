@@ -24,6 +24,7 @@ const HZ = 100; // USER_HZ: /proc's clock ticks per second on Linux
 function kindOf(comm, cmd) {
   if (!/^node\b/.test(comm) && !/(^|\/)node /.test(cmd.slice(0, 60))) return comm.replace(/[/:]\d+.*$/, '');
   const kinds = [
+    [/lean-runner\.js/, 'lean runner (generator)'], // before artillery: its script is a .artillery.yml
     [/artillery/, 'artillery (generator)'],
     [/mocha/, 'mocha (test runner)'],
     [/chopsticks/, 'chopsticks'],

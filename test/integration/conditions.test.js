@@ -5,10 +5,13 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, gethOf, readRun } = require('./harness');
+const { startRun, gethOf, readRun, LIGHT_LOAD } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 
+// These tests check limits, restarts and what is read around the window, not a figure under load: a light open loop
+// (the harness's LIGHT_LOAD) does.
 const SHORT = {
+  ...LIGHT_LOAD,
   DURATION_S: '10',
   WARMUP_S: '2',
   IDLE_S: '2',
@@ -18,7 +21,7 @@ const SHORT = {
   DISK_READ_IOPS: '5000',
   DISK_WRITE_MBPS: '200',
   COLD: 'yes',
-  RAMP_S: '4', // 10 s for the generator to start before the window: a COLD restart and a busy CI machine slow it
+  RAMP_S: '4', // more time before the window (the ramp's): a COLD restart and a busy CI machine slow the start
 };
 
 /** The v1 controller directory of a process's cgroup, as the kernel names it in /proc/PID/cgroup. */
@@ -180,6 +183,7 @@ describe('compose runtime: STATE=small, MEMORY_MB, DISK_* and COLD=yes on the ge
 describe('host runtime: a MEMORY_MB the node cannot live in', () => {
   it('the kernel kills the node; the run fails naming OOM, with the warning given at start', async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      ...LIGHT_LOAD,
       MEMORY_MB: '64',
       DURATION_S: '5',
       WARMUP_S: '1',

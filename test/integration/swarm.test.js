@@ -50,16 +50,17 @@ after(async () => {
  * SWARM_BALANCER_NODE HAProxy there, so it gets the images of the three that the runs may choose (the local build or
  * the upstream one).
  */
-async function ensureWorker() {
-  if (worker) return;
-  const { cadvisor, node, haproxy, generator } = imageSpecs({
+const workerImageSpecs = () =>
+  imageSpecs({
     CLIENT: 'geth',
     CLIENT_VERSION: geth.defaults.CLIENT_VERSION,
     GRAFANA: 'no',
     BALANCER: 'haproxy',
     SWARM_GENERATOR_NODES: 'worker',
   });
-  // SWARM_GENERATOR_NODES places a generator there: its image, built from this checkout, goes there too
+
+/** Builds the images the worker may need here (`./run.sh images`). */
+function buildImages() {
   execFileSync(path.join(ROOT, 'run.sh'), ['images', path.join(ROOT, 'scenarios', 'geth-dev.env')], {
     stdio: 'pipe',
     // BALANCER (which needs NETWORK_NODES) so that HAProxy's image exists to load on the worker on a fresh machine
@@ -72,6 +73,13 @@ async function ensureWorker() {
       NETWORK_NODES: '1',
     },
   });
+}
+
+async function ensureWorker() {
+  if (worker) return;
+  const { cadvisor, node, haproxy, generator } = workerImageSpecs();
+  // SWARM_GENERATOR_NODES places a generator there: its image, built from this checkout, goes there too
+  buildImages();
   const refs = [
     cadvisor.local,
     cadvisor.upstream,
@@ -90,6 +98,25 @@ async function ensureWorker() {
     }
   });
   worker = await startSwarmWorker(images);
+}
+
+/**
+ * The generator image of this checkout as it is now, on the worker: its tag is a hash of the sources, which a test
+ * running beside this file may change for a moment (test/unit/mix.test.js writes a workload and removes it); a run
+ * then builds the image for the sources it sees, which the worker must have too.
+ */
+async function generatorOnWorker() {
+  const ref = workerImageSpecs().generator.local;
+  try {
+    execFileSync('docker', ['image', 'inspect', ref], { stdio: 'pipe' });
+  } catch {
+    buildImages();
+  }
+  const there = await worker.docker(['image', 'inspect', ref]).then(
+    () => true,
+    () => false,
+  );
+  if (!there) await worker.load([ref]);
 }
 
 /** The node's CPU over its window (cAdvisor through Prometheus) within 3% of its container's cgroup, read here. */
@@ -206,6 +233,7 @@ describe('RUNTIME=swarm with REPLICAS=2 on STATE=small synced from the network, 
 
   before(async () => {
     await ensureWorker();
+    await generatorOnWorker();
     here = await swarm.swarmState();
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       RUNTIME: 'swarm',

@@ -274,8 +274,8 @@ describe("a kept generator's open loop (saturation steps)", function () {
       const w = {
         send_from: from,
         start_at: from + 200,
-        end_at: from + 1200,
-        stop_at: from + 1300,
+        end_at: from + 2200,
+        stop_at: from + 2300,
         samples_dir: path.join(dir, `samples-${k}`),
         seed: k,
         ...(rate ? { rate } : {}),
@@ -286,13 +286,14 @@ describe("a kept generator's open loop (saturation steps)", function () {
       const files = fs.readdirSync(w.samples_dir).filter((f) => f.startsWith('worker-'));
       return mergeSamples(files.map((f) => JSON.parse(fs.readFileSync(path.join(w.samples_dir, f), 'utf8')))).ok;
     };
-    const base = await inWindow(1, null); // the pass's 100/s over 1 s
+    const base = await inWindow(1, null); // the pass's 100/s over 2 s
     const step = await inWindow(2, 801); // generator 1 of 2 takes 400 of 801/s
     const back = await inWindow(3, 201); // and 100 of 201/s
-    // wide bounds (a loaded machine delays timers), yet apart: a generator stuck at 100/s cannot reach 250
-    assert.ok(base >= 50 && base <= 150, `${base} requests at the pass's 100/s`);
-    assert.ok(step >= 250 && step <= 550, `${step} requests at 400/s`);
-    assert.ok(back >= 50 && back <= 150, `${back} requests at 100/s`);
+    // wide bounds (a loaded machine delays timers: a CI run saw a window picked up about 0.6 s late), yet apart: a
+    // generator stuck at 100/s cannot reach 450
+    assert.ok(base >= 100 && base <= 300, `${base} requests at the pass's 100/s`);
+    assert.ok(step >= 450 && step <= 1000, `${step} requests at 400/s`);
+    assert.ok(back >= 100 && back <= 300, `${back} requests at 100/s`);
     const quiet = answered;
     await sleep(400);
     assert.equal(answered, quiet, 'nothing sent between windows');

@@ -133,6 +133,8 @@ async function startSwarmWorker(images, log = () => {}) {
     docker: (args) => docker(['exec', NAME, 'docker', ...args]),
     /** Where its containers' cgroups are on this machine: below its engine's cgroup parent. */
     cgroupParent: CGROUP_PARENT,
+    /** Loads more images of this engine into the worker's. */
+    load: (more) => loadImages(more),
     remove: () => removeWorker(nodeId),
   };
 }
