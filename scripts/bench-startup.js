@@ -60,35 +60,34 @@ async function onePass(runner, dir, k) {
   const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', log, log], detached: true });
   fs.closeSync(log);
   const exited = new Promise((resolve) => child.on('exit', resolve));
-  while (!first) {
-    if (child.exitCode !== null)
-      throw new Error(`${runner}: the pass exited before its first request; see ${files.logFile}`);
-    if (Date.now() - t0 > 60000) throw new Error(`${runner}: no request within 60 s; see ${files.logFile}`);
-    await new Promise((r) => setTimeout(r, 5));
+  try {
+    while (!first) {
+      if (child.exitCode !== null)
+        throw new Error(`${runner}: the pass exited before its first request; see ${files.logFile}`);
+      if (Date.now() - t0 > 60000) throw new Error(`${runner}: no request within 60 s; see ${files.logFile}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const s = readProcStat(child.pid);
+    return { wall_s: (first - t0) / 1000, cpu_s: s.user_s + s.system_s };
+  } finally {
+    if (child.exitCode === null) process.kill(-child.pid, 'SIGKILL'); // the pass and its threads, whatever happened
+    await exited;
+    srv.close();
   }
-  const s = readProcStat(child.pid);
-  const cpu = s.user_s + s.system_s;
-  process.kill(-child.pid, 'SIGKILL');
-  await exited;
-  srv.close();
-  return { wall_s: (first - t0) / 1000, cpu_s: cpu };
 }
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-startup-'));
   const out = Object.fromEntries(RUNNERS.map((r) => [r, []]));
-  try {
-    for (let k = 1; k <= RUNS; k++)
-      for (const runner of RUNNERS) {
-        const r = await onePass(runner, dir, k);
-        out[runner].push(r);
-        console.error(
-          `pass ${k} of ${RUNS}, ${runner}: first request ${r.wall_s.toFixed(2)} s after the spawn, ${r.cpu_s.toFixed(2)} CPU-s by then`,
-        );
-      }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  for (let k = 1; k <= RUNS; k++)
+    for (const runner of RUNNERS) {
+      const r = await onePass(runner, dir, k); // a failure leaves dir and the pass's log in it
+      out[runner].push(r);
+      console.error(
+        `pass ${k} of ${RUNS}, ${runner}: first request ${r.wall_s.toFixed(2)} s after the spawn, ${r.cpu_s.toFixed(2)} CPU-s by then`,
+      );
+    }
+  fs.rmSync(dir, { recursive: true, force: true });
   const med = (runner, f) => median(out[runner].map((r) => r[f]));
   console.log(
     `lean generator start-up, medians of ${RUNS} passes each (spawn to first request; CPU of the pass's process by then):`,

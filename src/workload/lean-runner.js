@@ -3,7 +3,7 @@
 // default): the same script, the same engine (engines/artillery-engine-chainperf),
 // the same spec and samples, but none of artillery's CLI, plugins and cloud
 // platforms to load. artillery takes about 6 s and 5 CPU-seconds to start a
-// pass; this runner a fraction of a second (docs/generator.md, `npm run bench`).
+// pass; this runner a fraction of a second (docs/generator.md, `npm run bench:startup`).
 //
 //   node src/workload/lean-runner.js run --output FILE SCRIPT.yml
 //
@@ -72,6 +72,7 @@ function runWorker({ script, times, startedAt }) {
   const finish = () => {
     if (--left === 0) parentPort.postMessage({ counters, lastAt: Date.now() });
   };
+  if (!left) parentPort.postMessage({ counters, lastAt: Date.now() }); // phases that bring no user
   for (const t of times)
     setTimeout(
       () => {

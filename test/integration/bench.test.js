@@ -6,7 +6,7 @@
 
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { ROOT, tmpDir } = require('../helpers');
 const { processesWith } = require('./harness');
 
@@ -107,5 +107,22 @@ describe('npm run bench (shortened)', () => {
 
   it('leaves no process behind', () => {
     assert.deepEqual(processesWith(tmp), []);
+  });
+});
+
+describe('npm run bench:startup (one pass of each runner)', () => {
+  it("prints each runner's start-up, wall and CPU, and their ratios", () => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bench-startup.js'), '1'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const line = (runner) => new RegExp(`LEAN_RUNNER=${runner} +([\\d.]+) s wall, ([\\d.]+) CPU-s`).exec(r.stdout);
+    for (const runner of ['chainperf', 'artillery']) {
+      const m = line(runner);
+      assert.ok(m && Number(m[1]) > 0 && Number(m[2]) > 0, `${runner}: ${r.stdout}`);
+    }
+    assert.match(r.stdout, /artillery \/ chainperf: [\d.]+x the wall, [\d.]+x the CPU/);
   });
 });
