@@ -9,7 +9,7 @@ const path = require('node:path');
 const { spawnInGroup } = require('../platform/cgroup');
 const yaml = require('js-yaml');
 const { WORKLOADS_DIR } = require('../util/paths');
-const { passCommand } = require('./pass-command');
+const { passCommand, leanRunnerOf } = require('./pass-command');
 const { isReplay, replayMix } = require('./replay');
 const generators = require('./generators');
 
@@ -35,8 +35,7 @@ const STARTUP_S = 6;
 const LEAN_STARTUP_S = 2;
 
 /** The start-up allowance of scenario s's generator passes: the lean runner's, or artillery's. */
-const startupSOf = (s) =>
-  s && s.GENERATOR === 'lean' && (s.LEAN_RUNNER || 'chainperf') === 'chainperf' ? LEAN_STARTUP_S : STARTUP_S;
+const startupSOf = (s) => (s && s.GENERATOR === 'lean' && leanRunnerOf(s) === 'chainperf' ? LEAN_STARTUP_S : STARTUP_S);
 
 /**
  * The load goes on this long after a measured window's end, so that the node's CPU read at the end edge (a

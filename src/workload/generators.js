@@ -11,6 +11,7 @@
 //           chainperf's lean runner (lean-runner.js) or by artillery (LEAN_RUNNER).
 
 const { shapeOf } = require('./shapes');
+const { leanRunnerOf } = require('./pass-command');
 
 /** artillery phases for the load shape; they run from artillery's start until after endAt. */
 /**
@@ -65,7 +66,7 @@ const generators = {
     label: (s) => `chainperf's lean engine over ${s.TRANSPORT === 'ws' ? 'WebSocket' : 'HTTP'}`,
     script(s, { target, totalS, replay }) {
       // runner: the lean runner (lean-runner.js) or artillery's CLI runs the pass (LEAN_RUNNER, pass-command.js)
-      const engines = { chainperf: { runner: s.LEAN_RUNNER || 'chainperf' } };
+      const engines = { chainperf: { runner: leanRunnerOf(s) } };
       if (replay)
         return {
           config: { target, phases: paced('replay (paced by the generator)'), engines },

@@ -9,6 +9,9 @@ const path = require('node:path');
 const yaml = require('js-yaml');
 const { ROOT } = require('../util/paths');
 
+/** The runner scenario s asks for its lean passes (LEAN_RUNNER; chainperf's when a hand-made scenario says none). */
+const leanRunnerOf = (s) => (s && s.LEAN_RUNNER) || 'chainperf';
+
 /** Which runner a script asks for: 'chainperf' (the lean runner) or 'artillery'. */
 function runnerOf(script) {
   const engine = script && script.config && script.config.engines && script.config.engines.chainperf;
@@ -37,4 +40,4 @@ function passCommand(scriptFile, outputFile, specFile) {
   return { runner, argv: [process.execPath, bin, 'run', '--output', outputFile, scriptFile], env };
 }
 
-module.exports = { passCommand, runnerOf };
+module.exports = { passCommand, runnerOf, leanRunnerOf };

@@ -45,11 +45,7 @@ after(async () => {
   if (held) held.leave();
 });
 
-/**
- * A second node for the swarm, once: cAdvisor (a global service) runs there too, and SWARM_NODE places the node and
- * SWARM_BALANCER_NODE HAProxy there, so it gets the images of the three that the runs may choose (the local build or
- * the upstream one).
- */
+/** The images a worker may need: the local build and the upstream one of each. */
 const workerImageSpecs = () =>
   imageSpecs({
     CLIENT: 'geth',
@@ -75,6 +71,11 @@ function buildImages() {
   });
 }
 
+/**
+ * A second node for the swarm, once: cAdvisor (a global service) runs there too, and SWARM_NODE places the node and
+ * SWARM_BALANCER_NODE HAProxy there, so it gets the images of the three that the runs may choose (the local build or
+ * the upstream one).
+ */
 async function ensureWorker() {
   if (worker) return;
   const { cadvisor, node, haproxy, generator } = workerImageSpecs();
