@@ -1,8 +1,8 @@
 'use strict';
 // What one measured window says of the node and of the load generator, for
 // run.json: the node's CPU over the span its requests are counted over, the
-// cross-check, its disk, network and memory, the Prometheus cross-check, and
-// the generator's own CPU and workers.
+// cross-check, its disk, network and memory, and the generator's own CPU and
+// workers (the Prometheus cross-check: prometheus-check.js).
 
 const os = require('node:os');
 const { mergeReplay } = require('../workload/replay');
@@ -10,8 +10,6 @@ const { cpuDelta } = require('../figures');
 const { findStall } = require('./stall');
 const { stealBetween, cpusOf } = require('./steal');
 const { ioBetween } = require('./io');
-const { log } = require('../util/log');
-const { sleepUntil } = require('../util/time');
 
 const cpuSum = (c) => (Number.isFinite(c.total_s) ? c.total_s : c.user_s + c.system_s);
 
@@ -89,21 +87,6 @@ function addNodeResources(node, m, stack, samples, resources) {
     const b = sampler.memory.map((x) => x.bytes);
     node.memory_peak_bytes = Math.max(...b);
     node.memory_mean_bytes = Math.round(b.reduce((x, y) => x + y, 0) / b.length);
-  }
-}
-
-/** The node's request counters from Prometheus: only a cross-check, so a failure to read them is a warning. */
-async function addPrometheusCheck(node, { stack, runId, w, signal, name, warnings }) {
-  if (!stack.prometheus) return;
-  try {
-    Object.assign(node, await prometheusCrossCheck(stack, runId, w, signal));
-  } catch (err) {
-    if (signal.aborted) throw err;
-    // Only a cross-check: the figures stand without it.
-    node.rpc_requests = null;
-    const warning = `the Prometheus cross-check is missing for ${name} (${err.message}): the figures come from the node's own counters and stand without it`;
-    log(`warning: ${warning}`);
-    if (warnings && !warnings.includes(warning)) warnings.push(warning);
   }
 }
 
@@ -216,61 +199,6 @@ function perGenerator(m, snapshots) {
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 
-/** The node's own request counters through Prometheus over the window: a cross-check of the generator's counts. */
-async function prometheusCrossCheck(stack, runId, w, signal) {
-  const out = {};
-  // Let the first scrape after the window land: by 1.5 s after its end (scrapes 1 s apart). Counted from the end, not
-  // from now: the window's samples, awaited before, took about that already.
-  await sleepUntil(w.end + 1500, signal);
-  // A counter's rise over the window, as of the scrapes (1 s apart) before each edge; null when either is missing.
-  // A fleet's replica that died in the window has no sample at its end (its series went stale): each replica's last
-  // sample within the window's span is summed instead, so that what it served before it died still counts.
-  const span = Math.ceil((w.end - w.start) / 1000) + 5;
-  const rise = async (counter) => {
-    const q = stack.fleet
-      ? `sum(last_over_time(${counter}{run_id="${runId}"}[${span}s]))`
-      : `sum(${counter}{run_id="${runId}"})`;
-    const [a, b] = [await stack.prometheus.valueAt(q, w.start), await stack.prometheus.valueAt(q, w.end)];
-    return a !== null && b !== null ? b - a : null;
-  };
-  const metric = (stack.requestsMetric && stack.requestsMetric.requests) || 'rpc_requests';
-  out.rpc_requests = await rise(metric);
-  if (!stack.fleet && out.rpc_requests !== null) {
-    // the instants of the two scrapes the rise is between (one node: one series), so a reader sees how far each is
-    // from its edge
-    const stamp = async (ms) => stack.prometheus.valueAt(`max(timestamp(${metric}{run_id="${runId}"}))`, ms);
-    const [a, b] = [await stamp(w.start), await stamp(w.end)];
-    if (a !== null && b !== null) out.rpc_requests_span_ms = [Math.round(a * 1000), Math.round(b * 1000)];
-  }
-  const gc = stack.requestsMetric && stack.requestsMetric.gcCycles;
-  if (gc) {
-    const cycles = await rise(gc); // Go GC cycles the node ran in the window
-    if (cycles !== null) out.gc_cycles = cycles;
-  }
-  const label = stack.requestsMetric && stack.requestsMetric.requestsByLabel;
-  if (label)
-    out.rpc_requests_by_method = await requestsByLabel(
-      stack.prometheus,
-      `sum by (${label}) (${metric}{run_id="${runId}"})`,
-      label,
-      w,
-    );
-  return out;
-}
-
-/** Rise of a counter per label value over the window, from two instant queries at its edges. */
-async function requestsByLabel(prometheus, query, label, w) {
-  if (!prometheus.vectorAt) return null;
-  const [a, b] = [await prometheus.vectorAt(query, w.start, label), await prometheus.vectorAt(query, w.end, label)];
-  if (!b) return null;
-  const out = {};
-  for (const [key, value] of Object.entries(b)) {
-    const rise = value - ((a && a[key]) || 0);
-    if (rise > 0) out[key] = rise;
-  }
-  return out;
-}
-
 module.exports = {
   withClientsFault,
   cpuSum,
@@ -278,10 +206,7 @@ module.exports = {
   nodeCpuOver,
   addCpuCheck,
   addNodeResources,
-  addPrometheusCheck,
   nodeRecord,
   generatorRecord,
   perGenerator,
-  prometheusCrossCheck,
-  requestsByLabel,
 };

@@ -20,7 +20,8 @@ const { readSteal } = require('./steal');
 const { startWindowHooks } = require('./profile');
 const { log } = require('../util/log');
 const { planWindow, readEdge, startSampler } = require('./edges');
-const { addPrometheusCheck, generatorRecord, nodeCpuOver, nodeRecord } = require('./window-records');
+const { generatorRecord, nodeCpuOver, nodeRecord } = require('./window-records');
+const { addPrometheusCheck } = require('./prometheus-check');
 
 function readSamples(dir) {
   if (!fs.existsSync(dir)) return [];

@@ -94,10 +94,16 @@ function nodeLines(run) {
   lines.push(...nodeResourceLines(run, n));
   if (n.rpc_requests !== undefined && n.rpc_requests !== null)
     lines.push(
-      `- The node's own request counter (Prometheus, 1 s scrapes, so approximate at the edges) rose by ${n.rpc_requests} over the window${scrapeSpan(run, n)}.`,
+      `- The node's own request counter (Prometheus, 1 s scrapes, so approximate at the edges) rose by ${n.rpc_requests} over the window${scrapeSpan(run, n)}${unscraped(n)}.`,
     );
   return lines;
 }
+
+/** REPLICAS: the replicas Prometheus has no scrape of inside the window (their requests are not in the sum). */
+const unscraped = (n) =>
+  n.rpc_requests_unscraped
+    ? `, summed over the replicas scraped inside it: what ${n.rpc_requests_unscraped.join(', ')} served is left out (no scrape inside the window)`
+    : '';
 
 /** Where the two scrapes the request counter's rise is between fall against the window's edges. */
 function scrapeSpan(run, n) {

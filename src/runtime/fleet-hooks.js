@@ -184,6 +184,7 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck,
   const rotation = []; // every window's rotation events, for the run's warnings
   return {
     replicas,
+    lost, // {replica, at_ms, ...} for each replica seen gone
     windowHook(window) {
       const first = readEdge(lb, replicas);
       const lb0 = lbGroup ? lbGroup.cpu().total_s : null;

@@ -95,6 +95,10 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
     const detail = `Prometheus ${counted}, clients ${clients}, HAProxy per replica ${byReplica}`;
     assert.ok(counted > 0.6 * clients && counted < 1.1 * clients, detail);
     assert.ok(counted > Math.max(...byReplica), detail);
+    // each replica's rise apart (its series' replica label), and they make the sum
+    const rises = run.node.rpc_requests_by_replica;
+    assert.deepEqual(Object.keys(rises), ['replica-1', 'replica-2'], JSON.stringify(rises));
+    assert.equal(rises['replica-1'] + rises['replica-2'], counted, JSON.stringify(rises));
   });
 
   it("reads each replica's own peers (each has the network node), not only the watched one's", () => {
