@@ -140,6 +140,23 @@ describe('report writing', () => {
     );
   });
 
+  it("REPLICAS: names the replicas with no scrape inside the window, whose requests the counter's rise leaves out", () => {
+    const dir = path.join(tmpDir(), 'u');
+    const node = {
+      ...sampleRun().node,
+      rpc_requests: 3979,
+      rpc_requests_by_replica: { 'replica-1': 3979, 'replica-2': null },
+      rpc_requests_unscraped: ['replica-2'],
+    };
+    const run = sampleRun({ node });
+    assert.deepEqual(schemaErrors(run), []);
+    writeReport(dir, run, series);
+    assert.match(
+      fs.readFileSync(path.join(dir, 'summary.md'), 'utf8'),
+      /rose by 3979 over the window, summed over the replicas scraped inside it: what replica-2 served is left out \(no scrape inside the window\)\./,
+    );
+  });
+
   it('re-renders summary and charts from run.json and series.json alone', () => {
     const dir = path.join(tmpDir(), 'rr');
     writeReport(dir, sampleRun(), series);
