@@ -102,9 +102,9 @@ async function ensureWorker() {
 }
 
 /**
- * The generator image of this checkout as it is now, on the worker: its tag is a hash of the sources, which a test
- * running beside this file may change for a moment (test/unit/mix.test.js writes a workload and removes it); a run
- * then builds the image for the sources it sees, which the worker must have too.
+ * The generator image of this checkout as it is now, on the worker: its tag is a hash of the sources (src/,
+ * workloads/), which an edit made while the tests run changes; the run then builds the image for the sources it
+ * sees, which the worker must have too. (test/unit/mix.test.js once wrote into workloads/; it writes into a copy.)
  */
 async function generatorOnWorker() {
   const ref = workerImageSpecs().generator.local;

@@ -6,8 +6,21 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { deriveMix, readCapture, mixYaml } = require('../../src/record/mix');
-const { loadMix } = require('../../src/workload/artillery');
 const { tmpDir, ROOT } = require('../helpers');
+
+/**
+ * A copy of chainperf's sources with an empty workloads/ of its own: the tests below write workloads there, not into
+ * the repository's, whose contents other tests running beside them hash (the generator image's tag).
+ */
+function sourcesCopy() {
+  const root = tmpDir('chainperf-mix-');
+  fs.cpSync(path.join(ROOT, 'src'), path.join(root, 'src'), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(root, 'package.json'));
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+  fs.mkdirSync(path.join(root, 'workloads'));
+  const { loadMix } = require(path.join(root, 'src', 'workload', 'artillery')); // the copy's, reading its workloads/
+  return { root, cli: path.join(root, 'src', 'cli.js'), loadMix };
+}
 
 const hex = (n) => `0x${n.toString(16)}`;
 
@@ -71,14 +84,9 @@ describe('mix from a capture', () => {
         .join('\n')}\n`,
     );
     const text = mixYaml(deriveMix(readCapture(file)), { source: 'cap.jsonl' });
-    const name = `test-mix-${process.pid}`;
-    const out = path.join(ROOT, 'workloads', `${name}.yml`);
-    try {
-      fs.writeFileSync(out, text);
-      assert.deepEqual(loadMix(name), deriveMix(capture()).mix);
-    } finally {
-      fs.rmSync(out, { force: true });
-    }
+    const copy = sourcesCopy();
+    fs.writeFileSync(path.join(copy.root, 'workloads', 'from-capture.yml'), text);
+    assert.deepEqual(copy.loadMix('from-capture'), deriveMix(capture()).mix);
   });
 
   it('./run.sh mix writes workloads/<name>.yml and prints its path last; a capture without a known method is exit 2', function () {
@@ -91,37 +99,23 @@ describe('mix from a capture', () => {
         .map((l) => JSON.stringify(l))
         .join('\n'),
     );
-    const name = `test-mixcli-${process.pid}`;
-    const out = path.join(ROOT, 'workloads', `${name}.yml`);
-    try {
-      const r = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file, '--name', name], {
-        encoding: 'utf8',
-      });
-      assert.equal(r.status, 0, r.stderr);
-      assert.equal(r.stdout.trim(), out);
-      assert.match(r.stderr, /left out: net_version/);
-      assert.equal(loadMix(name).eth_call, 52.08);
-      const again = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file, '--name', name], {
-        encoding: 'utf8',
-      });
-      assert.equal(again.status, 2, 'an existing workload is not overwritten');
-      assert.match(again.stderr, /exists/);
-      assert.equal(
-        spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file, '--name', name, '--replace', 'yes'])
-          .status,
-        0,
-      );
-    } finally {
-      fs.rmSync(out, { force: true });
-    }
+    const { root, cli, loadMix } = sourcesCopy();
+    const name = 'from-capture';
+    const out = path.join(root, 'workloads', `${name}.yml`);
+    const r = spawnSync(process.execPath, [cli, 'mix', file, '--name', name], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), out);
+    assert.match(r.stderr, /left out: net_version/);
+    assert.equal(loadMix(name).eth_call, 52.08);
+    const again = spawnSync(process.execPath, [cli, 'mix', file, '--name', name], { encoding: 'utf8' });
+    assert.equal(again.status, 2, 'an existing workload is not overwritten');
+    assert.match(again.stderr, /exists/);
+    assert.equal(spawnSync(process.execPath, [cli, 'mix', file, '--name', name, '--replace', 'yes']).status, 0);
     fs.writeFileSync(file, JSON.stringify({ t: 1, method: 'net_version', params: [] }));
-    const bad = spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file], { encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, [cli, 'mix', file], { encoding: 'utf8' });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /none of the methods seen \(net_version\)/);
     fs.writeFileSync(file, 'not json\n');
-    assert.match(
-      spawnSync(process.execPath, [path.join(ROOT, 'src', 'cli.js'), 'mix', file], { encoding: 'utf8' }).stderr,
-      /line 1 is not JSON/,
-    );
+    assert.match(spawnSync(process.execPath, [cli, 'mix', file], { encoding: 'utf8' }).stderr, /line 1 is not JSON/);
   });
 });
