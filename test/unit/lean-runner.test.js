@@ -43,8 +43,10 @@ describe('lean runner', () => {
     const file = (s, name) => writePassFiles({ scenario: s, spec: { end_at: Date.now() }, dir, name }).scriptFile;
     const lean = passCommand(file(LEAN, 'lean'), '/out.json', '/spec.json');
     assert.equal(lean.runner, 'chainperf');
-    assert.match(lean.argv[1], /src\/workload\/lean-runner\.js$/);
-    assert.deepEqual(lean.argv.slice(2), ['run', '--output', '/out.json', path.join(dir, 'lean.artillery.yml')]);
+    // a first old-generation limit for a window's records (pass-command.js), then the runner
+    assert.equal(lean.argv[1], '--initial-old-space-size=64');
+    assert.match(lean.argv[2], /src\/workload\/lean-runner\.js$/);
+    assert.deepEqual(lean.argv.slice(3), ['run', '--output', '/out.json', path.join(dir, 'lean.artillery.yml')]);
     assert.equal(lean.env.CHAINPERF_GENERATOR_SPEC, '/spec.json');
     const viaArtillery = passCommand(file({ ...LEAN, LEAN_RUNNER: 'artillery' }, 'art'), '/o', '/s');
     assert.equal(viaArtillery.runner, 'artillery');
