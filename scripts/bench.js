@@ -54,37 +54,23 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { resolveScenario, ROOT } = require('../src/scenario/resolve');
-const { startHost } = require('../src/runtime/host');
 const { cgroupsUsable } = require('../src/platform/cgroup');
 const { ensureDebianTool } = require('../src/install/debian');
 const { waitForSync } = require('../src/chains/ethereum/sync');
-const { metricValue } = require('../src/measure/cpu');
 const { median } = require('../src/stats');
-const { newRunId } = require('../src/run');
 const { log } = require('../src/util/log');
 const { sleep } = require('../src/util/time');
 const { CV_REPEAT, cpuFloor, repeatability, defaultRun } = require('./lib/bench-repeat');
 const { benchStatic } = require('./lib/bench-static');
+const { startBenchNode, benchTarget } = require('./lib/bench-node');
 const { benchWrk, benchArtillery, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS } = require('./lib/bench-generators');
 const { ensureWsReference, benchWsReference, benchWsNodeFloor } = require('./lib/ws-reference');
 
 const REPS = Number(process.env.BENCH_REPS || 3);
 
-async function rpcRequests(metricsUrl) {
-  const v = metricValue(await (await fetch(metricsUrl)).text(), 'rpc_requests');
-  if (v === null) throw new Error('geth exports no rpc_requests counter');
-  return v;
-}
-
 /** REPS rounds of every generator against the node, each its warm-up and measured window; results by generator. */
 async function runGenerators(stack, { wrk, wsRef }, workDir, poolFile) {
-  const target = {
-    group: stack.generatorGroup,
-    rpcUrl: stack.rpcUrl,
-    wsUrl: stack.wsUrl,
-    requests: () => rpcRequests(stack.node.metrics_url),
-  };
+  const target = benchTarget(stack);
   const results = { wrk: [], ws_ref: [], ws_node: [], lean: [], lean_ws: [], ethers: [], ethers_ws: [] };
   for (let k = 0; k < REPS; k++) {
     results.wrk.push(await benchWrk(target, wrk, workDir));
@@ -174,23 +160,6 @@ function keyValues(med, rep, floor, def, { results, statics }) {
 /** The lean engine's CPU per request over wrk's, repetition by repetition (the spread of `ratio`). */
 function perRepetitionRatios(results) {
   return results.lean.map((r, k) => (r.us_per_request / results.wrk[k].us_per_request).toFixed(2)).join(',');
-}
-
-/** A geth --dev node on one core, and its stop (once). */
-async function startBenchNode(workDir) {
-  const { scenario, errors } = resolveScenario(path.join(ROOT, 'scenarios', 'geth-dev.env'), { env: { CORES: '1' } });
-  if (errors.length) throw new Error(errors.join('\n'));
-  const stack = await startHost(scenario, { runId: `bench-${newRunId()}`, workDir, log });
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await stack.teardown();
-    fs.rmSync(workDir, { recursive: true, force: true });
-  };
-  process.once('SIGINT', () => stop().then(() => process.exit(130)));
-  process.once('SIGTERM', () => stop().then(() => process.exit(143)));
-  return { stack, stop };
 }
 
 async function main() {

@@ -77,16 +77,18 @@ function benchWrk(target, wrk, workDir) {
   return benchProcess(target, [wrk, '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', lua, target.rpcUrl]);
 }
 
-/** artillery with GENERATOR=generator over transport, a closed loop of CONNECTIONS users sending BODY's call. */
-async function benchArtillery(target, generator, transport, workDir, poolFile, k) {
+/**
+ * artillery with GENERATOR=generator over transport, a closed loop of CONNECTIONS users sending BODY's call; the lean
+ * generator in the runner `runner` (LEAN_RUNNER; its default when not given).
+ */
+async function benchArtillery(target, generator, transport, workDir, poolFile, k, runner = undefined) {
   for (let startupS = STARTUP_S; ; startupS *= 2) {
-    const name = `${generator}-${transport}-${k}${startupS > STARTUP_S ? `-${startupS}s` : ''}`;
-    const figures = await artilleryWindow(target, generator, transport, { workDir, poolFile, name, startupS }).catch(
-      (err) => {
-        if (!err.late || startupS >= STARTUP_S * 4) throw err;
-        return { late: true };
-      },
-    );
+    const name = `${generator}-${transport}${runner ? `-${runner}` : ''}-${k}${startupS > STARTUP_S ? `-${startupS}s` : ''}`;
+    const opts = { workDir, poolFile, name, startupS, runner };
+    const figures = await artilleryWindow(target, generator, transport, opts).catch((err) => {
+      if (!err.late || startupS >= STARTUP_S * 4) throw err;
+      return { late: true };
+    });
     if (!figures.late) return figures;
     if (startupS >= STARTUP_S * 4)
       throw new Error(
@@ -99,7 +101,7 @@ async function benchArtillery(target, generator, transport, workDir, poolFile, k
 }
 
 /** One window of artillery with GENERATOR=generator, started startupS before its warm-up. */
-async function artilleryWindow(target, generator, transport, { workDir, poolFile, name, startupS }) {
+async function artilleryWindow(target, generator, transport, { workDir, poolFile, name, startupS, runner }) {
   const start = Date.now() + (startupS + WARM_S) * 1000;
   const end = start + MEASURE_S * 1000;
   const scenario = {
@@ -109,6 +111,7 @@ async function artilleryWindow(target, generator, transport, { workDir, poolFile
     RATE: null,
     RAMP_S: 0,
     WORKLOAD: 'method:eth_getBlockByNumber',
+    ...(runner ? { LEAN_RUNNER: runner } : {}),
   };
   const spec = {
     rpc_url: transport === 'ws' ? target.wsUrl : target.rpcUrl,

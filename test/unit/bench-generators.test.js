@@ -30,3 +30,32 @@ describe('npm run bench: a window against a target', () => {
     await assert.rejects(measureEdges(never, later, later + 700), (err) => err.late && /no request/.test(err.message));
   });
 });
+
+describe('npm run bench:runners: the runners compared pair by pair', () => {
+  it('prints the ratio runner / artillery with its interval over the pairs, and the key=value figures', () => {
+    const { summary } = require('../../scripts/bench-runners');
+    const pair = (runner, artillery) => ({
+      chainperf: { us_per_request: runner, rps: 1000 },
+      artillery: { us_per_request: artillery, rps: 1000 },
+    });
+    const lines = [];
+    const log = console.log;
+    console.log = (line) => lines.push(line);
+    let kv;
+    try {
+      kv = summary('ws', [pair(30, 30), pair(33, 30), pair(27, 30)]);
+    } finally {
+      console.log = log;
+    }
+    // log ratios 0, ln 1.1, ln 0.9: their mean's exp is 0.997, its interval wide over 3 pairs
+    assert.equal(kv.ws_runner_over_artillery, '1.00');
+    const [lo, hi] = kv.ws_runner_over_artillery_ci95.split('-').map(Number);
+    assert.ok(lo < 0.8 && hi > 1.2, kv.ws_runner_over_artillery_ci95);
+    assert.equal(kv.ws_runner_us_per_request, '30.0');
+    assert.equal(kv.ws_artillery_us_per_request, '30.0');
+    assert.match(
+      lines[0],
+      /^ws +lean runner 30\.0 us\/request, artillery 30\.0 \(medians\); runner \/ artillery 1\.00 \(95% interval [\d.]+-[\d.]+ over 3 pairs; per pair 1\.00, 1\.10, 0\.90\)$/,
+    );
+  });
+});
