@@ -11,9 +11,9 @@ const { ROOT } = require('../util/paths');
 
 /**
  * The lean runner's worker threads start with a small heap, and V8 sizes the old generation's first limit from it: a
- * window's records (latencies kept per request) then set off a full collection every half second or so, marked on
- * V8's background threads, about a fifth more CPU per request over WebSocket. artillery's workers, with its modules
- * loaded, start large. 64 MB lets a window's records grow without one (docs/generator.md).
+ * window's records (latencies kept per request) then set off full collections (up to 11 in a 5 s window), marked on
+ * V8's background threads: about a fifth more CPU per request over WebSocket. artillery's workers, with its modules
+ * loaded, start large. With 64 MB a window's records grow without one (docs/results.md).
  */
 const LEAN_HEAP = '--initial-old-space-size=64';
 
