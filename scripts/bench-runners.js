@@ -9,8 +9,10 @@
 // alternating from pair to pair; per transport (BENCH_RUNNERS_TRANSPORTS,
 // default "ws http") the ratio chainperf/artillery of the generator's CPU per
 // request with its 95% interval over the PAIRS pairs (default 6; Student's t on
-// the log ratios, as ./run.sh ab does). Each window: the pass started 6 s
-// ahead, BENCH_WARM_S of warm-up, BENCH_MEASURE_S measured (bench-generators.js).
+// the log ratios, as ./run.sh ab does). Each window: the pass started as far
+// ahead as a run starts one (2 s for the runner, 6 s for artillery: both send
+// about as long before the window), BENCH_WARM_S of warm-up, BENCH_MEASURE_S
+// measured (bench-generators.js).
 //
 // The last line is key=value pairs for scripts:
 //   <transport>_runner_over_artillery <transport>_runner_over_artillery_ci95

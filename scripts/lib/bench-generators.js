@@ -9,7 +9,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnInGroup } = require('../../src/platform/cgroup');
-const { runArtillery, STARTUP_S } = require('../../src/workload/artillery');
+const { runArtillery, startupSOf } = require('../../src/workload/artillery');
 const { sleepUntil } = require('../../src/util/time');
 const { LATE_START_MS } = require('../../src/measure/window');
 const { log } = require('../../src/util/log');
@@ -79,18 +79,21 @@ function benchWrk(target, wrk, workDir) {
 
 /**
  * artillery with GENERATOR=generator over transport, a closed loop of CONNECTIONS users sending BODY's call; the lean
- * generator in the runner `runner` (LEAN_RUNNER; its default when not given).
+ * generator in the runner `runner` (LEAN_RUNNER; its default when not given). Each pass is started as far ahead as a
+ * run starts one of its kind (startupSOf): its users send about as long before the warm-up whatever the runner, so the
+ * node has been under load about as long when the window opens.
  */
 async function benchArtillery(target, generator, transport, workDir, poolFile, k, runner = undefined) {
-  for (let startupS = STARTUP_S; ; startupS *= 2) {
-    const name = `${generator}-${transport}${runner ? `-${runner}` : ''}-${k}${startupS > STARTUP_S ? `-${startupS}s` : ''}`;
+  const base = startupSOf({ GENERATOR: generator, ...(runner ? { LEAN_RUNNER: runner } : {}) });
+  for (let startupS = base; ; startupS *= 2) {
+    const name = `${generator}-${transport}${runner ? `-${runner}` : ''}-${k}${startupS > base ? `-${startupS}s` : ''}`;
     const opts = { workDir, poolFile, name, startupS, runner };
     const figures = await artilleryWindow(target, generator, transport, opts).catch((err) => {
-      if (!err.late || startupS >= STARTUP_S * 4) throw err;
+      if (!err.late || startupS >= base * 4) throw err;
       return { late: true };
     });
     if (!figures.late) return figures;
-    if (startupS >= STARTUP_S * 4)
+    if (startupS >= base * 4)
       throw new Error(
         `${generator} over ${transport}: its generator was not sending when the window opened, three times`,
       );
