@@ -18,16 +18,11 @@
 //   <transport>_runner_over_artillery <transport>_runner_over_artillery_ci95
 //   <transport>_runner_us_per_request <transport>_artillery_us_per_request pairs
 
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
-const { cgroupsUsable } = require('../src/platform/cgroup');
-const { waitForSync } = require('../src/chains/ethereum/sync');
 const { pairedRatio } = require('../src/ab/stats');
 const { median } = require('../src/stats');
 const { log } = require('../src/util/log');
 const { benchArtillery, WARM_S, MEASURE_S, CONNECTIONS } = require('./lib/bench-generators');
-const { startBenchNode, benchTarget } = require('./lib/bench-node');
+const { checkBenchMachine, startSyncedBenchNode, benchTarget } = require('./lib/bench-node');
 
 const PAIRS = Math.max(2, Number(process.argv[2] || 6));
 const TRANSPORTS = (process.env.BENCH_RUNNERS_TRANSPORTS || 'ws http').split(/[\s,]+/).filter(Boolean);
@@ -66,16 +61,11 @@ function summary(transport, pairs) {
 }
 
 async function main() {
-  if (os.cpus().length < 2) throw new Error('the benchmark needs 2 cores: one for the node, one for the generator');
-  if (!cgroupsUsable()) throw new Error('the benchmark needs cgroups to pin and count the generator (run it as root)');
+  checkBenchMachine();
   const bad = TRANSPORTS.filter((t) => t !== 'ws' && t !== 'http');
   if (bad.length || !TRANSPORTS.length) throw new Error(`BENCH_RUNNERS_TRANSPORTS: ws and/or http, not "${bad}"`);
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-runners-'));
-  const { stack, stop } = await startBenchNode(workDir);
+  const { stack, stop, workDir, poolFile } = await startSyncedBenchNode('chainperf-bench-runners-');
   try {
-    const sync = await waitForSync(stack.rpcUrl, { timeoutS: 60, log });
-    const poolFile = path.join(workDir, 'pool.json');
-    fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 1337, head: sync.head, blocks: [1] }));
     log(
       `lean runner against artillery: ${TRANSPORTS.join(' and ')}, ${PAIRS} pairs each, ${CONNECTIONS} users, node on cpus ${stack.node.cpus}, generator on cpus ${stack.generatorCpus}; windows of ${WARM_S} s warm-up + ${MEASURE_S} s measured`,
     );

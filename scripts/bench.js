@@ -51,18 +51,13 @@
 // (1e6 / engine_us_per_request); engine_rps is the rate reached here, which
 // the node (one core) may cap before the generator does.
 
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
-const { cgroupsUsable } = require('../src/platform/cgroup');
 const { ensureDebianTool } = require('../src/install/debian');
-const { waitForSync } = require('../src/chains/ethereum/sync');
 const { median } = require('../src/stats');
 const { log } = require('../src/util/log');
 const { sleep } = require('../src/util/time');
 const { CV_REPEAT, cpuFloor, repeatability, defaultRun } = require('./lib/bench-repeat');
 const { benchStatic } = require('./lib/bench-static');
-const { startBenchNode, benchTarget } = require('./lib/bench-node');
+const { checkBenchMachine, startSyncedBenchNode, benchTarget } = require('./lib/bench-node');
 const { benchWrk, benchArtillery, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS } = require('./lib/bench-generators');
 const { ensureWsReference, benchWsReference, benchWsNodeFloor } = require('./lib/ws-reference');
 
@@ -163,16 +158,11 @@ function perRepetitionRatios(results) {
 }
 
 async function main() {
-  if (os.cpus().length < 2) throw new Error('the benchmark needs 2 cores: one for the node, one for the generator');
-  if (!cgroupsUsable()) throw new Error('the benchmark needs cgroups to pin and count the generator (run it as root)');
+  checkBenchMachine();
   const wrk = await ensureDebianTool('wrk', 'wrk', log);
   const wsRef = await ensureWsReference();
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-'));
-  const { stack, stop } = await startBenchNode(workDir);
+  const { stack, stop, workDir, poolFile } = await startSyncedBenchNode('chainperf-bench-');
   try {
-    const sync = await waitForSync(stack.rpcUrl, { timeoutS: 60, log });
-    const poolFile = path.join(workDir, 'pool.json');
-    fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 1337, head: sync.head, blocks: [1] }));
     log(
       `generator benchmark: eth_getBlockByNumber(0x1), ${CONNECTIONS} connections, node on cpus ${stack.node.cpus}, generator on cpus ${stack.generatorCpus}; ${REPS} x (${WARM_S} s warm-up + ${MEASURE_S} s measured)`,
     );

@@ -4,8 +4,11 @@
 // the other cores in the run's generator cgroup.
 
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { resolveScenario, ROOT } = require('../../src/scenario/resolve');
+const { cgroupsUsable } = require('../../src/platform/cgroup');
+const { waitForSync } = require('../../src/chains/ethereum/sync');
 const { startHost } = require('../../src/runtime/host');
 const { metricValue } = require('../../src/measure/cpu');
 const { newRunId } = require('../../src/run');
@@ -28,6 +31,30 @@ async function startBenchNode(workDir) {
   return { stack, stop };
 }
 
+/** What every generator benchmark needs of the machine: a core for the node, one for the generator, and cgroups. */
+function checkBenchMachine() {
+  if (os.cpus().length < 2) throw new Error('the benchmark needs 2 cores: one for the node, one for the generator');
+  if (!cgroupsUsable()) throw new Error('the benchmark needs cgroups to pin and count the generator (run it as root)');
+}
+
+/**
+ * The bench node, synced, in a new folder named from prefix, with the pool the generators draw from (block 1):
+ * {stack, stop, workDir, poolFile}. A node that does not sync is stopped before the error is thrown.
+ */
+async function startSyncedBenchNode(prefix) {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const { stack, stop } = await startBenchNode(workDir);
+  try {
+    const sync = await waitForSync(stack.rpcUrl, { timeoutS: 60, log });
+    const poolFile = path.join(workDir, 'pool.json');
+    fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 1337, head: sync.head, blocks: [1] }));
+    return { stack, stop, workDir, poolFile };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
 /** geth's own request counter (a live counter, read at a window's edges). */
 async function rpcRequests(metricsUrl) {
   const v = metricValue(await (await fetch(metricsUrl)).text(), 'rpc_requests');
@@ -43,4 +70,4 @@ const benchTarget = (stack) => ({
   requests: () => rpcRequests(stack.node.metrics_url),
 });
 
-module.exports = { startBenchNode, benchTarget };
+module.exports = { checkBenchMachine, startSyncedBenchNode, benchTarget };
