@@ -69,10 +69,11 @@ function runWorker({ script, times, startedAt }) {
   ee.on('started', () => {});
   const scenario = new Engine(script).createScenario(leanScenario(script), ee);
   let left = times.length;
+  const report = () => parentPort.postMessage({ counters, lastAt: Date.now() });
   const finish = () => {
-    if (--left === 0) parentPort.postMessage({ counters, lastAt: Date.now() });
+    if (--left === 0) report();
   };
-  if (!left) parentPort.postMessage({ counters, lastAt: Date.now() }); // phases that bring no user
+  if (!left) report(); // phases that bring no user
   for (const t of times)
     setTimeout(
       () => {
