@@ -177,6 +177,9 @@ async function collectSamples(m, { reportDir, name, startupS }) {
         `the load generator${results.length > 1 ? ` ${r.index}` : ''} exited with status ${r.code}; see ${path.basename(r.logFile)}`,
       );
   const snapshots = readSamples(m.samplesDir);
+  const userError = snapshots.flatMap((x) => x.user_errors || [])[0];
+  // a virtual user that failed stopped sending before the window's end: the window did not measure the load asked for
+  if (userError) throw new Error(`a virtual user of the load generator failed: ${userError}; see artillery.log`);
   if (!snapshots.length) throw new Error('the load generator recorded nothing; see artillery.log');
   const samples = mergeSamples(snapshots);
   if (startedLate(samples.first_request_at, w)) {

@@ -192,4 +192,4 @@ function keptGenerator(base, worker) {
   return g;
 }
 
-module.exports = { loadGenerator, POLL_MS };
+module.exports = { loadGenerator, at, POLL_MS };

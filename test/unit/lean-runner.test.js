@@ -109,4 +109,32 @@ describe('lean runner', () => {
       node.close();
     }
   });
+
+  it('a user that fails writes its samples with its error at once, before the runner ends its worker', async function () {
+    this.timeout(20000);
+    const now = Date.now();
+    // a replay whose capture is missing: its user fails as it starts, 30 s before the window's end
+    const missing = path.join(tmpDir(), 'capture.jsonl');
+    const { dir, spec } = writeGeneratorSpec(
+      'http://127.0.0.1:9',
+      { chain_id: 1337, head: 10, blocks: [1] },
+      { mix: { eth_blockNumber: 1 }, start_at: now, end_at: now + 30000, replay: { file: missing, speed: 1 } },
+    );
+    const files = writePassFiles({ scenario: { ...LEAN, CONCURRENCY: 1 }, spec, dir, name: 'pass' });
+    const script = yaml.load(fs.readFileSync(files.scriptFile, 'utf8'));
+    script.scenarios[0].replay = true;
+    fs.writeFileSync(files.scriptFile, yaml.dump(script));
+    const { argv, env } = passCommand(files.scriptFile, files.rawFile, files.specFile);
+    const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0, 'a failed user is counted, as artillery counts it');
+    assert.ok(Date.now() < spec.end_at, 'the pass ended with its user, not at the window');
+    assert.equal(JSON.parse(fs.readFileSync(files.rawFile, 'utf8')).aggregate.counters['vusers.failed'], 1);
+    const [snapshot, ...more] = fs
+      .readdirSync(spec.samples_dir)
+      .map((f) => JSON.parse(fs.readFileSync(path.join(spec.samples_dir, f), 'utf8')));
+    assert.equal(more.length, 0);
+    assert.equal(snapshot.user_errors.length, 1);
+    assert.match(snapshot.user_errors[0], /ENOENT.*capture\.jsonl/);
+  });
 });

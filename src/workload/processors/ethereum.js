@@ -17,7 +17,7 @@ const { performance } = require('node:perf_hooks');
 const { ethers } = require('ethers');
 const { paramsFor } = require('../../chains/ethereum/params');
 const { classifyError } = require('../samples');
-const { loadGenerator } = require('../generator');
+const { loadGenerator, at } = require('../generator');
 const { ethersProvider, fetchRequestFor, useNativeUtf8Decoding } = require('../../chains/ethereum/provider');
 const { ethersGetUrl } = require('../ethers-http');
 const { isWebSocketUrl } = require('../../util/rpc');
@@ -152,9 +152,9 @@ async function replay(context, events) {
     else if (outcome === 'before') events.emit('counter', 'chainperf.before_window', 1);
   });
   // The replay stops sending at the window's end; the user stays until stop_at like the looping ones, so that
-  // afterScenario writes the samples even when nothing else keeps this worker alive until its flush timer.
-  const rest = until() - Date.now();
-  if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+  // afterScenario writes the samples even when nothing else keeps this worker alive until its flush timer (at(): a
+  // timer alone may fire a millisecond before Date.now() reaches its instant).
+  await at(until());
 }
 
 /** Last step of every virtual user: the first to finish after the window writes the samples. */

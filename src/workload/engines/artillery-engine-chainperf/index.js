@@ -14,7 +14,7 @@
 // the toolkit sets to the folder above this one.
 
 const { performance } = require('node:perf_hooks');
-const { loadGenerator } = require('../../generator');
+const { loadGenerator, at } = require('../../generator');
 const { paramsFor } = require('../../../chains/ethereum/params');
 const { WsPool, bodyTail, NULL_RESULT } = require('./ws');
 const { replayWith } = require('../../replay');
@@ -229,10 +229,17 @@ async function replayLean(g, ee) {
     if (outcome === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`);
     else if (outcome === 'before') count(g, ee, 'chainperf.before_window');
   });
-  // The replay stops at the window's end; the user stays until stop_at, then writes the samples: nothing else may keep
-  // this worker alive until its flush timer (processors/ethereum.js does the same).
-  const rest = g.spec.stop_at - Date.now();
-  if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+  // The replay stops at the window's end; the user stays until stop_at, then writes the samples (processors/ethereum.js
+  // alike). at(), not one timer, which may fire a ms early: the lean runner ends a worker whose users are done.
+  await at(g.spec.stop_at);
+}
+
+// A user that failed (an error in the engine or in recording; a failed request is counted) stopped before the window's
+// end: its samples are written at once with the error, which fails the window with it (measure/window.js).
+function userFailed(g, err) {
+  const errors = g.extras.user_errors || (g.extras.user_errors = []);
+  if (errors.length < 5) errors.push(String((err && err.message) || err));
+  g.flush();
 }
 
 /**
@@ -272,7 +279,10 @@ class ChainperfEngine {
       };
       run().then(
         () => callback(null, context),
-        (err) => callback(err, context),
+        (err) => {
+          userFailed(g, err);
+          callback(err, context);
+        },
       );
     };
   }
