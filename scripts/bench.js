@@ -33,7 +33,8 @@
 //   default_node_us_per_request default_generator_over_node
 //   ratio_per_repetition static_engine_rps static_engine_us_per_request
 //   static_wrk_rps static_wrk_us_per_request static_ratio
-//   static_ratio_per_repetition
+//   static_ratio_per_repetition static_node_floor_us_per_request
+//   static_node_floor_over_wrk static_engine_over_node_floor
 //   ws_reference_us_per_request ws_reference_rps engine_ws_over_reference
 //   engine_ws_over_reference_per_repetition
 //   ws_node_floor_us_per_request ws_node_floor_over_reference engine_ws_over_node_floor
@@ -46,7 +47,8 @@
 // work: what Node.js alone costs; static_* are against a static
 // JSON-RPC responder that one core of HAProxy serves faster than one
 // generator core can send, scripts/lib/bench-static.js: what the lean engine
-// sends from one core when the server is not the limit.)
+// sends from one core when the server is not the limit; static_node_floor_* is
+// wrk's loop in Node.js against it, scripts/lib/http-node-floor.js.)
 // engine_max_rps is what one core could send at the measured CPU per request
 // (1e6 / engine_us_per_request); engine_rps is the rate reached here, which
 // the node (one core) may cap before the generator does.
@@ -149,6 +151,9 @@ function keyValues(med, rep, floor, def, { results, statics }) {
     static_wrk_us_per_request: smed('wrk', 'us_per_request').toFixed(1),
     static_ratio: (smed('lean', 'us_per_request') / smed('wrk', 'us_per_request')).toFixed(2),
     static_ratio_per_repetition: perRepetitionRatios(statics),
+    static_node_floor_us_per_request: smed('node_floor', 'us_per_request').toFixed(1),
+    static_node_floor_over_wrk: (smed('node_floor', 'us_per_request') / smed('wrk', 'us_per_request')).toFixed(2),
+    static_engine_over_node_floor: (smed('lean', 'us_per_request') / smed('node_floor', 'us_per_request')).toFixed(2),
   };
 }
 

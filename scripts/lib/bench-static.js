@@ -5,7 +5,8 @@
 // (`http-request return`, no backend), pinned to the node's core in a cgroup
 // of its own; it serves well over 100,000 requests/s on one core, so the
 // generator's core is what limits the rate. wrk runs against it too, for the
-// ratio. Requests are HAProxy's own count (its Prometheus exporter).
+// ratio, and http-node-floor.js, wrk's loop in Node.js: what Node.js alone
+// costs per request. Requests are HAProxy's own count (its Prometheus exporter).
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -16,7 +17,7 @@ const { samplesOf } = require('../../src/runtime/haproxy');
 const { freePorts } = require('../../src/util/net');
 const { pollUntil } = require('../../src/util/poll');
 const { log } = require('../../src/util/log');
-const { benchWrk, benchArtillery } = require('./bench-generators');
+const { benchWrk, benchArtillery, benchProcess, WARM_S, MEASURE_S, CONNECTIONS, BODY } = require('./bench-generators');
 
 const RESULT = '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}';
 
@@ -79,17 +80,25 @@ async function startResponder({ cpus, generatorCpus, workDir }) {
   return { target, stop };
 }
 
-/** reps rounds of wrk and the lean engine over HTTP against the static responder; results by generator. */
+/** wrk's loop in Node.js (http-node-floor.js), as many connections as wrk's, for a warm-up and a measured window. */
+function benchHttpNodeFloor(target) {
+  const url = new URL(target.rpcUrl);
+  const args = [url.hostname, url.port, url.pathname, CONNECTIONS, WARM_S + MEASURE_S + 2, BODY].map(String);
+  return benchProcess(target, [process.execPath, path.join(__dirname, 'http-node-floor.js'), ...args]);
+}
+
+/** reps rounds of wrk, its loop in Node.js and the lean engine over HTTP against the static responder, by generator. */
 async function benchStatic({ reps, wrk, cpus, generatorCpus }) {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-static-'));
   const poolFile = path.join(workDir, 'pool.json'); // the requests are geth's bench's: eth_getBlockByNumber(0x1)
   fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 1337, head: 1, blocks: [1] }));
   const { target, stop } = await startResponder({ cpus, generatorCpus, workDir });
   log(`static responder (HAProxy, one fixed JSON-RPC result) on cpus ${cpus}, generator on cpus ${generatorCpus}`);
-  const results = { wrk: [], lean: [] };
+  const results = { wrk: [], node_floor: [], lean: [] };
   try {
     for (let k = 0; k < reps; k++) {
       results.wrk.push(await benchWrk(target, wrk, workDir));
+      results.node_floor.push(await benchHttpNodeFloor(target));
       results.lean.push(await benchArtillery(target, 'lean', 'http', workDir, poolFile, `static-${k}`));
       log(
         `static responder, repetition ${k + 1}/${reps}: ${Object.entries(results)

@@ -63,6 +63,8 @@ describe('npm run bench (shortened)', () => {
       'default_generator_us_per_request',
       'default_node_us_per_request',
       'default_generator_over_node',
+      'static_node_floor_us_per_request',
+      'static_engine_over_node_floor',
     ]) {
       assert.ok(k in pairs, `${k} missing from: ${res.stdout.trim().split('\n').pop()}`);
     }
@@ -99,6 +101,11 @@ describe('npm run bench (shortened)', () => {
     const [gLo, gHi] = range('default_generator_us_per_request');
     const [nLo, nHi] = range('default_node_us_per_request');
     inside('default_generator_over_node', gLo / nHi, gHi / nLo); // one window: the median of one
+    // against the static responder: the lean engine over wrk's loop in Node.js (one repetition)
+    const [sLo, sHi] = range('static_engine_us_per_request');
+    const [fLo, fHi] = range('static_node_floor_us_per_request');
+    assert.ok(fLo > 0, 'http-node-floor measured a CPU per request');
+    inside('static_engine_over_node_floor', sLo / fHi, sHi / fLo);
     assert.match(
       res.stdout,
       /the default run \(ethers over http\): generator \/ node CPU per request, window by window: /,
