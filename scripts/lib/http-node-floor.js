@@ -16,6 +16,7 @@
 // a floor to measure against. Prints the answers counted when SECONDS are up.
 
 const net = require('node:net');
+const { runFloor } = require('./floor-harness');
 
 const [host, port, urlPath, connections, seconds, body] = process.argv.slice(2);
 const request = Buffer.from(
@@ -41,10 +42,8 @@ function contentLength(b, from, end) {
   return 0;
 }
 
-let answers = 0;
-
 /** One keep-alive connection: a request, then one request per whole answer. */
-function open() {
+function open(counter, fail) {
   let rest = null; // the bytes of an answer not yet whole
   const socket = net.connect({
     host,
@@ -66,24 +65,14 @@ function open() {
           got++;
         }
         if (at < b.length) rest = Buffer.from(b.subarray(at));
-        answers += got;
+        counter.answers += got;
         for (let k = 0; k < got; k++) socket.write(request);
       },
     },
   });
   socket.setNoDelay(true);
   socket.on('connect', () => socket.write(request));
-  socket.on('error', (err) => {
-    process.stderr.write(`http-node-floor: ${err.message}\n`);
-    process.exit(1);
-  });
+  socket.on('error', fail);
 }
 
-for (let i = 0; i < Number(connections); i++) open();
-setTimeout(
-  () => {
-    process.stdout.write(`${answers}\n`);
-    process.exit(0);
-  },
-  Number(seconds) * 1000,
-);
+runFloor('http-node-floor', { connections, seconds, open });

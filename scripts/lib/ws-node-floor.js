@@ -16,6 +16,7 @@
 
 const crypto = require('node:crypto');
 const net = require('node:net');
+const { runFloor } = require('./floor-harness');
 
 const [host, port, wsPath, connections, depth, seconds, body] = process.argv.slice(2);
 const payload = Buffer.from(body);
@@ -41,10 +42,8 @@ function frames(n) {
   return out;
 }
 
-let answers = 0;
-
 /** One connection: the handshake, then DEPTH frames, then one frame per answer. */
-function open() {
+function open(counter, fail) {
   let rest = null; // bytes of a frame not yet whole
   let upgraded = false;
   const socket = net.connect({
@@ -83,7 +82,7 @@ function open() {
           got++;
         }
         if (at < b.length) rest = Buffer.from(b.subarray(at));
-        answers += got;
+        counter.answers += got;
         if (got) socket.write(frames(got));
       },
     },
@@ -96,17 +95,7 @@ function open() {
         `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
     );
   });
-  socket.on('error', (err) => {
-    process.stderr.write(`ws-node-floor: ${err.message}\n`);
-    process.exit(1);
-  });
+  socket.on('error', fail);
 }
 
-for (let i = 0; i < Number(connections); i++) open();
-setTimeout(
-  () => {
-    process.stdout.write(`${answers}\n`);
-    process.exit(0);
-  },
-  Number(seconds) * 1000,
-);
+runFloor('ws-node-floor', { connections, seconds, open });
