@@ -119,6 +119,7 @@ async function tearDownRun(r) {
   // NETWORK_NODES: network nodes lost, blocks not handed over, transactions refused
   if (stack && stack.network) run.warnings.push(...stack.network.watch.problems());
   if (stack && stack.fleet) run.warnings.push(...stack.fleet.problems()); // REPLICAS: replicas lost
+  if (stack && stack.startWarnings) run.warnings.push(...stack.startWarnings); // the swarm's: a task restarted once
   if (stack) {
     log('tearing down');
     await stack.teardown();

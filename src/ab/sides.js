@@ -183,6 +183,7 @@ async function teardownBoth(sides) {
     if (side.stack) {
       // NETWORK_NODES: network nodes lost, blocks not handed over, transactions refused
       if (side.stack.network) side.run.warnings.push(...side.stack.network.watch.problems());
+      if (side.stack.startWarnings) side.run.warnings.push(...side.stack.startWarnings); // a swarm task restarted once
       log(`${side.key}: tearing down`);
       await side.stack.teardown();
       for (const e of side.stack.teardownErrors || []) side.run.warnings.push(`teardown: ${e}`);

@@ -79,20 +79,40 @@ async function serviceTasks(stack, service) {
   return r.body.sort((a, b) => Date.parse(b.CreatedAt) - Date.parse(a.CreatedAt));
 }
 
+/** Updates a stack's service through the managers, its spec changed by change(spec); what: the update, for an error. */
+async function updateService(stack, service, change, what) {
+  const name = encodeURIComponent(`${stack}_${service}`);
+  const r = await docker.engine('GET', `/services/${name}`);
+  if (r.status !== 200) throw new Error(`Docker engine: service ${stack}_${service}: HTTP ${r.status}`);
+  const u = await docker.engine('POST', `/services/${name}/update?version=${r.body.Version.Index}`, {
+    body: change(r.body.Spec),
+  });
+  if (u.status !== 200)
+    throw new Error(`Docker engine: ${stack}_${service}: ${what}: HTTP ${u.status} ${JSON.stringify(u.body)}`);
+}
+
 /**
  * Scales a stack's replicated service to n tasks through the managers (`docker service scale`): the swarm node that
  * runs a task it drops stops its container with the service's stop signal, some seconds later (its agent's next
  * assignment).
  */
-async function scaleService(stack, service, n) {
-  const name = encodeURIComponent(`${stack}_${service}`);
-  const r = await docker.engine('GET', `/services/${name}`);
-  if (r.status !== 200) throw new Error(`Docker engine: service ${stack}_${service}: HTTP ${r.status}`);
-  const spec = { ...r.body.Spec, Mode: { Replicated: { Replicas: n } } };
-  const u = await docker.engine('POST', `/services/${name}/update?version=${r.body.Version.Index}`, { body: spec });
-  if (u.status !== 200)
-    throw new Error(`Docker engine: scaling ${stack}_${service} to ${n}: HTTP ${u.status} ${JSON.stringify(u.body)}`);
-}
+const scaleService = (stack, service, n) =>
+  updateService(stack, service, (spec) => ({ ...spec, Mode: { Replicated: { Replicas: n } } }), `scaling to ${n}`);
+
+/**
+ * Gives a stack's service new tasks with its spec unchanged (`docker service update --force`): the managers fill a
+ * slot whose task failed, which they do not on their own when the service restarts nothing.
+ */
+const forceUpdate = (stack, service) =>
+  updateService(
+    stack,
+    service,
+    (spec) => {
+      const task = spec.TaskTemplate;
+      return { ...spec, TaskTemplate: { ...task, ForceUpdate: (task.ForceUpdate || 0) + 1 } };
+    },
+    'updating with force',
+  );
 
 /** What is left of a stack: services, containers, volumes, networks (by the stack's namespace label). */
 async function stackLeftovers(stack) {
@@ -147,6 +167,7 @@ module.exports = {
   stackContainers,
   serviceTasks,
   scaleService,
+  forceUpdate,
   stackLeftovers,
   removeStack,
   NAMESPACE,

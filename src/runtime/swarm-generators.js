@@ -49,7 +49,7 @@ async function generatorPlacement(s, workDir) {
 async function connectGenerators(stack, stackName, gens, { hereAddr, timeoutS, signal, log }) {
   const agents = [];
   for (const g of gens.list) {
-    await remoteContainer(stackName, g.service, g, { timeoutS, signal });
+    await remoteContainer(stackName, g.service, g, { timeoutS, signal, log, warnings: stack.startWarnings });
     const agent = new GeneratorAgent({ ...g, token: gens.token, root: gens.root, hereAddr });
     agents.push(await agent.ready({ timeoutS, signal }));
   }

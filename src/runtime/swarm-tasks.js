@@ -17,10 +17,45 @@ async function lastTaskState(name, svc) {
   return `its latest task ${t.Status.State}${why ? `: ${why}` : ''}`;
 }
 
-/** Waits until each service has a running container on this engine; a task that fails ends the wait with its error. */
-async function runningContainers(name, services, { timeoutS, signal }) {
+/**
+ * A task whose container the engine failed to start (the swarm executor's "starting container failed", e.g. a mount
+ * it could not make): the engine's fault before the service's program ever ran, which a new task may get past.
+ */
+const neverStarted = (t) => t.Status.State === 'failed' && /^starting container failed/.test(t.Status.Err || '');
+
+/**
+ * The retries of a stack's tasks that never started: the first such task of a service gets a new one (the service
+ * updated with force: its services restart nothing, swarm-render.js), with a warning; any other failed task, or a
+ * second one that never started, is the error. skipped: the ids of the tasks replaced, for the waits to pass over;
+ * warnings: the run's, told of each retry.
+ */
+function taskRetries(stackName, { log, warnings }) {
+  const retried = new Set();
+  const skipped = new Set();
+  return {
+    skipped,
+    async failed(svc, t, where = '') {
+      const why = t.Status.Err || t.Status.Message;
+      if (!neverStarted(t) || retried.has(svc))
+        throw new Error(`swarm task of ${svc}${where} ${t.Status.State}: ${why}`);
+      retried.add(svc);
+      skipped.add(t.ID);
+      const w = `the engine failed to start the container of ${svc}${where} (${why}); it was given a new task, once, before any window`;
+      if (warnings) warnings.push(w); // for the report (run.js)
+      if (log) log(`warning: ${w}`);
+      await swarm.forceUpdate(stackName, svc);
+    },
+  };
+}
+
+/**
+ * Waits until each service has a running container on this engine; a task that fails ends the wait with its error
+ * (one that never started is given a new task once: taskRetries).
+ */
+async function runningContainers(name, services, { timeoutS, signal, log, warnings }) {
   const deadline = Date.now() + timeoutS * 1000;
   const containers = {};
+  const retries = taskRetries(name, { log, warnings });
   while (Object.keys(containers).length < services.length) {
     for (const svc of services.filter((x) => !containers[x])) {
       const running = (await swarm.stackContainers(name, svc)).find((c) => c.State === 'running');
@@ -28,9 +63,10 @@ async function runningContainers(name, services, { timeoutS, signal }) {
         containers[svc] = { id: running.Id, name: running.Names[0].replace(/^\//, '') };
         continue;
       }
-      const failed = (await swarm.serviceTasks(name, svc)).find((t) => ['failed', 'rejected'].includes(t.Status.State));
-      if (failed)
-        throw new Error(`swarm task of ${svc} ${failed.Status.State}: ${failed.Status.Err || failed.Status.Message}`);
+      const failed = (await swarm.serviceTasks(name, svc)).find(
+        (t) => ['failed', 'rejected'].includes(t.Status.State) && !retries.skipped.has(t.ID),
+      );
+      if (failed) await retries.failed(svc, failed);
     }
     if (Date.now() > deadline) {
       const missing = services.filter((x) => !containers[x]);
@@ -48,10 +84,11 @@ async function runningContainers(name, services, { timeoutS, signal }) {
  * Waits until a service's task (the node's, a replica's) runs on the swarm node it is placed on; its container as the
  * swarm names it (<stack>_<service>.<slot>.<task>, the name cAdvisor labels its series with) and its id there.
  */
-async function remoteContainer(stackName, svc, place, { timeoutS, signal }) {
+async function remoteContainer(stackName, svc, place, { timeoutS, signal, log, warnings }) {
   const deadline = Date.now() + timeoutS * 1000;
+  const retries = taskRetries(stackName, { log, warnings });
   for (;;) {
-    const [t] = await swarm.serviceTasks(stackName, svc);
+    const t = (await swarm.serviceTasks(stackName, svc)).find((x) => !retries.skipped.has(x.ID));
     if (t && t.Status.State === 'running' && t.NodeID === place.id)
       return {
         id: t.Status.ContainerStatus.ContainerID,
@@ -63,9 +100,7 @@ async function remoteContainer(stackName, svc, place, { timeoutS, signal }) {
         remote: true,
       };
     if (t && ['failed', 'rejected', 'complete', 'shutdown'].includes(t.Status.State))
-      throw new Error(
-        `swarm task of ${svc} on ${place.hostname} ${t.Status.State}: ${t.Status.Err || t.Status.Message}`,
-      );
+      await retries.failed(svc, t, ` on ${place.hostname}`);
     if (Date.now() > deadline)
       throw new Error(
         `swarm: the ${svc} service has no running task on ${place.hostname} in ${timeoutS} s (${t ? `its latest task ${t.Status.State}: ${t.Status.Err || t.Status.Message}` : 'no task'})`,
@@ -163,4 +198,11 @@ function watchRemoteNode(stack, stackName, container) {
   };
 }
 
-module.exports = { runningContainers, remoteContainer, killPlaced, watchRemoteTasks, watchRemoteNode, taskExitOf };
+module.exports = {
+  runningContainers,
+  remoteContainer,
+  killPlaced,
+  watchRemoteTasks,
+  watchRemoteNode,
+  taskExitOf,
+};

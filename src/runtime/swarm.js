@@ -174,7 +174,8 @@ const placedServices = (remote) => (remote ? { node: remote, ...(remote.replicas
  */
 async function deployedContainers(stack, p, { remote, balancer }, { log, signal }) {
   const { s, project: name } = p;
-  const opts = { timeoutS: s.STACK_TIMEOUT_S, signal };
+  stack.startWarnings = []; // a task restarted once (swarm-tasks.js), for the report
+  const opts = { timeoutS: s.STACK_TIMEOUT_S, signal, log, warnings: stack.startWarnings };
   const placed = { ...placedServices(remote), ...(balancer ? { haproxy: balancer } : {}) };
   const here = stackServicesOf(p).filter((x) => !placed[x]);
   const containers = await runningContainers(name, here, opts);

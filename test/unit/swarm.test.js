@@ -430,3 +430,77 @@ describe('swarm runtime: SWARM_NODE placement', () => {
     assert.deepEqual(taskExitOf(undefined), { code: null, signal: null, status: 'removed' });
   });
 });
+
+describe('swarm runtime: a task whose container never started', () => {
+  const swarm = require('../../src/platform/swarm');
+  const { remoteContainer, runningContainers } = require('../../src/runtime/swarm-tasks');
+  const place = { id: 'w1', hostname: 'worker-1', addr: '10.0.0.2' };
+  const at = (s) => `2026-11-29T22:00:0${s}.000Z`;
+  const unstarted = (id, s) => ({
+    ID: id,
+    CreatedAt: at(s),
+    Status: {
+      State: 'failed',
+      Err: 'starting container failed: unable to remount dir as readonly: device or resource busy',
+    },
+  });
+  const running = (id, s) => ({
+    ID: id,
+    CreatedAt: at(s),
+    NodeID: 'w1',
+    Slot: 1,
+    Status: { State: 'running', ContainerStatus: { ContainerID: `c-${id}` } },
+  });
+  const real = { tasks: swarm.serviceTasks, force: swarm.forceUpdate, containers: swarm.stackContainers };
+  let forced;
+  beforeEach(() => {
+    forced = [];
+    swarm.forceUpdate = async (...args) => forced.push(args);
+  });
+  afterEach(() =>
+    Object.assign(swarm, { serviceTasks: real.tasks, forceUpdate: real.force, stackContainers: real.containers }),
+  );
+
+  it('gives it a new task once, with a warning, and waits for that one', async () => {
+    swarm.serviceTasks = async () => (forced.length ? [running('t2', 2), unstarted('t1', 1)] : [unstarted('t1', 1)]);
+    const warnings = [];
+    const lines = [];
+    const c = await remoteContainer('st', 'node', place, { timeoutS: 10, warnings, log: (l) => lines.push(l) });
+    assert.deepEqual(forced, [['st', 'node']], 'the service updated with force, once');
+    assert.equal(c.task, 't2');
+    assert.equal(c.name, 'st_node.1.t2');
+    assert.equal(warnings.length, 1);
+    assert.match(
+      warnings[0],
+      /failed to start the container of node on worker-1 \(starting container failed: unable to remount/,
+    );
+    assert.match(lines[0], /^warning: /);
+  });
+
+  it('fails on the second task that never started, and at once on a node that exited', async () => {
+    swarm.serviceTasks = async () => (forced.length ? [unstarted('t2', 2), unstarted('t1', 1)] : [unstarted('t1', 1)]);
+    await assert.rejects(
+      remoteContainer('st', 'node', place, { timeoutS: 10 }),
+      /swarm task of node on worker-1 failed: starting container failed/,
+    );
+    assert.equal(forced.length, 1);
+    forced = [];
+    swarm.serviceTasks = async () => [
+      { ID: 't1', CreatedAt: at(1), Status: { State: 'failed', Err: 'task: non-zero exit (1)' } },
+    ];
+    await assert.rejects(remoteContainer('st', 'node', place, { timeoutS: 10 }), /failed: task: non-zero exit \(1\)/);
+    assert.deepEqual(forced, [], 'a node that ran and exited is not started again');
+  });
+
+  it('on this engine too: the new task is waited for, the replaced one passed over', async () => {
+    swarm.stackContainers = async () =>
+      forced.length ? [{ Id: 'c2', State: 'running', Names: ['/st_node.1.t2'] }] : [];
+    swarm.serviceTasks = async () => (forced.length ? [running('t2', 2), unstarted('t1', 1)] : [unstarted('t1', 1)]);
+    const warnings = [];
+    const got = await runningContainers('st', ['node'], { timeoutS: 10, warnings });
+    assert.deepEqual(got, { node: { id: 'c2', name: 'st_node.1.t2' } });
+    assert.deepEqual(forced, [['st', 'node']]);
+    assert.equal(warnings.length, 1);
+    assert.doesNotMatch(warnings[0], / on /, 'no swarm node named for a task on this engine');
+  });
+});
