@@ -1,19 +1,24 @@
 'use strict';
 // A gauge of the machine's speed that neither side of an A/B session can
-// move: every 100 ms, one fixed unit of work (JSON in and out, a buffer copy,
-// map lookups, a few reads of a small file: what a generator and a node do per
-// request, about 1 ms of CPU), timed in CPU time (getrusage), so that being
-// preempted does not count. Its cost per unit rises when the machine is slower
-// (another tenant on the host's cores, caches, the clock), the same for both
-// sides. npm run bench:ab with BENCH_AB_PROBE=1 runs it on the generator's
-// core beside the sessions (about 1% of that core) and asks whether the pairs'
-// B/A follows its B/A: if it does, a session could correct for it without
-// letting a real difference of the sides in (see bench-ab.js).
+// move: every 100 ms, one fixed unit of work timed in CPU time (getrusage),
+// so that being preempted does not count. The unit has two parts: what a
+// generator and a node compute per request (JSON in and out, a buffer copy,
+// map lookups, a few reads of a small file; about 1 ms of CPU), and what they
+// ask of the kernel's network stack (round trips of a small message over a
+// loopback TCP connection to an echo in this process). Its cost per unit rises
+// when the machine is slower (another tenant on the host's cores, caches, the
+// clock, the network stack's softirqs), the same for both sides. npm run
+// bench:ab with BENCH_AB_PROBE=1 runs it on the generator's core beside the
+// sessions (about 2% of that core) and asks whether the pairs' B/A follows its
+// B/A: if it does, a session could correct for it without letting a real
+// difference of the sides in (see bench-ab.js).
 //
 // Run as a script it is the probe: one line per unit on stdout, "unix_ms
-// cpu_us". Required, it starts one pinned to a core and keeps its units.
+// cpu_us compute_us tcp_us" (the unit's CPU time, then its two parts').
+// Required, it starts one pinned to a core and keeps its units.
 
 const fs = require('node:fs');
+const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { machineSpeed } = require('../../src/ab/machine-speed');
@@ -21,8 +26,12 @@ const { mean, sd, t95 } = require('../../src/stats');
 
 const PERIOD_MS = 100;
 
-/** The probe's loop: one unit every PERIOD_MS, its CPU time printed. */
-function probeLoop() {
+// the loopback part: this many round trips of a message of this many bytes, one after the other
+const ROUND_TRIPS = 20;
+const MESSAGE_BYTES = 256;
+
+/** The compute part of a unit: a function doing the same work at every call. */
+function computeUnit() {
   const response = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -34,30 +43,73 @@ function probeLoop() {
   for (let i = 0; i < 20000; i++) map.set(`k${i}`, i);
   const fd = fs.openSync(__filename, 'r');
   const small = Buffer.alloc(512);
-  let sink = 0;
-  const unit = () => {
+  const sink = { n: 0 };
+  process.on('exit', () => sink.n); // keeps the work from being optimized away
+  return () => {
     for (let i = 0; i < 12; i++) {
       const o = JSON.parse(response);
       o.id = i;
-      sink += JSON.stringify(o).length;
+      sink.n += JSON.stringify(o).length;
     }
-    for (let i = 0; i < 4; i++) sink += src.copy(dst, 0, i * 1024);
-    for (let i = 0; i < 1500; i++) sink += map.get(`k${(i * 7919) % 20000}`);
-    for (let i = 0; i < 40; i++) sink += fs.readSync(fd, small, 0, small.length, 0);
+    for (let i = 0; i < 4; i++) sink.n += src.copy(dst, 0, i * 1024);
+    for (let i = 0; i < 1500; i++) sink.n += map.get(`k${(i * 7919) % 20000}`);
+    for (let i = 0; i < 40; i++) sink.n += fs.readSync(fd, small, 0, small.length, 0);
   };
+}
+
+/** The loopback part: resolves to a function that makes ROUND_TRIPS round trips to an echo in this process. */
+function loopbackUnit() {
+  const message = Buffer.alloc(MESSAGE_BYTES, 0x61);
+  return new Promise((resolve, reject) => {
+    const server = net.createServer((s) => {
+      s.setNoDelay(true);
+      s.on('data', (d) => s.write(d));
+    });
+    server.unref(); // the echo never keeps the probe alive on its own
+    server.listen(0, '127.0.0.1', () => {
+      const client = net.connect(server.address().port, '127.0.0.1');
+      client.setNoDelay(true);
+      let back = 0;
+      let echoed = () => {};
+      client.on('data', (d) => {
+        back += d.length; // an echo may come back in pieces
+        if (back >= MESSAGE_BYTES) {
+          back = 0;
+          echoed();
+        }
+      });
+      const one = () => new Promise((r) => ((echoed = r), client.write(message)));
+      client.once('connect', () =>
+        resolve(async () => {
+          for (let i = 0; i < ROUND_TRIPS; i++) await one();
+        }),
+      );
+      client.on('error', reject);
+    });
+  });
+}
+
+/** The probe's loop: one unit every PERIOD_MS, its CPU time and its parts' printed. */
+async function probeLoop() {
+  const compute = computeUnit();
+  const loopback = await loopbackUnit();
   const cpuUs = () => {
     const c = process.cpuUsage();
     return c.user + c.system;
   };
-  setInterval(() => {
+  for (;;) {
+    const t = Date.now();
     const c0 = cpuUs();
-    unit();
-    process.stdout.write(`${Date.now()} ${cpuUs() - c0}\n`);
-  }, PERIOD_MS);
-  process.on('exit', () => sink); // keeps the work from being optimized away
+    compute();
+    const c1 = cpuUs();
+    await loopback();
+    const c2 = cpuUs();
+    process.stdout.write(`${Date.now()} ${c2 - c0} ${c1 - c0} ${c2 - c1}\n`);
+    await new Promise((r) => setTimeout(r, Math.max(1, PERIOD_MS - (Date.now() - t))));
+  }
 }
 
-/** Starts the probe pinned to `cpu`; {units (each [unix_ms, cpu_us]), stop()}. Says so on stderr if it ends early. */
+/** Starts the probe pinned to `cpu`; {units (each [unix_ms, cpu_us, compute_us, tcp_us]), stop()}. Says so on stderr if it ends early. */
 function startProbe(cpu) {
   const child = spawn('taskset', ['-c', String(cpu), process.execPath, path.resolve(__filename)], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -94,7 +146,7 @@ function windowProbeUs(units, window) {
   return xs.length < 5 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
-/** Writes the units to `file`, one "unix_ms cpu_us" line each, for a later look at any window. */
+/** Writes the units to `file`, one "unix_ms cpu_us compute_us tcp_us" line each, for a later look at any window. */
 function saveUnits(units, file) {
   fs.writeFileSync(file, units.map((u) => u.join(' ')).join('\n') + '\n');
 }
@@ -147,6 +199,10 @@ function probeShare(units, aa, ab) {
 /** A window whose "node" figure is the probe's, so that machineSpeed correlates the probe with the generator. */
 const gaugeAsNode = (w, probeUs) => ({ ...w, figures: { cpu_ms_per_request: probeUs(w) } });
 
-if (require.main === module) probeLoop();
+if (require.main === module)
+  probeLoop().catch((err) => {
+    process.stderr.write(`speed probe: ${err.message}\n`);
+    process.exit(1);
+  });
 
 module.exports = { startProbe, windowProbeUs, saveUnits, probeShare, allPairs, PERIOD_MS };

@@ -1,5 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
+const path = require('node:path');
+const { execFile } = require('node:child_process');
 const { windowProbeUs, probeShare } = require('../../scripts/lib/speed-probe');
 
 /** Probe units every 100 ms from t0 for `s` seconds, each costing cost(t) us. */
@@ -39,5 +41,27 @@ describe("bench:ab's speed probe", () => {
     const shift = (Math.exp(speed.reduce((a, s) => a + Math.log(s), 0) / speed.length) - 1) * 100;
     assert.equal(out.ab_probe_shift_pct, shift.toFixed(2));
     assert.ok(Number(out.ab_probe_shift_ci_low) < shift && Number(out.ab_probe_shift_ci_high) > shift);
+  });
+
+  it('the probe prints a unit every 100 ms: its CPU time, the compute part and the loopback part, which add up', async () => {
+    const script = path.join(__dirname, '../../scripts/lib/speed-probe.js');
+    const out = await new Promise((resolve) => {
+      execFile(process.execPath, [script], { timeout: 1500, killSignal: 'SIGTERM' }, (_, stdout) => resolve(stdout));
+    });
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ').map(Number));
+    assert.ok(lines.length >= 5, `${lines.length} units in 1.5 s`);
+    for (const [ms, cpu, compute, tcp] of lines) {
+      assert.ok(Math.abs(ms - Date.now()) < 5000, 'unix_ms');
+      assert.equal(cpu, compute + tcp);
+      assert.ok(compute > 0 && tcp > 0, `compute ${compute} us, loopback ${tcp} us`);
+    }
+    const gaps = lines
+      .slice(1)
+      .map((l, i) => l[0] - lines[i][0])
+      .sort((a, b) => a - b);
+    assert.ok(gaps[Math.floor(gaps.length / 2)] >= 90, `units about 100 ms apart: ${gaps}`);
   });
 });
