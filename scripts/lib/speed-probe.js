@@ -109,7 +109,10 @@ async function probeLoop() {
   }
 }
 
-/** Starts the probe pinned to `cpu`; {units (each [unix_ms, cpu_us, compute_us, tcp_us]), stop()}. Says so on stderr if it ends early. */
+/**
+ * Starts the probe pinned to `cpu`; {units (each [unix_ms, cpu_us, compute_us, tcp_us]), stop()}. Says so on stderr
+ * if it ends early.
+ */
 function startProbe(cpu) {
   const child = spawn('taskset', ['-c', String(cpu), process.execPath, path.resolve(__filename)], {
     stdio: ['ignore', 'pipe', 'inherit'],
