@@ -27,9 +27,9 @@
 //   pairs_per_session (median; a pilot's and the burn-in's pairs included)
 //   ab_ratio ab_ci_low ab_ci_high ab_verdict ab_halfwidth_pct
 //   with BENCH_AB_PROBE=1, a gauge of the machine's speed beside the sessions (lib/speed-probe.js, on the last core,
-//   the generator's by default, or on BENCH_AB_PROBE_CPU, e.g. 0, the node's): aa_probe_pairs aa_probe_sd_pct aa_probe_correlation aa_pair_sd_without_probe_pct
-//   aa_probe_gen_correlation ab_probe_shift_pct ab_probe_shift_ci_low ab_probe_shift_ci_high (its units in the reports
-//   folder, speed-probe.txt)
+//   the generator's by default, or on BENCH_AB_PROBE_CPU, e.g. 0, the node's): aa_probe_pairs aa_probe_sd_pct
+//   aa_probe_correlation aa_pair_sd_without_probe_pct aa_probe_gen_correlation ab_probe_shift_pct
+//   ab_probe_shift_ci_low ab_probe_shift_ci_high (its units in the reports folder, speed-probe.txt)
 // Sessions run one after another; nothing else should run on the machine meanwhile.
 // Ctrl-C (SIGINT) or SIGTERM is passed on to the running session (in a process
 // group of its own, so that each signal reaches it once), which tears its nodes
@@ -44,7 +44,7 @@ const { spawn } = require('node:child_process');
 const { median, mean, sd, t95 } = require('../src/stats');
 const { parseKv, kvLine } = require('./lib/kv');
 const { machineSpeed } = require('../src/ab/machine-speed');
-const { startProbe, saveUnits, probeShare, allPairs } = require('./lib/speed-probe');
+const { startProbe, probeCpu, saveUnits, probeShare, allPairs } = require('./lib/speed-probe');
 
 const ROOT = path.join(__dirname, '..');
 const SCENARIO = path.join(ROOT, 'scenarios', 'geth-dev.env');
@@ -263,16 +263,6 @@ async function main() {
     }
   }
   if (state.interrupted) process.exit(130);
-}
-
-/** The core the speed probe runs on: BENCH_AB_PROBE_CPU, or the last (the generator's in the host runtime). */
-function probeCpu() {
-  const n = os.cpus().length;
-  const v = process.env.BENCH_AB_PROBE_CPU;
-  if (v === undefined || v === '') return n - 1;
-  if (!/^\d+$/.test(v) || Number(v) >= n)
-    throw new Error(`BENCH_AB_PROBE_CPU=${v}: not a core of this machine (0 to ${n - 1})`);
-  return Number(v);
 }
 
 /** The A/A sessions, the A/B one, and the figures' line. */

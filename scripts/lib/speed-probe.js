@@ -18,6 +18,7 @@
 // Required, it starts one pinned to a core and keeps its units.
 
 const fs = require('node:fs');
+const os = require('node:os');
 const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
@@ -107,6 +108,16 @@ async function probeLoop() {
     process.stdout.write(`${Date.now()} ${c2 - c0} ${c1 - c0} ${c2 - c1}\n`);
     await new Promise((r) => setTimeout(r, Math.max(1, PERIOD_MS - (Date.now() - t))));
   }
+}
+
+/** The core the speed probe runs on: BENCH_AB_PROBE_CPU, or the last (the generator's in the host runtime). */
+function probeCpu() {
+  const n = os.cpus().length;
+  const v = process.env.BENCH_AB_PROBE_CPU;
+  if (v === undefined || v === '') return n - 1;
+  if (!/^\d+$/.test(v) || Number(v) >= n)
+    throw new Error(`BENCH_AB_PROBE_CPU=${v}: not a core of this machine (0 to ${n - 1})`);
+  return Number(v);
 }
 
 /**
@@ -208,4 +219,4 @@ if (require.main === module)
     process.exit(1);
   });
 
-module.exports = { startProbe, windowProbeUs, saveUnits, probeShare, allPairs, PERIOD_MS };
+module.exports = { startProbe, probeCpu, windowProbeUs, saveUnits, probeShare, allPairs, PERIOD_MS };
