@@ -150,6 +150,17 @@ function startEngineDriver({ nodes, secretHex, head, headTimeS, headsOnly = fals
       nodes.push(headsOnly ? { ...node, headOnly: true } : node);
       if (node.headOnly) await call(node, 'engine_forkchoiceUpdatedV3', [state, null]);
     },
+    /**
+     * Tells a node that the head it has is the chain's head (engine_forkchoiceUpdatedV3 with that head, no
+     * attributes), as a consensus client does every slot; returns the payload status. geth leaves snap-sync mode on
+     * such a call or when a sync cycle completes; a cycle cut short leaves it in snap mode, where it sets every
+     * payload it is handed aside and syncs toward it instead.
+     */
+    async confirmHead(node, hash) {
+      const own = { headBlockHash: hash, safeBlockHash: ZERO32, finalizedBlockHash: ZERO32 };
+      const fcu = await call(node, 'engine_forkchoiceUpdatedV3', [own, null]);
+      return fcu.payloadStatus.status;
+    },
     /** A node that has synced gets every payload from now on (with headsOnly, every head). */
     setFull(name) {
       for (const n of nodes) if (n.name === name) n.headOnly = headsOnly;

@@ -6,7 +6,8 @@
 // head (engine_forkchoiceUpdatedV3 alone, as a consensus client tells a node
 // that is behind); geth then fetches headers back from that head and the
 // blocks from its peers over devp2p. Synced: its head is the network's and it
-// says it is not syncing, both from its own API. Then it gets every block as
+// says it is not syncing, both from its own API. Then it is told that its own
+// head is the chain's (which ends geth's snap-sync mode) and gets every block as
 // the other nodes do. With a STATE profile the node starts with the genesis
 // block alone and snap-syncs (the state at a pivot block, then the blocks);
 // what it serves is then compared with the network's. Last, chainperf waits
@@ -170,8 +171,29 @@ async function compareState(nodeUrl, networkUrl, block, signal) {
 }
 
 /**
+ * Before the node is handed payloads, it is told that the head it has is the chain's (driver.confirmHead), and its
+ * head is read again: unchanged, the call found the node at that head, which is what ends geth's snap-sync mode (a
+ * node left in it sets aside every payload it is handed). Up to 5 tries: a block from a peer in between moves the head.
+ */
+async function confirmHead(nodeRpcUrl, member, driver, signal) {
+  const latest = () =>
+    patientRead(() => rpcCall(nodeRpcUrl, 'eth_getBlockByNumber', ['latest', false], { timeoutMs: 5000 }), { signal });
+  let status = null;
+  for (let k = 0; k < 5; k++) {
+    const before = await latest();
+    status = await patientRead(() => driver.confirmHead(member, before.hash), { signal });
+    const after = await latest();
+    if (status === 'VALID' && after.hash === before.hash) return Number(before.number);
+  }
+  throw new Error(
+    `after its sync the node did not take its own head as the chain's (engine_forkchoiceUpdatedV3: ${status})`,
+  );
+}
+
+/**
  * @param {{nodeRpcUrl: string, networkRpcUrl: string, member: {name: string, authUrl: string, headOnly?: boolean},
- *   driver: {join: (n: object) => Promise<void>, setFull: (name: string) => void},
+ *   driver: {join: (n: object) => Promise<void>, setFull: (name: string) => void,
+ *     confirmHead: (n: object, hash: string) => Promise<string>},
  *   readCounters: () => Promise<object|null>,
  *   cpu: {read: () => Promise<{total_s: number}>}|null, timeoutS: number, signal?: AbortSignal,
  *   syncMode?: 'full'|'snap', stateCheck?: ((block: number) => Promise<object>)|null, stateItems?: number|null,
@@ -200,7 +222,6 @@ async function syncFromNetwork({
   const target = await patientRead(() => head(networkRpcUrl), { signal });
   log(`sync from the network: the node is at block ${startHead}, the network at ${target}; telling it the head`);
   await driver.join({ ...member, headOnly: true });
-  const joined = member.name;
   const progress = progressLog(t0, startHead, log, stateItems);
   /** @type {{now: number, network: number, error: string|null}} */
   let last = { now: startHead, network: target, error: null };
@@ -224,7 +245,8 @@ async function syncFromNetwork({
   }
   const end = { counters: await patiently(readCounters, signal), cpu: cpu ? await cpu.read() : null };
   const seconds = (Date.now() - t0) / 1000;
-  driver.setFull(joined); // synced: from now on it gets every payload like the others
+  await confirmHead(nodeRpcUrl, member, driver, signal); // out of snap-sync mode before it is handed payloads
+  driver.setFull(member.name); // synced: from now on it gets every payload like the others
   const state = stateCheck ? await stateCheck(reached) : null;
   const settled = cpu ? await settle(cpu, { timeoutS, signal, log }) : null;
   return {

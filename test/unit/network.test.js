@@ -14,6 +14,7 @@ const { resolveScenario } = require('../../src/scenario/resolve');
 const { tmpDir, writeScenario } = require('../helpers');
 
 const SECRET = 'aa'.repeat(32);
+const ZERO = `0x${'00'.repeat(32)}`;
 
 /** An engine endpoint: records each call's method, params and token; answer(method) gives the result or throws. */
 function fakeEngine(name, answer, calls) {
@@ -153,6 +154,10 @@ describe('BLOCK_DELIVERY=head: the followers are told the head alone', () => {
     });
     while (driver.stats.blocks < 1) await new Promise((r) => setTimeout(r, 20));
     await driver.join({ name: 'joiner', authUrl: joiner.url });
+    const own = `0x${'22'.repeat(32)}`;
+    assert.equal(await driver.confirmHead({ name: 'joiner', authUrl: joiner.url }, own), 'SYNCING');
+    const told = calls.find((c) => c.node === 'joiner' && c.params[0].headBlockHash === own);
+    assert.deepEqual(told.params, [{ headBlockHash: own, safeBlockHash: ZERO, finalizedBlockHash: ZERO }, null]);
     driver.setFull('joiner'); // a node that has synced: still the head alone
     while (driver.stats.blocks < 3) await new Promise((r) => setTimeout(r, 20));
     await driver.stop();
@@ -343,10 +348,15 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
     // the node answers its head at once, then drops eth_syncing twice (a transient failure), then is synced; with
     // `answerError`, it answers eth_syncing with a JSON-RPC error
     let answerError = false;
+    // the node's head as eth_getBlockByNumber gives it: it moves once between the first two reads (a block from a
+    // peer), so the first confirmation does not count
+    const heads = ['aa', 'bb', 'bb', 'bb'];
+    const told = [];
     const node = await fakeEngine(
       'node',
       (m) => {
         if (m === 'eth_blockNumber') return looks === 0 ? '0x0' : '0x10';
+        if (m === 'eth_getBlockByNumber') return { number: '0x10', hash: `0x${heads.shift() || 'aa'}` };
         looks++;
         if (answerError) throw new Error('the method eth_syncing does not exist');
         if (looks <= 2) throw Object.assign(new Error('dropped'), { drop: true });
@@ -359,7 +369,14 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
       nodeRpcUrl: node.url,
       networkRpcUrl: network.url,
       member: { name: 'node under test', authUrl: 'http://127.0.0.1:1' },
-      driver: { join: async () => {}, setFull: () => {} },
+      driver: {
+        join: async () => {},
+        confirmHead: async (m, hash) => {
+          told.push(`${m.name} ${hash}`);
+          return 'VALID';
+        },
+        setFull: (name) => told.push(`full ${name}`),
+      },
       cpu: null,
       log: () => {},
     };
@@ -374,6 +391,11 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
     assert.equal(looks, 3, 'two failed looks, then the synced one');
     assert.equal(r.failed_looks, 2);
     assert.deepEqual([r.p2p_in_bytes, r.p2p_out_bytes], [200, 20], 'the counters at both edges, read again');
+    assert.deepEqual(
+      told,
+      ['node under test 0xaa', 'node under test 0xbb', 'full node under test'],
+      'told its own head (again when it moved meanwhile) before it is handed payloads',
+    );
     o.readCounters = async () => null;
     looks = -1e9; // from now on every eth_syncing fails (looks stays <= 2)
     await assert.rejects(
