@@ -38,6 +38,10 @@
 //   ws_reference_us_per_request ws_reference_rps engine_ws_over_reference
 //   engine_ws_over_reference_per_repetition
 //   ws_node_floor_us_per_request ws_node_floor_over_reference engine_ws_over_node_floor
+//   static_engine_ws_rps static_engine_ws_us_per_request static_ws_reference_rps
+//   static_ws_reference_us_per_request static_ws_node_floor_us_per_request
+//   static_engine_ws_over_reference static_engine_ws_over_reference_per_repetition
+//   static_engine_ws_over_node_floor static_ws_node_floor_over_reference
 // (engine_* without ws are the lean engine over HTTP; engine_ws_ratio is
 // against wrk, which speaks HTTP only, and engine_ws_over_reference against
 // ws-reference, a WebSocket client in C that does over ws what wrk does over
@@ -48,7 +52,9 @@
 // JSON-RPC responder that one core of HAProxy serves faster than one
 // generator core can send, scripts/lib/bench-static.js: what the lean engine
 // sends from one core when the server is not the limit; static_node_floor_* is
-// wrk's loop in Node.js against it, scripts/lib/http-node-floor.js.)
+// wrk's loop in Node.js against it, scripts/lib/http-node-floor.js; static_*ws*
+// are the WebSocket generators against a static WebSocket responder in C,
+// scripts/lib/bench-static-ws.js: each at its own core's limit.)
 // engine_max_rps is what one core could send at the measured CPU per request
 // (1e6 / engine_us_per_request); engine_rps is the rate reached here, which
 // the node (one core) may cap before the generator does.
@@ -59,6 +65,7 @@ const { log } = require('../src/util/log');
 const { sleep } = require('../src/util/time');
 const { CV_REPEAT, cpuFloor, repeatability, defaultRun } = require('./lib/bench-repeat');
 const { benchStatic } = require('./lib/bench-static');
+const { benchStaticWs } = require('./lib/bench-static-ws');
 const { checkBenchMachine, startSyncedBenchNode, benchTarget } = require('./lib/bench-node');
 const { benchWrk, benchArtillery, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS } = require('./lib/bench-generators');
 const { ensureWsReference, benchWsReference, benchWsNodeFloor } = require('./lib/ws-reference');
@@ -109,10 +116,11 @@ function printTable(med) {
 }
 
 /** The closing key=value line. */
-function keyValues(med, rep, floor, def, { results, statics }) {
+function keyValues(med, rep, floor, def, { results, statics, staticsWs }) {
   const engine = med('lean', 'us_per_request');
   const ref = med('wrk', 'us_per_request');
   const smed = (g, key) => median(statics[g].map((r) => r[key]));
+  const wmed = (g, key = 'us_per_request') => median(staticsWs[g].map((r) => r[key]));
   return {
     engine_us_per_request: engine.toFixed(1),
     wrk_us_per_request: ref.toFixed(1),
@@ -154,6 +162,17 @@ function keyValues(med, rep, floor, def, { results, statics }) {
     static_node_floor_us_per_request: smed('node_floor', 'us_per_request').toFixed(1),
     static_node_floor_over_wrk: (smed('node_floor', 'us_per_request') / smed('wrk', 'us_per_request')).toFixed(2),
     static_engine_over_node_floor: (smed('lean', 'us_per_request') / smed('node_floor', 'us_per_request')).toFixed(2),
+    static_engine_ws_rps: wmed('lean_ws', 'rps').toFixed(0),
+    static_engine_ws_us_per_request: wmed('lean_ws').toFixed(1),
+    static_ws_reference_rps: wmed('ws_ref', 'rps').toFixed(0),
+    static_ws_reference_us_per_request: wmed('ws_ref').toFixed(1),
+    static_ws_node_floor_us_per_request: wmed('ws_node').toFixed(1),
+    static_engine_ws_over_reference: (wmed('lean_ws') / wmed('ws_ref')).toFixed(2),
+    static_engine_ws_over_reference_per_repetition: staticsWs.lean_ws
+      .map((r, k) => (r.us_per_request / staticsWs.ws_ref[k].us_per_request).toFixed(2))
+      .join(','),
+    static_engine_ws_over_node_floor: (wmed('lean_ws') / wmed('ws_node')).toFixed(2),
+    static_ws_node_floor_over_reference: (wmed('ws_node') / wmed('ws_ref')).toFixed(2),
   };
 }
 
@@ -178,10 +197,11 @@ async function main() {
     const generatorCpus = String(stack.generatorCpus);
     await stop(); // the runs below start their own nodes
     const statics = await benchStatic({ reps: REPS, wrk, cpus: nodeCpus, generatorCpus });
+    const staticsWs = await benchStaticWs({ reps: REPS, cpus: nodeCpus, generatorCpus, wsRef });
     const def = await defaultRun();
     const rep = await repeatability();
     const floor = await cpuFloor(nodeCpus);
-    const kv = keyValues(med, rep, floor, def, { results, statics });
+    const kv = keyValues(med, rep, floor, def, { results, statics, staticsWs });
     process.stdout.write(
       `\n${Object.entries(kv)
         .map(([k, v]) => `${k}=${v}`)

@@ -65,6 +65,10 @@ describe('npm run bench (shortened)', () => {
       'default_generator_over_node',
       'static_node_floor_us_per_request',
       'static_engine_over_node_floor',
+      'static_engine_ws_us_per_request',
+      'static_ws_reference_us_per_request',
+      'static_engine_ws_over_reference',
+      'static_engine_ws_over_node_floor',
     ]) {
       assert.ok(k in pairs, `${k} missing from: ${res.stdout.trim().split('\n').pop()}`);
     }
@@ -106,6 +110,13 @@ describe('npm run bench (shortened)', () => {
     const [fLo, fHi] = range('static_node_floor_us_per_request');
     assert.ok(fLo > 0, 'http-node-floor measured a CPU per request');
     inside('static_engine_over_node_floor', sLo / fHi, sHi / fLo);
+    // against the static WebSocket responder: the lean engine over ws-reference and over ws-node-floor
+    const [wsLo, wsHi] = range('static_engine_ws_us_per_request');
+    const [rLo, rHi] = range('static_ws_reference_us_per_request');
+    const [nfLo, nfHi] = range('static_ws_node_floor_us_per_request');
+    assert.ok(rLo > 0 && nfLo > 0 && n('static_engine_ws_rps') > 0, 'every WebSocket generator measured');
+    inside('static_engine_ws_over_reference', wsLo / rHi, wsHi / rLo);
+    inside('static_engine_ws_over_node_floor', wsLo / nfHi, wsHi / nfLo);
     assert.match(
       res.stdout,
       /the default run \(ethers over http\): generator \/ node CPU per request, window by window: /,
@@ -131,5 +142,34 @@ describe('npm run bench:startup (one pass of each runner)', () => {
       assert.ok(m && Number(m[1]) > 0 && Number(m[2]) > 0, `${runner}: ${r.stdout}`);
     }
     assert.match(r.stdout, /artillery \/ chainperf: [\d.]+x the wall, [\d.]+x the CPU/);
+  });
+});
+
+describe("npm run bench's static WebSocket responder (ws-static-responder.c)", () => {
+  it('completes the opening handshake, answers every request with its own id and counts the answers', async () => {
+    const WebSocket = require('ws');
+    const { startWsResponder } = require('../../scripts/lib/bench-static-ws');
+    const { target, stop } = await startWsResponder({ cpus: '0', generatorCpus: '0' });
+    try {
+      const before = await target.requests();
+      const ws = new WebSocket(target.wsUrl); // ws checks Sec-WebSocket-Accept: a wrong key fails the handshake
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+      const ids = [7, '"a\\"b"', 'null'];
+      const answers = new Promise((resolve) => {
+        const got = [];
+        ws.on('message', (m) => got.push(JSON.parse(String(m))) === ids.length && resolve(got));
+      });
+      for (const id of ids) ws.send(`{"jsonrpc":"2.0","id":${id},"method":"eth_blockNumber","params":[]}`);
+      const got = await answers;
+      ws.close();
+      assert.deepEqual(
+        got.map((a) => a.id),
+        [7, 'a"b', null],
+      );
+      assert.deepEqual(got[0], { jsonrpc: '2.0', id: 7, result: { number: '0x1' } });
+      assert.equal((await target.requests()) - before, 3);
+    } finally {
+      await stop();
+    }
   });
 });

@@ -1,0 +1,92 @@
+'use strict';
+// npm run bench's static part over WebSocket: the lean engine, ws-reference (C)
+// and ws-node-floor (the same loop in Node.js) against a WebSocket JSON-RPC
+// server that answers every request with one fixed result
+// (ws-static-responder.c, one thread, pinned to the node's core in a cgroup of
+// its own). It answers far more requests per second than one generator core
+// sends, so each generator runs at its own core's limit: CPU per request is
+// the generator's alone, at the rate its core allows, with no node whose rate
+// moves from one window to the next (geth's does, bench.js's WebSocket rows).
+// Requests are the responder's own count of answers.
+
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { Cgroup, spawnInGroup } = require('../../src/platform/cgroup');
+const { freePorts } = require('../../src/util/net');
+const { pollUntil } = require('../../src/util/poll');
+const { log } = require('../../src/util/log');
+const { benchArtillery } = require('./bench-generators');
+const { ensureCProgram, benchWsReference, benchWsNodeFloor } = require('./ws-reference');
+
+const RESULT = '{"number":"0x1"}';
+
+/** The responder's count of answers so far: one connection to its stats port, which it answers and closes. */
+function answersSoFar(statsPort) {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const s = net.connect(statsPort, '127.0.0.1');
+    s.setTimeout(5000, () => s.destroy(new Error('the WebSocket responder did not give its count within 5 s')));
+    s.on('data', (d) => (text += d));
+    s.on('error', reject);
+    s.on('close', () => (/^\d+\n$/.test(text) ? resolve(Number(text)) : reject(new Error(`count: "${text}"`))));
+  });
+}
+
+/** The responder on cpus; {target (for bench-generators), stop()}. */
+async function startWsResponder({ cpus, generatorCpus }) {
+  const bin = await ensureCProgram(path.join(__dirname, 'ws-static-responder.c'), 'the static WebSocket responder');
+  const { port, statsPort } = await freePorts(['port', 'statsPort']);
+  const id = `bench-static-ws-${process.pid}`;
+  const group = new Cgroup(`chainperf/${id}/responder`, { cpus });
+  const generatorGroup = new Cgroup(`chainperf/${id}/generator`, { cpus: generatorCpus });
+  const child = spawnInGroup(group, [bin, String(port), String(statsPort), RESULT], { stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  const stop = async () => {
+    child.kill('SIGKILL');
+    await exited;
+    await generatorGroup.destroy();
+    await group.destroy();
+  };
+  try {
+    await pollUntil(async () => ({ done: (await answersSoFar(statsPort)) >= 0 }), {
+      timeoutS: 10,
+      label: 'static WebSocket responder',
+      failMessage: (last) => `the static WebSocket responder did not answer within 10 s: ${last}`,
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const requests = () => answersSoFar(statsPort);
+  return { target: { group: generatorGroup, rpcUrl: null, wsUrl: `ws://127.0.0.1:${port}/`, requests }, stop };
+}
+
+/** reps rounds of ws-reference, ws-node-floor and the lean engine over WebSocket against the responder. */
+async function benchStaticWs({ reps, cpus, generatorCpus, wsRef }) {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-static-ws-'));
+  const poolFile = path.join(workDir, 'pool.json'); // the requests are geth's bench's: eth_getBlockByNumber(0x1)
+  fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 1337, head: 1, blocks: [1] }));
+  const { target, stop } = await startWsResponder({ cpus, generatorCpus });
+  log(`static WebSocket responder (ws-static-responder.c) on cpus ${cpus}, generator on cpus ${generatorCpus}`);
+  const results = { ws_ref: [], ws_node: [], lean_ws: [] };
+  try {
+    for (let k = 0; k < reps; k++) {
+      results.ws_ref.push(await benchWsReference(target, wsRef));
+      results.ws_node.push(await benchWsNodeFloor(target));
+      results.lean_ws.push(await benchArtillery(target, 'lean', 'ws', workDir, poolFile, `static-ws-${k}`));
+      log(
+        `static WebSocket responder, repetition ${k + 1}/${reps}: ${Object.entries(results)
+          .map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`)
+          .join(', ')}`,
+      );
+    }
+  } finally {
+    await stop();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+module.exports = { benchStaticWs, startWsResponder };
