@@ -112,6 +112,22 @@ describe('lean engine over WebSocket: connections', function () {
     assert.equal(pool.unmatched, 0);
   });
 
+  it("keeps a lane's requests (a closed-loop user's) on one connection, the next lane's on the next", async () => {
+    node.answer = (body) => ({ jsonrpc: '2.0', id: body.id, result: '0x1' });
+    pool = new WsPool(node.url, { connections: 2, timeoutMs: 5000, now: () => performance.now() });
+    await sleep(200); // both open
+    for (let i = 0; i < 6; i++) {
+      // three of lane 5 to one of lane 6: round robin would put lane 5 on both connections
+      const lanes = [5, 5, 5, 6];
+      const got = await Promise.all(lanes.map((lane) => pool.request(bodyTail('x', [lane]), 0, undefined, lane)));
+      assert.deepEqual(got, [null, null, null, null]);
+    }
+    const connOf = (lane) => [...new Set(node.received.filter((r) => r.body.params[0] === lane).map((r) => r.conn))];
+    assert.equal(connOf(5).length, 1, 'lane 5 on one connection');
+    assert.equal(connOf(6).length, 1, 'lane 6 on one connection');
+    assert.notEqual(connOf(5)[0], connOf(6)[0], 'lanes 5 and 6 on different connections');
+  });
+
   it('a request without an answer fails as a timeout, and its late answer is not counted twice', async () => {
     let late = null;
     node.answer = (body, conn) => {

@@ -103,7 +103,7 @@ function responseFailure(status, body) {
  * Sends the ring's next request and records its outcome, then calls done(), or done(err) should recording throw.
  * Callbacks rather than an async function: no promise is made per request.
  */
-function sendOne(g, ee, done) {
+function sendOne(g, ee, done, lane) {
   const { method, ok, bytes, tail } = g.ring[g.next];
   g.next = (g.next + 1) % RING;
   const recorder = g.recorder; // the window it was sent in, should a kept generator's next one open before the answer
@@ -119,16 +119,17 @@ function sendOne(g, ee, done) {
     }
     return done();
   };
-  if (g.ws) g.ws.request(tail, t0, record);
+  if (g.ws) g.ws.request(tail, t0, record, lane);
   else g.http.request(bytes, t0, (res) => record(res.failure || responseFailure(res.status, res.body)));
 }
 
-/** A closed loop: one request after another while more() says so; resolves when it stops, rejects on an error. */
+/** A closed loop: one request after another while more() says so (over ws on one connection, its lane: ws.js). */
 function closedLoop(g, ee, more) {
+  const lane = (g.lanes = (g.lanes || 0) + 1);
   return new Promise((resolve, reject) => {
     const next = (err) => {
       if (err) reject(err);
-      else if (more()) sendOne(g, ee, next);
+      else if (more()) sendOne(g, ee, next, lane);
       else resolve();
     };
     next();

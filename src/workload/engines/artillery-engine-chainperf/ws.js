@@ -1,7 +1,9 @@
 'use strict';
 // The lean engine's WebSocket path (TRANSPORT=ws): a few persistent
 // connections per artillery worker (ws-socket.js), several requests in flight
-// on each, every answer matched to its request by JSON-RPC id.
+// on each, every answer matched to its request by JSON-RPC id. A closed-loop
+// user keeps to one connection (its lane), so that the answers one read brings
+// set off requests on that connection alone, written with one call.
 //
 // Bodies are prepared ahead like the HTTP ones, less their id: a request is
 // '{"jsonrpc":"2.0","id":' + id + tail, with ids counted per connection,
@@ -168,8 +170,8 @@ const NULL_RESULT = Object.freeze({ kind: 'null_result', message: 'result is nul
 
 /**
  * A worker's WebSocket connections.
- * request(tail, t0, done) calls done with null (a result) or a failure {kind, message}, once; without done it returns
- * a promise of the same, which never rejects.
+ * request(tail, t0, done, lane) calls done with null (a result) or a failure {kind, message}, once; without done it
+ * returns a promise of the same, which never rejects.
  */
 class WsPool {
   constructor(url, { connections, timeoutMs, now, nullResults = false }) {
@@ -185,12 +187,16 @@ class WsPool {
     });
   }
 
-  /** Round robin over the open connections; over a closed one (its requests wait for it) only when none is open. */
-  request(tail, t0, done) {
-    if (!done) return new Promise((resolve) => this.request(tail, t0, resolve));
+  /**
+   * A lane's requests go on connection lane % n (a closed-loop user's: the answers one read brings then set off
+   * requests on that connection alone, written with one call, not one write per connection); without a lane, round
+   * robin. Over a closed connection (its requests wait for it) only when none is open.
+   */
+  request(tail, t0, done, lane = undefined) {
+    if (!done) return new Promise((resolve) => this.request(tail, t0, resolve, lane));
     const n = this.conns.length;
-    let c = this.conns[this.next];
-    this.next = (this.next + 1) % n;
+    let c = this.conns[lane === undefined ? this.next : lane % n];
+    if (lane === undefined) this.next = (this.next + 1) % n;
     if (!c.open) {
       for (let k = 1; k < n; k++) {
         const other = this.conns[(this.next + k) % n];
