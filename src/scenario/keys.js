@@ -406,7 +406,7 @@ const KEYS = {
     min: 1,
     max: 1024,
     default: 4,
-    doc: 'TRANSPORT=ws with GENERATOR=lean: WebSocket connections each artillery worker keeps open (at most CONCURRENCY); requests are spread over them, several in flight on each, matched to their answers by JSON-RPC id.',
+    doc: 'TRANSPORT=ws with GENERATOR=lean: WebSocket connections each artillery worker keeps open (at most CONCURRENCY); each closed-loop user keeps to one of them (the requests of an open loop go round robin), several requests in flight on each, matched to their answers by JSON-RPC id.',
   },
   CONCURRENCY: {
     type: 'int',
