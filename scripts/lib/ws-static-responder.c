@@ -38,6 +38,7 @@ struct conn {
   size_t have;
   unsigned char in[BUF];
   size_t pending; /* answers not yet written (the socket was full) */
+  int watching_out; /* answers pending: the socket is watched for room to write them, not for more to read */
   unsigned char out[OUT];
 };
 
@@ -113,8 +114,11 @@ static int flush(int ep, struct conn *c) {
   }
   memmove(c->out, c->out + done, c->pending - done);
   c->pending -= done;
-  struct epoll_event ev = {.events = EPOLLIN | (c->pending ? EPOLLOUT : 0), .data.ptr = c};
-  epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
+  if ((c->pending != 0) != c->watching_out) { /* a system call only when that changes */
+    c->watching_out = c->pending != 0;
+    struct epoll_event ev = {.events = c->watching_out ? EPOLLOUT : EPOLLIN, .data.ptr = c};
+    epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
+  }
   return 1;
 }
 
@@ -232,23 +236,26 @@ static int listen_on(int port) {
   return fd;
 }
 
-/* Reads what the socket has and answers it; 0 when the connection is to be closed. */
+/*
+ * Answers what was read and reads more, until the socket has nothing more or the answers pile up (a client that does
+ * not read them: the connection then waits for room to write before it reads again); 0: close the connection.
+ */
 static int serve(int ep, struct conn *c) {
   if (c->pending && !flush(ep, c)) return 0;
   for (;;) {
+    if (c->open && !take_frames(c)) return 0;
+    if (c->pending > OUT / 2) break;
     if (c->have >= BUF - 1) return 0; /* a frame that cannot fit */
     ssize_t r = read(c->fd, c->in + c->have, BUF - 1 - c->have);
     if (r > 0) {
       c->have += (size_t)r;
       if (!c->open && !handshake(c)) return 0;
-      if (c->open && !take_frames(c)) return 0;
       continue;
     }
     if (r == 0) return 0;
     if (errno == EAGAIN) break;
     if (errno != EINTR) return 0;
   }
-  if (c->open && !take_frames(c)) return 0; /* what waited for room in the output */
   return flush(ep, c);
 }
 

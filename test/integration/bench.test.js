@@ -172,4 +172,32 @@ describe("npm run bench's static WebSocket responder (ws-static-responder.c)", (
       await stop();
     }
   });
+
+  it('holds back from reading while a client does not read its answers, then answers every request in order', async () => {
+    const WebSocket = require('ws');
+    const { startWsResponder } = require('../../scripts/lib/bench-static-ws');
+    const { target, stop } = await startWsResponder({ cpus: '0', generatorCpus: '0' });
+    try {
+      const ws = new WebSocket(target.wsUrl);
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+      const n = 200000; // 10 MB of answers: more than the socket buffers and the responder's own output hold
+      const ids = [];
+      const all = new Promise((resolve, reject) => {
+        ws.on('message', (m) => ids.push(JSON.parse(String(m)).id) === n && resolve());
+        ws.once('close', () => reject(new Error(`closed after ${ids.length} answers`)));
+      });
+      ws._socket.pause(); // the client stops reading
+      for (let i = 0; i < n; i++) ws.send(`{"jsonrpc":"2.0","id":${i},"method":"eth_blockNumber","params":[]}`);
+      await new Promise((r) => setTimeout(r, 1000));
+      ws._socket.resume();
+      await all;
+      ws.close();
+      assert.ok(
+        ids.every((id, i) => id === i),
+        'every answer, in the order asked',
+      );
+    } finally {
+      await stop();
+    }
+  });
 });
