@@ -11,10 +11,26 @@ const { seededRandom } = require('../src/util/random');
 const ROOT = path.resolve(__dirname, '..');
 
 const made = [];
-// The tests' temporary folders go when the test process ends (a failed test's folder included:
-// its files are in the test's own output when they matter).
-process.on('exit', () => {
-  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+// The tests' temporary folders go when the test process ends. When a test failed (the process exits non-zero), the
+// report folders of its file's runs are kept first, node logs included, in chainperf-test-failures under the temporary
+// directory: a failure seen once in CI can then be read, not only its test's output.
+process.on('exit', (code) => {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const keep = code ? path.join(os.tmpdir(), 'chainperf-test-failures', `${stamp}-${process.pid}`) : null;
+  let kept = 0;
+  for (const dir of made) {
+    const reports = path.join(dir, 'reports');
+    try {
+      if (keep && fs.existsSync(reports)) {
+        fs.cpSync(reports, path.join(keep, path.basename(dir)), { recursive: true });
+        kept++;
+      }
+    } catch {
+      // keeping is a courtesy: the folder goes either way
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  if (kept) process.stderr.write(`the report folders of this file's runs are kept in ${keep}\n`);
 });
 
 function tmpDir(prefix = 'chainperf-test-') {
