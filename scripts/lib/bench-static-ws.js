@@ -9,15 +9,14 @@
 // moves from one window to the next (geth's does, bench.js's WebSocket rows).
 // Requests are the responder's own count of answers.
 
-const fs = require('node:fs');
 const net = require('node:net');
-const os = require('node:os');
 const path = require('node:path');
 const { Cgroup, spawnInGroup } = require('../../src/platform/cgroup');
 const { freePorts } = require('../../src/util/net');
 const { pollUntil } = require('../../src/util/poll');
 const { log } = require('../../src/util/log');
 const { benchArtillery } = require('./bench-generators');
+const { staticRounds } = require('./bench-static');
 const { ensureCProgram, benchWsReference, benchWsNodeFloor } = require('./ws-reference');
 
 const RESULT = '{"number":"0x1"}';
@@ -65,28 +64,17 @@ async function startWsResponder({ cpus, generatorCpus }) {
 
 /** reps rounds of ws-reference, ws-node-floor and the lean engine over WebSocket against the responder. */
 async function benchStaticWs({ reps, cpus, generatorCpus, wsRef }) {
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-static-ws-'));
-  const poolFile = path.join(workDir, 'pool.json'); // the requests are geth's bench's: eth_getBlockByNumber(0x1)
-  fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 1337, head: 1, blocks: [1] }));
-  const { target, stop } = await startWsResponder({ cpus, generatorCpus });
   log(`static WebSocket responder (ws-static-responder.c) on cpus ${cpus}, generator on cpus ${generatorCpus}`);
-  const results = { ws_ref: [], ws_node: [], lean_ws: [] };
-  try {
-    for (let k = 0; k < reps; k++) {
-      results.ws_ref.push(await benchWsReference(target, wsRef));
-      results.ws_node.push(await benchWsNodeFloor(target));
-      results.lean_ws.push(await benchArtillery(target, 'lean', 'ws', workDir, poolFile, `static-ws-${k}`));
-      log(
-        `static WebSocket responder, repetition ${k + 1}/${reps}: ${Object.entries(results)
-          .map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`)
-          .join(', ')}`,
-      );
-    }
-  } finally {
-    await stop();
-    fs.rmSync(workDir, { recursive: true, force: true });
-  }
-  return results;
+  return staticRounds('static WebSocket responder', {
+    reps,
+    start: () => startWsResponder({ cpus, generatorCpus }),
+    generators: {
+      ws_ref: (target) => benchWsReference(target, wsRef),
+      ws_node: (target) => benchWsNodeFloor(target),
+      lean_ws: (target, workDir, poolFile, k) =>
+        benchArtillery(target, 'lean', 'ws', workDir, poolFile, `static-ws-${k}`),
+    },
+  });
 }
 
 module.exports = { benchStaticWs, startWsResponder };

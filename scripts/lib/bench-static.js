@@ -87,30 +87,47 @@ function benchHttpNodeFloor(target) {
   return benchProcess(target, [process.execPath, path.join(__dirname, 'http-node-floor.js'), ...args]);
 }
 
-/** reps rounds of wrk, its loop in Node.js and the lean engine over HTTP against the static responder, by generator. */
-async function benchStatic({ reps, wrk, cpus, generatorCpus }) {
+/**
+ * reps rounds against a static responder (start(workDir): {target, stop}), each round every one of `generators`
+ * ({name: (target, workDir, poolFile, k) => figures}) in turn; their figures by name. The requests are geth's bench's,
+ * eth_getBlockByNumber(0x1), from a pool of one block. `what` names the responder in the log.
+ */
+async function staticRounds(what, { reps, start, generators }) {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-static-'));
-  const poolFile = path.join(workDir, 'pool.json'); // the requests are geth's bench's: eth_getBlockByNumber(0x1)
+  const poolFile = path.join(workDir, 'pool.json');
   fs.writeFileSync(poolFile, JSON.stringify({ chain_id: 1337, head: 1, blocks: [1] }));
-  const { target, stop } = await startResponder({ cpus, generatorCpus, workDir });
-  log(`static responder (HAProxy, one fixed JSON-RPC result) on cpus ${cpus}, generator on cpus ${generatorCpus}`);
-  const results = { wrk: [], node_floor: [], lean: [] };
+  const results = Object.fromEntries(Object.keys(generators).map((g) => [g, []]));
+  let responder = null;
   try {
+    responder = await start(workDir);
     for (let k = 0; k < reps; k++) {
-      results.wrk.push(await benchWrk(target, wrk, workDir));
-      results.node_floor.push(await benchHttpNodeFloor(target));
-      results.lean.push(await benchArtillery(target, 'lean', 'http', workDir, poolFile, `static-${k}`));
+      for (const [g, run] of Object.entries(generators))
+        results[g].push(await run(responder.target, workDir, poolFile, k));
       log(
-        `static responder, repetition ${k + 1}/${reps}: ${Object.entries(results)
+        `${what}, repetition ${k + 1}/${reps}: ${Object.entries(results)
           .map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`)
           .join(', ')}`,
       );
     }
   } finally {
-    await stop();
+    if (responder) await responder.stop();
     fs.rmSync(workDir, { recursive: true, force: true });
   }
   return results;
 }
 
-module.exports = { benchStatic };
+/** reps rounds of wrk, its loop in Node.js and the lean engine over HTTP against the static responder, by generator. */
+async function benchStatic({ reps, wrk, cpus, generatorCpus }) {
+  log(`static responder (HAProxy, one fixed JSON-RPC result) on cpus ${cpus}, generator on cpus ${generatorCpus}`);
+  return staticRounds('static responder', {
+    reps,
+    start: (workDir) => startResponder({ cpus, generatorCpus, workDir }),
+    generators: {
+      wrk: (target, workDir) => benchWrk(target, wrk, workDir),
+      node_floor: (target) => benchHttpNodeFloor(target),
+      lean: (target, workDir, poolFile, k) => benchArtillery(target, 'lean', 'http', workDir, poolFile, `static-${k}`),
+    },
+  });
+}
+
+module.exports = { benchStatic, staticRounds };
