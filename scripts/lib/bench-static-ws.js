@@ -11,12 +11,10 @@
 
 const net = require('node:net');
 const path = require('node:path');
-const { Cgroup, spawnInGroup } = require('../../src/platform/cgroup');
 const { freePorts } = require('../../src/util/net');
-const { pollUntil } = require('../../src/util/poll');
 const { log } = require('../../src/util/log');
 const { benchArtillery } = require('./bench-generators');
-const { staticRounds } = require('./bench-static');
+const { staticRounds, runResponder } = require('./bench-static');
 const { ensureCProgram, benchWsReference, benchWsNodeFloor } = require('./ws-reference');
 
 const RESULT = '{"number":"0x1"}';
@@ -37,28 +35,14 @@ function answersSoFar(statsPort) {
 async function startWsResponder({ cpus, generatorCpus }) {
   const bin = await ensureCProgram(path.join(__dirname, 'ws-static-responder.c'), 'the static WebSocket responder');
   const { port, statsPort } = await freePorts(['port', 'statsPort']);
-  const id = `bench-static-ws-${process.pid}`;
-  const group = new Cgroup(`chainperf/${id}/responder`, { cpus });
-  const generatorGroup = new Cgroup(`chainperf/${id}/generator`, { cpus: generatorCpus });
-  const child = spawnInGroup(group, [bin, String(port), String(statsPort), RESULT], { stdio: 'ignore' });
-  const exited = new Promise((r) => child.once('exit', r));
-  const stop = async () => {
-    child.kill('SIGKILL');
-    await exited;
-    await generatorGroup.destroy();
-    await group.destroy();
-  };
-  try {
-    await pollUntil(async () => ({ done: (await answersSoFar(statsPort)) >= 0 }), {
-      timeoutS: 10,
-      label: 'static WebSocket responder',
-      failMessage: (last) => `the static WebSocket responder did not answer within 10 s: ${last}`,
-    });
-  } catch (err) {
-    await stop();
-    throw err;
-  }
   const requests = () => answersSoFar(statsPort);
+  const { generatorGroup, stop } = await runResponder('static WebSocket responder', {
+    id: `bench-static-ws-${process.pid}`,
+    argv: [bin, String(port), String(statsPort), RESULT],
+    cpus,
+    generatorCpus,
+    requests,
+  });
   return { target: { group: generatorGroup, rpcUrl: null, wsUrl: `ws://127.0.0.1:${port}/`, requests }, stop };
 }
 

@@ -41,24 +41,15 @@ function responderConfig({ rpcPort, statsPort }) {
   ].join('\n');
 }
 
-/** HAProxy as a static JSON-RPC responder on cpus; {target (for bench-generators), stop()}. */
-async function startResponder({ cpus, generatorCpus, workDir }) {
-  const bin = await ensureDebianTool('haproxy', 'haproxy', log);
-  const { rpcPort, statsPort } = await freePorts(['rpcPort', 'statsPort']);
-  const cfg = path.join(workDir, 'static-responder.cfg');
-  fs.writeFileSync(cfg, responderConfig({ rpcPort, statsPort }));
-  const id = `bench-static-${process.pid}`;
+/**
+ * A static responder: argv run in a cgroup of its own on cpus, beside the generators' group on generatorCpus, waited
+ * for until requests() (its count of answers) answers, within 10 s; else stopped. {generatorGroup, stop()}.
+ */
+async function runResponder(what, { id, argv, cpus, generatorCpus, requests }) {
   const group = new Cgroup(`chainperf/${id}/responder`, { cpus });
   const generatorGroup = new Cgroup(`chainperf/${id}/generator`, { cpus: generatorCpus });
-  const child = spawnInGroup(group, [bin, '-db', '-f', cfg], { stdio: 'ignore' });
+  const child = spawnInGroup(group, argv, { stdio: 'ignore' });
   const exited = new Promise((r) => child.once('exit', r));
-  const statsUrl = `http://127.0.0.1:${statsPort}/metrics`;
-  const requests = async () => {
-    const text = await (await fetch(statsUrl)).text();
-    const [s] = samplesOf(text, 'haproxy_frontend_http_requests_total').filter((x) => x.labels.proxy === 'rpc');
-    if (!s) throw new Error('the static responder exports no haproxy_frontend_http_requests_total for rpc');
-    return s.value;
-  };
   const stop = async () => {
     child.kill('SIGKILL');
     await exited;
@@ -66,16 +57,38 @@ async function startResponder({ cpus, generatorCpus, workDir }) {
     await group.destroy();
   };
   try {
-    const look = async () => ({ done: (await requests()) >= 0 });
-    await pollUntil(look, {
+    await pollUntil(async () => ({ done: (await requests()) >= 0 }), {
       timeoutS: 10,
-      label: 'static responder',
-      failMessage: (last) => `the static responder (HAProxy) did not answer within 10 s: ${last}`,
+      label: what,
+      failMessage: (last) => `the ${what} did not answer within 10 s: ${last}`,
     });
   } catch (err) {
     await stop();
     throw err;
   }
+  return { generatorGroup, stop };
+}
+
+/** HAProxy as a static JSON-RPC responder on cpus; {target (for bench-generators), stop()}. */
+async function startResponder({ cpus, generatorCpus, workDir }) {
+  const bin = await ensureDebianTool('haproxy', 'haproxy', log);
+  const { rpcPort, statsPort } = await freePorts(['rpcPort', 'statsPort']);
+  const cfg = path.join(workDir, 'static-responder.cfg');
+  fs.writeFileSync(cfg, responderConfig({ rpcPort, statsPort }));
+  const statsUrl = `http://127.0.0.1:${statsPort}/metrics`;
+  const requests = async () => {
+    const text = await (await fetch(statsUrl)).text();
+    const [s] = samplesOf(text, 'haproxy_frontend_http_requests_total').filter((x) => x.labels.proxy === 'rpc');
+    if (!s) throw new Error('the static responder exports no haproxy_frontend_http_requests_total for rpc');
+    return s.value;
+  };
+  const { generatorGroup, stop } = await runResponder('static responder (HAProxy)', {
+    id: `bench-static-${process.pid}`,
+    argv: [bin, '-db', '-f', cfg],
+    cpus,
+    generatorCpus,
+    requests,
+  });
   const target = { group: generatorGroup, rpcUrl: `http://127.0.0.1:${rpcPort}/`, wsUrl: null, requests };
   return { target, stop };
 }
@@ -130,4 +143,4 @@ async function benchStatic({ reps, wrk, cpus, generatorCpus }) {
   });
 }
 
-module.exports = { benchStatic, staticRounds };
+module.exports = { benchStatic, staticRounds, runResponder };
