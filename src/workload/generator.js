@@ -48,6 +48,28 @@ function at(atMs) {
 const POLL_MS = 25;
 
 /**
+ * The sending times of a window made of slices ([from, to) pairs in time order, an interleaved A/B pair's): whether a
+ * user may send now, and when the next slice begins. A cursor, not a search: asked before every request.
+ */
+function sliceClock(slices) {
+  let i = 0;
+  const skipPast = (now) => {
+    while (i < slices.length && now >= slices[i][1]) i++;
+  };
+  return {
+    sendingAt(now) {
+      skipPast(now);
+      return i < slices.length && now >= slices[i][0];
+    },
+    /** The instant the slice that is on now or comes next begins (at or before now while one is on); null after the last. */
+    nextFrom(now) {
+      skipPast(now);
+      return i < slices.length ? slices[i][0] : null;
+    },
+  };
+}
+
+/**
  * A window's recording: its samples written at stop_at (or by the first user to finish after it), its partial record
  * every second inside it (a window that fails before its end keeps it). Returns the flush.
  */
@@ -137,6 +159,7 @@ function keptGenerator(base, worker) {
     flush: () => {},
     extras: {},
     kept: true,
+    slices: null, // the current window's slices (an interleaved A/B pair), or null: it sends throughout
     ended: false,
     window: 0,
     onWindow: [],
@@ -149,6 +172,7 @@ function keptGenerator(base, worker) {
     // A window with a rate of its own (a saturation step): this generator's share of it, as split.js shares RATE.
     if (win.rate) spec.open_loop_rate = shareOf(win.rate, base.generators || 1, base.generator_index || 0);
     g.spec = spec;
+    g.slices = Array.isArray(win.slices) && win.slices.length ? sliceClock(win.slices) : null;
     g.random = seededRandom(workerSeed(spec));
     g.pickMethod = weightedPicker(spec.mix);
     g.recorder = newRecorder(spec, worker);
@@ -179,11 +203,23 @@ function keptGenerator(base, worker) {
       };
       look();
     });
-  /** Inside the current window's sending time (a user back from a late answer may find the next window loaded). */
-  g.sending = () => Date.now() >= g.spec.send_from && Date.now() < g.spec.stop_at;
+  /**
+   * Inside the current window's sending time, and in one of its slices where it has them (a user back from a late
+   * answer may find the next window loaded).
+   */
+  g.sending = () => {
+    const now = Date.now();
+    return now >= g.spec.send_from && now < g.spec.stop_at && (!g.slices || g.slices.sendingAt(now));
+  };
   let waiting = null;
   g.nextWindow = () => {
-    const left = g.spec.stop_at - Date.now();
+    const now = Date.now();
+    const left = g.spec.stop_at - now;
+    if (g.window > 0 && left > 0 && g.slices) {
+      // between two slices: the next one; after the last, the window's end (its samples), then the next window
+      const from = g.slices.nextFrom(now);
+      return from === null ? at(g.spec.stop_at).then(() => g.nextWindow()) : at(from).then(() => true);
+    }
     // A user that comes back while a window is loaded (its last answer came late) joins it rather than wait past it.
     if (g.window > 0 && left > 0) return at(g.spec.send_from).then(() => true);
     if (!waiting) waiting = poll().finally(() => (waiting = null));
@@ -192,4 +228,4 @@ function keptGenerator(base, worker) {
   return g;
 }
 
-module.exports = { loadGenerator, at, POLL_MS };
+module.exports = { loadGenerator, at, sliceClock, POLL_MS };

@@ -189,6 +189,33 @@ describe('a load generator kept across windows', function () {
     await Promise.all(users);
   });
 
+  it("sends only inside a window's slices (an interleaved A/B pair), and waits between them", async () => {
+    session = tmpDir();
+    const spec = JSON.parse(fs.readFileSync(process.env.CHAINPERF_GENERATOR_SPEC, 'utf8'));
+    fs.writeFileSync(process.env.CHAINPERF_GENERATOR_SPEC, JSON.stringify({ ...spec, session_dir: session }));
+    Engine.reset();
+    const users = [user(), user()];
+    await sleep(200);
+    const t0 = Date.now() + 300;
+    // three slices of 200 ms with 300 ms between them: the other side's
+    const slices = [0, 500, 1000].map((x) => [t0 + x, t0 + x + 200]);
+    const w = { send_from: t0, start_at: t0, end_at: t0 + 1250, stop_at: t0 + 1250, seed: 12, slices };
+    w.samples_dir = path.join(dir, 'samples-slices');
+    fs.mkdirSync(w.samples_dir);
+    fs.writeFileSync(path.join(session, 'window-1.json'), JSON.stringify(w));
+    await waitPast(w.stop_at);
+    const mine = sentBetween(t0 - 300, t0 + 1600);
+    const inside = (t) => slices.some(([a, b]) => t >= a && t < b + 15); // an answer's request arrives just after
+    const outside = mine.filter(([t]) => !inside(t));
+    const at = outside.slice(0, 5).map(([t]) => t - t0);
+    assert.equal(outside.length, 0, `${outside.length} requests outside the slices, the first at ${at.join(', ')} ms`);
+    for (const [a, b] of slices) assert.ok(sentBetween(a, b).length > 5, `requests in the slice at ${a - t0} ms`);
+    const s = samplesOf(w);
+    assert.ok(Math.abs(s.ok - mine.length) <= 2, `${s.ok} recorded, ${mine.length} answered`);
+    fs.writeFileSync(path.join(session, 'end'), '');
+    await Promise.all(users);
+  });
+
   it('is refused, with the reason, for the workloads that need a pass per window', () => {
     const s = { AB_GENERATOR: 'kept', CHAIN: 'ethereum', WORKLOAD: 'eth-default', COLD: 'no', RAMP_S: 0 };
     assert.equal(keptRefusal(s, { eth_call: 1 }), null);
