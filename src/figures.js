@@ -19,14 +19,15 @@ function cpuDelta(start, end) {
  * @param {object} o.samples merged generator samples (samples.mergeSamples)
  */
 function computeFigures({ window, cpu, idle, samples, cpuWindow = null }) {
-  const windowS = (window.end_ms - window.start_ms) / 1000;
+  // A window of slices (an interleaved A/B pair's) sent only in its slices: its time is theirs (active_ms).
+  const windowS = (window.active_ms || window.end_ms - window.start_ms) / 1000;
   const ok = samples.ok;
   const failed = samples.failed;
   const idleRate = idle && idle.seconds > 0 && idle.cpu_s !== null ? idle.cpu_s / idle.seconds : null;
   // CPU read at sample instants inside the window (cAdvisor) is divided by the requests completed between those
   // instants.
   const cpuOk = cpuWindow ? cpuWindow.requests_ok : ok;
-  const cpuS = cpuWindow ? (cpuWindow.end_ms - cpuWindow.start_ms) / 1000 : windowS;
+  const cpuS = cpuWindow ? (cpuWindow.active_ms || cpuWindow.end_ms - cpuWindow.start_ms) / 1000 : windowS;
   const perRequest = (x) => (cpuOk > 0 && x !== null ? (x * 1000) / cpuOk : null);
   const netCpu = idleRate === null || cpu.total_s === null ? null : cpu.total_s - idleRate * cpuS;
   const methods = {};

@@ -10,11 +10,33 @@ const { cpuDelta } = require('../figures');
 const { findStall } = require('./stall');
 const { stealBetween, cpusOf } = require('./steal');
 const { ioBetween } = require('./io');
+const { answeredIn, sliceStall } = require('./slices');
 
 const cpuSum = (c) => (Number.isFinite(c.total_s) ? c.total_s : c.user_s + c.system_s);
 
 /** Number of cpus in a cpuset list such as "1", "2-3" or "0,2-3"; 0 for null. */
 const cpuCount = (list) => (list ? cpusOf(list).length : 0);
+
+/**
+ * The spans a window's counters are read over: its two edges, or each of its slices' (a window of slices, an
+ * interleaved A/B pair's: m.spans, [start, end] readings each).
+ */
+const spansOf = (m) => m.spans || [[m.startEdge, m.endEdge]];
+
+/** The sum of a counter's rises over the spans (cpuDelta of each; null where one of them is). */
+function sumDeltas(spans, pick) {
+  const deltas = spans.map(([a, b]) => cpuDelta(pick(a), pick(b)));
+  const total = (k) =>
+    deltas.some((d) => d[k] === null) ? null : Number(deltas.reduce((t, d) => t + d[k], 0).toFixed(6));
+  return { user_s: total('user_s'), system_s: total('system_s'), total_s: total('total_s') };
+}
+
+/** A window of slices: what its CPU window adds, the active time and the answers that fell outside its slices. */
+function sliceRecord(m, samples) {
+  const { inside, outside } = answeredIn(m.spans, samples, m.w);
+  const activeMs = m.spans.reduce((t, [a, b]) => t + b.at_ms - a.at_ms, 0);
+  return { requests_ok: inside, active_ms: activeMs, slices: m.spans.length, answered_outside_slices: outside };
+}
 
 /** The node's CPU over the window, with the span its requests are counted over; cAdvisor's resources when sampled. */
 async function nodeCpuOver(m, stack, samples, signal) {
@@ -32,6 +54,12 @@ async function nodeCpuOver(m, stack, samples, signal) {
   }
   // Read at the edges: the requests are counted between the instants of the two reads (a late read must not
   // leave the CPU and the requests over different spans). Attach reads refreshes at the planned edges.
+  if (m.spans)
+    return {
+      cpu: sumDeltas(m.spans, (x) => x.cpu),
+      cpuWindow: { start_ms: startEdge.at_ms, end_ms: endEdge.at_ms, ...sliceRecord(m, samples) },
+      resources: null,
+    };
   const cpuWindow =
     startEdge.at_ms !== undefined
       ? {
@@ -50,7 +78,7 @@ function addCpuCheck(node, m, stack, cpu, cpuWindow) {
   node.cpu_check = {
     kind: stack.cpuCheck.kind,
     describe: stack.cpuCheck.describe,
-    ...cpuDelta(startEdge.check, endEdge.check),
+    ...(m.spans ? sumDeltas(m.spans, (x) => x.check) : cpuDelta(startEdge.check, endEdge.check)), // over the same spans
   };
   if (stack.cpu.sampled) {
     // Read at other instants than the cAdvisor samples: compared as CPU seconds per second.
@@ -72,22 +100,32 @@ function addNodeResources(node, m, stack, samples, resources) {
       node.swap_peak_bytes = resources.swap_peak_bytes; // cAdvisor's container_memory_swap, its peak
     sampler.memory.push(...resources.memory);
   }
+  const spans = spansOf(m);
   if (startEdge.io && endEdge.io) {
-    node.disk_read_bytes = endEdge.io.read_bytes - startEdge.io.read_bytes;
-    node.disk_write_bytes = endEdge.io.write_bytes - startEdge.io.write_bytes;
+    node.disk_read_bytes = sum(spans.map(([a, b]) => b.io.read_bytes - a.io.read_bytes));
+    node.disk_write_bytes = sum(spans.map(([a, b]) => b.io.write_bytes - a.io.write_bytes));
   }
   if (startEdge.cg && endEdge.cg)
-    node.io = ioBetween(
-      startEdge.cg,
-      endEdge.cg,
-      samples.okBetween(startEdge.cg.at_ms, endEdge.cg.at_ms),
-      stack.ioCounters.describe,
+    node.io = sumIo(
+      spans.map(([a, b]) =>
+        ioBetween(a.cg, b.cg, samples.okBetween(a.cg.at_ms, b.cg.at_ms), stack.ioCounters.describe),
+      ),
     );
   if (sampler.memory.length) {
     const b = sampler.memory.map((x) => x.bytes);
     node.memory_peak_bytes = Math.max(...b);
     node.memory_mean_bytes = Math.round(b.reduce((x, y) => x + y, 0) / b.length);
   }
+}
+
+/** node.io over several spans (a window of slices): each counter's rises, seconds and requests added up. */
+function sumIo(parts) {
+  if (parts.length === 1) return parts[0];
+  const out = { ...parts[0] };
+  for (const k of ['seconds', 'requests_ok', 'read_bytes', 'write_bytes', 'read_ops', 'write_ops', 'major_faults'])
+    out[k] = parts.some((p) => p[k] === null) ? null : parts.reduce((t, p) => t + p[k], 0);
+  out.seconds = out.seconds === null ? null : Number(out.seconds.toFixed(3));
+  return out;
 }
 
 /**
@@ -157,10 +195,14 @@ function generatorRecord(m, { stack, s }, samples, snapshots) {
   };
   const replay = mergeReplay(snapshots);
   if (replay) generator.replay = replay;
-  const stall = findStall(samples, w, s.STALL_S);
+  // a window of slices stalls in its own slices (the other side's between them are not its window)
+  const stall = m.spans ? sliceStall(samples, m.spans, s.STALL_S) : findStall(samples, w, s.STALL_S);
   if (stall) generator.stall = stall;
+  // busy over the time it sent (a window of slices: its slices; it idles through the other side's)
   if (genCpu !== null)
-    generator.cpu_utilization = Number((genCpu / ((w.end - w.start) / 1000) / generator.cores).toFixed(3));
+    generator.cpu_utilization = Number(
+      (genCpu / ((w.active_ms || w.end - w.start) / 1000) / generator.cores).toFixed(3),
+    );
   generator.processes = (m.generatorRuns || []).length || 1;
   if (generator.processes > 1) generator.generators = perGenerator(m, snapshots);
   return generator;

@@ -22,6 +22,7 @@ const { log } = require('../util/log');
 const { planWindow, readEdge, startSampler } = require('./edges');
 const { generatorRecord, nodeCpuOver, nodeRecord } = require('./window-records');
 const { addPrometheusCheck } = require('./prometheus-check');
+const { slicedWindow, sendingTimes, sliceHalves, readInnerEdges, spansOf } = require('./slices');
 
 function readSamples(dir) {
   if (!fs.existsSync(dir)) return [];
@@ -57,11 +58,15 @@ function windowSeed(seed, name) {
 
 /**
  * Plans the window and starts the load generator for it (a pass of its own, or the window handed to the generator kept
- * for the session, kept-generator.js); its samples go to a clean folder.
+ * for the session, kept-generator.js); its samples go to a clean folder. sliced ({slices, gapMs}): the window's slices,
+ * planned by the caller, sent to the kept generator (its users send only inside them, up to gapMs before each end).
  */
-function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS, kept }) {
-  const sendFrom = kept ? Date.now() + PICKUP_MS : null;
-  const w = planWindow(stack, (sendFrom || Date.now()) + startupS * 1000 + s.RAMP_S * 1000, s.DURATION_S);
+function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS, kept, sliced }) {
+  if (sliced && !kept) throw new Error('a window made of slices needs the load generator kept for the session');
+  const sendFrom = sliced ? sliced.slices[0].from : kept ? Date.now() + PICKUP_MS : null;
+  const w = sliced
+    ? slicedWindow(sliced)
+    : planWindow(stack, (sendFrom || Date.now()) + startupS * 1000 + s.RAMP_S * 1000, s.DURATION_S);
   const shape = shapeOf(s);
   if (shape) log(`${name}: SHAPE=${shape.kind}: ${describeShape(shape)}`);
   const samplesDir = path.join(workDir, `samples-${name}`);
@@ -70,12 +75,16 @@ function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS
   fs.mkdirSync(samplesDir);
   const lead = kept ? `a ${startupS} s lead-in of the generator kept running` : `${startupS} s generator start-up`;
   log(
-    `${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${lead}${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`,
+    sliced
+      ? `${name}: measuring ${w.slices.length} slices, ${(w.active_ms / 1000).toFixed(1)} s in all, over ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (the other side's slices between them)`
+      : `${name}: measuring for ${((w.end - w.start) / 1000).toFixed(0)} s from ${new Date(w.start).toISOString()} (after ${lead}${s.RAMP_S ? ` and a ${s.RAMP_S} s ramp` : ''})`,
   );
   const instants = {
     start_at: w.start,
     end_at: w.end,
-    stop_at: w.end + TAIL_MS,
+    // a window of slices stops its load before each slice's end (the gap), so nothing runs on past its last edge
+    stop_at: sliced ? w.end : w.end + TAIL_MS,
+    ...(sliced ? { slices: sendingTimes(w.slices, sliced.gapMs) } : {}),
     samples_dir: samplesDir,
     shape,
     seed: windowSeed(s.SEED, name),
@@ -145,7 +154,10 @@ async function readEdges(m, { s, stack, name, reportDir, signal }) {
     );
   }, 10000);
   try {
+    // a window of slices: the node's counters at every slice's edges, each slice a span of its own (m.spans)
+    const inner = w.slices ? await readInnerEdges(stack, w.slices, signal) : [];
     m.endEdge = await readEdge(stack, w.end, signal, atEnd);
+    if (w.slices) m.spans = spansOf([m.startEdge, ...inner, m.endEdge]);
   } catch (err) {
     await m.sampler.done;
     m.keepPartial(err);
@@ -198,6 +210,18 @@ async function collectSamples(m, { reportDir, name, startupS }) {
   return { snapshots, samples };
 }
 
+/** The window's per-second series, for the charts. */
+const seriesOf = (m, stack, samples, resources) => ({
+  requests: samples.series,
+  cpu_per_request: stack.cpu.sampled
+    ? cpuPerRequestBetween(m.sampler.ticks, samples)
+    : cpuPerRequestSeries(m.sampler.ticks, samples.series),
+  memory: m.sampler.memory,
+  ...(resources ? { io: resources.io } : {}),
+  ...(m.explained.per_core_series ? { per_core: m.explained.per_core_series } : {}),
+  ...(m.explained.fleet && m.explained.fleet.series ? { replicas: m.explained.fleet.series } : {}),
+});
+
 /**
  * Runs the workload and measures one window of about DURATION_S.
  * @param {object} o
@@ -217,7 +241,7 @@ async function measureWorkload(o) {
   const { stack, signal, runId, name, warnings } = opts;
   const m = startLoad(opts);
   const { w, shape } = m;
-  const window = { start_ms: w.start, end_ms: w.end };
+  const window = { start_ms: w.start, end_ms: w.end, ...(w.slices ? { active_ms: w.active_ms } : {}) };
   m.startEdge = null;
   m.sampler = { ticks: [], memory: [], done: Promise.resolve() };
   // A window that fails before its end keeps what was measured until then (measure/partial.js).
@@ -244,16 +268,7 @@ async function measureWorkload(o) {
   const node = nodeRecord(m, stack, measuredCpu, samples);
   await addPrometheusCheck(node, { stack, runId, w, signal, name, warnings });
   const generator = generatorRecord(m, opts, samples, snapshots);
-  const series = {
-    requests: samples.series,
-    cpu_per_request: stack.cpu.sampled
-      ? cpuPerRequestBetween(m.sampler.ticks, samples)
-      : cpuPerRequestSeries(m.sampler.ticks, samples.series),
-    memory: m.sampler.memory,
-    ...(resources ? { io: resources.io } : {}),
-    ...(m.explained.per_core_series ? { per_core: m.explained.per_core_series } : {}),
-    ...(m.explained.fleet && m.explained.fleet.series ? { replicas: m.explained.fleet.series } : {}),
-  };
+  const series = seriesOf(m, stack, samples, resources);
   // The chain family's own records (Substrate: operations, transfers), through its hook.
   const own = opts.chain.windowRecords ? opts.chain.windowRecords(snapshots, (w.end - w.start) / 1000) : null;
   const writes = mergeWrites(snapshots);
@@ -267,6 +282,7 @@ async function measureWorkload(o) {
     generator,
     series,
     cpu_ticks: m.sampler.ticks, // the node's CPU read about every second: an A/B session splits its windows in halves
+    ...(m.spans ? { slice_halves: sliceHalves(m.spans, samples) } : {}), // a window of slices: its first and last ones
     ...(own ? { chainRecords: own.fields, chainWrites: own.writes } : {}),
     ...(writes ? { writes } : {}),
     ...(subscriptions ? { subscriptions } : {}),

@@ -61,7 +61,7 @@ function sliceClock(slices) {
       skipPast(now);
       return i < slices.length && now >= slices[i][0];
     },
-    /** The instant the slice that is on now or comes next begins (at or before now while one is on); null after the last. */
+    /** When the slice that is on now or comes next began or begins; null after the last. */
     nextFrom(now) {
       skipPast(now);
       return i < slices.length ? slices[i][0] : null;
@@ -144,6 +144,32 @@ function register(dir, worker) {
 }
 
 /**
+ * A kept generator's g.sending() (inside the current window's sending time, and in one of its slices where it has
+ * them: a user back from a late answer may find the next window loaded) and g.nextWindow() (poll: the wait for the
+ * next window's file).
+ */
+function addWaits(g, poll) {
+  g.sending = () => {
+    const now = Date.now();
+    return now >= g.spec.send_from && now < g.spec.stop_at && (!g.slices || g.slices.sendingAt(now));
+  };
+  let waiting = null;
+  g.nextWindow = () => {
+    const now = Date.now();
+    const left = g.spec.stop_at - now;
+    if (g.window > 0 && left > 0 && g.slices) {
+      // between two slices: the next one; after the last, the window's end (its samples), then the next window
+      const from = g.slices.nextFrom(now);
+      return from === null ? at(g.spec.stop_at).then(() => g.nextWindow()) : at(from).then(() => true);
+    }
+    // A user that comes back while a window is loaded (its last answer came late) joins it rather than wait past it.
+    if (g.window > 0 && left > 0) return at(g.spec.send_from).then(() => true);
+    if (!waiting) waiting = poll().finally(() => (waiting = null));
+    return waiting;
+  };
+}
+
+/**
  * A worker of a generator kept across windows. g.spec, g.recorder, g.random, g.pickMethod and g.flush are the current
  * window's (read them at each use); g.nextWindow() resolves true at the next window's send_from, false at the
  * session's end (g.ended). g.onWindow hooks run as each window is loaded (the lean engine prepares its requests).
@@ -203,28 +229,7 @@ function keptGenerator(base, worker) {
       };
       look();
     });
-  /**
-   * Inside the current window's sending time, and in one of its slices where it has them (a user back from a late
-   * answer may find the next window loaded).
-   */
-  g.sending = () => {
-    const now = Date.now();
-    return now >= g.spec.send_from && now < g.spec.stop_at && (!g.slices || g.slices.sendingAt(now));
-  };
-  let waiting = null;
-  g.nextWindow = () => {
-    const now = Date.now();
-    const left = g.spec.stop_at - now;
-    if (g.window > 0 && left > 0 && g.slices) {
-      // between two slices: the next one; after the last, the window's end (its samples), then the next window
-      const from = g.slices.nextFrom(now);
-      return from === null ? at(g.spec.stop_at).then(() => g.nextWindow()) : at(from).then(() => true);
-    }
-    // A user that comes back while a window is loaded (its last answer came late) joins it rather than wait past it.
-    if (g.window > 0 && left > 0) return at(g.spec.send_from).then(() => true);
-    if (!waiting) waiting = poll().finally(() => (waiting = null));
-    return waiting;
-  };
+  addWaits(g, poll);
   return g;
 }
 
