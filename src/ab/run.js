@@ -31,6 +31,7 @@ const { generatorMode, newSide, sideRecord, startBoth, stopKept, teardownBoth, w
 const { fmtRatio, regressionGate, summarizePairs } = require('./pairs');
 const { profileDifference, shareParameterPool } = require('./shared');
 const { machineSpeed, machineSpeedNote } = require('./machine-speed');
+const { settleInterleave, sliceProblem } = require('./interleave');
 
 /** Resolves both scenarios; the session's own keys (AB_*, MAX_REGRESSION_PCT, REPORTS_DIR, ARCHIVE) come from A. */
 function resolveBoth(fileA, fileB, env) {
@@ -39,6 +40,8 @@ function resolveBoth(fileA, fileB, env) {
   const errors = [...a.errors.map((e) => `A: ${e}`), ...b.errors.map((e) => `B: ${e}`)];
   const restart = errors.length ? null : restartRefusal(a.scenario, b.scenario);
   if (restart) errors.push(restart);
+  const slice = errors.length ? null : sliceProblem(a.scenario);
+  if (slice) errors.push(slice);
   if (
     !errors.length &&
     a.scenario.RUNTIME === 'attach' &&
@@ -95,6 +98,7 @@ function newAbRecord(sa, sb, runId) {
       max_pairs: sa.AB_MAX_PAIRS,
       max_s: sa.AB_MAX_S,
       max_regression_pct: sa.MAX_REGRESSION_PCT,
+      slice_s: sa.AB_SLICE_S,
       order: 'ABBA',
       interval: intervalText(restarts),
     },
@@ -152,6 +156,7 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
     const mode = chooseGenerators(ab, [A, B], sa.AB_GENERATOR);
     await startBoth([A, B], { runId, signal, controller, mode });
     applyRestarts(ab, [A, B], sa);
+    settleInterleave(ab.settings, [A, B]); // AB_SLICE_S, where both sides' generators and nodes allow it
     ab.shared_pool = shareParameterPool(A, B, ab.warnings); // before the warm-up: a kept generator reads it then
     // with restarts, the first pair's processes are restarted and warmed up as every later pair's are (stages.js)
     if (!ab.settings.restart_pairs) await warmBoth([A, B], signal, mode);

@@ -15,16 +15,33 @@ const { blockOf, restartBoth } = require('./restarts');
 const { measureSide } = require('./sides');
 const { cpuPairs, fmtRatio } = require('./pairs');
 const { chooseWindowLength, withinWindowVariance } = require('./window-length');
+const { measureInterleaved, checkLateAnswers } = require('./interleave');
 
 /**
  * One pair: the two windows in the pair's order (AB for odd k, BA for even), each with its figures. label names its
  * log lines: 'pair', or 'burn-in' for AB_BURN_IN_PAIRS; its windows are named after it, with 'stage2' before the
  * names of the stages that follow a pilot (whose pairs are numbered from 1 too): per-window files keep both.
  */
-async function measurePair(k, block, A, B, { signal, lengthS, measure, label = 'pair', afterPilot = false }) {
+async function measurePair(k, block, A, B, o) {
+  const { signal, lengthS, measure, label = 'pair', afterPilot = false } = o;
   const order = k % 2 ? [A, B] : [B, A];
-  const pair = { pair: k, order: order.map((x) => x.key).join(''), ...(block === null ? {} : { block }) };
+  const pair = {
+    pair: k,
+    order: order.map((x) => x.key).join(''),
+    ...(block === null ? {} : { block }),
+    ...(o.interleave ? { interleaved: true } : {}),
+  };
   const prefix = `${afterPilot ? 'stage2-' : ''}${label.replace('-', '')}`;
+  if (o.interleave) {
+    // AB_SLICE_S: both windows over one span, the side named first in the order taking the first slice
+    const names = order.map((side) => `${prefix}${k}-${side.key}`);
+    const windows = await o.measureBoth(order[0], order[1], { names, signal, sliceS: o.interleave, lengthS });
+    for (const [i, side] of order.entries()) {
+      pair[side.key.toLowerCase()] = windows[i];
+      log(`${label} ${k} ${side.key}: ${fmtHeadline(windows[i].figures)} (in slices)`);
+    }
+    return pair;
+  }
   for (const [i, side] of order.entries()) {
     const key = side.key.toLowerCase();
     pair[key] = await measure(side, order[1 - i], `${prefix}${k}-${side.key}`, signal, lengthS);
@@ -39,17 +56,23 @@ async function measurePair(k, block, A, B, { signal, lengthS, measure, label = '
  * first windows odd then falls on pairs no interval uses. With restarts, both nodes restart before them, and again
  * before the first stage's first pair (blockOf). Like the set-up, they count in neither AB_MAX_PAIRS nor AB_MAX_S.
  */
-async function measureBurnIn(ab, A, B, { signal, measure, restart }) {
+async function measureBurnIn(ab, A, B, { signal, measure, measureBoth, restart }) {
   const set = ab.settings;
   ab.burn_in = { pairs: [] };
   for (let k = 1; k <= set.burn_in_pairs; k++) {
     const what = `burn-in pair ${k} of ${set.burn_in_pairs} runs`;
     if (set.restart_pairs && k === 1) await restart([A, B], { signal, mode: set.generator, per: 1, what });
-    ab.burn_in.pairs.push(await measurePair(k, null, A, B, { signal, lengthS: null, measure, label: 'burn-in' }));
+    const o = { signal, lengthS: null, measure, measureBoth, interleave: interleaveOf(set), label: 'burn-in' };
+    ab.burn_in.pairs.push(await measurePair(k, null, A, B, o));
   }
   const n = ab.burn_in.pairs.length;
   log(`${n} burn-in pair${n === 1 ? '' : 's'} measured (in ab.json, in no interval: AB_BURN_IN_PAIRS)`);
+  // a node too slow to answer within its slices: the stages measure whole windows (no interval has mixed pairs)
+  if (set.interleave) checkLateAnswers(set, ab.burn_in.pairs, ab.warnings);
 }
+
+/** The slice length a pair is interleaved with (settings.interleave: AB_SLICE_S), or 0 for whole windows. */
+const interleaveOf = (set) => (set.interleave ? set.slice_s : 0);
 
 /**
  * After the first stage: how many pairs in all the target needs (Stein), logged; null while it cannot say. The pairs
@@ -108,7 +131,7 @@ function windowChoice(ab, { stage1, per, done }, { stageSeconds, elapsedS }) {
  * One run of Stein's two stages at the session's window length (settings.window_s). Returns why it stopped, or
  * {pilot: choice} when AB_WINDOW=auto chose another length after its first pairs.
  */
-async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, restart, now }) {
+async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, measureBoth, restart, now }) {
   const set = ab.settings;
   const t0 = now();
   const per = set.restart_pairs || 1; // pairs per unit of the interval
@@ -120,7 +143,8 @@ async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, resta
     // restarted and warmed up in the pair's order: each side's wait from its warm-up to its window is that of its place
     if (restartNow) await restart(k % 2 ? [A, B] : [B, A], { signal, mode, block, per });
     const lengthS = ab.pilot ? set.window_s : null;
-    ab.pairs.push(await measurePair(k, block, A, B, { signal, lengthS, measure, afterPilot: Boolean(ab.pilot) }));
+    const o = { signal, lengthS, measure, measureBoth, interleave: interleaveOf(set), afterPilot: Boolean(ab.pilot) };
+    ab.pairs.push(await measurePair(k, block, A, B, o));
     clock.pairs++;
     if (mayChoose && k === choiceAfter(stage1, per)) {
       const choice = windowChoice(
@@ -156,13 +180,15 @@ async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, resta
  * Burn-in pairs (AB_BURN_IN_PAIRS, ab.burn_in), then pairs of windows until the target, AB_MAX_PAIRS or AB_MAX_S; fills
  * ab.pairs, ab.progress, ab.pairs_needed, ab.pairs_planned, and with AB_WINDOW=auto ab.window_choice (and ab.pilot
  * when the first stage's length was left). Returns why it stopped.
- * measure, restart, now: how a window is measured, both nodes restarted and time read (a unit test's own).
+ * measure, measureBoth, restart, now: how a window and an interleaved pair are measured, both nodes restarted and time
+ * read (a unit test's own).
  */
-async function measurePairs(ab, A, B, signal, { measure = measureSide, restart = restartBoth, now = Date.now } = {}) {
+async function measurePairs(ab, A, B, signal, fns = {}) {
+  const { measure = measureSide, measureBoth = measureInterleaved, restart = restartBoth, now = Date.now } = fns;
   const set = ab.settings;
-  if (set.burn_in_pairs) await measureBurnIn(ab, A, B, { signal, measure, restart });
+  if (set.burn_in_pairs) await measureBurnIn(ab, A, B, { signal, measure, measureBoth, restart });
   const clock = { t0: now(), pairs: 0 }; // after the burn-in: AB_MAX_PAIRS and AB_MAX_S count the stages' pairs
-  const o = { signal, clock, measure, restart, now };
+  const o = { signal, clock, measure, measureBoth, restart, now };
   const first = await measureStage(ab, A, B, { ...o, mayChoose: set.window === 'auto' });
   if (typeof first === 'string') return first;
   ab.pilot = { window_s: set.window_s, pairs: ab.pairs, progress: ab.progress };

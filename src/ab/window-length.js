@@ -56,11 +56,28 @@ function windowHalves(w) {
  * with fewer than two windows split.
  */
 function withinWindowVariance(pairs) {
+  if (pairs.length && pairs.every((p) => p.interleaved)) return interleavedWithinVariance(pairs);
   const d = pairs
     .flatMap((p) => [p.a.halves, p.b.halves])
     .filter((h) => h && h.first > 0 && h.second > 0)
     .map((h) => Math.log(h.first / h.second));
   return d.length >= 2 ? sd(d) ** 2 / 4 : null;
+}
+
+/**
+ * The same for interleaved pairs (AB_SLICE_S), whose two windows share one span: what moves both halves of a window
+ * alike (the machine's speed over the span) cancels in the pair's B/A, so only the halves' B/A count. For each pair d
+ * is the log B/A of its first halves less that of its second halves; the pair's log B/A has a quarter of d's variance
+ * from inside its windows, returned per window (an eighth) as chooseWindowLength takes it. Its mean square, not its
+ * spread about the mean: a real difference of the sides is the same in both halves and leaves d about 0, and two pairs
+ * then give two degrees of freedom.
+ */
+function interleavedWithinVariance(pairs) {
+  const ok = (h) => h && h.first > 0 && h.second > 0;
+  const d = pairs
+    .filter((p) => ok(p.a.halves) && ok(p.b.halves))
+    .map((p) => Math.log(p.b.halves.first / p.a.halves.first) - Math.log(p.b.halves.second / p.a.halves.second));
+  return d.length >= 2 ? d.reduce((t, x) => t + x * x, 0) / d.length / 8 : null;
 }
 
 /** Units (pairs, or blocks of `per` pairs) that Stein's rule is predicted to ask for with unit variance v. */

@@ -47,18 +47,20 @@ function withFigures(m, idle, cold) {
  * needed longer than its start-up allowance on a busy machine) measured no
  * load at its start: it is measured again with twice the allowance, twice at most.
  */
-async function windowWithFigures(ctx, name, idle, { over = {}, mix = undefined, last = false } = {}) {
+async function windowWithFigures(ctx, name, idle, { over = {}, mix = undefined, last = false, sliced = null } = {}) {
   const cold = ctx.s.COLD === 'yes' ? await coldRestart(ctx) : null;
   let startupS = ctx.startupS || startupSOf(ctx.s);
   for (let attempt = 1; ; attempt++) {
     try {
-      const m = await measureWorkload({ ...ctx, s: { ...ctx.s, ...over }, name, mix, startupS, last }).catch((err) => {
+      const o = { ...ctx, s: { ...ctx.s, ...over }, name, mix, startupS, last, sliced };
+      const m = await measureWorkload(o).catch((err) => {
         if (!err.lateStart) partialFigures(err, idle); // a window cut short keeps its figures up to the failure
         throw err;
       });
       return withFigures(m, idle, cold);
     } catch (err) {
-      if (!err.lateStart || attempt > 2 || (ctx.signal && ctx.signal.aborted)) throw err;
+      // a window of slices (sliced: an interleaved A/B pair's) is measured again with the other side's, by the caller
+      if (!err.lateStart || sliced || attempt > 2 || (ctx.signal && ctx.signal.aborted)) throw err;
       const w = `${name}: ${err.message}; measured again with ${startupS * 2} s for the generator to start`;
       log(w);
       if (ctx.warnings) ctx.warnings.push(w);

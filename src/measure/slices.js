@@ -108,6 +108,17 @@ function sliceStall(samples, spans, stallS) {
   };
 }
 
+/** The node's CPU between a window's slices (the other side's were on), and how long they lasted. */
+function betweenSlices(spans) {
+  let cpu = 0;
+  let ms = 0;
+  for (let i = 1; i < spans.length; i++) {
+    cpu += spans[i][0].cpu.total_s - spans[i - 1][1].cpu.total_s;
+    ms += spans[i][0].at_ms - spans[i - 1][1].at_ms;
+  }
+  return { cpu_s: Number(cpu.toFixed(6)), seconds: ms / 1000 };
+}
+
 /**
  * A window's CPU per request in its two halves (its first slices against its last), as window-length.js splits a
  * window at the CPU reading nearest its middle: the noise inside it.
@@ -138,5 +149,6 @@ module.exports = {
   answeredIn,
   sliceStall,
   sliceHalves,
+  betweenSlices,
   JITTER,
 };

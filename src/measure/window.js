@@ -22,7 +22,7 @@ const { log } = require('../util/log');
 const { planWindow, readEdge, startSampler } = require('./edges');
 const { generatorRecord, nodeCpuOver, nodeRecord } = require('./window-records');
 const { addPrometheusCheck } = require('./prometheus-check');
-const { slicedWindow, sendingTimes, sliceHalves, readInnerEdges, spansOf } = require('./slices');
+const { slicedWindow, sendingTimes, sliceHalves, betweenSlices, readInnerEdges, spansOf } = require('./slices');
 
 function readSamples(dir) {
   if (!fs.existsSync(dir)) return [];
@@ -282,7 +282,8 @@ async function measureWorkload(o) {
     generator,
     series,
     cpu_ticks: m.sampler.ticks, // the node's CPU read about every second: an A/B session splits its windows in halves
-    ...(m.spans ? { slice_halves: sliceHalves(m.spans, samples) } : {}), // a window of slices: its first and last ones
+    // a window of slices: its first slices against its last, and its node between them (the other side's turns)
+    ...(m.spans ? { slice_halves: sliceHalves(m.spans, samples), between_slices: betweenSlices(m.spans) } : {}),
     ...(own ? { chainRecords: own.fields, chainWrites: own.writes } : {}),
     ...(writes ? { writes } : {}),
     ...(subscriptions ? { subscriptions } : {}),

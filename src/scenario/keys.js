@@ -736,6 +736,13 @@ const KEYS = {
     default: 'kept',
     doc: "./run.sh ab: kept: each side's load generator starts once, before the warm-ups, and runs every window of that side, idle between them (about 1 s of lead-in per window: a pair of 10 s windows took 34 s instead of 48; 20 A/A sessions, 10 of them beside a CPU load, all called the sides the same: docs/results.md). per-window: a generator pass per window, as a run does (about 6 s of start-up before each window through artillery, 2 s with the lean runner: LEAN_RUNNER). A session whose workload needs a pass per window (a replay, a SHAPE, writes, subscriptions, COLD=yes, an open loop through ethers, Substrate) uses per-window on both sides, and ab.json says why.",
   },
+  AB_SLICE_S: {
+    type: 'number',
+    min: 0,
+    max: 60,
+    default: 1,
+    doc: "./run.sh ab: interleave each pair: A and B take turns over one span in slices of about this many seconds (jittered by a quarter either way), DURATION_S of slices each, each node's CPU read at every slice's edges and summed over its own slices. The machine's speed moves over tens of seconds on a shared or virtual host, which pairs of whole back-to-back windows do not cancel and slices do (the spread of A/A pairs' log B/A about 2.3 times smaller with 1 s slices than with 10 s windows: docs/results.md). Each slice's load stops 50 ms before its end so that its answers are in before the other side's slice. Needs the kept generators (AB_GENERATOR=kept), closed loops (no RATE) and nodes whose CPU is read at any instant (RUNTIME=host); otherwise, or with 0, whole windows alternate, and ab.json says why (settings.interleave_reason). A session whose burn-in pair finds more than 1% of a side's answers coming after its slices (a node that answers in seconds) measures whole windows instead.",
+  },
   MAX_REGRESSION_PCT: {
     type: 'number',
     min: 0,

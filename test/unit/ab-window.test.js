@@ -263,4 +263,71 @@ describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
     assert.equal(ab.progress[0].elapsed_s, 40, "AB_MAX_S's clock starts after it (one pair: two 20 s windows)");
     assert.equal(ab.window_choice.stay, true, 'the window choice looks at the pairs after it');
   });
+
+  /** A stub of interleave.js measureInterleaved: both windows at once, late answers as given for each side. */
+  function stubBoth(calls, clock, late = { A: 0, B: 0 }) {
+    return async (first, second, { names, sliceS, lengthS }) => {
+      calls.push({ names, sliceS, lengthS });
+      clock.ms += ((lengthS || 10) * 2 + 10) * 1000;
+      return [first, second].map((side, i) => ({
+        compared: { cpu_ms_per_request: 0.2 * (1 + 0.001 * i) },
+        halves: { first: 0.2, second: 0.2 },
+        node: { cpu_window: { requests_ok: 1000, answered_outside_slices: late[side.key] } },
+        figures: { cpu_ms_per_request: 0.2, cpu_ms_per_request_net: null, rps: 1000, latency_ms: { p99: 1 } },
+      }));
+    };
+  }
+  async function interleavedSession(over = {}, late = undefined) {
+    const ab = { settings: settings({ interleave: true, slice_s: 1, ...over }), pairs: [], progress: [], warnings: [] };
+    const calls = [];
+    const single = [];
+    const clock = { ms: 0 };
+    const why = await measurePairs(ab, { key: 'A' }, { key: 'B' }, null, {
+      measure: stubMeasure(0.001, single, clock),
+      measureBoth: stubBoth(calls, clock, late),
+      restart: async () => {},
+      now: () => clock.ms,
+    });
+    return { ab, why, calls, single };
+  }
+
+  it('AB_SLICE_S: both windows of each pair at once, the side first in its order taking the first slice', async () => {
+    const { ab, calls, single } = await interleavedSession();
+    assert.equal(single.length, 0, 'no whole window');
+    assert.deepEqual(calls[0], { names: ['pair1-A', 'pair1-B'], sliceS: 1, lengthS: null });
+    assert.deepEqual(calls[1].names, ['pair2-B', 'pair2-A'], 'BA pairs begin with B');
+    assert.ok(ab.pairs.every((p) => p.interleaved && p.a.compared && p.b.compared));
+    assert.equal(ab.pairs[0].b.compared.cpu_ms_per_request, 0.2 * 1.001, "each side's own window");
+  });
+
+  it("AB_SLICE_S: a burn-in pair with a side's answers after its slices turns the stages to whole windows", async () => {
+    const { ab, calls, single } = await interleavedSession({ burn_in_pairs: 1 }, { A: 0, B: 30 });
+    assert.equal(calls.length, 1, 'the burn-in pair only was interleaved');
+    assert.ok(single.length >= 6, 'then whole windows');
+    assert.equal(ab.settings.interleave, false);
+    assert.match(ab.settings.interleave_reason, /B answered 3\.0% of its requests after its slices ended/);
+    assert.match(ab.warnings[0], /too slowly for slices of 1 s/);
+    assert.ok(ab.pairs.every((p) => !p.interleaved));
+    const fine = await interleavedSession({ burn_in_pairs: 1 }, { A: 5, B: 10 });
+    assert.equal(fine.ab.settings.interleave, true, '1% or less: slices go on');
+    assert.equal(fine.single.length, 0);
+  });
+
+  it("interleaved pairs: the noise inside windows is their halves' B/A, not what moves both sides' halves alike", () => {
+    const gauss = normal(7);
+    const pair = (drift, own) => {
+      const d = drift * gauss(); // the machine's speed over the span: both sides' first halves alike
+      const h = () => ({ first: 0.2 * Math.exp(d + own * gauss()), second: 0.2 * Math.exp(-d + own * gauss()) });
+      return { interleaved: true, a: { halves: h() }, b: { halves: h() } };
+    };
+    const drifting = Array.from({ length: 40 }, () => pair(0.1, 0.001));
+    assert.ok(withinWindowVariance(drifting) < 1e-5, `${withinWindowVariance(drifting)}: the drift cancels`);
+    const asWhole = drifting.map((p) => ({ ...p, interleaved: false }));
+    assert.ok(withinWindowVariance(asWhole) > 0.005, 'counted whole, each window would carry it');
+    const own = Array.from({ length: 400 }, () => pair(0, 0.02));
+    // each half's log carries 0.02 of its own: d = (b1 - a1) - (b2 - a2) has variance 4 x 0.0004, the pair's log B/A a
+    // quarter of it, per window an eighth
+    const v = withinWindowVariance(own);
+    assert.ok(v > 0.0002 * 0.8 && v < 0.0002 * 1.2, `${v}`);
+  });
 });

@@ -351,3 +351,50 @@ describe('A/B: memory is reported, never decided', () => {
     assert.equal(regressionGate(f, 5).pass, true);
   });
 });
+
+describe('A/B interleaved in slices (AB_SLICE_S)', () => {
+  const { settleInterleave, sliceProblem, interleaveRefusal } = require('../../src/ab/interleave');
+  const base = { DURATION_S: 10, RATE: null, REPLICAS: 1 };
+  const side = (key, over = {}, cpu = { kind: 'cgroup', read() {} }) => ({
+    key,
+    s: { ...base, ...over },
+    stack: { cpu },
+  });
+  const kept = { slice_s: 1, generator: 'kept' };
+
+  it('interleaves where both generators are kept, both loops closed and both nodes read at any instant', () => {
+    const set = { ...kept };
+    settleInterleave(set, [side('A'), side('B')]);
+    assert.equal(set.interleave, true);
+    assert.equal(set.interleave_reason, undefined);
+  });
+
+  it('measures whole windows otherwise, and says why', () => {
+    const why = (sides, set = kept) => {
+      const s = { ...set };
+      settleInterleave(s, sides);
+      assert.equal(s.interleave, false);
+      return s.interleave_reason;
+    };
+    assert.equal(why([side('A'), side('B')], { ...kept, slice_s: 0 }), 'AB_SLICE_S=0');
+    assert.match(
+      why([side('A'), side('B')], { slice_s: 1, generator: 'per-window', generator_reason: 'A: a replay' }),
+      /a pass per window \(A: a replay\)/,
+    );
+    assert.match(why([side('A'), side('B', { RATE: 500 })]), /^B: an open loop \(RATE\)/);
+    assert.match(why([side('A', { REPLICAS: 2 }), side('B')]), /^A: a fleet/);
+    assert.match(why([side('A'), side('B', { DURATION_S: 20 })]), /DURATION_S differ/);
+    assert.match(
+      why([side('A'), side('B', {}, { kind: 'cadvisor', sampled: true })]),
+      /^B: its node's CPU \(cadvisor\)/,
+    );
+    assert.match(why([side('A', {}, { kind: 'metrics', readEdge() {} }), side('B')]), /^A: its node's CPU \(metrics\)/);
+    assert.equal(interleaveRefusal([side('A'), side('B')], kept), null);
+  });
+
+  it('refuses a slice too short to be more than its gap', () => {
+    assert.match(sliceProblem({ AB_SLICE_S: 0.1 }), /at least 0.25 s/);
+    assert.equal(sliceProblem({ AB_SLICE_S: 0 }), null);
+    assert.equal(sliceProblem({ AB_SLICE_S: 2 }), null);
+  });
+});
