@@ -11,6 +11,7 @@ const { writeScrubbed } = require('../util/scrub');
 const { profileDiffSection } = require('../report/profile-diff');
 const chains = require('../chains');
 const { startupSOf } = require('../workload/artillery');
+const { SLICE_GAP_MS } = require('./interleave');
 
 const fmt = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
 const VERDICT = { lower: 'B lower', higher: 'B higher', same: 'same within the interval' };
@@ -110,11 +111,24 @@ function renderSummary(ab) {
         ? "Each side's load generator started once, with its warm-up, and ran every window of that side, idle in between; each window began with about a second of load before it opened, the same instants, seeds and counts as a window with a generator of its own."
         : `Each window had a load generator of its own, started about ${startupSOf(ab.a.provenance.scenario)} s before it (${ab.settings.generator_reason}).`,
     );
+  const slices = slicesNote(ab);
+  if (slices) lines.push('', slices);
   if (ab.machine_speed) lines.push('', machineSpeedLine(ab.machine_speed));
   lines.push('', restartsNote(ab.settings.restart_pairs));
   if (ab.burn_in) lines.push('', burnInNote(ab.burn_in));
   if (ab.window_choice) lines.push('', windowNote(ab));
   return `${lines.join('\n')}\n`;
+}
+
+/** AB_SLICE_S: how the pairs' two windows shared their span, or why they did not. */
+function slicesNote(ab) {
+  const set = ab.settings;
+  const n = ab.pairs.filter((p) => p.interleaved).length;
+  if (n)
+    return `${n === ab.pairs.length ? 'Each pair was' : `${n} of ${ab.pairs.length} pairs were`} interleaved (AB_SLICE_S=${set.slice_s}): A's and B's windows ran over one span, taking turns in slices of about ${set.slice_s} s (a quarter more or less, seeded), the side first in the pair's order taking the first slice; each side's load stopped ${SLICE_GAP_MS} ms before each of its slices ended, its node's CPU was read at every edge of its slices, and its figures are its slices' sums (CPU over its slices, requests answered in them, its time the time inside them). The machine's speed, which moves over tens of seconds on a shared host, then falls on both sides alike. The idle partner column gives what each node spent between its own slices.`;
+  if (set.interleave_reason)
+    return `Pairs of whole windows, one side after the other (AB_SLICE_S: ${set.interleave_reason}).`;
+  return null;
 }
 
 /** AB_WINDOW=auto: what the noise inside the first pairs' windows said of their length, and what the session did. */

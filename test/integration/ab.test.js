@@ -35,7 +35,9 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
     // row happen by chance once in 400 sessions.
     let res;
     for (let attempt = 1; attempt <= 2; attempt++) {
-      res = await ab(SCENARIO, SCENARIO, { AB_MIN_PAIRS: '3', AB_MAX_PAIRS: '3', AB_TARGET_PCT: '50' });
+      // 8 users: answers in milliseconds on a loaded CI machine too, well inside each slice's last 100 ms
+      const env = { AB_MIN_PAIRS: '3', AB_MAX_PAIRS: '3', AB_TARGET_PCT: '50', CONCURRENCY: '8' };
+      res = await ab(SCENARIO, SCENARIO, env);
       assert.equal(res.code, 0);
       if (res.doc.figures.cpu_ms_per_request.verdict === 'same') break;
       process.stderr.write(
@@ -57,9 +59,28 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
         assert.ok(side.idle && side.idle.seconds > 0, 'each window has its own idle baseline');
         assert.ok(side.partner_cpu_s_per_s >= 0, "the idle partner's CPU is read over the window");
       }
+      // AB_SLICE_S=1 (the default): the two windows interleaved over one span in slices, the pair's first side first
+      assert.equal(p.interleaved, true);
       const [first, second] = p.order === 'AB' ? [p.a, p.b] : [p.b, p.a];
-      assert.ok(second.window.start_ms > first.window.end_ms, 'the two windows of a pair do not overlap');
+      assert.ok(first.window.start_ms < second.window.start_ms, "the first side's slice comes first");
+      assert.ok(second.window.start_ms < first.window.end_ms, 'the two windows share one span');
+      for (const side of [first, second]) {
+        const cw = side.node.cpu_window;
+        assert.equal(cw.slices, 4, '4 s of 1 s slices');
+        assert.ok(Math.abs(cw.active_ms - 4000) < 1100, `${cw.active_ms} ms inside its slices`);
+        assert.ok(cw.answered_outside_slices <= 0.01 * cw.requests_ok, `${cw.answered_outside_slices} answered late`);
+        assert.ok(Math.abs(side.window.active_ms - cw.active_ms) < 100, 'its slices as planned and as read');
+        assert.ok(
+          Math.abs(side.figures.rps - cw.requests_ok / (side.window.active_ms / 1000)) < 0.02 * side.figures.rps,
+          'requests/s over the time inside its slices',
+        );
+      }
     }
+    assert.equal(doc.settings.interleave, true);
+    assert.match(
+      fs.readFileSync(path.join(reportDir, 'summary.md'), 'utf8'),
+      /Each pair was interleaved \(AB_SLICE_S=1\)/,
+    );
     // how much of the pairs' spread followed the generator's own B/A: over every pair, each with the generator's CPU
     assert.equal(doc.machine_speed.pairs, 3);
     assert.match(fs.readFileSync(path.join(reportDir, 'summary.md'), 'utf8'), /The machine's speed: over 3 pairs/);
@@ -144,9 +165,15 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
       AB_RESTART_PAIRS: '0', // one process per side: the intervals over pairs
       AB_BURN_IN_PAIRS: '0', // none: the stages' first pair comes first
     });
-    // AB_GENERATOR=per-window: a pass per window, started STARTUP_S before it
+    // AB_GENERATOR=per-window: a pass per window, started STARTUP_S before it, and so whole windows one after the other
     assert.equal(res.doc.settings.generator, 'per-window');
     assert.equal(res.doc.settings.generator_reason, 'AB_GENERATOR=per-window');
+    assert.equal(res.doc.settings.interleave, false);
+    assert.match(res.doc.settings.interleave_reason, /a pass per window \(AB_GENERATOR=per-window\)/);
+    for (const p of res.doc.pairs) {
+      const [first, second] = p.order === 'AB' ? [p.a, p.b] : [p.b, p.a];
+      assert.ok(second.window.start_ms > first.window.end_ms, 'the two windows of a pair do not overlap');
+    }
     assert.ok(fs.existsSync(path.join(res.reportDir, 'b', 'pair2-B.artillery.log')), 'a pass per window');
     const cpu = res.doc.figures.cpu_ms_per_request;
     assert.equal(res.doc.a.provenance.scenario.WORKLOAD, light);

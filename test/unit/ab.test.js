@@ -299,6 +299,20 @@ describe('A/B report', () => {
     assert.match(md, /B higher/);
     assert.match(md, /\| 5 \| AB \|/);
     assert.match(md, /CORES=1, GENERATOR=lean, TRANSPORT=http/);
+    assert.doesNotMatch(md, /interleaved|whole windows/, 'nothing said of AB_SLICE_S where the record has none');
+    const doc = { run_id: 'x', status: 'ok', figures, warnings: [], regression: null, a: side, b: side };
+    const sliced = renderSummary({
+      ...doc,
+      pairs: pairs.map((p) => ({ ...p, interleaved: true })),
+      settings: { order: 'ABBA', interval: 't', slice_s: 1, interleave: true },
+    });
+    assert.match(sliced, /Each pair was interleaved \(AB_SLICE_S=1\)/);
+    const whole = renderSummary({
+      ...doc,
+      pairs,
+      settings: { order: 'ABBA', interval: 't', slice_s: 1, interleave: false, interleave_reason: 'AB_SLICE_S=0' },
+    });
+    assert.match(whole, /Pairs of whole windows, one side after the other \(AB_SLICE_S: AB_SLICE_S=0\)/);
   });
 
   it("names each side's state and memory limit, and a Substrate side's own generator", () => {
@@ -393,7 +407,7 @@ describe('A/B interleaved in slices (AB_SLICE_S)', () => {
   });
 
   it('refuses a slice too short to be more than its gap', () => {
-    assert.match(sliceProblem({ AB_SLICE_S: 0.1 }), /at least 0.25 s/);
+    assert.match(sliceProblem({ AB_SLICE_S: 0.1 }), /at least 0.5 s/);
     assert.equal(sliceProblem({ AB_SLICE_S: 0 }), null);
     assert.equal(sliceProblem({ AB_SLICE_S: 2 }), null);
   });
