@@ -16,6 +16,7 @@
 //   aa_reached_target (A/A sessions within AB_TARGET_PCT) minutes_measuring (median, pairs only)
 //   aa_target_within_10_min (A/A sessions within AB_TARGET_PCT in 10 minutes, setup included)
 //   aa_window_changed (A/A sessions whose AB_WINDOW=auto left the first stage's length)
+//   aa_interleaved (A/A sessions whose pairs were interleaved in slices: AB_SLICE_S)
 //   aa_burn_in_below_1 aa_first_pair_below_1 (A/A sessions whose burn-in pair, or first pair in the interval, had
 //   B/A below 1)
 //   aa_second_window_pct aa_second_window_ci_low aa_second_window_ci_high (how much dearer the second window of a
@@ -227,6 +228,8 @@ function benchFigures(aa, ab) {
       .length,
     // AB_WINDOW=auto: sessions that left their first stage's window length for a longer one (a pilot)
     aa_window_changed: aa.filter((x) => x.doc.pilot).length,
+    // AB_SLICE_S: sessions whose pairs ran interleaved in slices (after the burn-in: settings.interleave)
+    aa_interleaved: aa.filter((x) => x.doc.settings.interleave).length,
     minutes_per_session: all.length ? median(all.map((x) => x.minutes)).toFixed(1) : 'n/a',
     // A/A sessions whose burn-in pair, and whose first pair in the interval, had B/A below 1 (about half each where
     // neither pair is odd): what AB_BURN_IN_PAIRS is for
