@@ -54,18 +54,29 @@ const slicedWindow = ({ slices }) => ({
   active_ms: slices.reduce((t, x) => t + x.to - x.from, 0),
 });
 
+/**
+ * A slice's start is read this long before it begins: its node is idle then (the other side's load stopped
+ * SLICE_GAP_MS before), and a read that a busy event loop makes a little late must not miss the slice's first
+ * requests. Its end is read at its end, where its node is idle too (its own load stopped a gap before).
+ */
+const READ_AHEAD_MS = 20;
+
 /** The readings at the edges between a window's slices: each slice's end and the next one's start, in order. */
 async function readInnerEdges(stack, slices, signal) {
   const out = [];
   for (let i = 0; i + 1 < slices.length; i++) {
     out.push(await readEdge(stack, slices[i].to, signal));
-    out.push(await readEdge(stack, slices[i + 1].from, signal));
+    out.push(await readEdge(stack, slices[i + 1].from - READ_AHEAD_MS, signal));
   }
   return out;
 }
 
-/** Edge readings in order (start, end, start, end, ...) as [start, end] pairs: the spans the figures sum over. */
-const spansOf = (edges) => edges.filter((_, i) => i % 2 === 0).map((a, i) => [a, edges[2 * i + 1]]);
+/**
+ * Edge readings in order (start, end, start, end, ...) as [start, end, slice] triples: the spans the figures sum
+ * over. Requests are counted over each slice as planned ({from, to}, on the generator's 10 ms slots), CPU between the
+ * readings around it.
+ */
+const spansOf = (edges, slices) => slices.map((slice, i) => [edges[2 * i], edges[2 * i + 1], slice]);
 
 /** A side's sending times in its slices: each slice's sending stops gapMs before its end ([from, to] pairs). */
 const sendingTimes = (slices, gapMs) => slices.map((x) => [x.from, Math.max(x.from, x.to - gapMs)]);
@@ -76,7 +87,7 @@ const sendingTimes = (slices, gapMs) => slices.map((x) => [x.from, Math.max(x.fr
  */
 function answeredIn(spans, samples, span) {
   let inside = 0;
-  for (const [a, b] of spans) inside += samples.okBetween(a.at_ms, b.at_ms);
+  for (const [, , x] of spans) inside += samples.okBetween(x.from, x.to);
   return { inside, outside: Math.max(0, samples.okBetween(span.start, span.end + 1000) - inside) };
 }
 
@@ -88,10 +99,10 @@ function sliceStall(samples, spans, stallS) {
   if (!stallS || samples.first_request_at === null) return null;
   let best = null;
   let run = null;
-  spans.forEach(([a, b], i) => {
-    const empty = samples.okBetween(a.at_ms, b.at_ms) === 0;
-    if (empty && !run) run = { from_ms: a.at_ms, to_ms: b.at_ms, ms: 0, last: i };
-    if (empty) Object.assign(run, { to_ms: b.at_ms, ms: run.ms + (b.at_ms - a.at_ms), last: i });
+  spans.forEach(([, , x], i) => {
+    const empty = samples.okBetween(x.from, x.to) === 0;
+    if (empty && !run) run = { from_ms: x.from, to_ms: x.to, ms: 0, last: i };
+    if (empty) Object.assign(run, { to_ms: x.to, ms: run.ms + (x.to - x.from), last: i });
     if (run && (!empty || i === spans.length - 1)) {
       if (!best || run.ms > best.ms) best = run;
       if (!empty) run = null;
@@ -128,9 +139,9 @@ function sliceHalves(spans, samples) {
   const half = (part) => {
     let cpu = 0;
     let ok = 0;
-    for (const [a, b] of part) {
+    for (const [a, b, x] of part) {
       cpu += b.cpu.total_s - a.cpu.total_s;
-      ok += samples.okBetween(a.at_ms, b.at_ms);
+      ok += samples.okBetween(x.from, x.to);
     }
     return ok > 0 ? Number(((cpu * 1000) / ok).toFixed(6)) : null;
   };
@@ -151,4 +162,5 @@ module.exports = {
   sliceHalves,
   betweenSlices,
   JITTER,
+  READ_AHEAD_MS,
 };

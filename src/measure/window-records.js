@@ -34,7 +34,7 @@ function sumDeltas(spans, pick) {
 /** A window of slices: what its CPU window adds, the active time and the answers that fell outside its slices. */
 function sliceRecord(m, samples) {
   const { inside, outside } = answeredIn(m.spans, samples, m.w);
-  const activeMs = m.spans.reduce((t, [a, b]) => t + b.at_ms - a.at_ms, 0);
+  const activeMs = m.spans.reduce((t, [, , x]) => t + x.to - x.from, 0); // the slices as planned: the load's time
   return { requests_ok: inside, active_ms: activeMs, slices: m.spans.length, answered_outside_slices: outside };
 }
 
@@ -107,8 +107,14 @@ function addNodeResources(node, m, stack, samples, resources) {
   }
   if (startEdge.cg && endEdge.cg)
     node.io = sumIo(
-      spans.map(([a, b]) =>
-        ioBetween(a.cg, b.cg, samples.okBetween(a.cg.at_ms, b.cg.at_ms), stack.ioCounters.describe),
+      // a slice's requests over the slice as planned (slices.js spansOf), a window's between its readings
+      spans.map(([a, b, x]) =>
+        ioBetween(
+          a.cg,
+          b.cg,
+          x ? samples.okBetween(x.from, x.to) : samples.okBetween(a.cg.at_ms, b.cg.at_ms),
+          stack.ioCounters.describe,
+        ),
       ),
     );
   if (sampler.memory.length) {

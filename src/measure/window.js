@@ -22,7 +22,15 @@ const { log } = require('../util/log');
 const { planWindow, readEdge, startSampler } = require('./edges');
 const { generatorRecord, nodeCpuOver, nodeRecord } = require('./window-records');
 const { addPrometheusCheck } = require('./prometheus-check');
-const { slicedWindow, sendingTimes, sliceHalves, betweenSlices, readInnerEdges, spansOf } = require('./slices');
+const {
+  slicedWindow,
+  sendingTimes,
+  sliceHalves,
+  betweenSlices,
+  readInnerEdges,
+  spansOf,
+  READ_AHEAD_MS,
+} = require('./slices');
 
 function readSamples(dir) {
   if (!fs.existsSync(dir)) return [];
@@ -142,7 +150,8 @@ async function readEdges(m, { s, stack, name, reportDir, signal }) {
     explained.catch(() => {}); // awaited below, once the edge is read
   };
   try {
-    m.startEdge = await readEdge(stack, w.start, signal, atStart);
+    // a window of slices: its first slice's start read a little ahead, as every slice's (slices.js READ_AHEAD_MS)
+    m.startEdge = await readEdge(stack, w.slices ? w.start - READ_AHEAD_MS : w.start, signal, atStart);
   } catch (err) {
     if (hooks) hooks.cancel();
     if (m.sampler) await m.sampler.done;
@@ -157,7 +166,7 @@ async function readEdges(m, { s, stack, name, reportDir, signal }) {
     // a window of slices: the node's counters at every slice's edges, each slice a span of its own (m.spans)
     const inner = w.slices ? await readInnerEdges(stack, w.slices, signal) : [];
     m.endEdge = await readEdge(stack, w.end, signal, atEnd);
-    if (w.slices) m.spans = spansOf([m.startEdge, ...inner, m.endEdge]);
+    if (w.slices) m.spans = spansOf([m.startEdge, ...inner, m.endEdge], w.slices);
   } catch (err) {
     await m.sampler.done;
     m.keepPartial(err);

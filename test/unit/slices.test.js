@@ -10,7 +10,9 @@ const {
   sliceStall,
   sliceHalves,
   spansOf,
+  readInnerEdges,
   JITTER,
+  READ_AHEAD_MS,
 } = require('../../src/measure/slices');
 const { nodeCpuOver, nodeRecord } = require('../../src/measure/window-records');
 const { computeFigures } = require('../../src/figures');
@@ -25,6 +27,12 @@ const samplesAt = (times, extra = {}) => ({
   ...extra,
 });
 const edge = (at, total, more = {}) => ({ at_ms: at, cpu: { user_s: total, system_s: 0, total_s: total }, ...more });
+/** The spans of edge readings made at the slices' planned instants (start, end, start, end, ...). */
+const spansAt = (edges) =>
+  spansOf(
+    edges,
+    edges.filter((_, i) => i % 2 === 0).map((a, i) => ({ from: a.at_ms, to: edges[2 * i + 1].at_ms })),
+  );
 
 describe('windows made of slices', () => {
   it('tiles one span in turns, A then B, each side loaded as long as the other, aligned to 10 ms', () => {
@@ -72,7 +80,7 @@ describe('windows made of slices', () => {
     const times = [...Array(100).keys()].map((i) => i * 10).concat([...Array(60).keys()].map((i) => 2000 + i * 10));
     times.push(1500); // a late answer, outside A's slices
     const samples = samplesAt(times);
-    const m = { w: { start: 0, end: 3000 }, spans: spansOf(edges), startEdge: edges[0], endEdge: edges[3] };
+    const m = { w: { start: 0, end: 3000 }, spans: spansAt(edges), startEdge: edges[0], endEdge: edges[3] };
     const { cpu, cpuWindow } = await nodeCpuOver(m, { cpu: {} }, samples);
     assert.equal(cpu.total_s, 1.7);
     assert.equal(cpuWindow.requests_ok, 160);
@@ -111,7 +119,7 @@ describe('windows made of slices', () => {
     const samples = samplesAt([10, 20, 2010]);
     const m = {
       w: { start: 0, end: 3000 },
-      spans: spansOf(edges),
+      spans: spansAt(edges),
       startEdge: edges[0],
       endEdge: edges[3],
       sampler: { memory: [] },
@@ -130,7 +138,7 @@ describe('windows made of slices', () => {
 
   it("finds a stall in a side's own slices, not in the other side's between them", () => {
     const edges = [0, 1000, 2000, 3000, 4000, 5000, 6000, 7000].map((t) => edge(t, 0));
-    const spans = spansOf(edges); // slices 0-1, 2-3, 4-5, 6-7 s
+    const spans = spansAt(edges); // slices 0-1, 2-3, 4-5, 6-7 s
     // answers in the first slice only; the next three slices (3 s of its own time) without one
     const samples = samplesAt([100, 200], { in_flight_at_end: 4 });
     assert.equal(sliceStall(samples, spans, 5), null, '3 s of its own time is below STALL_S=5');
@@ -145,7 +153,36 @@ describe('windows made of slices', () => {
   it('splits a window of slices in halves (its first slices against its last) and counts what they answered', () => {
     const edges = [edge(0, 0), edge(1000, 1), edge(2000, 1), edge(3000, 3)];
     const samples = samplesAt([...Array(10).keys()].map((i) => i * 100).concat([2100, 2200, 2300, 2400, 2500]));
-    assert.deepEqual(sliceHalves(spansOf(edges), samples), { first: 100, second: 400 });
-    assert.deepEqual(answeredIn(spansOf(edges), samples, { start: 0, end: 3000 }), { inside: 15, outside: 0 });
+    assert.deepEqual(sliceHalves(spansAt(edges), samples), { first: 100, second: 400 });
+    assert.deepEqual(answeredIn(spansAt(edges), samples, { start: 0, end: 3000 }), { inside: 15, outside: 0 });
+  });
+
+  it("counts a slice's requests over the slice as planned, its CPU between the readings around it", async () => {
+    // read 3 ms late at the start (a busy event loop) and 2 ms late at the end: the requests of the slice's first
+    // milliseconds are its own all the same
+    const edges = [edge(997, 1), edge(2002, 2)];
+    const spans = spansOf(edges, [{ from: 1000, to: 2000 }]);
+    const samples = samplesAt([1001, 1500, 1999, 2001]);
+    const m = { w: { start: 1000, end: 2000 }, spans, startEdge: edges[0], endEdge: edges[1] };
+    const { cpu, cpuWindow } = await nodeCpuOver(m, { cpu: {} }, samples);
+    assert.equal(cpu.total_s, 1);
+    assert.equal(cpuWindow.requests_ok, 3);
+    assert.equal(cpuWindow.active_ms, 1000, 'the slice as planned');
+    assert.equal(cpuWindow.answered_outside_slices, 1, 'the answer after its end');
+  });
+
+  it("reads each slice's start a little ahead of it, where its node is idle, and its end at its end", async () => {
+    const reads = [];
+    const stack = { node: {}, cpu: { read: async () => ({ user_s: 0, system_s: 0, total_s: reads.length }) } };
+    const t = Date.now() + 100;
+    const slices = [
+      { from: t, to: t + 50 },
+      { from: t + 150, to: t + 200 },
+    ];
+    for (const r of await readInnerEdges(stack, slices, new AbortController().signal)) reads.push(r.at_ms);
+    assert.equal(reads.length, 2, "the first slice's end and the second's start");
+    assert.ok(reads[0] >= t + 50 && reads[0] < t + 150 - READ_AHEAD_MS, `its end read at ${reads[0] - t} ms`);
+    assert.ok(reads[1] >= t + 150 - READ_AHEAD_MS, `${reads[1] - t} ms`);
+    assert.ok(reads[1] < t + 150, `the next start read before it begins: ${reads[1] - t} ms`);
   });
 });
