@@ -151,7 +151,14 @@ function sliceHalves(spans, samples) {
   return first === null || second === null ? null : { first, second };
 }
 
+/** What a window of slices adds to its record: its halves (AB_WINDOW=auto) and its node between its slices. */
+const sliceExtras = (spans, samples) => ({
+  slice_halves: sliceHalves(spans, samples),
+  between_slices: betweenSlices(spans),
+});
+
 module.exports = {
+  sliceExtras,
   planSlices,
   slicedWindow,
   readInnerEdges,

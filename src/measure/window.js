@@ -22,15 +22,7 @@ const { log } = require('../util/log');
 const { planWindow, readEdge, startSampler } = require('./edges');
 const { generatorRecord, nodeCpuOver, nodeRecord } = require('./window-records');
 const { addPrometheusCheck } = require('./prometheus-check');
-const {
-  slicedWindow,
-  sendingTimes,
-  sliceHalves,
-  betweenSlices,
-  readInnerEdges,
-  spansOf,
-  READ_AHEAD_MS,
-} = require('./slices');
+const { slicedWindow, sendingTimes, sliceExtras, readInnerEdges, spansOf, READ_AHEAD_MS } = require('./slices');
 
 function readSamples(dir) {
   if (!fs.existsSync(dir)) return [];
@@ -292,7 +284,7 @@ async function measureWorkload(o) {
     series,
     cpu_ticks: m.sampler.ticks, // the node's CPU read about every second: an A/B session splits its windows in halves
     // a window of slices: its first slices against its last, and its node between them (the other side's turns)
-    ...(m.spans ? { slice_halves: sliceHalves(m.spans, samples), between_slices: betweenSlices(m.spans) } : {}),
+    ...(m.spans ? sliceExtras(m.spans, samples) : {}),
     ...(own ? { chainRecords: own.fields, chainWrites: own.writes } : {}),
     ...(writes ? { writes } : {}),
     ...(subscriptions ? { subscriptions } : {}),
