@@ -3,9 +3,10 @@
 // speed moves over tens of seconds on a shared or virtual host, and a pair of
 // back-to-back windows gives it that long to move between A's window and B's.
 // Here the two sides take turns in slices of about a second over one span, so
-// that both see the machine as it is in each few seconds. Each side's load runs only in its own slices, and its node's
-// counters are read at every edge of every slice; a side's figure is the sum
-// of its node's CPU over its slices divided by the requests answered in them.
+// that both see the machine as it is in each few seconds. Each side's load
+// runs only in its own slices, and its node's counters are read at every edge
+// of every slice; a side's figure is the sum of its node's CPU over its slices
+// divided by the requests answered in them.
 //
 // A slice ends with a short gap in which its side sends nothing new and its
 // requests still out are answered, so that the next slice (the other side's)
