@@ -11,12 +11,11 @@
 
 const { windowWithFigures } = require('../measure/phases');
 const { measureIdle } = require('../measure/edges');
-const { judgeStalls } = require('../measure/stall');
 const { planSlices } = require('../measure/slices');
 const { PICKUP_MS } = require('../measure/kept-generator');
 const { windowSeed } = require('../measure/window');
 const { log } = require('../util/log');
-const { windowFigures } = require('./figures');
+const { readAtAnyInstant, sideWindowRecord } = require('./sides');
 
 /**
  * Each slice's load stops this long before its end: its answers come in before the other side's slice begins (geth
@@ -52,7 +51,7 @@ function interleaveRefusal(sides, settings) {
 function stackRefusal(sides) {
   for (const side of sides) {
     const cpu = side.stack && side.stack.cpu;
-    if (!cpu || cpu.sampled || cpu.readEdge)
+    if (!readAtAnyInstant(cpu))
       return `${side.key}: its node's CPU (${cpu ? cpu.kind : 'none'}) is read at its source's own instants, not at any`;
   }
   return null;
@@ -89,23 +88,9 @@ function checkLateAnswers(settings, pairs, warnings) {
   return false;
 }
 
-/** One side's window of the pair, as measureSide records a whole one (sides.js). */
-function sideWindow(w, idle, partner) {
-  return {
-    window: w.window,
-    idle,
-    node: w.node,
-    generator: w.generator,
-    figures: w.figures,
-    compared: windowFigures(w),
-    halves: w.slice_halves || null,
-    // what the partner spent between its own slices, while this side's were on
-    partner_cpu_s_per_s:
-      partner && partner.between_slices && partner.between_slices.seconds > 0
-        ? Number((partner.between_slices.cpu_s / partner.between_slices.seconds).toFixed(6))
-        : null,
-  };
-}
+/** What a node spent between its own slices (the other side's were on), in CPU s/s; null without a reading. */
+const betweenRate = (w) =>
+  w.between_slices && w.between_slices.seconds > 0 ? w.between_slices.cpu_s / w.between_slices.seconds : null;
 
 /** Both idle baselines over the same seconds (both nodes idle at once), each side's IDLE_S long; null for 0. */
 const idleBoth = (sides, signal) =>
@@ -141,14 +126,11 @@ async function measureInterleaved(first, second, { names, signal, sliceS, length
     }
     if (failed) throw failed.reason;
     const [wa, wb] = runs.map((r) => r.value);
-    for (const [side, w, name] of [
-      [first, wa, names[0]],
-      [second, wb, names[1]],
-    ]) {
-      const stalled = judgeStalls([w], side.run.warnings, side.s.STALL_S);
-      if (stalled) throw new Error(`${side.key}, ${name}: ${stalled}`);
-    }
-    return [sideWindow(wa, idleA, wb), sideWindow(wb, idleB, wa)];
+    // each side's partner: the other, between its own slices, while this side's were on
+    return [
+      sideWindowRecord(first, names[0], wa, { idle: idleA, halves: wa.slice_halves, partnerRate: betweenRate(wb) }),
+      sideWindowRecord(second, names[1], wb, { idle: idleB, halves: wb.slice_halves, partnerRate: betweenRate(wa) }),
+    ];
   }
 }
 

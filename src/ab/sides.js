@@ -37,11 +37,34 @@ function newSide(key, resolved, { dir, runId }) {
   };
 }
 
+/** Whether a node's CPU source can be read at any instant (not at cAdvisor's samples, an attached node's refreshes). */
+const readAtAnyInstant = (cpu) => Boolean(cpu) && !cpu.sampled && !cpu.readEdge;
+
 /** Node CPU seconds of the side not under load, read now (null when its source cannot be read at any instant). */
 function partnerCpu(side) {
   const cpu = side.stack && side.stack.cpu;
-  if (!cpu || cpu.sampled || cpu.readEdge) return null;
-  return cpu.read();
+  return readAtAnyInstant(cpu) ? cpu.read() : null;
+}
+
+/**
+ * A side's measured window as ab.json records it, once its stalls are judged (a frozen node's window would look
+ * healthy). halves: CPU per request in each half of the window, the noise inside it (AB_WINDOW=auto); partnerRate:
+ * what the idle partner node spent meanwhile on the same machine, in CPU s/s: not in this window's figure, but it
+ * shares the cores.
+ */
+function sideWindowRecord(side, name, w, { idle, halves, partnerRate }) {
+  const stalled = judgeStalls([w], side.run.warnings, side.s.STALL_S);
+  if (stalled) throw new Error(`${side.key}, ${name}: ${stalled}`);
+  return {
+    window: w.window,
+    idle,
+    node: w.node,
+    generator: w.generator,
+    figures: w.figures,
+    compared: windowFigures(w),
+    halves,
+    partner_cpu_s_per_s: partnerRate === null ? null : Number(partnerRate.toFixed(6)),
+  };
 }
 
 /**
@@ -54,21 +77,9 @@ async function measureSide(side, other, name, signal, lengthS = null) {
   const p0 = await partnerCpu(other);
   const w = await windowWithFigures(side.ctx, name, idle, lengthS ? { over: { DURATION_S: lengthS } } : {});
   const p1 = await partnerCpu(other);
-  const stalled = judgeStalls([w], side.run.warnings, s.STALL_S);
-  if (stalled) throw new Error(`${side.key}, ${name}: ${stalled}`); // a frozen node's window would look healthy
   const seconds = (w.window.end_ms - w.window.start_ms) / 1000;
-  return {
-    window: w.window,
-    idle,
-    node: w.node,
-    generator: w.generator,
-    figures: w.figures,
-    compared: windowFigures(w),
-    halves: windowHalves(w), // CPU per request in each half of the window: the noise inside it (AB_WINDOW=auto)
-    // What the idle partner node spent meanwhile on the same machine: not in this window's figure, but it shares the
-    // cores.
-    partner_cpu_s_per_s: p0 && p1 ? Number(((p1.total_s - p0.total_s) / seconds).toFixed(6)) : null,
-  };
+  const partnerRate = p0 && p1 ? (p1.total_s - p0.total_s) / seconds : null;
+  return sideWindowRecord(side, name, w, { idle, halves: windowHalves(w), partnerRate });
 }
 
 function sideRecord(side) {
@@ -203,6 +214,8 @@ async function teardownBoth(sides) {
 module.exports = {
   newSide,
   partnerCpu,
+  readAtAnyInstant,
+  sideWindowRecord,
   measureSide,
   sideRecord,
   startBoth,

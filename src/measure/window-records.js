@@ -21,7 +21,7 @@ const cpuCount = (list) => (list ? cpusOf(list).length : 0);
  * The spans a window's counters are read over: its two edges, or each of its slices' (a window of slices, an
  * interleaved A/B pair's: m.spans, [start, end] readings each).
  */
-const spansOf = (m) => m.spans || [[m.startEdge, m.endEdge]];
+const edgeSpans = (m) => m.spans || [[m.startEdge, m.endEdge]];
 
 /** The sum of a counter's rises over the spans (cpuDelta of each; null where one of them is). */
 function sumDeltas(spans, pick) {
@@ -100,7 +100,7 @@ function addNodeResources(node, m, stack, samples, resources) {
       node.swap_peak_bytes = resources.swap_peak_bytes; // cAdvisor's container_memory_swap, its peak
     sampler.memory.push(...resources.memory);
   }
-  const spans = spansOf(m);
+  const spans = edgeSpans(m);
   if (startEdge.io && endEdge.io) {
     node.disk_read_bytes = sum(spans.map(([a, b]) => b.io.read_bytes - a.io.read_bytes));
     node.disk_write_bytes = sum(spans.map(([a, b]) => b.io.write_bytes - a.io.write_bytes));
