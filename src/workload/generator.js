@@ -71,9 +71,11 @@ function sliceClock(slices) {
 
 /**
  * A window's recording: its samples written at stop_at (or by the first user to finish after it), its partial record
- * every second inside it (a window that fails before its end keeps it). Returns the flush.
+ * every second inside it (a window that fails before its end keeps it). Returns the flush. With the native sender
+ * (spec.native_sender) the window's end and stop_at are taken on its records' clock (native.js), not on timers here,
+ * and clock.now() is that clock.
  */
-function armWindow(spec, recorder, extras) {
+function armWindow(spec, recorder, extras, clock) {
   /** Writes this worker's samples once. */
   const flush = () => {
     if (!spec.samples_dir) return;
@@ -87,15 +89,17 @@ function armWindow(spec, recorder, extras) {
     fs.renameSync(part, file);
   };
   if (!spec.samples_dir) return flush;
-  when(spec.end_at, () => recorder.windowClosed());
-  when(spec.stop_at, flush);
+  if (!spec.native_sender) {
+    when(spec.end_at, () => recorder.windowClosed());
+    when(spec.stop_at, flush);
+  }
   const partialDir = `${spec.samples_dir}.partial`; // beside the final samples, which stay one file per worker
   const partial = path.join(partialDir, `partial-${recorder.worker}.jsonl`);
   const drain = () => {
     if (Date.now() > spec.end_at + 1000) return clearInterval(timer);
     if (Date.now() < spec.start_at + 1000) return;
     fs.mkdirSync(partialDir, { recursive: true });
-    fs.appendFileSync(partial, `${JSON.stringify(recorder.drain(Math.min(Date.now(), spec.end_at)))}\n`);
+    fs.appendFileSync(partial, `${JSON.stringify(recorder.drain(Math.min(clock.now(), spec.end_at)))}\n`);
   };
   const timer = setInterval(drain, 1000).unref();
   return flush;
@@ -130,8 +134,9 @@ function loadGenerator() {
   const pickMethod = weightedPicker(spec.mix);
   const recorder = newRecorder(spec, worker);
   const extras = {}; // what a workload adds to the samples (replay: its tally)
-  const flush = armWindow(spec, recorder, extras);
-  return { spec, pool, random, pickMethod, recorder, flush, extras, kept: false };
+  const clock = { now: Date.now }; // the native sender sets its records' clock here
+  const flush = armWindow(spec, recorder, extras, clock);
+  return { spec, pool, random, pickMethod, recorder, flush, extras, clock, kept: false };
 }
 
 /**
@@ -189,6 +194,8 @@ function keptGenerator(base, worker) {
     ended: false,
     window: 0,
     onWindow: [],
+    clock: { now: Date.now }, // the native sender sets its records' clock here
+    quietFile: null, // the current window's quiet file (the native sender writes it once its requests are answered)
   };
   register(base.session_dir, worker);
   const open = (win) => {
@@ -203,9 +210,10 @@ function keptGenerator(base, worker) {
     g.pickMethod = weightedPicker(spec.mix);
     g.recorder = newRecorder(spec, worker);
     g.extras = {};
-    g.flush = armWindow(spec, g.recorder, g.extras);
-    if (spec.samples_dir)
-      when(spec.stop_at, () => markQuiet(g.recorder, path.join(spec.samples_dir, `quiet-${worker}`)));
+    g.flush = armWindow(spec, g.recorder, g.extras, g.clock);
+    g.quietFile = spec.samples_dir ? path.join(spec.samples_dir, `quiet-${worker}`) : null;
+    const { recorder, quietFile } = g;
+    if (quietFile && !spec.native_sender) when(spec.stop_at, () => markQuiet(recorder, quietFile));
     for (const hook of g.onWindow) hook(g);
   };
   const poll = () =>

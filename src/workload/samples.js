@@ -50,12 +50,13 @@ class Recorder {
     if (now >= this.spec.start_at && now < this.spec.end_at) this.skippedCount++;
   }
 
-  started() {
-    if (this.inFlightAtStart === null) this.opened(Date.now()); // the clock read only until the window opened
+  /** A request sent; at: when (the native sender's records give it; otherwise the clock, read only as needed). */
+  started(at = undefined) {
+    if (this.inFlightAtStart === null) this.opened(at === undefined ? Date.now() : at); // until the window opened
     this.inFlight++;
-    if (this.firstRequestAt === null) this.firstRequestAt = Date.now();
+    if (this.firstRequestAt === null) this.firstRequestAt = at === undefined ? Date.now() : at;
     if (this.sentSlots) {
-      const now = Date.now();
+      const now = at === undefined ? Date.now() : at;
       if (now >= this.spec.start_at && now < this.spec.end_at) this.sentSlots.add(now);
     }
   }

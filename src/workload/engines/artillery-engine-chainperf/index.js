@@ -13,10 +13,12 @@
 // artillery finds this engine by its package name through NODE_PATH, which
 // the toolkit sets to the folder above this one.
 
+const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
 const { loadGenerator, at } = require('../../generator');
 const { paramsFor } = require('../../../chains/ethereum/params');
-const { WsPool, bodyTail, NULL_RESULT } = require('./ws');
+const { WsPool, bodyTail, parseWhole, NULL_RESULT } = require('./ws');
+const { NativeSender } = require('./native');
 const { replayWith } = require('../../replay');
 const { HttpPool, prepareRequest } = require('./http');
 const { shapedPacer } = require('../../shapes');
@@ -53,6 +55,7 @@ function setup() {
   const url = new URL(g.spec.rpc_url);
   const overWs = url.protocol === 'ws:' || url.protocol === 'wss:';
   const now = () => performance.now();
+  if (g.spec.native_sender) return setupNative(g, overWs);
   // lendBody: sendOne and leanCall read a response's body in their callback or as their await resumes, before the next
   // read
   const http = overWs ? null : new HttpPool(g.spec.rpc_url, { timeoutMs: g.spec.timeout_ms, now, lendBody: true });
@@ -73,6 +76,59 @@ function setup() {
     });
   shared = Object.assign(g, { http, ws, ring, next: 0, counts: new Map(), timer: null, ee: null });
   return shared;
+}
+
+/**
+ * LEAN_SENDER=native (native.js): the sender program sends each window's ring; its records reach the window's
+ * recorder and the engine's counters. A single pass is window 1, sent from the first user on; a kept generator hands
+ * over each window as it is loaded.
+ */
+function setupNative(g, overWs) {
+  const native = new NativeSender(g.spec.native_sender, g.spec.rpc_url, {
+    connections: g.spec.ws_connections || 4,
+    timeoutMs: g.spec.timeout_ms,
+    judge: overWs ? (status, body) => parseWhole(body).failure : responseFailure,
+    outcome: (where, request, failure) => {
+      if (where === 'window') count(g, g.ee, failure ? `chainperf.failed.${failure.kind}` : request.ok);
+      else if (where === 'before') count(g, g.ee, 'chainperf.before_window');
+    },
+  });
+  g.clock.now = () => native.clock;
+  const handOver = (k) =>
+    native.window(k, {
+      spec: g.spec,
+      recorder: g.recorder,
+      ring: buildRing(g, overWs),
+      flush: g.flush,
+      quiet: g.quietFile ? ((file) => () => fs.writeFileSync(file, ''))(g.quietFile) : null,
+    });
+  if (g.kept) g.onWindow.push(() => handOver(g.window));
+  else handOver(1);
+  shared = Object.assign(g, { native, counts: new Map(), timer: null, ee: null });
+  return shared;
+}
+
+/**
+ * A closed-loop user with the native sender: one more lane, until the pass's window is done, or, kept, until the
+ * session's end (one of the users walks the windows: each is handed over as it loads, and done once its requests are
+ * answered after its stop_at).
+ */
+async function nativeUser(g, ee, { closed, rate, replay }) {
+  if (!closed || rate || replay) throw new Error('LEAN_SENDER=native sends closed loops (CONCURRENCY) only');
+  g.ee = ee;
+  g.native.lane();
+  try {
+    if (!g.kept) await g.native.done(1);
+    else {
+      if (!g.nativeWindows)
+        g.nativeWindows = (async () => {
+          while (await g.nextWindow()) await g.native.done(g.window);
+        })();
+      await g.nativeWindows;
+    }
+  } finally {
+    g.native.release();
+  }
 }
 
 const ERROR = Buffer.from('"error"');
@@ -269,7 +325,8 @@ class ChainperfEngine {
       const g = setup();
       ee.emit('started');
       const run = async () => {
-        if (g.kept) await keptLoop(g, ee, { closed, rate, rampS: scenarioSpec.rampS || 0 });
+        if (g.native) await nativeUser(g, ee, { closed, rate, replay: scenarioSpec.replay });
+        else if (g.kept) await keptLoop(g, ee, { closed, rate, rampS: scenarioSpec.rampS || 0 });
         else if (scenarioSpec.replay) await replayLean(g, ee);
         else if (rate) await openLoop(g, ee, rate, scenarioSpec.rampS || 0);
         else if (closed) await closedLoop(g, ee, () => Date.now() < g.spec.stop_at);
@@ -296,5 +353,6 @@ module.exports.reset = () => {
   if (shared && shared.ws) shared.ws.close();
   if (shared && shared.http) shared.http.close();
   if (shared && shared.timer) clearTimeout(shared.timer);
+  if (shared && shared.native) shared.native.kill();
   shared = null;
 };

@@ -219,4 +219,4 @@ class WsPool {
   }
 }
 
-module.exports = { WsPool, parseAnswer, bodyTail, HEAD, NULL_RESULT };
+module.exports = { WsPool, parseAnswer, parseWhole, bodyTail, HEAD, NULL_RESULT };
