@@ -26,13 +26,24 @@ async function ensureCProgram(source, what, log = defaultLog) {
   try {
     execFileSync(gcc, ['-O2', '-Wall', '-o', tmp, source], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (err) {
-    throw new Error(`building ${what} failed: ${String(err.stderr || err.message).trim().slice(0, 2000)}`);
+    throw new Error(
+      `building ${what} failed: ${String(err.stderr || err.message)
+        .trim()
+        .slice(0, 2000)}`,
+    );
   }
   fs.renameSync(tmp, bin); // whole or not at all: a build cut short leaves only its temporary file
   return bin;
 }
 
-const NATIVE_SENDER = path.join(__dirname, '..', 'workload', 'engines', 'artillery-engine-chainperf', 'native-sender.c');
+const NATIVE_SENDER = path.join(
+  __dirname,
+  '..',
+  'workload',
+  'engines',
+  'artillery-engine-chainperf',
+  'native-sender.c',
+);
 
 /** LEAN_SENDER=native's program (native-sender.c). */
 const ensureNativeSender = (log = defaultLog) => ensureCProgram(NATIVE_SENDER, 'the native sender', log);

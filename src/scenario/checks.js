@@ -14,7 +14,14 @@ const runtimes = require('../runtime');
 const { safetyChecks } = require('./safety-checks');
 const { networkChecks, fleetChecks } = require('./network-checks');
 const { WORKLOADS_DIR } = require('../util/paths');
-const { generatorsChecks, loopChecks, replayChecks, shapeChecks, writeChecks } = require('./workload-checks');
+const {
+  generatorsChecks,
+  loopChecks,
+  replayChecks,
+  senderChecks,
+  shapeChecks,
+  writeChecks,
+} = require('./workload-checks');
 
 /**
  * The runtime's own checks (its checkScenario hook); the keys another runtime owns are refused, as they would do
@@ -46,6 +53,7 @@ function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
   shapeChecks(v, at, errors);
   replayChecks(v, at, errors);
   generatorsChecks(v, at, errors);
+  senderChecks(v, at, errors);
   if (v.SATURATE === 'yes' && v.REPEAT > 1) {
     errors.push(
       `${at('REPEAT')}: REPEAT: a saturation search (SATURATE=yes) measures one window per step; set REPEAT=1`,

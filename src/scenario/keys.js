@@ -388,6 +388,12 @@ const KEYS = {
     default: 'chainperf',
     doc: "GENERATOR=lean: what runs the lean engine's passes. chainperf: chainperf's own small runner (src/workload/lean-runner.js): the same script, engine, spec and samples, its users on a worker thread per core the generator may use, started in a fraction of a second. artillery: artillery's CLI, as before (about 6 s and several CPU-seconds to load its modules and workers at each start, and artillery's own report in artillery.json). The figures are measured the same way with either (docs/generator.md).",
   },
+  LEAN_SENDER: {
+    type: 'enum',
+    values: ['node', 'native'],
+    default: 'node',
+    doc: "GENERATOR=lean: what sends the lean engine's requests. node: the engine's own sockets in Node.js. native: a small program in C (src/workload/engines/artillery-engine-chainperf/native-sender.c, built with the machine's C compiler on first use, gcc installed from Debian when missing) sends, reads and times them with one thread per worker, and the engine records every request from what it reports, in the same samples: the same requests, seed, timeouts and failure classes, at about wrk's CPU per request (docs/generator.md#the-native-sender-lean_sendernative). Closed loops (CONCURRENCY) over plain http:// or ws:// only: not with RATE, a replay, TLS, or generators on swarm nodes.",
+  },
   GENERATORS: {
     type: 'int',
     min: 1,

@@ -108,4 +108,16 @@ function generatorsChecks(v, at, errors) {
     errors.push(`${where}: GENERATORS=${v.GENERATORS}: CONCURRENCY=${v.CONCURRENCY} leaves a generator without a user`);
 }
 
-module.exports = { loopChecks, writeChecks, replayChecks, shapeChecks, generatorsChecks };
+/** LEAN_SENDER=native sends the lean engine's closed loops over plain HTTP or WebSocket, on chainperf's machine. */
+function senderChecks(v, at, errors) {
+  if (v.LEAN_SENDER !== 'native') return;
+  const where = at('LEAN_SENDER');
+  const why = (what) => errors.push(`${where}: LEAN_SENDER=native ${what}; leave LEAN_SENDER=node for it`);
+  if (v.GENERATOR !== 'lean') why(`is the lean engine's sender, and GENERATOR=${v.GENERATOR}`);
+  if (v.RATE) why('sends closed loops (CONCURRENCY), not an open loop (RATE)');
+  if (v.WORKLOAD && v.WORKLOAD.startsWith('replay:')) why('sends a mix, not a replay');
+  if (v.SWARM_GENERATOR_NODES) why('runs beside chainperf, not in generators on swarm nodes (SWARM_GENERATOR_NODES)');
+  if (v.RUNTIME === 'attach' && /^(https|wss):/i.test(v.RPC_URL || '')) why('speaks no TLS: the attached RPC_URL is');
+}
+
+module.exports = { loopChecks, writeChecks, replayChecks, shapeChecks, generatorsChecks, senderChecks };

@@ -22,6 +22,7 @@ const { poolOfState } = require('../state/restore');
 const { describeStatePool } = require('../state/pool');
 const { rpcCall } = require('../util/rpc');
 const { retrying, newRetryTally } = require('../util/retry');
+const { ensureNativeSender } = require('../install/c-program');
 
 /**
  * Starts the runtime and records what it is.
@@ -147,7 +148,7 @@ async function syncAndHarvest(s, stack, { run, phase, poolFile, signal, log, mix
 }
 
 /** The generator spec builder for this stack: the workload's endpoint, pool, mix and seed; `over` sets the window. */
-function specBuilder(s, stack, { poolFile, mix, log }) {
+function specBuilder(s, stack, { poolFile, mix, log, nativeSender = null }) {
   // The workload's endpoint: the node's WebSocket with TRANSPORT=ws, its HTTP endpoint otherwise.
   const workloadUrl = s.TRANSPORT === 'ws' ? stack.wsUrl : stack.rpcUrl;
   if (!workloadUrl)
@@ -164,6 +165,7 @@ function specBuilder(s, stack, { poolFile, mix, log }) {
     samples_dir: null,
     shape: shapeOf(s),
     replay: replaySpec(s),
+    ...(nativeSender ? { native_sender: nativeSender } : {}), // LEAN_SENDER=native: the program's path
     ...over,
   });
 }
@@ -229,6 +231,9 @@ async function prepareNode(
   };
   const chain = chains[s.CHAIN];
   const mix = loadMix(s.WORKLOAD);
+  // LEAN_SENDER=native's program, built (a few seconds, once) before any node starts: a machine without a C compiler
+  // is told so at once
+  const nativeSender = s.GENERATOR === 'lean' && s.LEAN_SENDER === 'native' ? await ensureNativeSender(log) : null;
   phase('provision');
   // The steps before the window retry what a flaky endpoint fails (util/retry.js); run.json counts those calls.
   run.retries = newRetryTally();
@@ -236,7 +241,7 @@ async function prepareNode(
   const stack = await provision(s, { run, runId, workDir, signal, log, onNodeExit, onStarting, rpc });
   onStack(stack);
   const poolFile = path.join(reportDir, 'params.json');
-  const spec = specBuilder(s, stack, { poolFile, mix, log });
+  const spec = specBuilder(s, stack, { poolFile, mix, log, nativeSender });
   const ctx = { s, stack, chain, spec, workDir, reportDir, runId, signal, mix, warnings: run.warnings };
   await syncAndHarvest(s, stack, { run, phase, poolFile, signal, log, mix, rpc, onSynced: () => onSynced(ctx) });
   if (warm) {

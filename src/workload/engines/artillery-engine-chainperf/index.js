@@ -13,12 +13,12 @@
 // artillery finds this engine by its package name through NODE_PATH, which
 // the toolkit sets to the folder above this one.
 
-const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
 const { loadGenerator, at } = require('../../generator');
 const { paramsFor } = require('../../../chains/ethereum/params');
 const { WsPool, bodyTail, parseWhole, NULL_RESULT } = require('./ws');
-const { NativeSender } = require('./native');
+const { startNative, nativeUser } = require('./native');
+const { count, emitCounts } = require('./counters');
 const { replayWith } = require('../../replay');
 const { HttpPool, prepareRequest } = require('./http');
 const { shapedPacer } = require('../../shapes');
@@ -55,7 +55,12 @@ function setup() {
   const url = new URL(g.spec.rpc_url);
   const overWs = url.protocol === 'ws:' || url.protocol === 'wss:';
   const now = () => performance.now();
-  if (g.spec.native_sender) return setupNative(g, overWs);
+  if (g.spec.native_sender) {
+    const judge = overWs ? (status, body) => parseWhole(body).failure : responseFailure;
+    shared = Object.assign(g, { counts: new Map(), timer: null, ee: null });
+    shared.native = startNative(g, { overWs, buildRing, judge, count });
+    return shared;
+  }
   // lendBody: sendOne and leanCall read a response's body in their callback or as their await resumes, before the next
   // read
   const http = overWs ? null : new HttpPool(g.spec.rpc_url, { timeoutMs: g.spec.timeout_ms, now, lendBody: true });
@@ -76,59 +81,6 @@ function setup() {
     });
   shared = Object.assign(g, { http, ws, ring, next: 0, counts: new Map(), timer: null, ee: null });
   return shared;
-}
-
-/**
- * LEAN_SENDER=native (native.js): the sender program sends each window's ring; its records reach the window's
- * recorder and the engine's counters. A single pass is window 1, sent from the first user on; a kept generator hands
- * over each window as it is loaded.
- */
-function setupNative(g, overWs) {
-  const native = new NativeSender(g.spec.native_sender, g.spec.rpc_url, {
-    connections: g.spec.ws_connections || 4,
-    timeoutMs: g.spec.timeout_ms,
-    judge: overWs ? (status, body) => parseWhole(body).failure : responseFailure,
-    outcome: (where, request, failure) => {
-      if (where === 'window') count(g, g.ee, failure ? `chainperf.failed.${failure.kind}` : request.ok);
-      else if (where === 'before') count(g, g.ee, 'chainperf.before_window');
-    },
-  });
-  g.clock.now = () => native.clock;
-  const handOver = (k) =>
-    native.window(k, {
-      spec: g.spec,
-      recorder: g.recorder,
-      ring: buildRing(g, overWs),
-      flush: g.flush,
-      quiet: g.quietFile ? ((file) => () => fs.writeFileSync(file, ''))(g.quietFile) : null,
-    });
-  if (g.kept) g.onWindow.push(() => handOver(g.window));
-  else handOver(1);
-  shared = Object.assign(g, { native, counts: new Map(), timer: null, ee: null });
-  return shared;
-}
-
-/**
- * A closed-loop user with the native sender: one more lane, until the pass's window is done, or, kept, until the
- * session's end (one of the users walks the windows: each is handed over as it loads, and done once its requests are
- * answered after its stop_at).
- */
-async function nativeUser(g, ee, { closed, rate, replay }) {
-  if (!closed || rate || replay) throw new Error('LEAN_SENDER=native sends closed loops (CONCURRENCY) only');
-  g.ee = ee;
-  g.native.lane();
-  try {
-    if (!g.kept) await g.native.done(1);
-    else {
-      if (!g.nativeWindows)
-        g.nativeWindows = (async () => {
-          while (await g.nextWindow()) await g.native.done(g.window);
-        })();
-      await g.nativeWindows;
-    }
-  } finally {
-    g.native.release();
-  }
 }
 
 const ERROR = Buffer.from('"error"');
@@ -190,24 +142,6 @@ function closedLoop(g, ee, more) {
     };
     next();
   });
-}
-
-/**
- * artillery's counters are fed in batches (every 200 ms and when a user
- * finishes) rather than one event per request: the totals are the same, the
- * generator's CPU per request is lower.
- */
-function count(g, ee, name) {
-  g.counts.set(name, (g.counts.get(name) || 0) + 1);
-  g.ee = ee;
-  if (!g.timer) g.timer = setTimeout(() => emitCounts(g), 200);
-}
-
-function emitCounts(g) {
-  clearTimeout(g.timer);
-  g.timer = null;
-  for (const [name, n] of g.counts) g.ee.emit('counter', name, n);
-  g.counts.clear();
 }
 
 const TICK_MS = 5;

@@ -18,6 +18,7 @@
 // ahead of records still in the pipe.
 
 const crypto = require('node:crypto');
+const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const { splitAuth } = require('../../../util/url-auth');
 
@@ -103,7 +104,17 @@ class NativeSender {
     const from = spec.send_from === undefined ? 0 : spec.send_from;
     const head = `W ${k} ${from} ${spec.stop_at} ${slices.length} ${slices.flat().join(' ')} `;
     const bytes = ringBytes(ring);
-    this.windows.set(k, { recorder, ring, spec, flush, quiet, closed: false, flushed: false, done: false, waiters: [] });
+    this.windows.set(k, {
+      recorder,
+      ring,
+      spec,
+      flush,
+      quiet,
+      closed: false,
+      flushed: false,
+      done: false,
+      waiters: [],
+    });
     this.send(Buffer.concat([Buffer.from(`${head.replace(/ +$/, '')} ${bytes.length}\n`), bytes]));
   }
 
@@ -196,9 +207,7 @@ class NativeSender {
         if (buf.length - at < used + extra + len) return 0;
         const body = buf.subarray(at + used + extra, at + used + extra + len);
         failure =
-          kind === 2
-            ? { kind: 'other', message: body.toString() }
-            : this.judge(buf.readUInt32LE(at + used), body);
+          kind === 2 ? { kind: 'other', message: body.toString() } : this.judge(buf.readUInt32LE(at + used), body);
         used += extra + len;
       }
       this.advance(t);
@@ -222,4 +231,59 @@ class NativeSender {
   }
 }
 
-module.exports = { NativeSender, senderArgs, ringBytes };
+/**
+ * The engine's side of LEAN_SENDER=native for worker state g (generator.js): the sender started, and each window's
+ * ring (drawn by the engine's buildRing), recorder and samples handed over; its records feed the window's recorder
+ * and, through count(g, ee, name), the engine's counters. A single pass is window 1, sent from the first user on; a
+ * kept generator hands over each window as it is loaded. judge(status, body): the engine's test of an answer.
+ */
+function startNative(g, { overWs, buildRing, judge, count }) {
+  const native = new NativeSender(g.spec.native_sender, g.spec.rpc_url, {
+    connections: g.spec.ws_connections || 4,
+    timeoutMs: g.spec.timeout_ms,
+    judge,
+    outcome: (where, request, failure) => {
+      if (where === 'window') count(g, g.ee, failure ? `chainperf.failed.${failure.kind}` : request.ok);
+      else if (where === 'before') count(g, g.ee, 'chainperf.before_window');
+    },
+  });
+  g.clock.now = () => native.clock;
+  const handOver = (k) => {
+    const file = g.quietFile;
+    native.window(k, {
+      spec: g.spec,
+      recorder: g.recorder,
+      ring: buildRing(g, overWs),
+      flush: g.flush,
+      quiet: file ? () => fs.writeFileSync(file, '') : null,
+    });
+  };
+  if (g.kept) g.onWindow.push(() => handOver(g.window));
+  else handOver(1);
+  return native;
+}
+
+/**
+ * A closed-loop user with the native sender: one more lane, until the pass's window is done, or, kept, until the
+ * session's end (one of the users walks the windows: each is handed over as it loads, and done once its requests are
+ * answered after its stop_at).
+ */
+async function nativeUser(g, ee, { closed, rate, replay }) {
+  if (!closed || rate || replay) throw new Error('LEAN_SENDER=native sends closed loops (CONCURRENCY) only');
+  g.ee = ee;
+  g.native.lane();
+  try {
+    if (!g.kept) await g.native.done(1);
+    else {
+      if (!g.nativeWindows)
+        g.nativeWindows = (async () => {
+          while (await g.nextWindow()) await g.native.done(g.window);
+        })();
+      await g.nativeWindows;
+    }
+  } finally {
+    g.native.release();
+  }
+}
+
+module.exports = { NativeSender, startNative, nativeUser, senderArgs, ringBytes };
