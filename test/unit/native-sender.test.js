@@ -148,7 +148,10 @@ describe('the native sender (LEAN_SENDER=native)', function () {
         const { samples } = await pass(`http://127.0.0.1:${server.address().port}/`, 600, 2);
         assert.ok(samples.ok > 50, `${samples.ok} chunked answers`);
         assert.equal(samples.failed, 0, JSON.stringify(samples.errors));
-        assert.ok(conns > samples.ok / 6, `${conns} connections for ${samples.ok} answers (a new one after each close)`);
+        assert.ok(
+          conns > samples.ok / 6,
+          `${conns} connections for ${samples.ok} answers (a new one after each close)`,
+        );
       } finally {
         server.close();
       }
