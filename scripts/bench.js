@@ -5,7 +5,8 @@
 // generator in turn to the other cores, in the run's generator cgroup.
 //
 // For each generator (wrk; ws-reference, a C client over WebSocket, and
-// ws-node-floor, its loop in Node.js; chainperf's lean engine over HTTP and over WebSocket; ethers through
+// ws-node-floor, its loop in Node.js; chainperf's lean engine over HTTP and over WebSocket, with its own sockets and
+// with the native sender (LEAN_SENDER=native); ethers through
 // artillery, over HTTP and over WebSocket)
 // and each repetition: warm up, then over a measured window read at both edges
 // the generator cgroup's CPU counters and geth's own rpc_requests counter (a
@@ -42,6 +43,11 @@
 //   static_ws_reference_us_per_request static_ws_node_floor_us_per_request
 //   static_engine_ws_over_reference static_engine_ws_over_reference_per_repetition
 //   static_engine_ws_over_node_floor static_ws_node_floor_over_reference
+//   native_us_per_request native_rps native_ratio native_ratio_per_repetition
+//   native_ws_us_per_request native_ws_rps native_ws_ratio native_ws_over_reference
+//   native_ws_over_reference_per_repetition static_native_rps static_native_us_per_request
+//   static_native_ratio static_native_ws_rps static_native_ws_us_per_request
+//   static_native_ws_over_reference
 // (engine_* without ws are the lean engine over HTTP; engine_ws_ratio is
 // against wrk, which speaks HTTP only, and engine_ws_over_reference against
 // ws-reference, a WebSocket client in C that does over ws what wrk does over
@@ -54,7 +60,10 @@
 // sends from one core when the server is not the limit; static_node_floor_* is
 // wrk's loop in Node.js against it, scripts/lib/http-node-floor.js; static_*ws*
 // are the WebSocket generators against a static WebSocket responder in C,
-// scripts/lib/bench-static-ws.js: each at its own core's limit.)
+// scripts/lib/bench-static-ws.js: each at its own core's limit; native_* are
+// the lean engine with LEAN_SENDER=native, its requests sent by
+// native-sender.c: native_ratio against wrk over HTTP, native_ws_over_reference
+// against ws-reference over ws.)
 // engine_max_rps is what one core could send at the measured CPU per request
 // (1e6 / engine_us_per_request); engine_rps is the rate reached here, which
 // the node (one core) may cap before the generator does.
@@ -69,19 +78,23 @@ const { benchStaticWs } = require('./lib/bench-static-ws');
 const { checkBenchMachine, startSyncedBenchNode, benchTarget } = require('./lib/bench-node');
 const { benchWrk, benchArtillery, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS } = require('./lib/bench-generators');
 const { ensureWsReference, benchWsReference, benchWsNodeFloor } = require('./lib/ws-reference');
+const { ensureNativeSender } = require('../src/install/c-program');
 
 const REPS = Number(process.env.BENCH_REPS || 3);
 
 /** REPS rounds of every generator against the node, each its warm-up and measured window; results by generator. */
-async function runGenerators(stack, { wrk, wsRef }, workDir, poolFile) {
+async function runGenerators(stack, { wrk, wsRef, sender }, workDir, poolFile) {
   const target = benchTarget(stack);
-  const results = { wrk: [], ws_ref: [], ws_node: [], lean: [], lean_ws: [], ethers: [], ethers_ws: [] };
+  const results = { wrk: [], ws_ref: [], ws_node: [], lean: [], lean_ws: [], native: [], native_ws: [] };
+  Object.assign(results, { ethers: [], ethers_ws: [] });
   for (let k = 0; k < REPS; k++) {
     results.wrk.push(await benchWrk(target, wrk, workDir));
     results.ws_ref.push(await benchWsReference(target, wsRef));
     results.ws_node.push(await benchWsNodeFloor(target));
     results.lean.push(await benchArtillery(target, 'lean', 'http', workDir, poolFile, k));
     results.lean_ws.push(await benchArtillery(target, 'lean', 'ws', workDir, poolFile, k));
+    results.native.push(await benchArtillery(target, 'lean', 'http', workDir, poolFile, k, undefined, sender));
+    results.native_ws.push(await benchArtillery(target, 'lean', 'ws', workDir, poolFile, k, undefined, sender));
     results.ethers.push(await benchArtillery(target, 'ethers', 'http', workDir, poolFile, k));
     results.ethers_ws.push(await benchArtillery(target, 'ethers', 'ws', workDir, poolFile, k));
     log(
@@ -105,6 +118,8 @@ function printTable(med) {
     ['ws_node', 'ws-node-floor (Node.js)'],
     ['lean', 'chainperf lean, HTTP'],
     ['lean_ws', `chainperf lean, ws (${WS_CONNECTIONS} conn.)`],
+    ['native', 'lean, native sender, HTTP'],
+    ['native_ws', `lean, native sender, ws`],
     ['ethers', 'artillery + ethers, HTTP'],
     ['ethers_ws', 'artillery + ethers, ws'],
   ];
@@ -173,31 +188,57 @@ function keyValues(med, rep, floor, def, { results, statics, staticsWs }) {
       .join(','),
     static_engine_ws_over_node_floor: (wmed('lean_ws') / wmed('ws_node')).toFixed(2),
     static_ws_node_floor_over_reference: (wmed('ws_node') / wmed('ws_ref')).toFixed(2),
+    ...nativeKeys(med, results, { statics, staticsWs }),
   };
 }
 
 /** The lean engine's CPU per request over wrk's, repetition by repetition (the spread of `ratio`). */
-function perRepetitionRatios(results) {
-  return results.lean.map((r, k) => (r.us_per_request / results.wrk[k].us_per_request).toFixed(2)).join(',');
+function perRepetitionRatios(results, g = 'lean', ref = 'wrk') {
+  return results[g].map((r, k) => (r.us_per_request / results[ref][k].us_per_request).toFixed(2)).join(',');
+}
+
+/** The lean engine with LEAN_SENDER=native: over HTTP against wrk, over ws against ws-reference (and wrk). */
+function nativeKeys(med, results, { statics, staticsWs }) {
+  const us = (g) => med(g, 'us_per_request');
+  const smed = (g, key) => median(statics[g].map((r) => r[key]));
+  const wmed = (g, key = 'us_per_request') => median(staticsWs[g].map((r) => r[key]));
+  return {
+    native_us_per_request: us('native').toFixed(1),
+    native_rps: med('native', 'rps').toFixed(0),
+    native_ratio: (us('native') / us('wrk')).toFixed(2),
+    native_ratio_per_repetition: perRepetitionRatios(results, 'native'),
+    native_ws_us_per_request: us('native_ws').toFixed(1),
+    native_ws_rps: med('native_ws', 'rps').toFixed(0),
+    native_ws_ratio: (us('native_ws') / us('wrk')).toFixed(2),
+    native_ws_over_reference: (us('native_ws') / us('ws_ref')).toFixed(2),
+    native_ws_over_reference_per_repetition: perRepetitionRatios(results, 'native_ws', 'ws_ref'),
+    static_native_rps: smed('native', 'rps').toFixed(0),
+    static_native_us_per_request: smed('native', 'us_per_request').toFixed(1),
+    static_native_ratio: (smed('native', 'us_per_request') / smed('wrk', 'us_per_request')).toFixed(2),
+    static_native_ws_rps: wmed('native_ws', 'rps').toFixed(0),
+    static_native_ws_us_per_request: wmed('native_ws').toFixed(1),
+    static_native_ws_over_reference: (wmed('native_ws') / wmed('ws_ref')).toFixed(2),
+  };
 }
 
 async function main() {
   checkBenchMachine();
   const wrk = await ensureDebianTool('wrk', 'wrk', log);
   const wsRef = await ensureWsReference();
+  const sender = await ensureNativeSender(log);
   const { stack, stop, workDir, poolFile } = await startSyncedBenchNode('chainperf-bench-');
   try {
     log(
       `generator benchmark: eth_getBlockByNumber(0x1), ${CONNECTIONS} connections, node on cpus ${stack.node.cpus}, generator on cpus ${stack.generatorCpus}; ${REPS} x (${WARM_S} s warm-up + ${MEASURE_S} s measured)`,
     );
-    const results = await runGenerators(stack, { wrk, wsRef }, workDir, poolFile);
+    const results = await runGenerators(stack, { wrk, wsRef, sender }, workDir, poolFile);
     const med = (g, key) => median(results[g].map((r) => r[key]));
     printTable(med);
     const nodeCpus = String(stack.node.cpus);
     const generatorCpus = String(stack.generatorCpus);
     await stop(); // the runs below start their own nodes
-    const statics = await benchStatic({ reps: REPS, wrk, cpus: nodeCpus, generatorCpus });
-    const staticsWs = await benchStaticWs({ reps: REPS, cpus: nodeCpus, generatorCpus, wsRef });
+    const statics = await benchStatic({ reps: REPS, wrk, cpus: nodeCpus, generatorCpus, sender });
+    const staticsWs = await benchStaticWs({ reps: REPS, cpus: nodeCpus, generatorCpus, wsRef, sender });
     const def = await defaultRun();
     const rep = await repeatability();
     const floor = await cpuFloor(nodeCpus);

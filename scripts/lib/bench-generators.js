@@ -79,15 +79,17 @@ function benchWrk(target, wrk, workDir) {
 
 /**
  * artillery with GENERATOR=generator over transport, a closed loop of CONNECTIONS users sending BODY's call; the lean
- * generator in the runner `runner` (LEAN_RUNNER; its default when not given). Each pass is started as far ahead as a
+ * generator in the runner `runner` (LEAN_RUNNER; its default when not given), its requests sent by the native sender
+ * at path `sender` when given (LEAN_SENDER=native). Each pass is started as far ahead as a
  * run starts one of its kind (startupSOf): its users send about as long before the warm-up whatever the runner, so the
  * node has been under load about as long when the window opens.
  */
-async function benchArtillery(target, generator, transport, workDir, poolFile, k, runner = undefined) {
+async function benchArtillery(target, generator, transport, workDir, poolFile, k, runner = undefined, sender = null) {
   const base = startupSOf({ GENERATOR: generator, ...(runner ? { LEAN_RUNNER: runner } : {}) });
   for (let startupS = base; ; startupS *= 2) {
-    const name = `${generator}-${transport}${runner ? `-${runner}` : ''}-${k}${startupS > base ? `-${startupS}s` : ''}`;
-    const opts = { workDir, poolFile, name, startupS, runner };
+    const what = `${generator}${sender ? '-native' : ''}-${transport}${runner ? `-${runner}` : ''}`;
+    const name = `${what}-${k}${startupS > base ? `-${startupS}s` : ''}`;
+    const opts = { workDir, poolFile, name, startupS, runner, sender };
     const figures = await artilleryWindow(target, generator, transport, opts).catch((err) => {
       if (!err.late || startupS >= base * 4) throw err;
       return { late: true };
@@ -104,7 +106,7 @@ async function benchArtillery(target, generator, transport, workDir, poolFile, k
 }
 
 /** One window of artillery with GENERATOR=generator, started startupS before its warm-up. */
-async function artilleryWindow(target, generator, transport, { workDir, poolFile, name, startupS, runner }) {
+async function artilleryWindow(target, generator, transport, { workDir, poolFile, name, startupS, runner, sender }) {
   const start = Date.now() + (startupS + WARM_S) * 1000;
   const end = start + MEASURE_S * 1000;
   const scenario = {
@@ -115,6 +117,7 @@ async function artilleryWindow(target, generator, transport, { workDir, poolFile
     RAMP_S: 0,
     WORKLOAD: 'method:eth_getBlockByNumber',
     ...(runner ? { LEAN_RUNNER: runner } : {}),
+    ...(sender ? { LEAN_SENDER: 'native' } : {}),
   };
   const spec = {
     rpc_url: transport === 'ws' ? target.wsUrl : target.rpcUrl,
@@ -127,6 +130,7 @@ async function artilleryWindow(target, generator, transport, { workDir, poolFile
     start_at: start,
     end_at: end,
     samples_dir: null,
+    ...(sender ? { native_sender: sender } : {}),
   };
   const run = runArtillery({
     scenario,

@@ -46,8 +46,8 @@ async function startWsResponder({ cpus, generatorCpus }) {
   return { target: { group: generatorGroup, rpcUrl: null, wsUrl: `ws://127.0.0.1:${port}/`, requests }, stop };
 }
 
-/** reps rounds of ws-reference, ws-node-floor and the lean engine over WebSocket against the responder. */
-async function benchStaticWs({ reps, cpus, generatorCpus, wsRef }) {
+/** reps rounds of ws-reference, ws-node-floor and the lean engine (its own sockets, the native sender) over ws. */
+async function benchStaticWs({ reps, cpus, generatorCpus, wsRef, sender }) {
   log(`static WebSocket responder (ws-static-responder.c) on cpus ${cpus}, generator on cpus ${generatorCpus}`);
   return staticRounds('static WebSocket responder', {
     reps,
@@ -57,6 +57,8 @@ async function benchStaticWs({ reps, cpus, generatorCpus, wsRef }) {
       ws_node: (target) => benchWsNodeFloor(target),
       lean_ws: (target, workDir, poolFile, k) =>
         benchArtillery(target, 'lean', 'ws', workDir, poolFile, `static-ws-${k}`),
+      native_ws: (target, workDir, poolFile, k) =>
+        benchArtillery(target, 'lean', 'ws', workDir, poolFile, `static-ws-${k}`, undefined, sender),
     },
   });
 }

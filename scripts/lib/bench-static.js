@@ -129,8 +129,11 @@ async function staticRounds(what, { reps, start, generators }) {
   return results;
 }
 
-/** reps rounds of wrk, its loop in Node.js and the lean engine over HTTP against the static responder, by generator. */
-async function benchStatic({ reps, wrk, cpus, generatorCpus }) {
+/**
+ * reps rounds of wrk, its loop in Node.js and the lean engine over HTTP (its own sockets, and the native sender at
+ * path `sender`) against the static responder, by generator.
+ */
+async function benchStatic({ reps, wrk, cpus, generatorCpus, sender }) {
   log(`static responder (HAProxy, one fixed JSON-RPC result) on cpus ${cpus}, generator on cpus ${generatorCpus}`);
   return staticRounds('static responder', {
     reps,
@@ -139,6 +142,8 @@ async function benchStatic({ reps, wrk, cpus, generatorCpus }) {
       wrk: (target, workDir) => benchWrk(target, wrk, workDir),
       node_floor: (target) => benchHttpNodeFloor(target),
       lean: (target, workDir, poolFile, k) => benchArtillery(target, 'lean', 'http', workDir, poolFile, `static-${k}`),
+      native: (target, workDir, poolFile, k) =>
+        benchArtillery(target, 'lean', 'http', workDir, poolFile, `static-${k}`, undefined, sender),
     },
   });
 }

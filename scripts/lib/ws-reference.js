@@ -5,34 +5,11 @@
 // measured window of it against a target, as wrk's is over HTTP
 // (bench-generators.js); and of ws-node-floor.js, the same loop in Node.js.
 
-const crypto = require('node:crypto');
-const fs = require('node:fs');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
-const { ensureDebianTool } = require('../../src/install/debian');
-const { cacheDir } = require('../../src/install/cache');
-const { log } = require('../../src/util/log');
+const { ensureCProgram } = require('../../src/install/c-program');
 const { benchProcess, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS, BODY } = require('./bench-generators');
 
 const SOURCE = path.join(__dirname, 'ws-reference.c');
-
-/**
- * A C program of scripts/lib, compiled with the machine's C compiler unless a build of this source is in the cache
- * (named by a hash of the source); its path.
- */
-async function ensureCProgram(source, what) {
-  const src = fs.readFileSync(source);
-  const hash = crypto.createHash('sha256').update(src).digest('hex').slice(0, 12);
-  const bin = cacheDir('tools', `${path.basename(source, '.c')}-${hash}`);
-  if (fs.existsSync(bin)) return bin;
-  const gcc = await ensureDebianTool('gcc', 'gcc', log);
-  fs.mkdirSync(path.dirname(bin), { recursive: true });
-  const tmp = `${bin}.${process.pid}.tmp`;
-  log(`building ${what} (${path.relative(process.cwd(), source)}) with ${gcc}`);
-  execFileSync(gcc, ['-O2', '-o', tmp, source], { stdio: ['ignore', 'ignore', 'inherit'] });
-  fs.renameSync(tmp, bin);
-  return bin;
-}
 
 /** The reference's binary. */
 const ensureWsReference = () => ensureCProgram(SOURCE, 'the WebSocket reference client');

@@ -69,6 +69,10 @@ describe('npm run bench (shortened)', () => {
       'static_ws_reference_us_per_request',
       'static_engine_ws_over_reference',
       'static_engine_ws_over_node_floor',
+      'native_ratio',
+      'native_ws_over_reference',
+      'static_native_rps',
+      'static_native_ws_over_reference',
     ]) {
       assert.ok(k in pairs, `${k} missing from: ${res.stdout.trim().split('\n').pop()}`);
     }
@@ -92,6 +96,13 @@ describe('npm run bench (shortened)', () => {
     const [wLo, wHi] = range('wrk_us_per_request');
     inside('ratio', eLo / wHi, eHi / wLo);
     inside('engine_max_rps', 1e6 / eHi, 1e6 / eLo);
+    // the lean engine with the native sender: against wrk over HTTP, against ws-reference over ws
+    const [nLo0, nHi0] = range('native_us_per_request');
+    inside('native_ratio', nLo0 / wHi, nHi0 / wLo);
+    const [nwLo, nwHi] = range('native_ws_us_per_request');
+    const [refLo, refHi] = range('ws_reference_us_per_request');
+    inside('native_ws_over_reference', nwLo / refHi, nwHi / refLo);
+    assert.ok(n('native_rps') > 0 && n('native_ws_rps') > 0 && n('static_native_rps') > 0, 'the native sender sent');
     assert.equal(n('cv_repetitions'), 2);
     assert.ok(n('cv_cpu_ms_per_request') >= 0 && n('cv_cpu_ms_per_request') < 1);
     assert.ok(n('cpu_floor_cv') >= 0 && n('cpu_floor_cv') < 1);
