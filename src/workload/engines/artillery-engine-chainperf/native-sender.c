@@ -55,7 +55,8 @@
 #define MAX_MESSAGE (256u << 20)
 #define SLOTS 16384 /* ws: ids in flight per connection at most (lanes are capped below it) */
 #define MAX_LANES 8192
-#define FLUSH_MS 10.0
+#define FLUSH_MS 50.0   /* records reach the engine at least this often (it applies them on their own clock) */
+#define FLUSH_BYTES (16 * 1024)
 #define RECONNECT_MIN_MS 100.0
 #define RECONNECT_MAX_MS 2000.0
 
@@ -454,9 +455,10 @@ static void http_event(struct hconn *h, uint32_t events) {
     reserve_buf(&h->in, 64 * 1024);
     ssize_t r = read(h->fd, h->in.p + h->in.len, h->in.cap - h->in.len);
     if (r > 0) {
+      int full = h->in.len + (size_t)r == h->in.cap;
       h->in.len += (size_t)r;
       http_parse(h);
-      if (h->state != 2) return;
+      if (h->state != 2 || !full) return; /* one read per event unless it filled the buffer, as wrk does */
       continue;
     }
     if (r == 0) return http_fail(h, "connection closed by the server");
@@ -796,10 +798,11 @@ static void ws_event(struct wconn *c, uint32_t events) {
     reserve_buf(&c->in, 64 * 1024);
     ssize_t r = read(c->fd, c->in.p + c->in.len, c->in.cap - c->in.len);
     if (r > 0) {
+      int full = c->in.len + (size_t)r == c->in.cap;
       c->in.len += (size_t)r;
       if (c->state == 2) ws_handshake(c);
       if (c->state == 3) ws_frames(c);
-      if (c->state < 2) return;
+      if (c->state < 2 || !full) return; /* one read per event unless it filled the buffer */
       continue;
     }
     if (r == 0) return ws_down(c, "WebSocket closed (code 1006)");
@@ -1060,7 +1063,7 @@ int main(int argc, char **argv) {
       for (int i = 0; i < nconns; i++)
         if (conns[i].want_out) ws_flush(&conns[i]);
     windows_done(t);
-    if (out.len >= 64 * 1024 || (now - last_flush >= FLUSH_MS && (out.len || under_way()))) flush_records();
+    if (out.len >= FLUSH_BYTES || (now - last_flush >= FLUSH_MS && (out.len || under_way()))) flush_records();
     else if (now - last_flush >= 250) last_flush = now; /* idle: nothing to say */
   }
 }
