@@ -115,6 +115,7 @@ function senderChecks(v, at, errors) {
   const why = (what) => errors.push(`${where}: LEAN_SENDER=native ${what}; leave LEAN_SENDER=node for it`);
   if (v.GENERATOR !== 'lean') why(`is the lean engine's sender, and GENERATOR=${v.GENERATOR}`);
   if (v.RATE) why('sends closed loops (CONCURRENCY), not an open loop (RATE)');
+  if (v.SATURATE === 'yes') why('sends closed loops, and a saturation search (SATURATE=yes) sets rates');
   if (v.WORKLOAD && v.WORKLOAD.startsWith('replay:')) why('sends a mix, not a replay');
   if (v.SWARM_GENERATOR_NODES) why('runs beside chainperf, not in generators on swarm nodes (SWARM_GENERATOR_NODES)');
   if (v.RUNTIME === 'attach' && /^(https|wss):/i.test(v.RPC_URL || '')) why('speaks no TLS: the attached RPC_URL is');

@@ -63,7 +63,8 @@ const generators = {
   },
   lean: {
     name: 'lean',
-    label: (s) => `chainperf's lean engine over ${s.TRANSPORT === 'ws' ? 'WebSocket' : 'HTTP'}`,
+    label: (s) =>
+      `chainperf's lean engine over ${s.TRANSPORT === 'ws' ? 'WebSocket' : 'HTTP'}${s.LEAN_SENDER === 'native' ? ', native sender' : ''}`,
     script(s, { target, totalS, replay }) {
       // runner: the lean runner (lean-runner.js) or artillery's CLI runs the pass (LEAN_RUNNER, pass-command.js)
       const engines = { chainperf: { runner: leanRunnerOf(s) } };

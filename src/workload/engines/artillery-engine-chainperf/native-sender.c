@@ -192,6 +192,8 @@ struct wconn {
 
 static int ws_mode, ep, nconns;
 static struct wconn *conns;
+static int *dirty; /* ws: the connections with frames to write after this event */
+static int ndirty;
 static double timeout_ms;
 static const char *handshake, *accept_value;
 static struct sockaddr_storage addr;
@@ -510,8 +512,14 @@ static void ws_frame(struct buf *b, int opcode, const unsigned char **parts, con
 
 static void ws_down(struct wconn *c, const char *msg);
 
+/* c has frames to write once the event at hand is handled (listed once until then). */
+static void mark_dirty(struct wconn *c) {
+  if (c->want_out) return;
+  c->want_out = 1;
+  dirty[ndirty++] = (int)(c - conns);
+}
+
 static void ws_flush(struct wconn *c) {
-  c->want_out = 0;
   while (c->state == 3 && c->outq.len) {
     ssize_t w = write(c->fd, c->outq.p, c->outq.len);
     if (w < 0) {
@@ -575,8 +583,8 @@ static void ws_send(struct lane *l) {
   static const unsigned char prefix[] = "{\"jsonrpc\":\"2.0\",\"id\":";
   const unsigned char *parts[3] = {prefix, (unsigned char *)digits, l->w->req[l->idx]};
   size_t lens[3] = {sizeof(prefix) - 1, (size_t)nd, l->w->reqlen[l->idx]};
-  ws_frame(&c->outq, 1, parts, lens, 3); /* written after this turn's events (a closed connection keeps it) */
-  c->want_out = 1;
+  ws_frame(&c->outq, 1, parts, lens, 3); /* written once this event is handled (a closed connection keeps it) */
+  mark_dirty(c);
 }
 
 /* A string's end (the index after its closing quote) from its opening quote at i, or 0. */
@@ -751,7 +759,7 @@ static void ws_frames(struct wconn *c) {
       const unsigned char *parts[1] = {payload};
       size_t lens[1] = {(size_t)len};
       ws_frame(&c->outq, 10, parts, lens, 1);
-      c->want_out = 1;
+      mark_dirty(c);
     } else if (opcode == 8) {
       int code = len >= 2 ? (payload[0] << 8) | payload[1] : 1005;
       const unsigned char *parts[1] = {payload};
@@ -978,6 +986,24 @@ static void sweep(double now) {
   }
 }
 
+/* The lanes ready now send, if the window lets them (those that fail at once send again on the next turn); over ws
+   each connection's new frames are written with one call. */
+static void send_ready(double t) {
+  int k = nready;
+  for (int i = 0; i < k; i++) {
+    struct lane *l = lanes[readyq[i]];
+    l->ready = 0;
+    if (!l->busy && sending_at(t)) send_lane(l);
+  }
+  memmove(readyq, readyq + k, (size_t)(nready - k) * sizeof(*readyq));
+  nready -= k;
+  for (int i = 0; i < ndirty; i++) {
+    conns[dirty[i]].want_out = 0;
+    ws_flush(&conns[dirty[i]]);
+  }
+  ndirty = 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 5 || (strcmp(argv[1], "http") && strcmp(argv[1], "ws")) || (!strcmp(argv[1], "ws") && argc != 8)) {
     fprintf(stderr, "usage: native-sender http HOST PORT TIMEOUT_MS | ws HOST PORT TIMEOUT_MS CONNECTIONS HANDSHAKE ACCEPT\n");
@@ -1010,6 +1036,7 @@ int main(int argc, char **argv) {
     handshake = argv[6];
     accept_value = argv[7];
     conns = calloc((size_t)nconns, sizeof(*conns));
+    dirty = calloc((size_t)nconns, sizeof(*dirty));
     for (int i = 0; i < nconns; i++) {
       conns[i].tag = T_WS;
       conns[i].fd = -1;
@@ -1041,6 +1068,7 @@ int main(int argc, char **argv) {
       if (tag == T_STDIN) read_control();
       else if (tag == T_HTTP) http_event(evs[e].data.ptr, evs[e].events);
       else ws_event(evs[e].data.ptr, evs[e].events);
+      send_ready(wall()); /* at once, as wrk does: the server works on these while the next events are read */
     }
     now = mono();
     t = wall();
@@ -1050,18 +1078,7 @@ int main(int argc, char **argv) {
       sweep(now);
       next_sweep = now + every;
     }
-    /* the lanes ready now send, if the window lets them; those that fail at once send again on the next turn */
-    int k = nready;
-    for (int i = 0; i < k; i++) {
-      struct lane *l = lanes[readyq[i]];
-      l->ready = 0;
-      if (!l->busy && sending_at(t)) send_lane(l);
-    }
-    memmove(readyq, readyq + k, (size_t)(nready - k) * sizeof(*readyq));
-    nready -= k;
-    if (ws_mode)
-      for (int i = 0; i < nconns; i++)
-        if (conns[i].want_out) ws_flush(&conns[i]);
+    send_ready(t);
     windows_done(t);
     if (out.len >= FLUSH_BYTES || (now - last_flush >= FLUSH_MS && (out.len || under_way()))) flush_records();
     else if (now - last_flush >= 250) last_flush = now; /* idle: nothing to say */
