@@ -392,7 +392,7 @@ const KEYS = {
     type: 'enum',
     values: ['node', 'native'],
     default: 'node',
-    doc: "GENERATOR=lean: what sends the lean engine's requests. node: the engine's own sockets in Node.js. native: a small program in C (src/workload/engines/artillery-engine-chainperf/native-sender.c, built with the machine's C compiler on first use, gcc installed from Debian when missing) sends, reads and times them with one thread per worker, and the engine records every request from what it reports, in the same samples: the same requests, seed, timeouts and failure classes, at about wrk's CPU per request (docs/generator.md#the-native-sender-lean_sendernative). Closed loops (CONCURRENCY) over plain http:// or ws:// only: not with RATE or SATURATE=yes, a replay, TLS, or generators on swarm nodes.",
+    doc: "GENERATOR=lean: what sends the lean engine's requests. node: the engine's own sockets in Node.js. native: a small program in C (src/workload/engines/artillery-engine-chainperf/native-sender.c, built with the machine's C compiler on first use, gcc installed from Debian when missing) sends, reads and times them with one thread per worker, and the engine records every request from what it reports, in the same samples: the same requests, seed, timeouts and failure classes, at close to wrk's CPU per request (docs/generator.md#the-native-sender-lean_sendernative). Closed loops (CONCURRENCY) over plain http:// or ws:// only: not with RATE or SATURATE=yes, a replay, TLS, or generators on swarm nodes.",
   },
   GENERATORS: {
     type: 'int',
