@@ -8,6 +8,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const net = require('node:net');
+const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { startFakeNode, startFakeWsNode, writeGeneratorSpec, writeScenario, tmpDir } = require('../helpers');
@@ -155,6 +156,34 @@ describe('the native sender (LEAN_SENDER=native)', function () {
       } finally {
         server.close();
       }
+    });
+
+    it('a sender that dies mid-pass fails the users with its reason, and the window keeps what it recorded', async () => {
+      node.answer = (b) => [200, { jsonrpc: '2.0', id: b.id, result: '0x1' }];
+      const now = Date.now();
+      const { spec } = writeGeneratorSpec(node.url, POOL, {
+        mix: MIX,
+        timeout_ms: 300,
+        start_at: now + 100,
+        end_at: now + 3000,
+        stop_at: now + 3100,
+        native_sender: bin,
+      });
+      const users = [user(), user()].map((p) =>
+        p.then(
+          () => null,
+          (err) => err,
+        ),
+      );
+      await sleep(600);
+      const pid = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'native-sender'], { encoding: 'utf8' });
+      process.kill(Number(pid.trim().split('\n')[0]), 'SIGKILL');
+      const errors = await Promise.all(users);
+      for (const err of errors) assert.match(String(err && err.message), /the native sender exited \(signal SIGKILL\)/);
+      const files = fs.readdirSync(spec.samples_dir).filter((f) => f.startsWith('worker-'));
+      const raw = JSON.parse(fs.readFileSync(path.join(spec.samples_dir, files[0]), 'utf8'));
+      assert.match(raw.user_errors[0], /the native sender exited/);
+      assert.ok(mergeSamples([raw]).ok > 0, 'what was answered before it died is kept');
     });
 
     it('a node that refuses connections: every request fails as the engine says, the pass still ends', async () => {
