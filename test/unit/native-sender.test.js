@@ -14,7 +14,7 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const { startFakeNode, startFakeWsNode, writeGeneratorSpec, writeScenario, tmpDir } = require('../helpers');
 const { mergeSamples } = require('../../src/workload/samples');
 const { ensureNativeSender } = require('../../src/install/c-program');
-const { senderArgs, ringBytes } = require('../../src/workload/engines/artillery-engine-chainperf/native');
+const { senderArgs, ringBytes } = require('../../src/workload/engines/artillery-engine-chainperf/native-wire');
 const { resolveScenario } = require('../../src/scenario/resolve');
 
 const POOL = { chain_id: 1337, head: 10, blocks: [1, 2, 3], addresses: [`0x${'11'.repeat(20)}`] };

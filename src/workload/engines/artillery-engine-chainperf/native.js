@@ -17,50 +17,12 @@
 // file) are taken on the records' clock, never on a timer that could run
 // ahead of records still in the pipe.
 
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const { spawn } = require('node:child_process');
-const { splitAuth } = require('../../../util/url-auth');
+const { senderArgs, ringBytes } = require('./native-wire');
 
-const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const TIMEOUT = Object.freeze({ kind: 'timeout', message: 'timeout' });
 const HEAD_BYTES = 16;
-
-/** The sender's arguments for the workload's URL (plain http:// or ws:// only: the sender speaks no TLS). */
-function senderArgs(rpcUrl, { connections, timeoutMs }) {
-  const u = new URL(rpcUrl);
-  if (!['http:', 'ws:'].includes(u.protocol))
-    throw new Error(`LEAN_SENDER=native sends over plain http:// or ws://, not ${u.protocol}// (use LEAN_SENDER=node)`);
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  const port = u.port || '80';
-  if (u.protocol === 'http:') return ['http', host, port, String(timeoutMs)];
-  const target = splitAuth(rpcUrl);
-  const key = crypto.randomBytes(16).toString('base64');
-  const extra = Object.entries(target.headers)
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join('');
-  const handshake =
-    `GET ${u.pathname || '/'}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-    `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`;
-  const accept = crypto
-    .createHash('sha1')
-    .update(key + GUID)
-    .digest('base64');
-  return ['ws', host, port, String(timeoutMs), String(connections), handshake, accept];
-}
-
-/** A ring's bytes for the sender: u32 count, then each request's u32 length and bytes (HTTP: whole; ws: its tail). */
-function ringBytes(ring) {
-  const parts = [Buffer.alloc(4)];
-  parts[0].writeUInt32LE(ring.length, 0);
-  for (const r of ring) {
-    const bytes = r.bytes || r.tail;
-    const len = Buffer.alloc(4);
-    len.writeUInt32LE(bytes.length, 0);
-    parts.push(len, bytes);
-  }
-  return Buffer.concat(parts);
-}
 
 /**
  * The sender of one worker. window() hands it a window; lane() adds a closed-loop user; done(k) resolves once window
@@ -74,6 +36,9 @@ class NativeSender {
     this.outcome = outcome;
     this.windows = new Map(); // k -> {recorder, ring, spec, flush, quiet, closed, flushed, done, waiters}
     this.clock = 0; // the sender's clock as of its last record
+    this.nextEdge = Infinity; // the next instant at which a window's end or stop_at falls
+    this.lastK = -1; // windowOf's last lookup
+    this.lastWindow = undefined;
     this.rest = null; // the bytes of a record not yet whole
     this.failed = null;
     this.lanes = 0;
@@ -104,6 +69,8 @@ class NativeSender {
     const from = spec.send_from === undefined ? 0 : spec.send_from;
     const head = `W ${k} ${from} ${spec.stop_at} ${slices.length} ${slices.flat().join(' ')} `;
     const bytes = ringBytes(ring);
+    this.nextEdge = -Infinity; // its edges are looked at with the next record
+    this.lastK = -1;
     this.windows.set(k, {
       recorder,
       ring,
@@ -158,9 +125,14 @@ class NativeSender {
     this.child.kill('SIGKILL');
   }
 
-  /** The window's edges the clock has passed: its end (those in flight then), then its samples at stop_at. */
+  /**
+   * The window's edges the clock has passed: its end (those in flight then), then its samples at stop_at. Called for
+   * every record: the windows are looked at only once the clock reaches the next edge.
+   */
   advance(t) {
     this.clock = t;
+    if (t < this.nextEdge) return;
+    this.nextEdge = Infinity;
     for (const w of this.windows.values()) {
       if (!w.closed && t >= w.spec.end_at) {
         w.closed = true;
@@ -170,6 +142,8 @@ class NativeSender {
         w.flushed = true;
         w.flush();
       }
+      if (!w.closed) this.nextEdge = Math.min(this.nextEdge, w.spec.end_at);
+      else if (!w.flushed) this.nextEdge = Math.min(this.nextEdge, w.spec.stop_at);
     }
   }
 
@@ -211,7 +185,7 @@ class NativeSender {
         used += extra + len;
       }
       this.advance(t);
-      const w = this.windows.get(k);
+      const w = this.windowOf(k);
       if (w) {
         const request = w.ring[idx];
         this.outcome(w.recorder.completed(request.method, latency, failure, Math.floor(t)), request, failure);
@@ -219,15 +193,25 @@ class NativeSender {
       return used;
     }
     this.advance(t);
-    const w = this.windows.get(k);
+    const w = this.windowOf(k);
     if (type === 0x53 /* S */ && w) w.recorder.started(Math.floor(t));
     else if (type === 0x44 /* D */ && w) {
       w.done = true;
       if (w.quiet) w.quiet();
       for (const x of w.waiters.splice(0)) x.resolve();
       this.windows.delete(k);
+      this.lastK = -1;
     }
     return used;
+  }
+
+  /** Window k's entry (the last one looked up is kept: records come window by window). */
+  windowOf(k) {
+    if (k !== this.lastK) {
+      this.lastK = k;
+      this.lastWindow = this.windows.get(k);
+    }
+    return this.lastWindow;
   }
 }
 
@@ -286,4 +270,4 @@ async function nativeUser(g, ee, { closed, rate, replay }) {
   }
 }
 
-module.exports = { NativeSender, startNative, nativeUser, senderArgs, ringBytes };
+module.exports = { NativeSender, startNative, nativeUser };
