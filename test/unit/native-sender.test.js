@@ -298,7 +298,8 @@ describe('the native sender (LEAN_SENDER=native)', function () {
       const s1 = samplesOf(w1);
       assert.ok(s1.ok > 50, `${s1.ok} in window 1`);
       assert.ok(s1.first_request_at >= w1.send_from);
-      const inside = (t) => w2.slices.some(([a, b]) => t >= a && t < b + 15);
+      // an answer's request reaches the node a little after it was sent (tens of ms on a loaded machine)
+      const inside = (t) => w2.slices.some(([a, b]) => t >= a && t < b + 80);
       const during2 = sent.filter((t) => t >= w2.send_from - 100 && t < w2.stop_at + 100);
       assert.deepEqual(
         during2.filter((t) => !inside(t)).map((t) => t - w2.send_from),
