@@ -15,7 +15,8 @@ const { freePorts } = require('../../src/util/net');
 const { log } = require('../../src/util/log');
 const { benchArtillery } = require('./bench-generators');
 const { staticRounds, runResponder } = require('./bench-static');
-const { ensureCProgram, benchWsReference, benchWsNodeFloor } = require('./ws-reference');
+const { benchWsReference, benchWsNodeFloor } = require('./ws-reference');
+const { ensureCProgram } = require('../../src/install/c-program');
 
 const RESULT = '{"number":"0x1"}';
 

@@ -28,4 +28,4 @@ const benchWsReference = (target, bin) => benchProcess(target, [bin, ...referenc
 const benchWsNodeFloor = (target) =>
   benchProcess(target, [process.execPath, path.join(__dirname, 'ws-node-floor.js'), ...referenceArgs(target)]);
 
-module.exports = { ensureCProgram, ensureWsReference, benchWsReference, benchWsNodeFloor };
+module.exports = { ensureWsReference, benchWsReference, benchWsNodeFloor };

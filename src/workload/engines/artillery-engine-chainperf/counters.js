@@ -20,4 +20,10 @@ function emitCounts(g) {
   g.counts.clear();
 }
 
-module.exports = { count, emitCounts };
+/** Counts a completion by where it fell (the recorder's answer): okName for a result in the window, else its kind. */
+function countOutcome(g, ee, where, okName, failure) {
+  if (where === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : okName);
+  else if (where === 'before') count(g, ee, 'chainperf.before_window');
+}
+
+module.exports = { count, emitCounts, countOutcome };

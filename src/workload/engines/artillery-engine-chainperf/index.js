@@ -18,7 +18,7 @@ const { loadGenerator, at } = require('../../generator');
 const { paramsFor } = require('../../../chains/ethereum/params');
 const { WsPool, bodyTail, parseWhole, NULL_RESULT } = require('./ws');
 const { startNative, nativeUser } = require('./native');
-const { count, emitCounts } = require('./counters');
+const { emitCounts, countOutcome } = require('./counters');
 const { replayWith } = require('../../replay');
 const { HttpPool, prepareRequest } = require('./http');
 const { shapedPacer } = require('../../shapes');
@@ -58,7 +58,7 @@ function setup() {
   if (g.spec.native_sender) {
     const judge = overWs ? (status, body) => parseWhole(body).failure : responseFailure;
     shared = Object.assign(g, { counts: new Map(), timer: null, ee: null });
-    shared.native = startNative(g, { overWs, buildRing, judge, count });
+    shared.native = startNative(g, { overWs, buildRing, judge });
     return shared;
   }
   // lendBody: sendOne and leanCall read a response's body in their callback or as their await resumes, before the next
@@ -119,9 +119,7 @@ function sendOne(g, ee, done, lane) {
   const t0 = performance.now();
   const record = (failure) => {
     try {
-      const outcome = recorder.completed(method, performance.now() - t0, failure, Date.now());
-      if (outcome === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : ok);
-      else if (outcome === 'before') count(g, ee, 'chainperf.before_window');
+      countOutcome(g, ee, recorder.completed(method, performance.now() - t0, failure, Date.now()), ok, failure);
     } catch (err) {
       return done(err);
     }
@@ -217,8 +215,7 @@ function leanCall(g) {
 
 async function replayLean(g, ee) {
   await replayWith(g, leanCall(g), (outcome, method, failure) => {
-    if (outcome === 'window') count(g, ee, failure ? `chainperf.failed.${failure.kind}` : `chainperf.ok.${method}`);
-    else if (outcome === 'before') count(g, ee, 'chainperf.before_window');
+    countOutcome(g, ee, outcome, `chainperf.ok.${method}`, failure);
   });
   // The replay stops at the window's end; the user stays until stop_at, then writes the samples (processors/ethereum.js
   // alike). at(), not one timer, which may fire a ms early: the lean runner ends a worker whose users are done.

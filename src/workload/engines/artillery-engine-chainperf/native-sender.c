@@ -395,14 +395,13 @@ static int result_first(const unsigned char *b, size_t n) {
   return 1;
 }
 
-static void http_answered(struct hconn *h, const unsigned char *body, size_t blen, size_t used) {
+static void http_answered(struct hconn *h, const unsigned char *body, size_t blen) {
   struct lane *l = h->lane;
   int close_after = h->close;
   int ok = h->status >= 200 && h->status < 300 && result_first(body, blen);
   if (ok) complete(l, K_OK, 0, NULL, 0, NULL);
   else complete(l, K_JUDGE, h->status, body, blen, NULL);
   h->head = 0;
-  (void)used;
   h->in.len = 0; /* as http.js: what follows a chunked answer is dropped, a sized one must end the bytes */
   if (close_after) http_close(h);
 }
@@ -414,7 +413,7 @@ static void http_parse(struct hconn *h) {
     size_t end = h->body_at + (size_t)h->clen;
     if (h->in.len < end) return;
     if (h->in.len > end) return http_fail(h, "bytes after the response (the server answered a request not sent)");
-    return http_answered(h, h->in.p + h->body_at, (size_t)h->clen, end);
+    return http_answered(h, h->in.p + h->body_at, (size_t)h->clen);
   }
   for (;;) {
     unsigned char *eol = memmem(h->in.p + h->pos, h->in.len - h->pos, "\r\n", 2);
@@ -425,7 +424,7 @@ static void http_parse(struct hconn *h) {
     size_t e = (size_t)(eol - h->in.p);
     if (size == 0) {
       if (!memmem(h->in.p + e, h->in.len - e, "\r\n\r\n", 4)) return;
-      return http_answered(h, h->body.p, h->body.len, h->in.len);
+      return http_answered(h, h->body.p, h->body.len);
     }
     size_t data_end = e + 2 + (size_t)size;
     if (h->in.len < data_end + 2) return;

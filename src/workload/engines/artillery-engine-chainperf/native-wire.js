@@ -6,8 +6,7 @@
 
 const crypto = require('node:crypto');
 const { splitAuth } = require('../../../util/url-auth');
-
-const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+const { handshakeRequest, acceptFor } = require('./ws-socket');
 
 /** The sender's arguments for the workload's URL (plain http:// or ws:// only: the sender speaks no TLS). */
 function senderArgs(rpcUrl, { connections, timeoutMs }) {
@@ -17,18 +16,9 @@ function senderArgs(rpcUrl, { connections, timeoutMs }) {
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const port = u.port || '80';
   if (u.protocol === 'http:') return ['http', host, port, String(timeoutMs)];
-  const target = splitAuth(rpcUrl);
   const key = crypto.randomBytes(16).toString('base64');
-  const extra = Object.entries(target.headers)
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join('');
-  const handshake =
-    `GET ${u.pathname || '/'}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-    `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`;
-  const accept = crypto
-    .createHash('sha1')
-    .update(key + GUID)
-    .digest('base64');
+  const handshake = handshakeRequest(u, key, splitAuth(rpcUrl).headers);
+  const accept = acceptFor(key);
   return ['ws', host, port, String(timeoutMs), String(connections), handshake, accept];
 }
 

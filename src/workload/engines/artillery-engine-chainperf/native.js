@@ -20,6 +20,7 @@
 const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const { senderArgs, ringBytes } = require('./native-wire');
+const { countOutcome } = require('./counters');
 
 const TIMEOUT = Object.freeze({ kind: 'timeout', message: 'timeout' });
 const HEAD_BYTES = 16;
@@ -218,18 +219,15 @@ class NativeSender {
 /**
  * The engine's side of LEAN_SENDER=native for worker state g (generator.js): the sender started, and each window's
  * ring (drawn by the engine's buildRing), recorder and samples handed over; its records feed the window's recorder
- * and, through count(g, ee, name), the engine's counters. A single pass is window 1, sent from the first user on; a
+ * and the engine's counters (counters.js). A single pass is window 1, sent from the first user on; a
  * kept generator hands over each window as it is loaded. judge(status, body): the engine's test of an answer.
  */
-function startNative(g, { overWs, buildRing, judge, count }) {
+function startNative(g, { overWs, buildRing, judge }) {
   const native = new NativeSender(g.spec.native_sender, g.spec.rpc_url, {
     connections: g.spec.ws_connections || 4,
     timeoutMs: g.spec.timeout_ms,
     judge,
-    outcome: (where, request, failure) => {
-      if (where === 'window') count(g, g.ee, failure ? `chainperf.failed.${failure.kind}` : request.ok);
-      else if (where === 'before') count(g, g.ee, 'chainperf.before_window');
-    },
+    outcome: (where, request, failure) => countOutcome(g, g.ee, where, request.ok, failure),
   });
   g.clock.now = () => native.clock;
   const handOver = (k) => {

@@ -52,6 +52,17 @@ function flushOutbox(ws) {
   ws.socket.write(box.buf.subarray(0, box.len));
 }
 
+/** The opening handshake's request for URL u (a URL object) with key, and headers {name: value} added. */
+function handshakeRequest(u, key, headers) {
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return (
+    `GET ${u.pathname || '/'}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+    `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`
+  );
+}
+
 /** Sec-WebSocket-Accept for a key. */
 const acceptFor = (key) =>
   crypto
@@ -104,13 +115,7 @@ class WsSocket {
   }
 
   handshake(u, headers) {
-    const extra = Object.entries(headers)
-      .map(([k, v]) => `${k}: ${v}\r\n`)
-      .join('');
-    this.socket.write(
-      `GET ${u.pathname || '/'}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-        `Sec-WebSocket-Key: ${this.key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`,
-    );
+    this.socket.write(handshakeRequest(u, this.key, headers));
   }
 
   /**
@@ -251,4 +256,4 @@ class WsSocket {
   }
 }
 
-module.exports = { WsSocket, clientFrame, acceptFor };
+module.exports = { WsSocket, clientFrame, acceptFor, handshakeRequest };
