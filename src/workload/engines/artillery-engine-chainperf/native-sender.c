@@ -55,8 +55,10 @@
 #define MAX_MESSAGE (256u << 20)
 #define SLOTS 16384 /* ws: ids in flight per connection at most (lanes are capped below it) */
 #define MAX_LANES 8192
-#define FLUSH_MS 50.0   /* records reach the engine at least this often (it applies them on their own clock) */
-#define FLUSH_BYTES (16 * 1024)
+/* Records reach the engine at least this often (it applies them on their own clock), and at once when a window is
+   done. Each flush wakes the engine's thread: fewer, larger ones cost it less per request (docs/generator.md). */
+#define FLUSH_MS 250.0
+#define FLUSH_BYTES (1024 * 1024)
 #define RECONNECT_MIN_MS 100.0
 #define RECONNECT_MAX_MS 2000.0
 
@@ -75,6 +77,16 @@ static double clock_ms(clockid_t id) {
 }
 static double mono(void) { return clock_ms(CLOCK_MONOTONIC); }
 static double wall(void) { return clock_ms(CLOCK_REALTIME); } /* Date.now()'s clock */
+
+/* The instant of the event at hand: the monotonic clock read once per event (requests answered in it and those sent
+   right after it share it), Date.now()'s clock derived from it with an offset read once per turn of the loop. */
+static double now_mono, wall_offset;
+static void tick_turn(void) {
+  now_mono = mono();
+  wall_offset = wall() - now_mono;
+}
+static void tick_event(void) { now_mono = mono(); }
+static double now_wall(void) { return now_mono + wall_offset; }
 
 struct buf {
   unsigned char *p;
@@ -130,7 +142,7 @@ static void write_all(int fd, const unsigned char *p, size_t n) {
 }
 
 static void flush_records(void) {
-  record('T', 0, 0, 0, wall());
+  record('T', 0, 0, 0, now_wall()); /* never ahead of the records that follow it */
   write_all(1, out.p, out.len);
   out.len = 0;
   last_flush = mono();
@@ -244,8 +256,8 @@ static const char *errno_name(int e) {
 
 /* The lane's request is over: its record, and the lane ready for the next. */
 static void complete(struct lane *l, int kind, int status, const unsigned char *body, size_t blen, const char *msg) {
-  double lat = mono() - l->t0;
-  record('C', kind, l->w->k, l->idx, wall());
+  double lat = now_mono - l->t0;
+  record('C', kind, l->w->k, l->idx, now_wall());
   put(&out, &lat, 8);
   if (kind == K_MESSAGE) {
     size_t n = strlen(msg);
@@ -564,6 +576,15 @@ static void ws_down(struct wconn *c, const char *msg) {
   c->retry_ms = c->retry_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : c->retry_ms * 2;
 }
 
+/* id in decimal into d (no terminating zero); its length. */
+static int decimal(char *d, uint32_t id) {
+  char r[10];
+  int n = 0;
+  do r[n++] = (char)('0' + id % 10); while (id /= 10);
+  for (int i = 0; i < n; i++) d[i] = r[n - 1 - i];
+  return n;
+}
+
 static void ws_send(struct lane *l) {
   struct wconn *c = &conns[l->n % nconns];
   for (int k = 1; c->state != 3 && k < nconns; k++)
@@ -578,7 +599,7 @@ static void ws_send(struct lane *l) {
   l->c = c;
   l->id = id;
   char digits[12];
-  int nd = snprintf(digits, sizeof(digits), "%u", id);
+  int nd = decimal(digits, id);
   static const unsigned char prefix[] = "{\"jsonrpc\":\"2.0\",\"id\":";
   const unsigned char *parts[3] = {prefix, (unsigned char *)digits, l->w->req[l->idx]};
   size_t lens[3] = {sizeof(prefix) - 1, (size_t)nd, l->w->reqlen[l->idx]};
@@ -727,12 +748,14 @@ static void ws_frames(struct wconn *c) {
       for (int i = 0; i < 8; i++) len = (len << 8) | c->in.p[at + 2 + i];
       head = 10;
     }
-    char msg[160] = "";
+    char msg[160];
     int opcode = b0 & 0x0f;
-    if (b1 & 0x80) snprintf(msg, sizeof(msg), "WebSocket: WebSocket: a masked frame from the server");
-    else if (b0 & 0x70) snprintf(msg, sizeof(msg), "WebSocket: WebSocket: reserved bits set (no extension was agreed)");
-    else if (len > MAX_MESSAGE) snprintf(msg, sizeof(msg), "WebSocket: WebSocket: a frame of %llu bytes", (unsigned long long)len);
-    if (*msg) return ws_down(c, msg);
+    if (b1 & 0x80) return ws_down(c, "WebSocket: WebSocket: a masked frame from the server");
+    if (b0 & 0x70) return ws_down(c, "WebSocket: WebSocket: reserved bits set (no extension was agreed)");
+    if (len > MAX_MESSAGE) {
+      snprintf(msg, sizeof(msg), "WebSocket: WebSocket: a frame of %llu bytes", (unsigned long long)len);
+      return ws_down(c, msg);
+    }
     if (c->in.len - at < head + len) {
       reserve_buf(&c->in, head + len); /* room for the rest of the frame */
       break;
@@ -927,8 +950,8 @@ static void send_lane(struct lane *l) {
   l->idx = cur->next;
   cur->next = (cur->next + 1) % cur->nring;
   cur->inflight++;
-  l->t0 = mono();
-  record('S', 0, cur->k, l->idx, wall());
+  l->t0 = now_mono;
+  record('S', 0, cur->k, l->idx, now_wall());
   if (ws_mode) ws_send(l);
   else http_send(l);
 }
@@ -940,6 +963,7 @@ static void windows_done(double t) {
     if (!w->done && w->inflight == 0 && t >= w->stop) {
       w->done = 1;
       record('D', 0, w->k, 0, t);
+      flush_records(); /* the engine is waiting for it */
     }
     if (w->done && w != cur) {
       *pw = w->older;
@@ -1045,14 +1069,16 @@ int main(int argc, char **argv) {
     }
   }
   fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+  fcntl(1, F_SETPIPE_SZ, FLUSH_BYTES); /* a flush written at once, where the system allows a pipe that large */
   watch(0, &stdin_tag, EPOLLIN, EPOLL_CTL_ADD);
   double every = timeout_ms / 4 < 10 ? 10 : timeout_ms / 4 > 250 ? 250 : timeout_ms / 4;
-  double next_sweep = mono() + every;
-  last_flush = mono();
+  tick_turn();
+  double next_sweep = now_mono + every;
+  last_flush = now_mono;
   struct epoll_event evs[256];
   for (;;) {
-    double now = mono();
-    double t = wall();
+    double now = now_mono; /* as of the last turn's end: a few microseconds ago */
+    double t = now_wall();
     double gate = next_gate(t);
     int busy = under_way() || out.len;
     double wait = (busy ? FLUSH_MS : 250) - (now - last_flush);
@@ -1062,15 +1088,17 @@ int main(int argc, char **argv) {
     if (wait < 0) wait = 0;
     int n = epoll_wait(ep, evs, 256, (int)(wait + 0.999));
     if (n < 0 && errno != EINTR) die("epoll_wait");
+    tick_turn();
     for (int e = 0; e < n; e++) {
+      if (e) tick_event();
       int tag = *(int *)evs[e].data.ptr;
       if (tag == T_STDIN) read_control();
       else if (tag == T_HTTP) http_event(evs[e].data.ptr, evs[e].events);
       else ws_event(evs[e].data.ptr, evs[e].events);
-      send_ready(wall()); /* at once, as wrk does: the server works on these while the next events are read */
+      send_ready(now_wall()); /* at once, as wrk does: the server works on these while the next events are read */
     }
-    now = mono();
-    t = wall();
+    now = now_mono;
+    t = now_wall();
     if (gate && t >= gate)
       for (int i = 0; i < nlanes; i++) push_ready(i);
     if (now >= next_sweep) {
