@@ -87,16 +87,22 @@ async function runGenerators(stack, { wrk, wsRef, sender }, workDir, poolFile) {
   const target = benchTarget(stack);
   const results = { wrk: [], ws_ref: [], ws_node: [], lean: [], lean_ws: [], native: [], native_ws: [] };
   Object.assign(results, { ethers: [], ethers_ws: [] });
+  // Each generator near the reference it is compared with (geth's rate drifts over minutes, and a client's CPU per
+  // request moves with the rate), in the reverse order every other repetition, so neither side of a ratio is always
+  // the later one.
+  const rounds = [
+    ['wrk', () => benchWrk(target, wrk, workDir)],
+    ['lean', (k) => benchArtillery(target, 'lean', 'http', workDir, poolFile, k)],
+    ['native', (k) => benchArtillery(target, 'lean', 'http', workDir, poolFile, k, undefined, sender)],
+    ['ethers', (k) => benchArtillery(target, 'ethers', 'http', workDir, poolFile, k)],
+    ['ws_ref', () => benchWsReference(target, wsRef)],
+    ['lean_ws', (k) => benchArtillery(target, 'lean', 'ws', workDir, poolFile, k)],
+    ['native_ws', (k) => benchArtillery(target, 'lean', 'ws', workDir, poolFile, k, undefined, sender)],
+    ['ws_node', () => benchWsNodeFloor(target)],
+    ['ethers_ws', (k) => benchArtillery(target, 'ethers', 'ws', workDir, poolFile, k)],
+  ];
   for (let k = 0; k < REPS; k++) {
-    results.wrk.push(await benchWrk(target, wrk, workDir));
-    results.ws_ref.push(await benchWsReference(target, wsRef));
-    results.ws_node.push(await benchWsNodeFloor(target));
-    results.lean.push(await benchArtillery(target, 'lean', 'http', workDir, poolFile, k));
-    results.lean_ws.push(await benchArtillery(target, 'lean', 'ws', workDir, poolFile, k));
-    results.native.push(await benchArtillery(target, 'lean', 'http', workDir, poolFile, k, undefined, sender));
-    results.native_ws.push(await benchArtillery(target, 'lean', 'ws', workDir, poolFile, k, undefined, sender));
-    results.ethers.push(await benchArtillery(target, 'ethers', 'http', workDir, poolFile, k));
-    results.ethers_ws.push(await benchArtillery(target, 'ethers', 'ws', workDir, poolFile, k));
+    for (const [g, run] of k % 2 ? [...rounds].reverse() : rounds) results[g].push(await run(k));
     log(
       `repetition ${k + 1}/${REPS}: ${Object.entries(results)
         .map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`)

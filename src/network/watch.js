@@ -10,6 +10,7 @@ const { rpcCall } = require('../util/rpc');
 const { median } = require('../stats');
 
 const PEER_EVERY_MS = 2000;
+const RETRY_MS = 500;
 
 /** The sum of the named counters in a Prometheus text page (a missing one counts 0, and is named in `missing`). */
 function sumCounters(text, names, missing) {
@@ -37,8 +38,28 @@ function counterReader(metricsUrl, counters, missing) {
   };
 }
 
-/** The window's record from the counters at its edges (a, b; null when unread) and the peer counts inside it. */
-function windowRecord({ a, b, peerCounts, counters, missing }) {
+/**
+ * Reads the counters at an edge, once more after RETRY_MS when the first read fails (a node busy serving the window can
+ * be slow to give its page); {counters} or {unread: why} when neither read did.
+ */
+async function readEdgeCounters(readCounters) {
+  try {
+    return { counters: await readCounters() };
+  } catch (first) {
+    await new Promise((r) => setTimeout(r, RETRY_MS));
+    try {
+      return { counters: await readCounters() };
+    } catch (err) {
+      return { counters: null, unread: `${first.message}, then ${err.message}` };
+    }
+  }
+}
+
+/**
+ * The window's record from the counters at its edges (a, b; null when unread, `unread` saying why for each edge) and
+ * the peer counts inside it.
+ */
+function windowRecord({ a, b, peerCounts, counters, missing, unread = {} }) {
   const names = [counters.p2pIn, counters.p2pOut, ...counters.gossipIn, ...counters.gossipKnown];
   return {
     peers: {
@@ -58,6 +79,7 @@ function windowRecord({ a, b, peerCounts, counters, missing }) {
         }
       : {}),
     ...(missing.size ? { counters_missing: [...missing] } : {}),
+    ...(Object.keys(unread).length ? { counters_unread: unread } : {}),
   };
 }
 
@@ -88,8 +110,8 @@ function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group 
   }, PEER_EVERY_MS);
   const lost = networkLosses(peers, () => stopped, log);
   const readCounters = counterReader(metricsUrl, counters, missing);
-  // A read that fails (the node went away) leaves its figures out; the window's own checks say why.
-  const readEdge = () => Promise.all([readCounters().catch(() => null), readPeers().catch(() => null), readReplicas()]);
+  // Counters unread at an edge (twice) leave the window's counter figures out, and the record says why.
+  const readEdge = () => Promise.all([readEdgeCounters(readCounters), readPeers().catch(() => null), readReplicas()]);
 
   const watch = {
     /** @type {null|{stats: {sent: number, failed: number}}} */
@@ -108,8 +130,11 @@ function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group 
           const [[a], [b]] = [await first, await readEdge()];
           const end = Date.now();
           const peerCounts = samples.filter((x) => x.at_ms >= start.at_ms && x.at_ms <= end).map((x) => x.peers);
+          const unread = {};
+          if (a.unread) unread.start = a.unread;
+          if (b.unread) unread.end = b.unread;
           return {
-            ...windowRecord({ a, b, peerCounts, counters, missing }),
+            ...windowRecord({ a: a.counters, b: b.counters, peerCounts, counters, missing, unread }),
             ...byReplica.record(start.at_ms, end),
             blocks: driver.stats.blocks - start.blocks,
             transactions_included: driver.stats.transactions - start.included,
@@ -195,4 +220,4 @@ function problems(lost, driver, feed) {
   return out;
 }
 
-module.exports = { startNetworkWatch, sumCounters, windowRecord, counterReader };
+module.exports = { startNetworkWatch, sumCounters, windowRecord, counterReader, readEdgeCounters };

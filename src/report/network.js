@@ -26,6 +26,12 @@ function networkLines(run) {
     lines.push(
       `- Peer to peer in the window: ${w.p2p_in_bytes} bytes in, ${w.p2p_out_bytes} out (${num(w.p2p_in_bytes_per_request, 2)} and ${num(w.p2p_out_bytes_per_request, 2)} per request); ${w.gossip_transactions_in} transactions received by gossip, ${w.gossip_transactions_known} of them already known; the network sent ${w.transactions_sent} and built ${w.blocks} blocks holding ${w.transactions_included}.`,
     );
+  else if (w.counters_unread)
+    lines.push(
+      `- The node's network counters could not be read at the window's ${Object.entries(w.counters_unread)
+        .map(([edge, why]) => `${edge} (${why})`)
+        .join(' and ')}: its peer-to-peer bytes and gossip figures are left out.`,
+    );
   if (w.network_nodes_cpu_s !== undefined)
     lines.push(
       `- The network nodes themselves (their cgroup): ${num(w.network_nodes_cpu_s, 2)} s of CPU over the window, ${w.network_nodes_memory_bytes === null ? 'memory not readable' : `${num(w.network_nodes_memory_bytes / 2 ** 20, 0)} MiB of memory at its end`}.`,

@@ -7,7 +7,8 @@ const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const http = require('node:http');
 const { jwtToken, startEngineDriver } = require('../../src/network/engine-driver');
-const { sumCounters, windowRecord } = require('../../src/network/watch');
+const { sumCounters, windowRecord, readEdgeCounters } = require('../../src/network/watch');
+const { networkLines } = require('../../src/report/network');
 const geth = require('../../src/clients/geth');
 const { shareMatching } = require('../../src/measure/folded');
 const { resolveScenario } = require('../../src/scenario/resolve');
@@ -200,6 +201,34 @@ describe("the network's window record", () => {
     const r = windowRecord({ a: null, b: null, peerCounts: [], counters, missing: new Set() });
     assert.equal(r.p2p_in_bytes, undefined);
     assert.equal(r.peers.min, null);
+  });
+
+  it('reads an edge again when its first read fails; twice failed, the record and the summary say why', async () => {
+    const page = { at_ms: 1, p2p_in: 1, p2p_out: 1, gossip_in: 1, gossip_known: 0 };
+    let calls = 0;
+    const flaky = async () => {
+      if (++calls === 1) throw new Error('The operation was aborted due to timeout');
+      return page;
+    };
+    assert.deepEqual(await readEdgeCounters(flaky), { counters: page });
+    assert.equal(calls, 2);
+    const down = await readEdgeCounters(async () => {
+      throw new Error(`fetch failed ${++calls}`);
+    });
+    assert.deepEqual(down, { counters: null, unread: 'fetch failed 3, then fetch failed 4' });
+
+    const a = { at_ms: 1000, p2p_in: 100, p2p_out: 50, gossip_in: 3, gossip_known: 1 };
+    const r = windowRecord({ a, b: null, peerCounts: [2], counters, missing: new Set(), unread: { end: down.unread } });
+    assert.equal(r.gossip_transactions_in, undefined);
+    assert.deepEqual(r.counters_unread, { end: 'fetch failed 3, then fetch failed 4' });
+    const run = {
+      network: { nodes: 2, protocol: 'eth/68', cpus: '1', blocks: 'driver', tps: 1 },
+      node: { network: r },
+    };
+    const text = networkLines(run).join('\n');
+    assert.match(text, /could not be read at the window's end \(fetch failed 3, then fetch failed 4\)/);
+    assert.doesNotMatch(text, /Peer to peer in the window/);
+    assert.equal(windowRecord({ a, b: a, peerCounts: [], counters, missing: new Set() }).counters_unread, undefined);
   });
 });
 
