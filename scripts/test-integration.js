@@ -7,8 +7,9 @@
 // docs/results.md#ci). Each file runs in its own mocha process; the longest
 // files (by the last timings recorded in test/integration/timings.json) start
 // first, so the run ends with short ones.
-// Each file's output is printed whole when it ends, then the slowest files and
-// the totals; the exit status is mocha's worst.
+// Each file's output is printed whole when it ends, then the slowest files,
+// each failed file's failures again and the totals; the exit status is
+// mocha's worst.
 //
 // `npm test` passes --with-lint-and-unit: lint and the unit tests then run
 // beside the pool from its start (they take about a minute of CPU, when the
@@ -83,6 +84,13 @@ function counts(out) {
   return { passing: n('passing'), failing: n('failing'), pending: n('pending') };
 }
 
+/** mocha's account of a file's failures (from its "N failing" on, at most 6,000 characters), or its output's end. */
+function failureSection(out) {
+  const at = out.search(/^ +\d+ failing/m);
+  const text = at >= 0 ? out.slice(at) : out.slice(-2000);
+  return text.length > 6000 ? `${text.slice(0, 6000)}\n[... cut]` : text;
+}
+
 /** The swarm swarm.test.js runs on, held for the whole run when it is among the files; {leave()}. */
 async function holdSwarmFor(names) {
   const none = { leave: () => {} };
@@ -147,6 +155,9 @@ async function main() {
   for (const r of [...done].sort((a, b) => b.seconds - a.seconds).slice(0, 10))
     process.stdout.write(`    ${r.seconds.toFixed(0).padStart(5)} s  ${r.file}\n`);
   const failed = done.filter((r) => r.code !== 0).map((r) => r.file);
+  // the failures again, last: a long log read from its end (or cut to its end) still shows which tests failed and why
+  for (const r of done.filter((x) => x.code !== 0))
+    process.stdout.write(`\n===== failed: ${r.file}\n${failureSection(r.out)}\n`);
   process.stdout.write(
     `\n${withLintAndUnit ? 'lint, unit and integration tests' : 'integration tests'}: ${total.passing} passed, ${total.failing} failed, ${total.pending} pending${failed.length ? `; failed: ${failed.join(', ')}` : ''}\n`,
   );
