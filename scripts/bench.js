@@ -76,7 +76,8 @@ const { CV_REPEAT, cpuFloor, repeatability, defaultRun } = require('./lib/bench-
 const { benchStatic } = require('./lib/bench-static');
 const { benchStaticWs } = require('./lib/bench-static-ws');
 const { checkBenchMachine, startSyncedBenchNode, benchTarget } = require('./lib/bench-node');
-const { benchWrk, benchArtillery, WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS } = require('./lib/bench-generators');
+const { benchWrk, benchArtillery, waitTargetIdle } = require('./lib/bench-generators');
+const { WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS } = require('./lib/bench-generators');
 const { ensureWsReference, benchWsReference, benchWsNodeFloor } = require('./lib/ws-reference');
 const { ensureNativeSender } = require('../src/install/c-program');
 
@@ -102,7 +103,10 @@ async function runGenerators(stack, { wrk, wsRef, sender }, workDir, poolFile) {
     ['ethers_ws', (k) => benchArtillery(target, 'ethers', 'ws', workDir, poolFile, k)],
   ];
   for (let k = 0; k < REPS; k++) {
-    for (const [g, run] of k % 2 ? [...rounds].reverse() : rounds) results[g].push(await run(k));
+    for (const [g, run] of k % 2 ? [...rounds].reverse() : rounds) {
+      await waitTargetIdle(target);
+      results[g].push(await run(k));
+    }
     log(
       `repetition ${k + 1}/${REPS}: ${Object.entries(results)
         .map(([g, r]) => `${g} ${r[k].us_per_request.toFixed(1)} us/request at ${r[k].rps.toFixed(0)}/s`)

@@ -10,13 +10,15 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnInGroup } = require('../../src/platform/cgroup');
 const { runArtillery, startupSOf } = require('../../src/workload/artillery');
-const { sleepUntil } = require('../../src/util/time');
+const { sleep, sleepUntil } = require('../../src/util/time');
 const { LATE_START_MS } = require('../../src/measure/window');
 const { log } = require('../../src/util/log');
 
 const WARM_S = Number(process.env.BENCH_WARM_S || 2);
 const MEASURE_S = Number(process.env.BENCH_MEASURE_S || 5);
 const CONNECTIONS = 16;
+const IDLE_LOOK_MS = 300;
+const IDLE_MAX_S = 60;
 // the lean engine over ws: 16 users on this many WebSockets
 const WS_CONNECTIONS = Number(process.env.BENCH_WS_CONNECTIONS || 4);
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] });
@@ -42,6 +44,26 @@ async function measureEdges(target, start, end) {
     rps: requests / ((end - start) / 1000),
     cpu_utilization: cpu / ((end - start) / 1000),
   };
+}
+
+/**
+ * Waits until the target serves no request with no generator sending: what a generator left queued in the node when it
+ * was killed would be served, and counted, in the next one's window. Checked every IDLE_LOOK_MS, for at most
+ * maxS; says so when it had to wait, and how long.
+ */
+async function waitTargetIdle(target, maxS = IDLE_MAX_S) {
+  const t0 = Date.now();
+  let before = await target.requests();
+  for (;;) {
+    await sleep(IDLE_LOOK_MS);
+    const now = await target.requests();
+    if (now === before) break;
+    if (Date.now() - t0 > maxS * 1000)
+      throw new Error(`the node still served requests ${maxS} s after the last generator stopped`);
+    before = now;
+  }
+  const waited = Date.now() - t0 - IDLE_LOOK_MS;
+  if (waited > 0) log(`the node served requests for ${(waited / 1000).toFixed(1)} s after the last generator stopped`);
 }
 
 /**
@@ -156,6 +178,7 @@ module.exports = {
   benchArtillery,
   benchProcess,
   measureEdges,
+  waitTargetIdle,
   WARM_S,
   MEASURE_S,
   CONNECTIONS,

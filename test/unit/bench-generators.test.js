@@ -2,7 +2,7 @@
 // npm run bench's window against a target: a generator that was not sending when the window opened is named as such
 // (benchArtillery measures it again), and a window in which the target counted nothing gives no figure.
 const assert = require('node:assert/strict');
-const { measureEdges } = require('../../scripts/lib/bench-generators');
+const { measureEdges, waitTargetIdle } = require('../../scripts/lib/bench-generators');
 
 /** A target whose counter rises by 100 a second from sendingFrom on; its generator's CPU a tenth of the clock. */
 function fakeTarget(sendingFrom) {
@@ -28,6 +28,17 @@ describe('npm run bench: a window against a target', () => {
     const never = fakeTarget(Date.now() + 3600e3);
     const later = Date.now() + 50;
     await assert.rejects(measureEdges(never, later, later + 700), (err) => err.late && /no request/.test(err.message));
+  });
+});
+
+describe('npm run bench: between generators', () => {
+  it('waits until the node has served what the last generator left queued; fails when it never stops', async () => {
+    const t0 = Date.now();
+    const draining = { requests: async () => Math.floor(Math.min(Date.now() - t0, 700) / 10) };
+    await waitTargetIdle(draining);
+    assert.ok(Date.now() - t0 >= 700, `returned ${Date.now() - t0} ms after, while the counter still rose`);
+    const busy = { requests: async () => Date.now() };
+    await assert.rejects(waitTargetIdle(busy, 0.5), /still served requests 0.5 s after the last generator stopped/);
   });
 });
 
