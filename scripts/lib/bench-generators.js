@@ -53,17 +53,17 @@ async function measureEdges(target, start, end) {
  */
 async function waitTargetIdle(target, maxS = IDLE_MAX_S) {
   const t0 = Date.now();
-  let before = await target.requests();
+  let [before, rose] = [await target.requests(), false];
   for (;;) {
     await sleep(IDLE_LOOK_MS);
     const now = await target.requests();
     if (now === before) break;
     if (Date.now() - t0 > maxS * 1000)
       throw new Error(`the node still served requests ${maxS} s after the last generator stopped`);
-    before = now;
+    [before, rose] = [now, true];
   }
-  const waited = Date.now() - t0 - IDLE_LOOK_MS;
-  if (waited > 0) log(`the node served requests for ${(waited / 1000).toFixed(1)} s after the last generator stopped`);
+  if (rose)
+    log(`the node served requests for ${((Date.now() - t0) / 1000).toFixed(1)} s after the last generator stopped`);
 }
 
 /**
