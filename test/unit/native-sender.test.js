@@ -175,7 +175,10 @@ describe('the native sender (LEAN_SENDER=native)', function () {
           (err) => err,
         ),
       );
-      await sleep(600);
+      // killed once the node has answered inside the window and the sender has had two of its 250 ms batches since
+      const deadline = Date.now() + 10000;
+      while (node.bodies.length < 20 && Date.now() < deadline) await sleep(20);
+      await sleep(Math.max(0, now + 100 - Date.now()) + 600);
       const pid = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'native-sender'], { encoding: 'utf8' });
       process.kill(Number(pid.trim().split('\n')[0]), 'SIGKILL');
       const errors = await Promise.all(users);
