@@ -76,8 +76,15 @@ const { CV_REPEAT, cpuFloor, repeatability, defaultRun } = require('./lib/bench-
 const { benchStatic } = require('./lib/bench-static');
 const { benchStaticWs } = require('./lib/bench-static-ws');
 const { checkBenchMachine, startSyncedBenchNode, benchTarget } = require('./lib/bench-node');
-const { benchWrk, benchArtillery, waitTargetIdle } = require('./lib/bench-generators');
-const { WARM_S, MEASURE_S, CONNECTIONS, WS_CONNECTIONS } = require('./lib/bench-generators');
+const {
+  benchWrk,
+  benchArtillery,
+  waitTargetIdle,
+  WARM_S,
+  MEASURE_S,
+  CONNECTIONS,
+  WS_CONNECTIONS,
+} = require('./lib/bench-generators');
 const { ensureWsReference, benchWsReference, benchWsNodeFloor } = require('./lib/ws-reference');
 const { ensureNativeSender } = require('../src/install/c-program');
 

@@ -10,7 +10,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnInGroup } = require('../../src/platform/cgroup');
 const { runArtillery, startupSOf } = require('../../src/workload/artillery');
-const { sleep, sleepUntil } = require('../../src/util/time');
+const { sleepUntil } = require('../../src/util/time');
+const { pollUntil } = require('../../src/util/poll');
 const { LATE_START_MS } = require('../../src/measure/window');
 const { log } = require('../../src/util/log');
 
@@ -48,22 +49,25 @@ async function measureEdges(target, start, end) {
 
 /**
  * Waits until the target serves no request with no generator sending: what a generator left queued in the node when it
- * was killed would be served, and counted, in the next one's window. Checked every IDLE_LOOK_MS, for at most
- * maxS; says so when it had to wait, and how long.
+ * was killed would be served, and counted, in the next one's window. Its counter is looked at every IDLE_LOOK_MS, for
+ * at most maxS; says so when it had to wait, and how long.
  */
 async function waitTargetIdle(target, maxS = IDLE_MAX_S) {
-  const t0 = Date.now();
-  let [before, rose] = [await target.requests(), false];
-  for (;;) {
-    await sleep(IDLE_LOOK_MS);
+  let [before, looks] = [null, 0];
+  const look = async () => {
     const now = await target.requests();
-    if (now === before) break;
-    if (Date.now() - t0 > maxS * 1000)
-      throw new Error(`the node still served requests ${maxS} s after the last generator stopped`);
-    [before, rose] = [now, true];
-  }
-  if (rose)
-    log(`the node served requests for ${((Date.now() - t0) / 1000).toFixed(1)} s after the last generator stopped`);
+    const done = now === before;
+    [before, looks] = [now, looks + 1];
+    return { done, state: `its counter at ${now}` };
+  };
+  const { seconds } = await pollUntil(look, {
+    timeoutS: maxS,
+    intervalMs: IDLE_LOOK_MS,
+    label: 'waiting for the node to serve what the last generator left',
+    log,
+    failMessage: (last) => `the node still served requests ${maxS} s after the last generator stopped (${last})`,
+  });
+  if (looks > 2) log(`the node served requests for ${seconds.toFixed(1)} s after the last generator stopped`);
 }
 
 /**

@@ -8,6 +8,7 @@
 
 const { rpcCall } = require('../util/rpc');
 const { median } = require('../stats');
+const { sleep } = require('../util/time');
 
 const PEER_EVERY_MS = 2000;
 const RETRY_MS = 500;
@@ -46,7 +47,7 @@ async function readEdgeCounters(readCounters) {
   try {
     return { counters: await readCounters() };
   } catch (first) {
-    await new Promise((r) => setTimeout(r, RETRY_MS));
+    await sleep(RETRY_MS);
     try {
       return { counters: await readCounters() };
     } catch (err) {

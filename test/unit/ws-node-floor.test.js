@@ -33,8 +33,8 @@ describe('ws-node-floor: its closed loop', () => {
     let out = '';
     floor.stdout.on('data', (d) => (out += d));
     const code = await new Promise((r) => floor.once('exit', r));
-    await new Promise((r) => wss.close(r));
     for (const s of wss.clients) s.terminate();
+    await new Promise((r) => wss.close(r));
 
     assert.equal(code, 0);
     assert.equal(conns.length, 2);
