@@ -203,7 +203,7 @@ describe('compose runtime: failures', () => {
     const r = startRun(GETH_DEV, QUICK);
     await r.waitFor(/measure: measuring for/);
     const { project } = fromLog(r.stderrText());
-    await docker.engine('POST', `/containers/${await nodeContainerId(project)}/restart?t=0`);
+    await docker.engine('POST', `/containers/${await nodeContainerId(project)}/restart?t=0`, { timeoutMs: 60000 });
     await check(await r.done, /the node restarted during measure/, project);
   });
 
