@@ -30,7 +30,11 @@ describe('the kept gunzip (ethers over HTTP)', () => {
           assert.equal(gunzip(gz).toString(), text);
         }
       const two = Buffer.concat([zlib.gzipSync('{"a":'), zlib.gzipSync('1}')]);
-      assert.equal(gunzip(two).toString(), zlib.gunzipSync(two).toString(), 'two gzip members, as gunzipSync reads them');
+      assert.equal(
+        gunzip(two).toString(),
+        zlib.gunzipSync(two).toString(),
+        'two gzip members, as gunzipSync reads them',
+      );
     });
 
   it("throws gunzipSync's error for a body that is not gzip, or cut short, and reads the next body again", () => {
