@@ -8,8 +8,9 @@
 // and body, Accept-Encoding: gzip included, so the node does the same work
 // for it) goes out on the lean engine's keep-alive sockets, and its answer
 // comes back to ethers as Node's would: status, headers ethers reads, the
-// body gunzipped (by one kept zlib stream, gunzip.js). Everything above the bytes (the JSON-RPC request, its id,
-// the answer's parsing and errors, ethers' retries of a 429) stays ethers'.
+// body gunzipped (by one kept zlib stream, gunzip.js). Everything above the
+// bytes (the JSON-RPC request, its id, the answer's parsing and errors,
+// ethers' retries of a 429) stays ethers'.
 
 const { performance } = require('node:perf_hooks');
 const { ethers } = require('ethers');

@@ -5,9 +5,10 @@
 // zlib.gunzipSync makes a new stream for every call: a Transform with its
 // state, a native handle, zlib's inflate state and its 32 KiB window, all
 // allocated and freed again. For the small answers of a JSON-RPC node that
-// costs more than the inflating (about 5-8 us against 1-3 us per answer in a
-// micro-benchmark), and in a profile of the default run it was about a
-// tenth of the generator's CPU. Here the stream's handle is reset and fed
+// costs more than the inflating (about 4-6 us against 1-2 us for answers of
+// 56-88 bytes in a micro-benchmark); in a profile of the default run making
+// the streams was about 4% of the generator's CPU, besides their share of
+// malloc and free (docs/results.md). Here the stream's handle is reset and fed
 // each answer with Z_FINISH, as gunzipSync feeds its own: the same zlib, the
 // same checks (the gzip header, CRC-32 and length), the same bytes out.
 //
