@@ -17,33 +17,42 @@ const { accessLog } = require('./haproxy');
  * FAULT=kill-replica@Ns: kills the last replica N s into the window (once per run); the hook reads what it did. A
  * window whose load began late (window.loadBeganLate(), by the generator's own record) is measured again
  * (measure/window.js): a replica killed in it would be dead before the window that counts, so such a window keeps its
- * replicas and the next one is given the fault.
+ * replicas and the next one is given the fault. The generator's record is written once a second and may lag on a
+ * loaded machine (none yet reads as no request): a window that looks late is looked at again recheckMs later, up to
+ * LATE_RECHECKS times, and only held back if it still does (a start that was late stays late: the wait never turns a
+ * late one into a punctual one, it lets a lagging record catch up).
  */
-function scheduleFault(s, replicas, window, state) {
+const LATE_RECHECKS = 4;
+function scheduleFault(s, replicas, window, state, { recheckMs = 500 } = {}) {
   const m = /^kill-replica@(\d+)s$/.exec(s.FAULT || '');
   if (!m || state.done) return () => {};
   state.done = true;
   const victim = replicas[replicas.length - 1];
-  const timer = setTimeout(
-    () => {
-      if (window.loadBeganLate && window.loadBeganLate()) {
-        state.done = false;
-        state.heldBack = (state.heldBack || 0) + 1;
+  let rechecks = 0;
+  let timer = null;
+  const fire = () => {
+    if (window.loadBeganLate && window.loadBeganLate()) {
+      if (rechecks < LATE_RECHECKS && Date.now() + recheckMs < window.end) {
+        rechecks++;
+        timer = setTimeout(fire, recheckMs);
         return;
       }
-      const who = victim.pid ? { pid: victim.pid } : { container: victim.container };
-      state.fault = { kind: 'kill-replica', replica: victim.name, ...who, at_ms: Date.now() };
-      // SIGKILL takes a moment: responses it had written may still reach the balancer until the process is gone.
-      // A replica on another swarm node is killed through the swarm, seconds after the order: its gone says when.
-      victim.onGone((killed = {}) => {
-        Object.assign(state.fault, killed, { gone_ms: Date.now() });
-      });
-      Promise.resolve(victim.kill()).catch((err) => {
-        state.fault.kill_error = err.message;
-      });
-    },
-    Math.max(0, window.start + Number(m[1]) * 1000 - Date.now()),
-  );
+      state.done = false;
+      state.heldBack = (state.heldBack || 0) + 1;
+      return;
+    }
+    const who = victim.pid ? { pid: victim.pid } : { container: victim.container };
+    state.fault = { kind: 'kill-replica', replica: victim.name, ...who, at_ms: Date.now() };
+    // SIGKILL takes a moment: responses it had written may still reach the balancer until the process is gone.
+    // A replica on another swarm node is killed through the swarm, seconds after the order: its gone says when.
+    victim.onGone((killed = {}) => {
+      Object.assign(state.fault, killed, { gone_ms: Date.now() });
+    });
+    Promise.resolve(victim.kill()).catch((err) => {
+      state.fault.kill_error = err.message;
+    });
+  };
+  timer = setTimeout(fire, Math.max(0, window.start + Number(m[1]) * 1000 - Date.now()));
   return () => clearTimeout(timer);
 }
 

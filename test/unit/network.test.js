@@ -696,14 +696,34 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     const s = { FAULT: 'kill-replica@1s' };
     const state = { done: false, fault: null };
     const fired = () => new Promise((r) => setTimeout(r, 20));
-    const windowAt = (late) => ({ start: Date.now() - 5000, end: Date.now() + 5000, loadBeganLate: () => late });
-    scheduleFault(s, replicas, windowAt(true), state);
+    const windowAt = (late) => ({
+      start: Date.now() - 5000,
+      end: Date.now() + 5000,
+      loadBeganLate: typeof late === 'function' ? late : () => late,
+    });
+    const quick = { recheckMs: 1 };
+    let looks = 0;
+    scheduleFault(
+      s,
+      replicas,
+      windowAt(() => ++looks > 0),
+      state,
+      quick,
+    );
     await fired();
+    assert.equal(looks, 5, 'looked at again 4 times before it is held back');
     assert.deepEqual(killed, [], 'a late window keeps its replicas');
     assert.equal(state.done, false, 'the next window gets the fault');
-    scheduleFault(s, replicas, windowAt(false), state);
+    // a record that lagged: late at the first look, punctual at the second
+    let first = true;
+    const lagging = () => {
+      const late = first;
+      first = false;
+      return late;
+    };
+    scheduleFault(s, replicas, windowAt(lagging), state, quick);
     await fired();
-    assert.deepEqual(killed, ['replica-2']);
+    assert.deepEqual(killed, ['replica-2'], 'killed once the record caught up');
     assert.equal(state.fault.replica, 'replica-2');
     scheduleFault(s, replicas, windowAt(false), state);
     await fired();
