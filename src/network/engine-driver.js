@@ -16,6 +16,7 @@
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const { sleep } = require('../util/time');
 
 /** A new 32-byte JWT secret, as geth reads it from --authrpc.jwtsecret (hex). */
 function writeJwtSecret(file) {
@@ -58,6 +59,26 @@ function payloadAttributes(timestamp, feeRecipient) {
     withdrawals: [],
     parentBeaconBlockRoot: ZERO32,
   };
+}
+
+/**
+ * geth's answer to a head it is told while its beacon syncer is restarting a sync cycle, for a head told a moment
+ * before (eth/downloader/skeleton.go): transient, the same call a moment later is taken.
+ */
+const syncerBusy = (err) => /beacon syncer reorging/.test(String(err && err.message));
+const SYNCER_BUSY_TRIES = 10;
+const SYNCER_BUSY_WAIT_MS = 500;
+
+/** tell() (a forkchoice update), again while geth answers that its syncer is busy; any other error at once. */
+async function tellHead(tell) {
+  for (let k = 1; ; k++) {
+    try {
+      return await tell();
+    } catch (err) {
+      if (k >= SYNCER_BUSY_TRIES || !syncerBusy(err)) throw err;
+      await sleep(SYNCER_BUSY_WAIT_MS);
+    }
+  }
 }
 
 /**
@@ -145,10 +166,13 @@ function startEngineDriver({ nodes, secretHex, head, headTimeS, headsOnly = fals
   return {
     stats,
     head: () => state.headBlockHash,
-    /** Adds a node; one that joins by sync is told the current head at once. */
+    /**
+     * Adds a node; one that joins by sync is told the current head at once, again while geth answers that its syncer
+     * is busy (a block's head handed to it at the same time had started a sync cycle).
+     */
     async join(node) {
       nodes.push(headsOnly ? { ...node, headOnly: true } : node);
-      if (node.headOnly) await call(node, 'engine_forkchoiceUpdatedV3', [state, null]);
+      if (node.headOnly) await tellHead(() => call(node, 'engine_forkchoiceUpdatedV3', [state, null]));
     },
     /**
      * Tells a node that the head it has is the chain's head (engine_forkchoiceUpdatedV3 with that head, no
@@ -173,4 +197,4 @@ function startEngineDriver({ nodes, secretHex, head, headTimeS, headsOnly = fals
   };
 }
 
-module.exports = { writeJwtSecret, jwtToken, engineCall, startEngineDriver, handOver };
+module.exports = { writeJwtSecret, jwtToken, engineCall, startEngineDriver, handOver, syncerBusy };

@@ -174,6 +174,46 @@ describe('BLOCK_DELIVERY=head: the followers are told the head alone', () => {
   });
 });
 
+describe('a node joining by sync while geth says its beacon syncer is busy', () => {
+  it('is told the head again until it takes it; another error fails the join at once', async () => {
+    const calls = [];
+    let busy = 2;
+    const joiner = await fakeEngine(
+      'joiner',
+      () => {
+        if (busy-- > 0) throw new Error('beacon syncer reorging');
+        return { payloadStatus: { status: 'SYNCING' } };
+      },
+      calls,
+    );
+    const broken = await fakeEngine(
+      'broken',
+      () => {
+        throw new Error('unknown payload');
+      },
+      calls,
+    );
+    const driver = startEngineDriver({
+      nodes: [{ name: 'producer', authUrl: 'http://127.0.0.1:9' }],
+      secretHex: SECRET,
+      head: `0x${'11'.repeat(32)}`,
+      headTimeS: 5,
+      periodS: 3600, // no block is built meanwhile: the join's own calls alone
+      feeRecipient: `0x${'00'.repeat(20)}`,
+      log: () => {},
+    });
+    try {
+      await driver.join({ name: 'joiner', authUrl: joiner.url, headOnly: true });
+      assert.equal(calls.filter((c) => c.node === 'joiner').length, 3, 'told twice more after two busy answers');
+      await assert.rejects(driver.join({ name: 'broken', authUrl: broken.url, headOnly: true }), /unknown payload/);
+      assert.equal(calls.filter((c) => c.node === 'broken').length, 1);
+    } finally {
+      await driver.stop();
+      for (const x of [joiner, broken]) x.server.close();
+    }
+  });
+});
+
 describe("the network's window record", () => {
   const counters = { p2pIn: 'p2p_ingress', p2pOut: 'p2p_egress', gossipIn: ['a_in', 'b_in'], gossipKnown: ['a_known'] };
 
