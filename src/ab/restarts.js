@@ -55,29 +55,18 @@ function blockOf(k, restartPairs) {
 }
 
 /**
- * Restarts both nodes at once (same data, new processes) and waits for each to be synced. Nothing is measured while
- * they restart, so neither waits for the other: about one node's restart a pair instead of two. Both restarts are
- * settled before a failure of one is thrown (no restart goes on under the session's teardown).
+ * Restarts both nodes (same data, new processes), waits for each to be synced, and warms both up again. Each side's
+ * stack has restartNode: settleRestarts made sure before the first pair. what: what runs next, for the log.
  */
-async function restartNodes(sides, { signal, next, per }) {
-  const restarts = sides.map(async (side) => {
+async function restartBoth(sides, { signal, mode, block, per, what = null }) {
+  const next = what || (per === 1 ? `pair ${block + 1} runs` : `block ${block + 1} (${per} pairs) runs`);
+  for (const side of sides) {
     side.run.phase = 'restart';
     log(`${side.key}: restarting the node: ${next} on new processes (AB_RESTART_PAIRS=${per})`);
     await side.stack.restartNode(async () => {});
     await side.ctx.chain.waitForSync(side.stack.rpcUrl, { timeoutS: side.s.SYNC_TIMEOUT_S, signal, log });
-  });
-  const failed = (await Promise.allSettled(restarts)).find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
-}
-
-/**
- * Restarts both nodes, then warms both up again in the pair's order (warmBoth). Each side's stack has restartNode:
- * settleRestarts made sure before the first pair. what: what runs next, for the log.
- */
-async function restartBoth(sides, { signal, mode, block, per, what = null }) {
-  const next = what || (per === 1 ? `pair ${block + 1} runs` : `block ${block + 1} (${per} pairs) runs`);
-  await restartNodes(sides, { signal, next, per });
+  }
   await warmBoth(sides, signal, mode);
 }
 
-module.exports = { restartRefusal, restartPairs, settleRestarts, blockOf, restartNodes, restartBoth };
+module.exports = { restartRefusal, restartPairs, settleRestarts, blockOf, restartBoth };

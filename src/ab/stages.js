@@ -140,8 +140,7 @@ async function measureStage(ab, A, B, { signal, clock, mayChoose, measure, measu
   let need = null; // {need, planned} once the first stage is measured
   for (let k = 1; clock.pairs < set.max_pairs; k++) {
     const { block, restart: restartNow } = blockOf(k, set.restart_pairs);
-    // restarted together, then warmed up in the pair's order: each side's wait from its warm-up to its window is
-    // that of its place
+    // restarted and warmed up in the pair's order: each side's wait from its warm-up to its window is that of its place
     if (restartNow) await restart(k % 2 ? [A, B] : [B, A], { signal, mode, block, per });
     const lengthS = ab.pilot ? set.window_s : null;
     const o = { signal, lengthS, measure, measureBoth, interleave: interleaveOf(set), afterPilot: Boolean(ab.pilot) };

@@ -1,7 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
 const { pairedRatio, pairsNeeded, regressed, intervalUnits, stage1Units } = require('../../src/ab/stats');
-const { blockOf, restartRefusal, restartPairs, settleRestarts, restartNodes } = require('../../src/ab/restarts');
+const { blockOf, restartRefusal, restartPairs, settleRestarts } = require('../../src/ab/restarts');
 const { regressionGate, summarizePairs } = require('../../src/ab/pairs');
 const { alikePools } = require('../../src/ab/shared');
 const { renderSummary } = require('../../src/ab/report');
@@ -233,41 +233,6 @@ describe('A/B with restarts (AB_RESTART_PAIRS)', () => {
     assert.match(warnings[0], /node B \(host, REPLICAS=2\) cannot be restarted: each side ran as one process/);
     assert.throws(() => settleRestarts({ restart_pairs: 1 }, sides, true, []), /AB_RESTART_PAIRS=1: node B/);
     assert.equal(settleRestarts({ restart_pairs: 1 }, [sides[0], sides[0]], true, []), 1);
-  });
-
-  it('restarts both nodes at once, and throws a failed restart only once both are settled', async () => {
-    const events = [];
-    const side = (key, { restartMs, syncError = null }) => ({
-      key,
-      run: {},
-      s: { SYNC_TIMEOUT_S: 5 },
-      stack: {
-        rpcUrl: `http://${key}`,
-        restartNode: async () => {
-          events.push(`${key} stop`);
-          await new Promise((r) => setTimeout(r, restartMs));
-          events.push(`${key} started`);
-        },
-      },
-      ctx: {
-        chain: {
-          waitForSync: async (url) => {
-            events.push(`${key} synced ${url}`);
-            if (syncError) throw syncError;
-          },
-        },
-      },
-    });
-    await restartNodes([side('A', { restartMs: 30 }), side('B', { restartMs: 10 })], { next: 'pair 1 runs', per: 1 });
-    assert.deepEqual(events, ['A stop', 'B stop', 'B started', 'B synced http://B', 'A started', 'A synced http://A']);
-    events.length = 0;
-    const sides = [side('A', { restartMs: 5, syncError: new Error('A never synced') }), side('B', { restartMs: 40 })];
-    await assert.rejects(restartNodes(sides, { next: 'pair 2 runs', per: 1 }), /A never synced/);
-    assert.ok(events.includes('B synced http://B'), `B's restart was settled before the error: ${events}`);
-    assert.deepEqual(
-      sides.map((x) => x.run.phase),
-      ['restart', 'restart'],
-    );
   });
 
   it('is refused where the node cannot be restarted', () => {
