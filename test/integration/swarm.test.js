@@ -15,8 +15,6 @@
 // each replica and two generators. Then the node alone on the worker
 // (SWARM_NODE), the generator and Prometheus here: its CPU from the worker's
 // cAdvisor against its container's cgroup, and nothing of it left there.
-// The worker's engine is started, and the images loaded into it, while the
-// one-node suite runs; it joins the swarm only when the fleet suites need it.
 
 const assert = require('node:assert/strict');
 const os = require('node:os');
@@ -29,7 +27,7 @@ const docker = require('../../src/platform/docker');
 const swarm = require('../../src/platform/swarm');
 const { imageSpecs } = require('../../src/runtime/images');
 const geth = require('../../src/clients/geth');
-const { prepareSwarmWorker, joinSwarmWorker, removeSwarmWorker } = require('./swarm-worker');
+const { startSwarmWorker } = require('./swarm-worker');
 const { holdSwarm } = require('./test-swarm');
 
 /** What swarm.stackLeftovers says of a stack that is wholly removed. */
@@ -37,21 +35,13 @@ const NOTHING = { services: [], containers: [], volumes: [], networks: [], confi
 
 let held = null;
 let worker = null;
-/** The worker's engine with its images, made while the first suite uses the swarm alone: resolves null or the error. */
-let workerPrep = null;
 
 before(async () => {
   held = await holdSwarm();
-  workerPrep = prepareSwarmWorker(workerImages()).then(
-    () => null,
-    (err) => err,
-  );
 });
 
 after(async () => {
-  if (workerPrep) await workerPrep;
   if (worker) await worker.remove();
-  else await removeSwarmWorker(); // prepared, never joined
   if (held) held.leave();
 });
 
@@ -82,12 +72,14 @@ function buildImages() {
 }
 
 /**
- * The images a second node of the swarm gets: cAdvisor (a global service) runs there too, and SWARM_NODE places the
- * node and SWARM_BALANCER_NODE HAProxy there, so it gets the images of the three that the runs may choose (the local
- * build or the upstream one), and the generator's (SWARM_GENERATOR_NODES), built from this checkout.
+ * A second node for the swarm, once: cAdvisor (a global service) runs there too, and SWARM_NODE places the node and
+ * SWARM_BALANCER_NODE HAProxy there, so it gets the images of the three that the runs may choose (the local build or
+ * the upstream one).
  */
-function workerImages() {
+async function ensureWorker() {
+  if (worker) return;
   const { cadvisor, node, haproxy, generator } = workerImageSpecs();
+  // SWARM_GENERATOR_NODES places a generator there: its image, built from this checkout, goes there too
   buildImages();
   const refs = [
     cadvisor.local,
@@ -98,7 +90,7 @@ function workerImages() {
     haproxy.upstream,
     generator.local,
   ];
-  return refs.filter((ref) => {
+  const images = refs.filter((ref) => {
     try {
       execFileSync('docker', ['image', 'inspect', ref], { stdio: 'pipe' });
       return true;
@@ -106,14 +98,7 @@ function workerImages() {
       return false;
     }
   });
-}
-
-/** The prepared worker (workerPrep) joined to the swarm, once: the fleet suites need a second node. */
-async function ensureWorker() {
-  if (worker) return;
-  const err = await workerPrep;
-  if (err) throw err;
-  worker = await joinSwarmWorker();
+  worker = await startSwarmWorker(images);
 }
 
 /**

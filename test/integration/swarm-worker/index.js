@@ -97,40 +97,27 @@ function loadImages(images) {
 }
 
 /**
- * Builds the worker's image, starts its engine and loads `images` into it, without joining any swarm yet (what takes
- * the time: the images' layers copied in), so that it can be done while the swarm is used by one node alone.
- * A worker that fails to start is removed.
- */
-async function prepareSwarmWorker(images, log = () => {}) {
-  await removeWorker();
-  log('building the swarm worker image');
-  execFileSync('docker', ['build', '-q', '-t', IMAGE, __dirname], { stdio: 'pipe' });
-  try {
-    await startEngine();
-    log(`loading ${images.join(', ')} into the worker`);
-    await loadImages(images);
-  } catch (err) {
-    await removeWorker();
-    throw err;
-  }
-}
-
-/**
- * Joins the prepared worker (prepareSwarmWorker) to the swarm this engine manages; resolves {hostname, nodeId,
+ * Builds the worker's image, starts it, joins it to the swarm and loads `images` into it; resolves {hostname, nodeId,
  * remove()} once the swarm lists it Ready. The swarm must advertise an address a container reaches.
  */
-async function joinSwarmWorker() {
+async function startSwarmWorker(images, log = () => {}) {
   const st = await swarm.swarmState();
   if (!st.manager) throw new Error('a swarm worker joins a swarm this engine manages, and it manages none');
   if (!st.addr || /^127\./.test(st.addr))
     throw new Error(
       `this swarm advertises ${st.addr}, which a worker in a container cannot reach: leave it (docker swarm leave --force) and the test makes one on the Docker bridge's address`,
     );
+  await removeWorker();
+  log('building the swarm worker image');
+  execFileSync('docker', ['build', '-q', '-t', IMAGE, __dirname], { stdio: 'pipe' });
   let nodeId = null;
   try {
+    await startEngine();
     const token = await docker(['swarm', 'join-token', '-q', 'worker']);
     await docker(['exec', NAME, 'docker', 'swarm', 'join', '--token', token, `${st.addr}:2377`]);
     nodeId = await docker(['exec', NAME, 'docker', 'info', '--format', '{{.Swarm.NodeID}}']);
+    log(`loading ${images.join(', ')} into the worker`);
+    await loadImages(images);
     for (let i = 0; (await docker(['node', 'inspect', nodeId, '--format', '{{.Status.State}}'])) !== 'ready'; i++) {
       if (i > 60) throw new Error(`swarm worker ${nodeId} never became ready`);
       await sleep(500);
@@ -171,9 +158,4 @@ function bridgeAddress() {
   return v4[1];
 }
 
-module.exports = {
-  prepareSwarmWorker,
-  joinSwarmWorker,
-  removeSwarmWorker: removeWorker,
-  bridgeAddress,
-};
+module.exports = { startSwarmWorker, bridgeAddress };
