@@ -178,11 +178,11 @@ function startEngineDriver({ nodes, secretHex, head, headTimeS, headsOnly = fals
      * Tells a node that the head it has is the chain's head (engine_forkchoiceUpdatedV3 with that head, no
      * attributes), as a consensus client does every slot; returns the payload status. geth leaves snap-sync mode on
      * such a call or when a sync cycle completes; a cycle cut short leaves it in snap mode, where it sets every
-     * payload it is handed aside and syncs toward it instead.
+     * payload it is handed aside and syncs toward it instead. Told again while geth answers that its syncer is busy.
      */
     async confirmHead(node, hash) {
       const own = { headBlockHash: hash, safeBlockHash: ZERO32, finalizedBlockHash: ZERO32 };
-      const fcu = await call(node, 'engine_forkchoiceUpdatedV3', [own, null]);
+      const fcu = await tellHead(() => call(node, 'engine_forkchoiceUpdatedV3', [own, null]));
       return fcu.payloadStatus.status;
     },
     /** A node that has synced gets every payload from now on (with headsOnly, every head). */
@@ -197,4 +197,4 @@ function startEngineDriver({ nodes, secretHex, head, headTimeS, headsOnly = fals
   };
 }
 
-module.exports = { writeJwtSecret, jwtToken, engineCall, startEngineDriver, handOver, syncerBusy };
+module.exports = { writeJwtSecret, jwtToken, engineCall, startEngineDriver, handOver };

@@ -17,7 +17,6 @@ const { rpcCall } = require('../util/rpc');
 const { accountAddress, slotKey, STORAGE_CONTRACT } = require('../chains/ethereum/state-items');
 const { sleep } = require('../util/time');
 const { transientReason } = require('../util/retry');
-const { syncerBusy } = require('./engine-driver');
 
 /** The accounts and slots a snap sync has fetched so far, from the node's eth_syncing (null: not a snap sync). */
 function snapItems(syncing) {
@@ -182,12 +181,7 @@ async function confirmHead(nodeRpcUrl, member, driver, signal) {
   let status = null;
   for (let k = 0; k < 5; k++) {
     const before = await latest();
-    // geth's syncer busy with a head told a moment before (engine-driver.js): asked again, as a status not taken
-    status = await patientRead(() => driver.confirmHead(member, before.hash), { signal }).catch(async (err) => {
-      if (!syncerBusy(err)) throw err;
-      await sleep(500, signal);
-      return err.message;
-    });
+    status = await patientRead(() => driver.confirmHead(member, before.hash), { signal });
     const after = await latest();
     if (status === 'VALID' && after.hash === before.hash) return Number(before.number);
   }

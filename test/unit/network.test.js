@@ -175,7 +175,7 @@ describe('BLOCK_DELIVERY=head: the followers are told the head alone', () => {
 });
 
 describe('a node joining by sync while geth says its beacon syncer is busy', () => {
-  it('is told the head again until it takes it; another error fails the join at once', async () => {
+  it('is told the head again until it takes it, at its join and when its own head is confirmed; another error fails the join at once', async () => {
     const calls = [];
     let busy = 2;
     const joiner = await fakeEngine(
@@ -205,6 +205,12 @@ describe('a node joining by sync while geth says its beacon syncer is busy', () 
     try {
       await driver.join({ name: 'joiner', authUrl: joiner.url, headOnly: true });
       assert.equal(calls.filter((c) => c.node === 'joiner').length, 3, 'told twice more after two busy answers');
+      busy = 1; // its own head confirmed after its sync: the same
+      assert.equal(
+        await driver.confirmHead({ name: 'joiner', authUrl: joiner.url }, `0x${'22'.repeat(32)}`),
+        'SYNCING',
+      );
+      assert.equal(calls.filter((c) => c.node === 'joiner').length, 5, 'told once more after one busy answer');
       await assert.rejects(driver.join({ name: 'broken', authUrl: broken.url, headOnly: true }), /unknown payload/);
       assert.equal(calls.filter((c) => c.node === 'broken').length, 1);
     } finally {
