@@ -6,15 +6,23 @@
 // with its head advancing. Only the node's data leaves the page cache: the
 // load generator's code and everything else on the machine stay where they
 // are (dropping the whole page cache made the generator start from disk too,
-// late for its window on a busy machine).
+// late for its window on a busy machine). Then, before the window, the node's
+// CPU is watched until the work of its start is over (geth initialises its KZG
+// library in the background, a few CPU-seconds that would otherwise fall in
+// the window): measure/edges.js measureIdle, over 2 s at a time.
 
 const { log } = require('../util/log');
 const { evictDir, mib } = require('../platform/pagecache');
+const { measureIdle } = require('./edges');
+
+/** The node watched for this long at a time after its restart, until its start-up work is over. */
+const SETTLE_S = 2;
 
 /**
  * Restarts the node cold before a window.
  * @param {{s, stack, chain, signal}} ctx the run's measure context (stack.nodeDataDir: the node's data on this host)
- * @returns {Promise<{seconds:number, evicted:object}>} how long the restart took, until synced; what was evicted
+ * @returns {Promise<{seconds:number, evicted:object, settle:object}>} how long the restart took, until synced; what
+ * was evicted; the node's CPU watched after it (`settle`: the rate over the last 2 s, how many, settled or not)
  */
 async function coldRestart({ s, stack, chain, signal }, evict = evictDir) {
   if (!stack.restartNode || !stack.nodeDataDir)
@@ -33,10 +41,16 @@ async function coldRestart({ s, stack, chain, signal }, evict = evictDir) {
   });
   await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
   const seconds = (Date.now() - from) / 1000;
+  const watched = await measureIdle(stack, SETTLE_S, signal, "the node's CPU after its restart");
+  const settle = {
+    cpu_s_per_s: watched.cpu_s === null ? null : Number((watched.cpu_s / watched.seconds).toFixed(4)),
+    looks: (watched.settling || []).length + 1,
+    settled: watched.settled !== false,
+  };
   log(
     `COLD=yes: evicted ${evicted.files} files of node data (${mib(evicted.bytes)}; in the page cache before ${mib(evicted.resident_before)}, after ${mib(evicted.resident_after)}); the node is back and synced after ${seconds.toFixed(1)} s`,
   );
-  return { seconds, evicted };
+  return { seconds, evicted, settle };
 }
 
 module.exports = { coldRestart };

@@ -44,19 +44,71 @@ function planWindow(stack, fromMs, seconds) {
   return { start, end: start + Math.max(1, Math.round((seconds * 1000) / period)) * period };
 }
 
-/** The idle baseline: node CPU over a quiet window of about `seconds`. */
-async function measureIdle(stack, seconds, signal) {
+/**
+ * One idle baseline: node CPU over a quiet window of about `seconds`. A source readable at any instant is read at the
+ * middle too: `halves`, the rate (cores) over each half.
+ */
+async function idleOnce(stack, seconds, signal, what = 'the idle baseline') {
   const w = planWindow(stack, Date.now() + 200, seconds);
-  log(`measuring the idle baseline over ${((w.end - w.start) / 1000).toFixed(1)} s`);
+  log(`measuring ${what} over ${((w.end - w.start) / 1000).toFixed(1)} s`);
   if (stack.cpu.sampled) {
     const { a, b } = await stack.cpu.edgesInside(w.start, w.end, signal);
     return { cpu_s: cpuDelta(a, b).total_s, seconds: (b.at_ms - a.at_ms) / 1000, start_ms: a.at_ms, end_ms: b.at_ms };
   }
   const a = await readEdge(stack, w.start, signal);
+  const mid = stack.cpu.readEdge ? null : await readEdge(stack, (w.start + w.end) / 2, signal);
   const b = await readEdge(stack, w.end, signal);
   const [start, end] = [a.at_ms ?? w.start, b.at_ms ?? w.end]; // attach: the planned refreshes
-  return { cpu_s: cpuDelta(a.cpu, b.cpu).total_s, seconds: (end - start) / 1000, start_ms: start, end_ms: end };
+  const idle = { cpu_s: cpuDelta(a.cpu, b.cpu).total_s, seconds: (end - start) / 1000, start_ms: start, end_ms: end };
+  if (!mid) return idle;
+  const rate = (x, y) => cpuDelta(x.cpu, y.cpu).total_s / Math.max(0.001, (y.at_ms - x.at_ms) / 1000);
+  return { ...idle, halves: [rate(a, mid), rate(mid, b)].map((x) => Number(x.toFixed(4))) };
 }
+
+/** A node using this many cores or more with no load is busy with work of its own (sources read at edges only). */
+const BUSY_CORES = 0.2;
+/** A rate below this share of the one before it (the baseline's first half, or the last baseline) is falling... */
+const FALLING = 0.75;
+/** ...when it fell by this many cores at least (an idle node's own noise: a block sealed, a timer). */
+const FALL_CORES = 0.02;
+/** At most this many idle baselines measured again after the first. */
+const MAX_AGAIN = 4;
+
+const coresOf = (idle) => (idle.cpu_s === null ? 0 : idle.cpu_s / Math.max(0.001, idle.seconds));
+const fell = (from, to) => from - to >= FALL_CORES && to < FALLING * from;
+
+/** Whether the node was still settling over this baseline: its second half below its first, or (no halves) busy. */
+function stillFalling(idle, before) {
+  if (idle.halves) return fell(idle.halves[0], idle.halves[1]);
+  if (coresOf(idle) < BUSY_CORES) return false;
+  return !before || fell(coresOf(before), coresOf(idle));
+}
+
+/**
+ * The idle baseline: node CPU over a quiet window of about `seconds`. A node that has just started may still be busy
+ * with work of its own (geth initialises its KZG library in the background, a few CPU-seconds; a database opens and
+ * compacts), and a baseline over its end would be subtracted from the window as if it were idle. So a baseline whose
+ * second half fell below its first (a source read at edges only: one of BUSY_CORES or more, then for as long as each
+ * falls below the one before) is measured again, up to MAX_AGAIN times; the last is the baseline. Those set aside are
+ * kept (`settling`: their rates); `settled: false` when the last was still falling.
+ */
+async function measureIdle(stack, seconds, signal, what = 'the idle baseline') {
+  let idle = await idleOnce(stack, seconds, signal, what);
+  const before = [];
+  while (stillFalling(idle, before[before.length - 1]) && before.length < MAX_AGAIN) {
+    log(`the node was still settling over ${what} (${describeRate(idle)}): measuring it again`);
+    before.push(idle);
+    idle = await idleOnce(stack, seconds, signal, what);
+  }
+  if (!before.length) return idle;
+  const settling = before.map((b) => ({ cpu_s_per_s: Number(coresOf(b).toFixed(4)), start_ms: b.start_ms }));
+  return { ...idle, settling, settled: !stillFalling(idle, before[before.length - 1]) };
+}
+
+const describeRate = (idle) =>
+  idle.halves
+    ? `${idle.halves[0].toFixed(3)} then ${idle.halves[1].toFixed(3)} cores`
+    : `${coresOf(idle).toFixed(3)} cores`;
 
 /**
  * Samples node CPU and memory on every whole second of the window, for the charts (sources readable at any instant
@@ -85,4 +137,4 @@ function startSampler(stack, window, signal) {
   return { ticks, memory, done };
 }
 
-module.exports = { readEdge, planWindow, measureIdle, startSampler };
+module.exports = { readEdge, planWindow, measureIdle, startSampler, BUSY_CORES };

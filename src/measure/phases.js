@@ -31,6 +31,7 @@ function withFigures(m, idle, cold) {
   if (cold) {
     m.node.cold_restart_s = Number(cold.seconds.toFixed(3));
     m.node.cold_evicted = cold.evicted;
+    m.node.cold_settle = cold.settle;
   }
   const computed = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
   const figures = { ...computed, ...ioFigures(m.node, computed.rps) };

@@ -17,6 +17,7 @@ const { rpcCall } = require('../util/rpc');
 const { accountAddress, slotKey, STORAGE_CONTRACT } = require('../chains/ethereum/state-items');
 const { sleep } = require('../util/time');
 const { transientReason } = require('../util/retry');
+const { BUSY_CORES } = require('../measure/edges');
 
 /** The accounts and slots a snap sync has fetched so far, from the node's eth_syncing (null: not a snap sync). */
 function snapItems(syncing) {
@@ -57,7 +58,7 @@ function progressLog(t0, startHead, log, stateItems = null) {
 }
 
 /** A node using less than this many cores over SETTLE_EVERY_S has finished what its sync left it to do. */
-const SETTLED_CORES = 0.2;
+const SETTLED_CORES = BUSY_CORES;
 const SETTLE_EVERY_S = 5;
 
 /**

@@ -18,12 +18,19 @@ function generatorWhere(run) {
   return 'cpus shared with the node';
 }
 
+/** How the idle baseline was measured again while the node was still busy after its start, or ''. */
+function idleSettling(idle) {
+  if (!idle.settling) return '';
+  const rates = idle.settling.map((b) => `${num(b.cpu_s_per_s * 1000, 0)} ms/s`).join(', ');
+  return ` (measured ${idle.settling.length + 1} times: the node was busy with work of its own before, at ${rates}${idle.settled ? '' : ', and had not settled'})`;
+}
+
 function generatorLines(run) {
   const lines = [];
   const s = (run.provenance || {}).scenario || {};
   if (run.idle)
     lines.push(
-      `- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num((run.idle.cpu_s / run.idle.seconds) * 1000, 2)} ms/s); the net figure subtracts that rate over the window.`,
+      `- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num((run.idle.cpu_s / run.idle.seconds) * 1000, 2)} ms/s); the net figure subtracts that rate over the window${idleSettling(run.idle)}.`,
     );
   if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) {
     const chain = chainOf(run);

@@ -17,6 +17,10 @@ function addWarnings(run, s, samples) {
     w.push(
       `after its sync the node was still busy (${run.sync.settle.cores_last} cores) when SYNC_TIMEOUT_S ran out: the window measured it with the work the sync left (run.json sync.settle)`,
     );
+  if (run.idle && run.idle.settled === false)
+    w.push(
+      `the node was still busy with work of its own after ${run.idle.settling.length + 1} idle baselines (each lower than the one before, the last at ${(run.idle.cpu_s / run.idle.seconds).toFixed(3)} cores): the net figure subtracts a rate that was still falling (run.json idle.settling)`,
+    );
   if (run.retries && run.retries.calls > 0)
     w.push(
       `${run.retries.calls} calls before the window (${Object.keys(run.retries.by_phase).join(', ')}) failed for a transient reason (${Object.keys(run.retries.by_reason).join(', ')}) and were tried again (run.json retries): the endpoint is flaky`,

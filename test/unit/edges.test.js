@@ -1,9 +1,10 @@
 'use strict';
 // measure/edges.js readEdge: what else belongs to an edge (onEdge: the generator's CPU, the window's hooks, a fleet's
-// counters) is read at the edge, right after the node's CPU and before the engine's slow cross-check.
+// counters) is read at the edge, right after the node's CPU and before the engine's slow cross-check. measureIdle: a
+// baseline over a node still settling after its start is measured again.
 
 const assert = require('node:assert/strict');
-const { readEdge } = require('../../src/measure/edges');
+const { readEdge, measureIdle } = require('../../src/measure/edges');
 
 describe('readEdge', () => {
   it("runs onEdge after the node's CPU is read and before the cross-check's answer, not after it", async () => {
@@ -46,5 +47,71 @@ describe('readEdge', () => {
     const edge = await readEdge(stack, Date.now(), undefined, () => order.push('onEdge'));
     assert.deepEqual(order, ['reading', 'onEdge']);
     assert.equal(edge.cpu.total_s, 2);
+  });
+});
+
+/** A host-runtime stack whose node uses `busy` cores until busyMs from now, then `idle` cores. */
+function settlingStack(busy, busyMs, idle = 0.01) {
+  const t0 = Date.now();
+  const total = () => {
+    const t = (Date.now() - t0) / 1000;
+    const b = Math.min(t, busyMs / 1000);
+    return busy * b + idle * (t - b);
+  };
+  return { runtime: 'compose', node: {}, cpu: { read: async () => ({ total_s: total() }) } };
+}
+
+const rateOf = (idle) => idle.cpu_s / idle.seconds;
+
+describe('measureIdle', () => {
+  it('keeps the first baseline of a node at rest, with the rate over each half', async () => {
+    const idle = await measureIdle(settlingStack(0, 0, 0.05), 0.4);
+    assert.equal(idle.settling, undefined);
+    assert.ok(Math.abs(rateOf(idle) - 0.05) < 0.01, `${rateOf(idle)} cores`);
+    assert.equal(idle.halves.length, 2);
+  });
+
+  it('measures again while the node is still settling after its start, and keeps the baseline after it', async () => {
+    // a node busy at one core for 300 ms more (geth's KZG initialisation, in small): the first 400 ms baseline
+    // (which starts 200 ms on) holds the end of it in its first half
+    const idle = await measureIdle(settlingStack(1, 300), 0.4);
+    assert.equal(idle.settling.length, 1);
+    assert.ok(idle.settling[0].cpu_s_per_s > 0.1, JSON.stringify(idle.settling));
+    assert.equal(idle.settled, true);
+    assert.ok(rateOf(idle) < 0.02, `the baseline kept: ${rateOf(idle)} cores`);
+  });
+
+  it('a node that does not settle: at most 4 baselines more, settled false', async () => {
+    // every baseline's second half at half its first's rate (about 1 core, then 0.5): still falling each time
+    let reads = 0;
+    let total = 0;
+    const stack = {
+      runtime: 'compose',
+      node: {},
+      cpu: {
+        read: async () => {
+          total += [0, 0.05, 0.025][reads++ % 3]; // the edges of each baseline: start, middle, end (50 ms apart)
+          return { total_s: total };
+        },
+      },
+    };
+    const idle = await measureIdle(stack, 0.1);
+    assert.equal(reads, 15, 'five baselines of three reads');
+    assert.equal(idle.settling.length, 4);
+    assert.equal(idle.settled, false);
+  });
+
+  it('a source read at edges only (no halves): measured again when busy, kept once it no longer falls', async () => {
+    // busy at 0.5 cores for good (a node of a real network importing blocks): one baseline more, the second kept
+    const steady = settlingStack(0.5, 60000);
+    const readEdge = async (edgeMs) => {
+      await new Promise((r) => setTimeout(r, Math.max(0, edgeMs - Date.now()))); // the refresh at the edge
+      return steady.cpu.read();
+    };
+    const stack = { ...steady, cpu: { ...steady.cpu, readEdge } };
+    const idle = await measureIdle(stack, 0.3);
+    assert.equal(idle.halves, undefined);
+    assert.equal(idle.settling.length, 1);
+    assert.equal(idle.settled, true);
   });
 });

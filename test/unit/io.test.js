@@ -109,16 +109,22 @@ describe("disk and memory counters of the node's cgroup", () => {
 });
 
 describe('COLD=yes', () => {
-  it('stops the node, evicts its data while it is down, starts it and waits for sync', async () => {
+  it('stops the node, evicts its data while it is down, starts it, waits for sync and for its start-up work', async () => {
     const events = [];
+    let startedAt = null;
+    // the restarted node busy at one core for its first 1.3 s (geth's KZG initialisation), then at 0.01
+    const cpuSince = (t) => Math.min(t, 1.3) + 0.01 * Math.max(0, t - 1.3);
     const stack = {
       runtime: 'host',
       rpcUrl: 'http://x',
       nodeDataDir: '/data/x',
+      node: {},
+      cpu: { read: async () => ({ total_s: cpuSince((Date.now() - startedAt) / 1000) }) },
       restartNode: async (between) => {
         events.push('stop');
         await between();
         events.push('start');
+        startedAt = Date.now();
       },
     };
     const chain = { waitForSync: async (url) => events.push(`sync ${url}`) };
@@ -129,6 +135,10 @@ describe('COLD=yes', () => {
     assert.deepEqual(events, ['stop', 'evict /data/x', 'start', 'sync http://x']);
     assert.ok(r.seconds >= 0);
     assert.equal(r.evicted.resident_after, 0);
+    // its first 2 s look (from 0.2 s on) falls from one core to idle in its second half: a second look, kept
+    assert.equal(r.settle.looks, 2);
+    assert.equal(r.settle.settled, true);
+    assert.ok(r.settle.cpu_s_per_s < 0.05, `${r.settle.cpu_s_per_s} cores in the last look`);
   });
 
   it('fails the run when the data cannot be evicted, or the runtime cannot restart the node', async () => {

@@ -157,6 +157,33 @@ describe('report writing', () => {
     );
   });
 
+  it('an idle baseline measured again while the node settled: in the schema, the summary and, unsettled, a warning', () => {
+    const { addWarnings } = require('../../src/session/run-warnings');
+    const settling = [{ cpu_s_per_s: 0.3284, start_ms: 1000 }];
+    const idle = { cpu_s: 0.03, seconds: 2, start_ms: 3200, end_ms: 5200, halves: [0.014, 0.016], settling };
+    const summaryOf = (run) => {
+      const dir = path.join(tmpDir(), 'i');
+      writeReport(dir, run, series);
+      return fs.readFileSync(path.join(dir, 'summary.md'), 'utf8');
+    };
+    const settled = sampleRun({ idle: { ...idle, settled: true } });
+    assert.deepEqual(schemaErrors(settled), []);
+    assert.match(
+      summaryOf(settled),
+      /over the window \(measured 2 times: the node was busy with work of its own before, at 328 ms\/s\)\./,
+    );
+    const samples = { before_window: 1, ok: 1, failed: 0, skipped: 0 };
+    const warnings = (run) => {
+      Object.assign(run, { warnings: [], generator: { cpus: '1', cores: 1, cpu_utilization: 0.2 } });
+      addWarnings(run, { CHAIN: 'ethereum', RUNTIME: 'host', CORES: 1 }, samples);
+      return run.warnings.filter((w) => /idle baselines/.test(w));
+    };
+    assert.deepEqual(warnings(settled), []);
+    const unsettled = sampleRun({ idle: { ...idle, settled: false } });
+    assert.match(summaryOf(unsettled), /, and had not settled\)/);
+    assert.match(warnings(unsettled).join(), /still busy with work of its own after 2 idle baselines .* 0\.015 cores/);
+  });
+
   it('re-renders summary and charts from run.json and series.json alone', () => {
     const dir = path.join(tmpDir(), 'rr');
     writeReport(dir, sampleRun(), series);
