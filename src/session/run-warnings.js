@@ -21,6 +21,11 @@ function addWarnings(run, s, samples) {
     w.push(
       `the node was still busy with work of its own after ${run.idle.settling.length + 1} idle baselines (each lower than the one before, the last at ${(run.idle.cpu_s / run.idle.seconds).toFixed(3)} cores): the net figure subtracts a rate that was still falling (run.json idle.settling)`,
     );
+  const cold = run.node && run.node.cold_settle;
+  if (cold && !cold.settled)
+    w.push(
+      `COLD=yes: the restarted node was still busy with the work of its start after ${cold.looks} looks at its CPU (the last at ${cold.cpu_s_per_s} cores, still falling): the window measured some of it (run.json node.cold_settle)`,
+    );
   if (run.retries && run.retries.calls > 0)
     w.push(
       `${run.retries.calls} calls before the window (${Object.keys(run.retries.by_phase).join(', ')}) failed for a transient reason (${Object.keys(run.retries.by_reason).join(', ')}) and were tried again (run.json retries): the endpoint is flaky`,

@@ -182,6 +182,12 @@ describe('report writing', () => {
     const unsettled = sampleRun({ idle: { ...idle, settled: false } });
     assert.match(summaryOf(unsettled), /, and had not settled\)/);
     assert.match(warnings(unsettled).join(), /still busy with work of its own after 2 idle baselines .* 0\.015 cores/);
+    const coldRun = sampleRun();
+    coldRun.node = { ...coldRun.node, cold_settle: { cpu_s_per_s: 0.31, looks: 5, settled: false } };
+    assert.deepEqual(schemaErrors(coldRun), []);
+    Object.assign(coldRun, { warnings: [], generator: { cpus: '1', cores: 1, cpu_utilization: 0.2 } });
+    addWarnings(coldRun, { CHAIN: 'ethereum', RUNTIME: 'host', CORES: 1 }, samples);
+    assert.match(coldRun.warnings.join(), /COLD=yes: the restarted node was still busy .* after 5 looks/);
   });
 
   it('re-renders summary and charts from run.json and series.json alone', () => {
