@@ -9,20 +9,23 @@
 // late for its window on a busy machine). Then, before the window, the node's
 // CPU is watched until the work of its start is over (geth initialises its KZG
 // library in the background, a few CPU-seconds that would otherwise fall in
-// the window): measure/edges.js measureIdle, over 2 s at a time.
+// the window): measure/edges.js measureIdle, over 2 s at a time (4 s with cAdvisor).
 
 const { log } = require('../util/log');
 const { evictDir, mib } = require('../platform/pagecache');
 const { measureIdle } = require('./edges');
 
-/** The node watched for this long at a time after its restart, until its start-up work is over. */
-const SETTLE_S = 2;
+/**
+ * The node watched for this long at a time after its restart, until its start-up work is over; 4 s where cAdvisor
+ * samples it (every 1 to 2 s: two samples inside, as an idle baseline needs in the compose runtime).
+ */
+const settleSeconds = (stack) => (stack.cpu && stack.cpu.sampled ? 4 : 2);
 
 /**
  * Restarts the node cold before a window.
  * @param {{s, stack, chain, signal}} ctx the run's measure context (stack.nodeDataDir: the node's data on this host)
  * @returns {Promise<{seconds:number, evicted:object, settle:object}>} how long the restart took, until synced; what
- * was evicted; the node's CPU watched after it (`settle`: the rate over the last 2 s, how many, settled or not)
+ * was evicted; the node's CPU watched after it (`settle`: the rate over the last look, how many looks, settled or not)
  */
 async function coldRestart({ s, stack, chain, signal }, evict = evictDir) {
   if (!stack.restartNode || !stack.nodeDataDir)
@@ -41,7 +44,7 @@ async function coldRestart({ s, stack, chain, signal }, evict = evictDir) {
   });
   await chain.waitForSync(stack.rpcUrl, { timeoutS: s.SYNC_TIMEOUT_S, signal, log });
   const seconds = (Date.now() - from) / 1000;
-  const watched = await measureIdle(stack, SETTLE_S, signal, "the node's CPU after its restart");
+  const watched = await measureIdle(stack, settleSeconds(stack), signal, "the node's CPU after its restart");
   const settle = {
     cpu_s_per_s: watched.cpu_s === null ? null : Number((watched.cpu_s / watched.seconds).toFixed(4)),
     looks: (watched.settling || []).length + 1,

@@ -65,7 +65,7 @@ async function idleOnce(stack, seconds, signal, what = 'the idle baseline') {
   return { ...idle, halves: [rate(a, mid), rate(mid, b)].map((x) => Number(x.toFixed(4))) };
 }
 
-/** A node using this many cores or more with no load is busy with work of its own (sources read at edges only). */
+/** A node using this many cores or more with no load is busy with work of its own. */
 const BUSY_CORES = 0.2;
 /** A rate below this share of the one before it (the baseline's first half, or the last baseline) is falling... */
 const FALLING = 0.75;
@@ -77,9 +77,13 @@ const MAX_AGAIN = 4;
 const coresOf = (idle) => (idle.cpu_s === null ? 0 : idle.cpu_s / Math.max(0.001, idle.seconds));
 const fell = (from, to) => from - to >= FALL_CORES && to < FALLING * from;
 
-/** Whether the node was still settling over this baseline: its second half below its first, or (no halves) busy. */
+/**
+ * Whether the node may still be settling over this baseline: its second half below its first; or busy (BUSY_CORES or
+ * more) over the whole of it, and it the first, or below the one before (work that runs at a steady rate for a while,
+ * such as geth's KZG initialisation on a loaded machine, falls between two baselines rather than inside one).
+ */
 function stillFalling(idle, before) {
-  if (idle.halves) return fell(idle.halves[0], idle.halves[1]);
+  if (idle.halves && fell(idle.halves[0], idle.halves[1])) return true;
   if (coresOf(idle) < BUSY_CORES) return false;
   return !before || fell(coresOf(before), coresOf(idle));
 }
@@ -88,8 +92,8 @@ function stillFalling(idle, before) {
  * The idle baseline: node CPU over a quiet window of about `seconds`. A node that has just started may still be busy
  * with work of its own (geth initialises its KZG library in the background, a few CPU-seconds; a database opens and
  * compacts), and a baseline over its end would be subtracted from the window as if it were idle. So a baseline whose
- * second half fell below its first (a source read at edges only: one of BUSY_CORES or more, then for as long as each
- * falls below the one before) is measured again, up to MAX_AGAIN times; the last is the baseline. Those set aside are
+ * second half fell below its first, or of BUSY_CORES or more (then for as long as each falls below the one before), is
+ * measured again, up to MAX_AGAIN times; the last is the baseline. Those set aside are
  * kept (`settling`: their rates); `settled: false` when the last was still falling.
  */
 async function measureIdle(stack, seconds, signal, what = 'the idle baseline') {

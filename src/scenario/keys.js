@@ -231,7 +231,7 @@ const KEYS = {
     type: 'enum',
     values: ['no', 'yes'],
     default: 'no',
-    doc: "yes: before each measured window, stop the node, evict its data files from the kernel page cache (the rest of the machine's cache stays) and start it again (host and compose), then watch its CPU 2 s at a time until the work of its start is over (run.json node.cold_settle), so the window starts with the node's caches cold and its start-up done; the idle baseline is the one measured before.",
+    doc: "yes: before each measured window, stop the node, evict its data files from the kernel page cache (the rest of the machine's cache stays) and start it again (host and compose), then watch its CPU 2 s at a time (4 s with cAdvisor) until the work of its start is over (run.json node.cold_settle), so the window starts with the node's caches cold and its start-up done; the idle baseline is the one measured before.",
   },
 
   // Compose runtime
