@@ -17,15 +17,7 @@ function addWarnings(run, s, samples) {
     w.push(
       `after its sync the node was still busy (${run.sync.settle.cores_last} cores) when SYNC_TIMEOUT_S ran out: the window measured it with the work the sync left (run.json sync.settle)`,
     );
-  if (run.idle && run.idle.settled === false)
-    w.push(
-      `the node was still busy with work of its own after ${run.idle.settling.length + 1} idle baselines (each lower than the one before, the last at ${(run.idle.cpu_s / run.idle.seconds).toFixed(3)} cores): the net figure subtracts a rate that was still falling (run.json idle.settling)`,
-    );
-  const cold = run.node && run.node.cold_settle;
-  if (cold && !cold.settled)
-    w.push(
-      `COLD=yes: the restarted node was still busy with the work of its start after ${cold.looks} looks at its CPU (the last at ${cold.cpu_s_per_s} cores, still falling): the window measured some of it (run.json node.cold_settle)`,
-    );
+  w.push(...settlingWarnings(run));
   if (run.retries && run.retries.calls > 0)
     w.push(
       `${run.retries.calls} calls before the window (${Object.keys(run.retries.by_phase).join(', ')}) failed for a transient reason (${Object.keys(run.retries.by_reason).join(', ')}) and were tried again (run.json retries): the endpoint is flaky`,
@@ -47,6 +39,21 @@ function addWarnings(run, s, samples) {
   const chain = chains[s.CHAIN];
   if (chain && chain.runWarnings) w.push(...chain.runWarnings(run));
   w.push(...cpuCheckWarnings(run.node));
+}
+
+/** A node still busy with the work of its start when its idle baseline, or its COLD=yes window, began. */
+function settlingWarnings(run) {
+  const w = [];
+  if (run.idle && run.idle.settled === false)
+    w.push(
+      `the node was still busy with work of its own after ${run.idle.settling.length + 1} idle baselines (each lower than the one before, the last at ${(run.idle.cpu_s / run.idle.seconds).toFixed(3)} cores): the net figure subtracts a rate that was still falling (run.json idle.settling)`,
+    );
+  const cold = run.node && run.node.cold_settle;
+  if (cold && !cold.settled)
+    w.push(
+      `COLD=yes: the restarted node was still busy with the work of its start after ${cold.looks} looks at its CPU (the last at ${cold.cpu_s_per_s} cores, still falling): the window measured some of it (run.json node.cold_settle)`,
+    );
+  return w;
 }
 
 /** The generator's side: replayed requests the chain lacks, requests it could not start, its cores and its load. */
