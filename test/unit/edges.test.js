@@ -72,29 +72,22 @@ describe('measureIdle', () => {
   });
 
   it('measures again while the node is still settling after its start, and keeps the baseline after it', async () => {
-    // a node busy at one core for 300 ms more (geth's KZG initialisation, in small): the first 400 ms baseline
-    // (which starts 200 ms on) holds the end of it in its first half
-    const idle = await measureIdle(settlingStack(1, 300), 0.4);
-    assert.equal(idle.settling.length, 1);
-    assert.ok(idle.settling[0].cpu_s_per_s > 0.1, JSON.stringify(idle.settling));
+    // a node busy at one core for its first second (geth's KZG initialisation, in small): the first 400 ms baseline
+    // (from 200 ms on) is all busy, and a later one holds the end of it
+    const idle = await measureIdle(settlingStack(1, 1000), 0.4);
+    assert.ok(idle.settling.length >= 1, JSON.stringify(idle));
+    assert.ok(idle.settling[0].cpu_s_per_s > 0.5, JSON.stringify(idle.settling));
     assert.equal(idle.settled, true);
     assert.ok(rateOf(idle) < 0.02, `the baseline kept: ${rateOf(idle)} cores`);
   });
 
   it('a node that does not settle: at most 4 baselines more, settled false', async () => {
-    // every baseline's second half at half its first's rate (about 1 core, then 0.5): still falling each time
+    // a rate falling from 50 cores by e every 0.5 s: over 0.1 s baselines 0.3 s apart, each far above 0.2 cores and
+    // below 0.75 times the one before, however late a read (it stays above 0.2 cores for 2.7 s)
+    const t0 = Date.now();
     let reads = 0;
-    let total = 0;
-    const stack = {
-      runtime: 'compose',
-      node: {},
-      cpu: {
-        read: async () => {
-          total += [0, 0.05, 0.025][reads++ % 3]; // the edges of each baseline: start, middle, end (50 ms apart)
-          return { total_s: total };
-        },
-      },
-    };
+    const total = () => 50 * 0.5 * (1 - Math.exp(-(Date.now() - t0) / 1000 / 0.5));
+    const stack = { runtime: 'compose', node: {}, cpu: { read: async () => (reads++, { total_s: total() }) } };
     const idle = await measureIdle(stack, 0.1);
     assert.equal(reads, 15, 'five baselines of three reads');
     assert.equal(idle.settling.length, 4);
