@@ -53,7 +53,8 @@ async function windowWithFigures(ctx, name, idle, { over = {}, mix = undefined, 
   let startupS = ctx.startupS || startupSOf(ctx.s);
   for (let attempt = 1; ; attempt++) {
     try {
-      const o = { ...ctx, s: { ...ctx.s, ...over }, name, mix, startupS, last, sliced };
+      const mayMeasureAgain = !sliced && attempt <= 2;
+      const o = { ...ctx, s: { ...ctx.s, ...over }, name, mix, startupS, last, sliced, mayMeasureAgain };
       const m = await measureWorkload(o).catch((err) => {
         if (!err.lateStart) partialFigures(err, idle); // a window cut short keeps its figures up to the failure
         throw err;

@@ -211,6 +211,20 @@ async function collectSamples(m, { reportDir, name, startupS }) {
   return { snapshots, samples };
 }
 
+/**
+ * A window whose FAULT the fleet's hook held back on the generator's record, which lagged (the load was on time after
+ * all, by collectSamples), lacks the fault the scenario asks for: it is measured again like a late one, where the
+ * caller can (mayMeasureAgain); otherwise the run's warning says the fault was not carried out.
+ */
+function throwIfFaultHeldBack(explained, mayMeasureAgain) {
+  if (!mayMeasureAgain || !explained.fleet || !explained.fleet.faultHeldBack) return;
+  const err = new Error(
+    "the scenario's FAULT was held back: the load generator's record, which lagged, showed no load at its time",
+  );
+  err.lateStart = true;
+  throw err;
+}
+
 /** The window's per-second series, for the charts. */
 const seriesOf = (m, stack, samples, resources) => ({
   requests: samples.series,
@@ -231,6 +245,7 @@ const seriesOf = (m, stack, samples, resources) => ({
  * @param {object} o.chain chain module (its processor, its windowRecords hook)
  * @param {(over:object)=>object} o.spec builds the generator spec for a window
  * @param {boolean} [o.last] the run's last window: its kept generator ends once the samples are in
+ * @param {boolean} [o.mayMeasureAgain] the caller measures the window again when its FAULT was held back in it
  * @returns {Promise<{window, cpu, node, samples, generator, series, cpu_ticks}>}
  */
 async function measureWorkload(o) {
@@ -260,6 +275,7 @@ async function measureWorkload(o) {
   };
   await readEdges(m, opts);
   const { snapshots, samples } = await collectSamples(m, opts);
+  throwIfFaultHeldBack(m.explained, opts.mayMeasureAgain);
   // the run's last window, its samples in and its start in time: the kept generator may exit (measureRepeated)
   if (opts.kept && opts.last) opts.kept.finish();
   if (shape) window.shape = shapeFigures(shape, w.start, samples);
@@ -291,4 +307,4 @@ async function measureWorkload(o) {
   };
 }
 
-module.exports = { windowSeed, measureWorkload, LATE_START_MS };
+module.exports = { windowSeed, measureWorkload, throwIfFaultHeldBack, LATE_START_MS };

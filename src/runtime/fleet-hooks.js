@@ -20,7 +20,9 @@ const { accessLog } = require('./haproxy');
  * replicas and the next one is given the fault. The generator's record is written once a second and may lag on a
  * loaded machine (none yet reads as no request): a window that looks late is looked at again recheckMs later, up to
  * LATE_RECHECKS times, and only held back if it still does (a start that was late stays late: the wait never turns a
- * late one into a punctual one, it lets a lagging record catch up).
+ * late one into a punctual one, it lets a lagging record catch up). A record that lagged longer still holds the fault
+ * back though the load was on time: that window is measured again too (its hook's record says faultHeldBack), so the
+ * fault still lands in the window that counts.
  */
 const LATE_RECHECKS = 4;
 function scheduleFault(s, replicas, window, state, { recheckMs = 500 } = {}) {
@@ -39,6 +41,7 @@ function scheduleFault(s, replicas, window, state, { recheckMs = 500 } = {}) {
       }
       state.done = false;
       state.heldBack = (state.heldBack || 0) + 1;
+      state.heldInWindow = true;
       return;
     }
     const who = victim.pid ? { pid: victim.pid } : { container: victim.container };
@@ -197,6 +200,7 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck,
     windowHook(window) {
       const first = readEdge(lb, replicas);
       const lb0 = lbGroup ? lbGroup.cpu().total_s : null;
+      faultState.heldInWindow = false;
       const cancelFault = scheduleFault(s, replicas, window, faultState);
       const watch = watchRotation(
         lb,
@@ -224,6 +228,8 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck,
             replicas.map((r) => r.name),
           );
           Object.defineProperty(record, 'series', { value: series, enumerable: false });
+          // not in run.json: the window measures again when the load, late by the record then, was on time after all
+          Object.defineProperty(record, 'faultHeldBack', { value: faultState.heldInWindow, enumerable: false });
           if (faultState.fault && !faultState.reported) {
             faultState.reported = true;
             record.fault = faultRecord(faultState.fault, logText, window);

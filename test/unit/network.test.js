@@ -760,6 +760,7 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     assert.equal(looks, 5, 'looked at again 4 times before it is held back');
     assert.deepEqual(killed, [], 'a late window keeps its replicas');
     assert.equal(state.done, false, 'the next window gets the fault');
+    assert.equal(state.heldInWindow, true, "the window's hook record says so (faultHeldBack)");
     // a record that lagged: late at the first look, punctual at the second
     let first = true;
     const lagging = () => {
@@ -777,6 +778,18 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     // a fault never carried out is a warning of the run, never silence
     const hooks = fleetHooks(s, { replicas, lost: [], lb: {}, lbGroup: {}, balancerCpus: null, healthCheck: '' });
     assert.match(hooks.problems()[0], /^FAULT=kill-replica@1s was not carried out, no replica was killed: no window/);
+  });
+
+  it('a window whose fault was held back on a lagging record is measured again where its caller can', () => {
+    const { throwIfFaultHeldBack } = require('../../src/measure/window');
+    const held = { fleet: Object.defineProperty({}, 'faultHeldBack', { value: true }) };
+    assert.throws(
+      () => throwIfFaultHeldBack(held, true),
+      (err) => err.lateStart === true && /FAULT was held back/.test(err.message),
+    );
+    assert.doesNotThrow(() => throwIfFaultHeldBack(held, false), 'the last attempt keeps its window and warns');
+    assert.doesNotThrow(() => throwIfFaultHeldBack({ fleet: {} }, true), 'a fault carried out, or none asked');
+    assert.doesNotThrow(() => throwIfFaultHeldBack({}, true), 'no fleet');
   });
 
   it('a kill through the swarm: its gone says when it landed; a kill that fails or lands after the window is a warning', async () => {
