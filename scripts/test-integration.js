@@ -7,6 +7,8 @@
 // docs/results.md#ci). Each file runs in its own mocha process; the longest
 // files (by the last timings recorded in test/integration/timings.json) start
 // first, so the run ends with short ones.
+// Each file runs in a cgroup of its own where it can (file-cgroup.js: its CPU
+// on this host, and one share of the cores on cgroup v1; TEST_CGROUPS=no: not).
 // Each file's output is printed whole when it ends, then the slowest files,
 // each failed file's failures again and the totals; the exit status is
 // mocha's worst.
@@ -23,9 +25,11 @@
 //   UPDATE_TIMINGS=1 npm run test:integration    # writes the timings of this run
 
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { holdSwarm } = require('../test/integration/test-swarm');
+const { taskGroups, inGroup } = require('../test/integration/file-cgroup');
 
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(ROOT, 'test', 'integration');
@@ -45,20 +49,30 @@ const files = (given.length ? given : fs.readdirSync(DIR))
   .sort((a, b) => (known[b] || 60) - (known[a] || 60) || a.localeCompare(b));
 
 const running = new Set(); // the files' mocha processes (and lint's, the unit tests') now running
+const groups = taskGroups(); // a cgroup per task: its CPU, and one share of the cores (file-cgroup.js)
 
-/** Runs a command, its output kept; resolves {file: name, code, seconds, out}. */
+/**
+ * Runs a command, its output kept; resolves {file: name, code, seconds, cpu_s, out}: cpu_s the CPU its processes on
+ * this host used (null without cgroups), and what it left running (killed) said at its output's end.
+ */
 function runTask(name, cmd, cmdArgs) {
   const t0 = Date.now();
+  const group = groups && groups.group(name);
+  const how = inGroup(group, cmd, cmdArgs);
   return new Promise((resolve) => {
-    const child = spawn(cmd, cmdArgs, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, ...how.env };
+    const child = spawn(how.cmd, how.args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(child);
     child.on('close', () => running.delete(child));
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) =>
-      resolve({ file: name, code: code === null ? 1 : code, seconds: (Date.now() - t0) / 1000, out }),
-    );
+    child.on('close', (code) => {
+      const cpuS = group ? group.cpuSeconds() : null;
+      const left = group ? group.remove() : [];
+      if (left.length) out += `\n${name} left processes running once it ended (killed now):\n  ${left.join('\n  ')}\n`;
+      resolve({ file: name, code: code === null ? 1 : code, seconds: (Date.now() - t0) / 1000, cpu_s: cpuS, out });
+    });
   });
 }
 
@@ -107,6 +121,25 @@ async function holdSwarmFor(names) {
   }
 }
 
+/** The ten slowest files, and where there are cgroups the ten that used the most CPU. */
+function printSlowest(done, wall) {
+  const serial = done.reduce((n, r) => n + r.seconds, 0);
+  process.stdout.write(
+    `\n  Slowest test files (${(serial / 60).toFixed(1)} min of tests in ${(wall / 60).toFixed(1)} min, ${JOBS} at a time):\n`,
+  );
+  for (const r of [...done].sort((a, b) => b.seconds - a.seconds).slice(0, 10))
+    process.stdout.write(`    ${r.seconds.toFixed(0).padStart(5)} s  ${r.file}\n`);
+  const counted = done.filter((r) => r.cpu_s !== null);
+  if (!counted.length) return;
+  // the suite is bound by CPU: where it goes (each file's host processes; its containers are in Docker's groups)
+  const all = counted.reduce((n, r) => n + r.cpu_s, 0);
+  process.stdout.write(
+    `\n  Most CPU (${(all / 60).toFixed(1)} CPU-min on this host's ${os.cpus().length} cores, containers not counted):\n`,
+  );
+  for (const r of [...counted].sort((a, b) => b.cpu_s - a.cpu_s).slice(0, 10))
+    process.stdout.write(`    ${r.cpu_s.toFixed(0).padStart(5)} CPU-s  ${r.file}\n`);
+}
+
 async function main() {
   const t0 = Date.now();
   process.stdout.write(
@@ -125,8 +158,9 @@ async function main() {
   const report = (r) => {
     done.push(r);
     const c = counts(r.out);
+    const cpu = r.cpu_s === null ? '' : ` (${r.cpu_s.toFixed(0)} CPU-s on this host)`;
     process.stdout.write(
-      `\n===== ${r.file}: ${r.seconds.toFixed(0)} s, ${c.passing} passing, ${c.failing} failing, ${c.pending} pending${r.code ? `, exit status ${r.code}` : ''}\n${r.out}`,
+      `\n===== ${r.file}: ${r.seconds.toFixed(0)} s${cpu}, ${c.passing} passing, ${c.failing} failing, ${c.pending} pending${r.code ? `, exit status ${r.code}` : ''}\n${r.out}`,
     );
   };
   const worker = async () => {
@@ -147,13 +181,8 @@ async function main() {
     },
     { passing: 0, failing: 0, pending: 0 },
   );
-  const wall = (Date.now() - t0) / 1000;
-  const serial = done.reduce((n, r) => n + r.seconds, 0);
-  process.stdout.write(
-    `\n  Slowest test files (${(serial / 60).toFixed(1)} min of tests in ${(wall / 60).toFixed(1)} min, ${JOBS} at a time):\n`,
-  );
-  for (const r of [...done].sort((a, b) => b.seconds - a.seconds).slice(0, 10))
-    process.stdout.write(`    ${r.seconds.toFixed(0).padStart(5)} s  ${r.file}\n`);
+  printSlowest(done, (Date.now() - t0) / 1000);
+  if (groups) groups.removeAll();
   const failed = done.filter((r) => r.code !== 0).map((r) => r.file);
   // the failures again, last: a long log read from its end (or cut to its end) still shows which tests failed and why
   for (const r of done.filter((x) => x.code !== 0))
