@@ -16,6 +16,7 @@ const { shapeOf, describeShape, shapeFigures } = require('../workload/shapes');
 const { mergeWrites, subscriptionFigures } = require('../workload/write-figures');
 const { cpuPerRequestSeries, cpuPerRequestBetween } = require('../figures');
 const { partialWindow, firstRequestSoFar } = require('./partial');
+const { LATE_START_MS, startedLate, throwIfFaultHeldBack } = require('./late');
 const { readSteal } = require('./steal');
 const { startWindowHooks } = require('./profile');
 const { log } = require('../util/log');
@@ -30,17 +31,6 @@ function readSamples(dir) {
     .readdirSync(dir)
     .filter((f) => f.startsWith('worker-'))
     .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
-}
-
-/**
- * A generator whose first request left this long after the window opened started late (a replay's first call is due at
- * the opening).
- */
-const LATE_START_MS = 500;
-
-/** Whether a generator whose first request in w left at firstMs (null: none) started late: w is measured again. */
-function startedLate(firstMs, w) {
-  return firstMs === null || firstMs > w.start + LATE_START_MS;
 }
 
 /**
@@ -211,20 +201,6 @@ async function collectSamples(m, { reportDir, name, startupS }) {
   return { snapshots, samples };
 }
 
-/**
- * A window whose FAULT the fleet's hook held back on the generator's record, which lagged (the load was on time after
- * all, by collectSamples), lacks the fault the scenario asks for: it is measured again like a late one, where the
- * caller can (mayMeasureAgain); otherwise the run's warning says the fault was not carried out.
- */
-function throwIfFaultHeldBack(explained, mayMeasureAgain) {
-  if (!mayMeasureAgain || !explained.fleet || !explained.fleet.faultHeldBack) return;
-  const err = new Error(
-    "the scenario's FAULT was held back: the load generator's record, which lagged, showed no load at its time",
-  );
-  err.lateStart = true;
-  throw err;
-}
-
 /** The window's per-second series, for the charts. */
 const seriesOf = (m, stack, samples, resources) => ({
   requests: samples.series,
@@ -307,4 +283,4 @@ async function measureWorkload(o) {
   };
 }
 
-module.exports = { windowSeed, measureWorkload, throwIfFaultHeldBack, LATE_START_MS };
+module.exports = { windowSeed, measureWorkload, LATE_START_MS };

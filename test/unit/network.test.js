@@ -781,7 +781,7 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
   });
 
   it('a window whose fault was held back on a lagging record is measured again where its caller can', () => {
-    const { throwIfFaultHeldBack } = require('../../src/measure/window');
+    const { throwIfFaultHeldBack } = require('../../src/measure/late');
     const held = { fleet: Object.defineProperty({}, 'faultHeldBack', { value: true }) };
     assert.throws(
       () => throwIfFaultHeldBack(held, true),
