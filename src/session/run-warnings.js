@@ -48,6 +48,11 @@ function settlingWarnings(run) {
     w.push(
       `the node was still busy with work of its own after ${run.idle.settling.length + 1} idle baselines (each lower than the one before, the last at ${(run.idle.cpu_s / run.idle.seconds).toFixed(3)} cores): the net figure subtracts a rate that was still falling (run.json idle.settling)`,
     );
+  const f = run.figures || {};
+  if (f.cpu_ms_per_request_net !== null && f.cpu_ms_per_request_net <= 0 && f.cpu_ms_per_request > 0)
+    w.push(
+      `the net CPU per request is not positive (${f.cpu_ms_per_request_net} ms): the node used no more CPU in the window than at the rate of its idle baseline, so something else than the load moved its CPU (a node starved of its cores, or busy with work of its own while idle); read the gross figure`,
+    );
   const cold = run.node && run.node.cold_settle;
   if (cold && !cold.settled)
     w.push(

@@ -188,6 +188,23 @@ describe('report writing', () => {
     Object.assign(coldRun, { warnings: [], generator: { cpus: '1', cores: 1, cpu_utilization: 0.2 } });
     addWarnings(coldRun, { CHAIN: 'ethereum', RUNTIME: 'host', CORES: 1 }, samples);
     assert.match(coldRun.warnings.join(), /COLD=yes: the restarted node was still busy .* after 5 looks/);
+    assert.doesNotMatch(coldRun.warnings.join(), /net CPU per request is not positive/);
+  });
+
+  it('a net CPU per request that is not positive is a warning: the gross figure is the one to read', () => {
+    const { addWarnings } = require('../../src/session/run-warnings');
+    const warned = (gross, net) => {
+      const run = sampleRun();
+      Object.assign(run.figures, { cpu_ms_per_request: gross, cpu_ms_per_request_net: net });
+      Object.assign(run, { warnings: [], generator: { cpus: '1', cores: 1, cpu_utilization: 0.2 } });
+      addWarnings(run, { CHAIN: 'ethereum', RUNTIME: 'host', CORES: 1 }, { before_window: 1, ok: 1, failed: 0 });
+      return run.warnings.filter((w) => /net CPU per request/.test(w));
+    };
+    assert.match(warned(1.949, -1.191).join(), /not positive \(-1\.191 ms\).*read the gross figure/);
+    assert.equal(warned(1.949, 0).length, 1, 'zero too');
+    assert.deepEqual(warned(1.949, 1.2), []);
+    assert.deepEqual(warned(1.949, null), [], 'no idle baseline (IDLE_S=0)');
+    assert.deepEqual(warned(0, -0.1), [], 'a window with no CPU says so in its own way');
   });
 
   it('re-renders summary and charts from run.json and series.json alone', () => {
