@@ -41,7 +41,10 @@ function addWarnings(run, s, samples) {
   w.push(...cpuCheckWarnings(run.node));
 }
 
-/** A node still busy with the work of its start when its idle baseline, or its COLD=yes window, began. */
+/**
+ * A node still busy with the work of its start when its idle baseline, or its COLD=yes window, began; a net figure
+ * that the baseline's rate made zero or negative.
+ */
 function settlingWarnings(run) {
   const w = [];
   if (run.idle && run.idle.settled === false)
