@@ -7,8 +7,10 @@
 // docs/results.md#ci). Each file runs in its own mocha process; the longest
 // files (by the last timings recorded in test/integration/timings.json) start
 // first, so the run ends with short ones.
-// Each file runs in a cgroup of its own where it can (file-cgroup.js: its CPU
-// on this host, and one share of the cores on cgroup v1; TEST_CGROUPS=no: not).
+// Each file runs in a cgroup of its own where it can, which counts its CPU on
+// this host, and the Docker engine's containers weigh as a test file does on
+// cgroup v1's cpu controller while the files run (file-cgroup.js;
+// TEST_CGROUPS=no: neither).
 // Each file's output is printed whole when it ends, then the slowest files,
 // each failed file's failures again and the totals; the exit status is
 // mocha's worst.
@@ -29,7 +31,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { holdSwarm } = require('../test/integration/test-swarm');
-const { taskGroups, inGroup } = require('../test/integration/file-cgroup');
+const { taskGroups, inGroup, weighContainers } = require('../test/integration/file-cgroup');
 
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(ROOT, 'test', 'integration');
@@ -49,7 +51,7 @@ const files = (given.length ? given : fs.readdirSync(DIR))
   .sort((a, b) => (known[b] || 60) - (known[a] || 60) || a.localeCompare(b));
 
 const running = new Set(); // the files' mocha processes (and lint's, the unit tests') now running
-const groups = taskGroups(); // a cgroup per task: its CPU, and one share of the cores (file-cgroup.js)
+const groups = taskGroups(); // a cgroup per task, counting its CPU (file-cgroup.js)
 
 /**
  * Runs a command, its output kept; resolves {file: name, code, seconds, cpu_s, out}: cpu_s the CPU its processes on
@@ -166,6 +168,7 @@ async function main() {
   const worker = async () => {
     while (queue.length) report(await runFile(queue.shift()));
   };
+  const unweigh = weighContainers('docker');
   const swarm = await holdSwarmFor(files);
   const beside = withLintAndUnit ? lintAndUnit().then((rs) => rs.forEach(report)) : Promise.resolve();
   await Promise.all([beside, ...Array.from({ length: Math.min(JOBS, files.length) }, worker)]);
@@ -183,6 +186,7 @@ async function main() {
   );
   printSlowest(done, (Date.now() - t0) / 1000);
   if (groups) groups.removeAll();
+  if (unweigh) unweigh();
   const failed = done.filter((r) => r.code !== 0).map((r) => r.file);
   // the failures again, last: a long log read from its end (or cut to its end) still shows which tests failed and why
   for (const r of done.filter((x) => x.code !== 0))

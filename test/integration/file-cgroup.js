@@ -6,15 +6,20 @@
 // groups of its own). The runner prints it beside each file's wall time: the
 // suite is bound by CPU, and this says which files spend it.
 //
-// On cgroup v1 each task is also one entity of the cpu controller. There a
-// process of the root group weighs as much as a whole group: the Docker
-// engine's group, every container of every compose and swarm test, competed
-// with each busy thread of the host tests alone, and under load its
-// containers (a node, cAdvisor) got a sliver of a core. With a group per task,
-// each task and the containers share the cores as equals.
+// And the weight of the containers' groups on cgroup v1's cpu controller
+// (weighContainers): there a process of the root group weighs as much as a
+// whole group, so the Docker engine's group, every container of every
+// compose and swarm test, competed with each busy thread of the host tests
+// alone, and under load its containers (a node, cAdvisor, HAProxy) got a
+// sliver of a core: replicas with 0.14 CPU-seconds in a 10 s window, answers
+// 4 s late. Weighed as three busy processes, about what a host test file
+// runs at once (its node, its generator, chainperf), they share the cores
+// with a test file as its equal. (A group per file instead, each of one
+// share, starved the host tests' closed loops in turn.)
 //
-// TEST_CGROUPS=no leaves the tasks where the runner is; without root or a
-// cgroup filesystem there are no groups and no CPU column.
+// TEST_CGROUPS=no leaves the tasks where the runner is and the weights as
+// they are; without root or a cgroup filesystem there are no groups and no
+// CPU column.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -30,16 +35,39 @@ function ownPath(controller) {
   return '/';
 }
 
-/** Where each controller's group for name goes: v1 cpuacct (counts) and cpu (shares), or v2's one group. */
-function groupDirs(name) {
-  if (fs.existsSync(path.join(ROOT, 'cgroup.controllers'))) return { count: path.join(ROOT, ownPath(''), name) };
+/** Where the group counting name's CPU goes: v1's cpuacct, or v2's one tree. */
+function groupDir(name) {
+  if (fs.existsSync(path.join(ROOT, 'cgroup.controllers'))) return path.join(ROOT, ownPath(''), name);
   const acct = ['cpuacct', 'cpu,cpuacct'].find((m) => fs.existsSync(path.join(ROOT, m, 'cpuacct.usage')));
-  if (!acct) return null;
-  const cpu = fs.existsSync(path.join(ROOT, 'cpu', 'cpu.shares')) && acct === 'cpuacct' ? 'cpu' : null;
-  return {
-    count: path.join(ROOT, acct, ownPath('cpuacct'), name),
-    ...(cpu ? { share: path.join(ROOT, cpu, ownPath('cpu'), name) } : {}),
-  };
+  return acct ? path.join(ROOT, acct, ownPath('cpuacct'), name) : null;
+}
+
+/** The weight of a group of containers: three busy processes of the root group (1024 each). */
+const CONTAINER_SHARES = 3 * 1024;
+
+/**
+ * Gives the cgroup v1 cpu group parent (the Docker engine's "docker", a swarm worker's own) CONTAINER_SHARES, made
+ * if it is not there yet (the engine uses it as it finds it); returns a function that puts the weight back, or null
+ * where there is nothing to weigh (TEST_CGROUPS=no, cgroup v2, not root).
+ */
+function weighContainers(parent, env = process.env) {
+  const cpu = path.join(ROOT, 'cpu');
+  if (env.TEST_CGROUPS === 'no' || !fs.existsSync(path.join(cpu, 'cpu.shares'))) return null;
+  const file = path.join(cpu, parent, 'cpu.shares');
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const before = fs.readFileSync(file, 'utf8').trim();
+    fs.writeFileSync(file, String(CONTAINER_SHARES));
+    return () => {
+      try {
+        fs.writeFileSync(file, before);
+      } catch {
+        // the group went with its engine
+      }
+    };
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -51,24 +79,24 @@ function taskGroups(env = process.env) {
   const session = `chainperf-tests-${process.pid}`;
   const made = [];
   const group = (task) => {
-    const dirs = groupDirs(path.join(session, task.replace(/[^\w.-]/g, '_')));
-    if (!dirs) return null;
+    const dir = groupDir(path.join(session, task.replace(/[^\w.-]/g, '_')));
+    if (!dir) return null;
     try {
-      for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+      fs.mkdirSync(dir, { recursive: true });
     } catch {
       return null; // not root, or a read-only cgroup filesystem
     }
-    made.push(...Object.values(dirs));
-    const v2 = !dirs.share && fs.existsSync(path.join(dirs.count, 'cpu.stat'));
+    made.push(dir);
+    const v2 = fs.existsSync(path.join(dir, 'cpu.stat')) && !fs.existsSync(path.join(dir, 'cpuacct.usage'));
     return {
-      procsFiles: Object.values(dirs).map((d) => path.join(d, 'cgroup.procs')),
+      procsFiles: [path.join(dir, 'cgroup.procs')],
       /** CPU seconds of the task's processes, children and threads included, since the group was made. */
       cpuSeconds() {
         if (v2) {
-          const line = fs.readFileSync(path.join(dirs.count, 'cpu.stat'), 'utf8').match(/usage_usec (\d+)/);
+          const line = fs.readFileSync(path.join(dir, 'cpu.stat'), 'utf8').match(/usage_usec (\d+)/);
           return line ? Number(line[1]) / 1e6 : null;
         }
-        return Number(fs.readFileSync(path.join(dirs.count, 'cpuacct.usage'), 'utf8')) / 1e9;
+        return Number(fs.readFileSync(path.join(dir, 'cpuacct.usage'), 'utf8')) / 1e9;
       },
       /** The processes still in the group once its task ended (something it left running): killed, their commands. */
       remove() {
@@ -117,4 +145,4 @@ function inGroup(group, cmd, args) {
   };
 }
 
-module.exports = { taskGroups, inGroup };
+module.exports = { taskGroups, inGroup, weighContainers };
