@@ -101,9 +101,15 @@ function taskGroups(env = process.env) {
       /** The processes still in the group once its task ended (something it left running): killed, their commands. */
       remove() {
         const left = new Set();
-        for (const f of this.procsFiles)
-          for (const p of fs.readFileSync(f, 'utf8').split('\n').filter(Boolean)) left.add(Number(p));
+        const collect = (d) => {
+          for (const p of fs.readFileSync(path.join(d, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean))
+            left.add(Number(p));
+          for (const e of fs.readdirSync(d, { withFileTypes: true }))
+            if (e.isDirectory()) collect(path.join(d, e.name)); // a run's own groups (its node's, its generator's)
+        };
+        collect(dir);
         const cmds = [...left].map((pid) => {
+          // killed, and gone by the time the runner removes the groups (removeAll: a group still used stays)
           let cmd = '?';
           try {
             cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim().slice(0, 160);
@@ -117,16 +123,21 @@ function taskGroups(env = process.env) {
       },
     };
   };
-  /** Removes every group the session made (deepest first), once their processes are gone. */
+  /**
+   * Removes the session's groups and those under them (chainperf leaves the folder its runs' groups were in), deepest
+   * first; a group whose process is still exiting stays.
+   */
   const removeAll = () => {
-    const dirs = [...new Set([...made, ...made.map((d) => path.dirname(d))])].sort((a, b) => b.length - a.length);
-    for (const d of dirs) {
+    const tree = (dir) => {
+      if (!fs.existsSync(dir)) return;
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) tree(path.join(dir, e.name));
       try {
-        fs.rmdirSync(d);
+        fs.rmdirSync(dir);
       } catch {
-        // still has a process (killed a moment ago), or a group chainperf left: it stays
+        // a process still in it
       }
-    }
+    };
+    for (const d of new Set(made.map((x) => path.dirname(x)))) tree(d);
   };
   return { group, removeAll };
 }
