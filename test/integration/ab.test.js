@@ -34,9 +34,10 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
     // fails on a biased session rather than on that 5%, a "different" verdict is measured once more: two in a
     // row happen by chance once in 400 sessions.
     let res;
+    const USERS = 8;
     for (let attempt = 1; attempt <= 2; attempt++) {
       // 8 users: answers in milliseconds on a loaded CI machine too, well inside each slice's last 100 ms
-      const env = { AB_MIN_PAIRS: '3', AB_MAX_PAIRS: '3', AB_TARGET_PCT: '50', CONCURRENCY: '8' };
+      const env = { AB_MIN_PAIRS: '3', AB_MAX_PAIRS: '3', AB_TARGET_PCT: '50', CONCURRENCY: String(USERS) };
       res = await ab(SCENARIO, SCENARIO, env);
       assert.equal(res.code, 0);
       if (res.doc.figures.cpu_ms_per_request.verdict === 'same') break;
@@ -68,11 +69,19 @@ describe('./run.sh ab on geth --dev (host runtime)', () => {
         const cw = side.node.cpu_window;
         assert.equal(cw.slices, 4, '4 s of 1 s slices');
         assert.ok(Math.abs(cw.active_ms - 4000) < 1100, `${cw.active_ms} ms inside its slices`);
-        assert.ok(cw.answered_outside_slices <= 0.01 * cw.requests_ok, `${cw.answered_outside_slices} answered late`);
-        assert.ok(Math.abs(side.window.active_ms - cw.active_ms) < 100, 'its slices as planned and as read');
+        // each of the closed loop's users has at most one request out when a slice ends, answered after it: a
+        // generator that sent outside its slices would answer far more there (a share of 1% held on a quiet machine,
+        // and is the session's own rule for its burn-in pair; two CI runs, loaded, saw 1.3% and more)
         assert.ok(
-          Math.abs(side.figures.rps - cw.requests_ok / (side.window.active_ms / 1000)) < 0.02 * side.figures.rps,
-          'requests/s over the time inside its slices',
+          cw.answered_outside_slices <= USERS * cw.slices,
+          `${cw.answered_outside_slices} answered after their slices ended, ${cw.requests_ok} inside`,
+        );
+        assert.ok(Math.abs(side.window.active_ms - cw.active_ms) < 100, 'its slices as planned and as read');
+        // requests/s: the window's answers (those just after a slice's end too) over the time inside its slices
+        const answered = cw.requests_ok + cw.answered_outside_slices;
+        assert.ok(
+          Math.abs(side.figures.rps - answered / (side.window.active_ms / 1000)) < 0.005 * side.figures.rps,
+          `${side.figures.rps} requests/s, ${answered} answers in ${side.window.active_ms} ms of slices`,
         );
       }
     }
