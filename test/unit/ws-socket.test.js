@@ -181,7 +181,10 @@ describe('lean engine over WebSocket: the client connection', function () {
   });
 
   it('a handshake never answered ends after its time-out', async () => {
-    const silent = net.createServer(() => {});
+    // it keeps what it accepts, to destroy it at the end: a socket nobody reads never sees its peer's close, and a CI
+    // run's mocha waited on one for good
+    const accepted = [];
+    const silent = net.createServer((sock) => accepted.push(sock));
     await new Promise((r) => silent.listen(0, '127.0.0.1', r));
     const t0 = Date.now();
     const got = await new Promise((resolve) => {
@@ -195,6 +198,7 @@ describe('lean engine over WebSocket: the client connection', function () {
     });
     assert.match(got.error.message, /handshake timed out/);
     assert.ok(Date.now() - t0 < 2000);
+    for (const sock of accepted) sock.destroy();
     silent.close();
   });
 });
