@@ -15,7 +15,10 @@
 // 4 s late. Weighed as three busy processes, about what a host test file
 // runs at once (its node, its generator, chainperf), they share the cores
 // with a test file as its equal. (A group per file instead, each of one
-// share, starved the host tests' closed loops in turn.)
+// share, starved the host tests' closed loops in turn.) A task that times
+// things in milliseconds and uses little CPU (the unit tests) can be given a
+// weight of its own (group(task, {shares})), so that it gets the CPU as it
+// asks for it.
 //
 // TEST_CGROUPS=no leaves the tasks where the runner is and the weights as
 // they are; without root or a cgroup filesystem there are no groups and no
@@ -71,25 +74,46 @@ function weighContainers(parent, env = process.env) {
 }
 
 /**
- * The groups of one runner session (TEST_CGROUPS=no or no cgroups: null): group(task) makes a task's group and
- * returns {procsFiles, cpuSeconds(), remove()}, or null when it cannot be made.
+ * A cgroup v1 cpu group of its own for name with that weight, beside the root group's processes (a group nested in
+ * another weighs only among its siblings); its directory, or null where there is none to make.
+ */
+function weighedGroup(name, shares) {
+  const cpu = path.join(ROOT, 'cpu');
+  if (!fs.existsSync(path.join(cpu, 'cpu.shares'))) return null;
+  const dir = path.join(cpu, ownPath('cpu'), name);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'cpu.shares'), String(shares));
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The groups of one runner session (TEST_CGROUPS=no or no cgroups: null): group(task, {shares}) makes a task's group
+ * (with shares, on cgroup v1's cpu controller too, with that weight) and returns {procsFiles, cpuSeconds(), remove()},
+ * or null when it cannot be made.
  */
 function taskGroups(env = process.env) {
   if (env.TEST_CGROUPS === 'no' || process.platform !== 'linux') return null;
   const session = `chainperf-tests-${process.pid}`;
-  const made = [];
-  const group = (task) => {
-    const dir = groupDir(path.join(session, task.replace(/[^\w.-]/g, '_')));
+  const trees = new Set(); // the session's folder under each hierarchy, and the weighed groups beside it
+  const group = (task, { shares = 0 } = {}) => {
+    const name = task.replace(/[^\w.-]/g, '_');
+    const dir = groupDir(path.join(session, name));
     if (!dir) return null;
     try {
       fs.mkdirSync(dir, { recursive: true });
     } catch {
       return null; // not root, or a read-only cgroup filesystem
     }
-    made.push(dir);
+    trees.add(path.dirname(dir));
+    const weighed = shares ? weighedGroup(`${session}-${name}`, shares) : null;
+    if (weighed) trees.add(weighed);
     const v2 = fs.existsSync(path.join(dir, 'cpu.stat')) && !fs.existsSync(path.join(dir, 'cpuacct.usage'));
     return {
-      procsFiles: [path.join(dir, 'cgroup.procs')],
+      procsFiles: [dir, ...(weighed ? [weighed] : [])].map((d) => path.join(d, 'cgroup.procs')),
       /** CPU seconds of the task's processes, children and threads included, since the group was made. */
       cpuSeconds() {
         if (v2) {
@@ -108,6 +132,7 @@ function taskGroups(env = process.env) {
             if (e.isDirectory()) collect(path.join(d, e.name)); // a run's own groups (its node's, its generator's)
         };
         collect(dir);
+        if (weighed) collect(weighed);
         const cmds = [...left].map((pid) => {
           // killed, and gone by the time the runner removes the groups (removeAll: a group still used stays)
           let cmd = '?';
@@ -137,7 +162,7 @@ function taskGroups(env = process.env) {
         // a process still in it
       }
     };
-    for (const d of new Set(made.map((x) => path.dirname(x)))) tree(d);
+    for (const d of trees) tree(d);
   };
   return { group, removeAll };
 }
