@@ -8,9 +8,8 @@
 // files (by the last timings recorded in test/integration/timings.json) start
 // first, so the run ends with short ones.
 // Each file runs in a cgroup of its own where it can, which counts its CPU on
-// this host, and the Docker engine's containers weigh as a test file does on
-// cgroup v1's cpu controller while the files run (file-cgroup.js;
-// TEST_CGROUPS=no: neither).
+// this host, and the unit tests weigh as ten processes on cgroup v1's cpu
+// controller (file-cgroup.js; TEST_CGROUPS=no: neither).
 // Each file's output is printed whole when it ends, then the slowest files,
 // each failed file's failures again and the totals; the exit status is
 // mocha's worst.
@@ -31,7 +30,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { holdSwarm } = require('../test/integration/test-swarm');
-const { taskGroups, inGroup, weighContainers } = require('../test/integration/file-cgroup');
+const { taskGroups, inGroup } = require('../test/integration/file-cgroup');
 
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(ROOT, 'test', 'integration');
@@ -94,8 +93,8 @@ async function lintAndUnit() {
   // --exit: a handle a unit test leaves open (a socket nobody reads; one held a CI run's mocha for good) must not hold
   // the job until its time limit
   // UNIT_SHARES: the unit tests time things in milliseconds (an open loop's pace, a window's slices) and use about a
-  // quarter of a core; beside the pool, and the containers weighed up, two CI runs' paced loops got a tenth of their
-  // rate. Weighed as ten busy processes, they get the CPU as they ask for it, which costs the others little.
+  // quarter of a core; beside the pool, two CI runs' paced loops got a tenth of their rate. Weighed as ten busy
+  // processes, they get the CPU as they ask for it, which costs the others little.
   const unit = await runTask('unit tests', npm, ['run', '--silent', 'test:unit', '--', '--exit'], {
     shares: UNIT_SHARES,
   });
@@ -176,7 +175,6 @@ async function main() {
   const worker = async () => {
     while (queue.length) report(await runFile(queue.shift()));
   };
-  const unweigh = weighContainers('docker');
   const swarm = await holdSwarmFor(files);
   const beside = withLintAndUnit ? lintAndUnit().then((rs) => rs.forEach(report)) : Promise.resolve();
   await Promise.all([beside, ...Array.from({ length: Math.min(JOBS, files.length) }, worker)]);
@@ -194,7 +192,6 @@ async function main() {
   );
   printSlowest(done, (Date.now() - t0) / 1000);
   if (groups) groups.removeAll();
-  if (unweigh) unweigh();
   const failed = done.filter((r) => r.code !== 0).map((r) => r.file);
   // the failures again, last: a long log read from its end (or cut to its end) still shows which tests failed and why
   for (const r of done.filter((x) => x.code !== 0))

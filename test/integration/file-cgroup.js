@@ -6,19 +6,18 @@
 // groups of its own). The runner prints it beside each file's wall time: the
 // suite is bound by CPU, and this says which files spend it.
 //
-// And the weight of the containers' groups on cgroup v1's cpu controller
-// (weighContainers): there a process of the root group weighs as much as a
-// whole group, so the Docker engine's group, every container of every
-// compose and swarm test, competed with each busy thread of the host tests
-// alone, and under load its containers (a node, cAdvisor, HAProxy) got a
-// sliver of a core: replicas with 0.14 CPU-seconds in a 10 s window, answers
-// 4 s late. Weighed as three busy processes, about what a host test file
-// runs at once (its node, its generator, chainperf), they share the cores
-// with a test file as its equal. (A group per file instead, each of one
-// share, starved the host tests' closed loops in turn.) A task that times
-// things in milliseconds and uses little CPU (the unit tests) can be given a
-// weight of its own (group(task, {shares})), so that it gets the CPU as it
-// asks for it.
+// And weights on cgroup v1's cpu controller, where a process of the root
+// group weighs as much as a whole group. The Docker engine's group, every
+// container of every compose and swarm test, competed with each busy thread
+// of the host tests alone, and under load a swarm fleet's replicas got a
+// sliver of a core (0.14 CPU-seconds each in a 10 s window, answers 4 s
+// late): swarm.test.js weighs the containers' groups as three busy
+// processes, about what a host test file runs at once, while it runs
+// (weighContainers). Weighed so for the whole job, the host test files
+// starved in turn (a fleet's p99 at 2 s); a cpu share per file starved their
+// closed loops. A task that times things in milliseconds and uses little CPU
+// (the unit tests) is given a weight of its own (group(task, {shares})), so
+// that it gets the CPU as it asks for it.
 //
 // TEST_CGROUPS=no leaves the tasks where the runner is and the weights as
 // they are; without root or a cgroup filesystem there are no groups and no
