@@ -6,22 +6,16 @@
 // groups of its own). The runner prints it beside each file's wall time: the
 // suite is bound by CPU, and this says which files spend it.
 //
-// And weights on cgroup v1's cpu controller, where a process of the root
-// group weighs as much as a whole group. The Docker engine's group, every
-// container of every compose and swarm test, competed with each busy thread
-// of the host tests alone, and under load a swarm fleet's replicas got a
-// sliver of a core (0.14 CPU-seconds each in a 10 s window, answers 4 s
-// late): swarm.test.js weighs the containers' groups as three busy
-// processes, about what a host test file runs at once, while it runs
-// (weighContainers). Weighed so for the whole job, the host test files
-// starved in turn (a fleet's p99 at 2 s); a cpu share per file starved their
-// closed loops. A task that times things in milliseconds and uses little CPU
-// (the unit tests) is given a weight of its own (group(task, {shares})), so
-// that it gets the CPU as it asks for it.
+// And a weight of its own on cgroup v1's cpu controller for a task that
+// times things in milliseconds and uses little CPU (the unit tests:
+// group(task, {shares})), so that it gets the CPU as it asks for it: there
+// a process of the root group weighs as much as a whole group. (Weighing up
+// the Docker engine's group, whose containers, all of them one group, got a
+// sliver of a core under load, was tried and taken back: the host test
+// files starved in turn; docs/results.md#ci.)
 //
-// TEST_CGROUPS=no leaves the tasks where the runner is and the weights as
-// they are; without root or a cgroup filesystem there are no groups and no
-// CPU column.
+// TEST_CGROUPS=no leaves the tasks where the runner is; without root or a
+// cgroup filesystem there are no groups and no CPU column.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -42,34 +36,6 @@ function groupDir(name) {
   if (fs.existsSync(path.join(ROOT, 'cgroup.controllers'))) return path.join(ROOT, ownPath(''), name);
   const acct = ['cpuacct', 'cpu,cpuacct'].find((m) => fs.existsSync(path.join(ROOT, m, 'cpuacct.usage')));
   return acct ? path.join(ROOT, acct, ownPath('cpuacct'), name) : null;
-}
-
-/** The weight of a group of containers: three busy processes of the root group (1024 each). */
-const CONTAINER_SHARES = 3 * 1024;
-
-/**
- * Gives the cgroup v1 cpu group parent (the Docker engine's "docker", a swarm worker's own) CONTAINER_SHARES, made
- * if it is not there yet (the engine uses it as it finds it); returns a function that puts the weight back, or null
- * where there is nothing to weigh (TEST_CGROUPS=no, cgroup v2, not root).
- */
-function weighContainers(parent, env = process.env) {
-  const cpu = path.join(ROOT, 'cpu');
-  if (env.TEST_CGROUPS === 'no' || !fs.existsSync(path.join(cpu, 'cpu.shares'))) return null;
-  const file = path.join(cpu, parent, 'cpu.shares');
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const before = fs.readFileSync(file, 'utf8').trim();
-    fs.writeFileSync(file, String(CONTAINER_SHARES));
-    return () => {
-      try {
-        fs.writeFileSync(file, before);
-      } catch {
-        // the group went with its engine
-      }
-    };
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -180,4 +146,4 @@ function inGroup(group, cmd, args) {
   };
 }
 
-module.exports = { taskGroups, inGroup, weighContainers };
+module.exports = { taskGroups, inGroup };

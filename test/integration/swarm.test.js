@@ -29,26 +29,20 @@ const { imageSpecs } = require('../../src/runtime/images');
 const geth = require('../../src/clients/geth');
 const { startSwarmWorker } = require('./swarm-worker');
 const { holdSwarm } = require('./test-swarm');
-const { weighContainers } = require('./file-cgroup');
 
 /** What swarm.stackLeftovers says of a stack that is wholly removed. */
 const NOTHING = { services: [], containers: [], volumes: [], networks: [], configs: [], secrets: [] };
 
 let held = null;
 let worker = null;
-let unweigh = null;
 
 before(async () => {
-  // while this file runs, the Docker engine's containers weigh as a test file does, not as one process
-  // (file-cgroup.js): its fleets' replicas were starved beside the host test files
-  unweigh = weighContainers('docker');
   held = await holdSwarm();
 });
 
 after(async () => {
   if (worker) await worker.remove();
   if (held) held.leave();
-  if (unweigh) unweigh();
 });
 
 /** The images a worker may need: the local build and the upstream one of each. */

@@ -10,7 +10,6 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { promisify } = require('node:util');
 const swarm = require('../../../src/platform/swarm');
-const { weighContainers } = require('../file-cgroup');
 
 const run = promisify(execFile);
 const IMAGE = 'chainperf-test/swarm-worker:bookworm';
@@ -60,7 +59,6 @@ async function removeWorker(nodeId = null) {
 async function startEngine() {
   const common = ['run', '-d', '--name', NAME, '--hostname', NAME, '-v', `${VOLUME}:/var/lib/docker`];
   const cmd = [IMAGE, `--cgroup-parent=/${CGROUP_PARENT}`];
-  weighContainers(CGROUP_PARENT); // its containers weigh as the outer engine's do (removed with the worker)
   try {
     await docker([...common, '--privileged', ...cmd]);
   } catch (err) {
