@@ -93,20 +93,22 @@ const betweenRate = (w) =>
   w.between_slices && w.between_slices.seconds > 0 ? w.between_slices.cpu_s / w.between_slices.seconds : null;
 
 /** Both idle baselines over the same seconds (both nodes idle at once), each side's IDLE_S long; null for 0. */
-const idleBoth = (sides, signal) =>
-  Promise.all(sides.map((x) => (x.s.IDLE_S > 0 ? measureIdle(x.stack, x.s.IDLE_S, signal) : null)));
+const idleBoth = (sides, signal, idleOf) =>
+  Promise.all(sides.map((x) => (x.s.IDLE_S > 0 ? idleOf(x.stack, x.s.IDLE_S, signal) : null)));
 
 /**
  * Measures one interleaved pair: both idle baselines at once, then both windows over one span, `first` taking the
  * first slice. names: the two windows' names; sliceS: AB_SLICE_S; lengthS, when given, in place of DURATION_S
  * (AB_WINDOW=auto). Resolves to the two sides' window records, first's then second's. A window whose generator began
- * late is measured again once, both sides with it.
+ * late is measured again once, both sides with it, after idle baselines of their own: each window's baseline is the one
+ * just before it. fns: the window and idle measurements (a unit test's stubs).
  */
-async function measureInterleaved(first, second, { names, signal, sliceS, lengthS = null }) {
+async function measureInterleaved(first, second, { names, signal, sliceS, lengthS = null }, fns = {}) {
+  const { measureWindow = windowWithFigures, idleOf = measureIdle } = fns;
   const sides = [first, second];
-  const [idleA, idleB] = await idleBoth(sides, signal);
   const perSideS = lengthS || first.s.DURATION_S;
   for (let attempt = 1; ; attempt++) {
+    const [idleA, idleB] = await idleBoth(sides, signal, idleOf);
     // far enough ahead for both kept generators to have picked their windows up
     const plan = planSlices({
       fromMs: Date.now() + PICKUP_MS + 250,
@@ -116,12 +118,12 @@ async function measureInterleaved(first, second, { names, signal, sliceS, length
     });
     const over = lengthS ? { DURATION_S: lengthS } : {};
     const runs = await Promise.allSettled([
-      windowWithFigures(first.ctx, names[0], idleA, { over, sliced: { slices: plan.first, gapMs: SLICE_GAP_MS } }),
-      windowWithFigures(second.ctx, names[1], idleB, { over, sliced: { slices: plan.second, gapMs: SLICE_GAP_MS } }),
+      measureWindow(first.ctx, names[0], idleA, { over, sliced: { slices: plan.first, gapMs: SLICE_GAP_MS } }),
+      measureWindow(second.ctx, names[1], idleB, { over, sliced: { slices: plan.second, gapMs: SLICE_GAP_MS } }),
     ]);
     const failed = runs.find((r) => r.status === 'rejected');
     if (failed && failed.reason.lateStart && attempt === 1 && !signal.aborted) {
-      log(`${names.join(', ')}: ${failed.reason.message}; the pair is measured again`);
+      log(`${names.join(', ')}: ${failed.reason.message}; the pair is measured again, after new idle baselines`);
       continue;
     }
     if (failed) throw failed.reason;

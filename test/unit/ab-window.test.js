@@ -331,3 +331,60 @@ describe('A/B session stages with AB_WINDOW=auto (measurePairs)', () => {
     assert.ok(v > 0.0002 * 0.8 && v < 0.0002 * 1.2, `${v}`);
   });
 });
+
+describe('an interleaved pair whose generator began late (measureInterleaved)', () => {
+  const { measureInterleaved } = require('../../src/ab/interleave');
+  const side = (key) => ({
+    key,
+    s: { IDLE_S: 2, DURATION_S: 4, SEED: 1 },
+    stack: key,
+    ctx: { key },
+    run: { warnings: [] },
+  });
+  const late = () =>
+    Object.assign(new Error('the load generator sent its first request 2.2 s late'), { lateStart: true });
+
+  it('measures both windows again, each after an idle baseline of its own taken just before it', async () => {
+    const events = [];
+    let idles = 0;
+    const idleOf = async (stack) => {
+      idles++;
+      events.push(`idle ${stack}`);
+      return { seconds: 2, cpu_s: 0.01 * idles, end_ms: idles };
+    };
+    let windows = 0;
+    const measureWindow = async (ctx, name, idle) => {
+      windows++;
+      events.push(`window ${name}`);
+      if (windows === 1) throw late(); // the first attempt's first side began late
+      const figures = { cpu_ms_per_request: 0.2, rps: 1000, requests_ok: 4000, latency_ms: { p50: 1, p99: 2 } };
+      return { window: { start_ms: 10, end_ms: 20 }, node: {}, generator: {}, figures };
+    };
+    const [a, b] = await measureInterleaved(
+      side('A'),
+      side('B'),
+      { names: ['pair1-A', 'pair1-B'], signal: new AbortController().signal, sliceS: 1 },
+      { measureWindow, idleOf },
+    );
+    assert.deepEqual(events, [
+      'idle A',
+      'idle B',
+      'window pair1-A',
+      'window pair1-B',
+      'idle A',
+      'idle B',
+      'window pair1-A',
+      'window pair1-B',
+    ]);
+    assert.deepEqual([a.idle.end_ms, b.idle.end_ms], [3, 4], "the second attempt's baselines, not the first's");
+  });
+
+  it('a second late start ends the pair with its reason', async () => {
+    const idleOf = async () => ({ seconds: 2, cpu_s: 0.01, end_ms: 1 });
+    const measureWindow = async () => {
+      throw late();
+    };
+    const opts = { names: ['pair1-A', 'pair1-B'], signal: new AbortController().signal, sliceS: 1 };
+    await assert.rejects(measureInterleaved(side('A'), side('B'), opts, { measureWindow, idleOf }), /2\.2 s late/);
+  });
+});
