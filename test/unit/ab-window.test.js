@@ -353,7 +353,7 @@ describe('an interleaved pair whose generator began late (measureInterleaved)', 
       return { seconds: 2, cpu_s: 0.01 * idles, end_ms: idles };
     };
     let windows = 0;
-    const measureWindow = async (ctx, name, idle) => {
+    const measureWindow = async (ctx, name) => {
       windows++;
       events.push(`window ${name}`);
       if (windows === 1) throw late(); // the first attempt's first side began late
