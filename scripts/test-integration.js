@@ -28,9 +28,9 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { holdSwarm } = require('../test/integration/test-swarm');
-const { taskGroups, inGroup } = require('../test/integration/file-cgroup');
+const { taskGroups } = require('../test/integration/file-cgroup');
+const { spawnInGroup } = require('../src/platform/cgroup');
 
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(ROOT, 'test', 'integration');
@@ -60,10 +60,8 @@ const groups = taskGroups(); // a cgroup per task, counting its CPU (file-cgroup
 function runTask(name, cmd, cmdArgs, { shares = 0 } = {}) {
   const t0 = Date.now();
   const group = groups && groups.group(name, { shares });
-  const how = inGroup(group, cmd, cmdArgs);
   return new Promise((resolve) => {
-    const env = { ...process.env, ...how.env };
-    const child = spawn(how.cmd, how.args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnInGroup(group, [cmd, ...cmdArgs], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(child);
     child.on('close', () => running.delete(child));
     let out = '';

@@ -53,9 +53,10 @@ function mkdirCpuset(dir) {
 class Cgroup {
   /**
    * @param {string} name e.g. "chainperf/<run-id>/node"
-   * @param {{cpus?: string}} opts cpus in cpuset list syntax ("0", "0-1")
+   * @param {{cpus?: string, countOnly?: boolean}} opts cpus in cpuset list syntax ("0", "0-1"); countOnly: a group
+   *   that only counts CPU (v1: cpuacct alone, no memory, block I/O or cpuset group)
    */
-  constructor(name, { cpus } = {}) {
+  constructor(name, { cpus, countOnly = false } = {}) {
     this.version = cgroupVersion();
     this.name = name;
     this.dirs = []; // every directory we created, deepest last
@@ -64,6 +65,7 @@ class Cgroup {
       this.cpuacct = path.join(mountOf('cpuacct'), ownPath('cpuacct'), name);
       fs.mkdirSync(this.cpuacct, { recursive: true });
       this.dirs.push(this.cpuacct);
+      if (countOnly) return;
       const mem = mountOf('memory');
       if (mem) {
         this.memory = path.join(mem, ownPath('memory'), name);
@@ -180,6 +182,17 @@ function removeUp(dir, name) {
   }
 }
 
+/** Removes the group at dir and every group under it, deepest first; one that a process is still in stays. */
+function removeTree(dir) {
+  if (!fs.existsSync(dir)) return;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) removeTree(path.join(dir, e.name));
+  try {
+    fs.rmdirSync(dir);
+  } catch {
+    // a process still in it
+  }
+}
+
 /** Whether this process may create cgroups here. */
 function cgroupsUsable() {
   try {
@@ -239,6 +252,7 @@ function groupsLeftover(groups) {
 
 module.exports = {
   Cgroup,
+  ownPath,
   mountOf,
   cgroupVersion,
   cgroupsUsable,
@@ -246,4 +260,5 @@ module.exports = {
   runsRoot,
   groupsLeftover,
   cgroupDirsNamed,
+  removeTree,
 };

@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { promisify } = require('node:util');
 const swarm = require('../../../src/platform/swarm');
+const { removeTree } = require('../../../src/platform/cgroup');
 
 const run = promisify(execFile);
 const IMAGE = 'chainperf-test/swarm-worker:bookworm';
@@ -32,18 +33,6 @@ async function docker(args, opts = {}) {
   return (await run('docker', args, { maxBuffer: 1 << 26, ...opts })).stdout.trim();
 }
 
-/** Removes a cgroup directory and the groups below it (rmdir, deepest first; a group with a process stays). */
-function removeCgroupTree(dir) {
-  if (!fs.existsSync(dir)) return;
-  for (const e of fs.readdirSync(dir, { withFileTypes: true }))
-    if (e.isDirectory()) removeCgroupTree(path.join(dir, e.name));
-  try {
-    fs.rmdirSync(dir);
-  } catch {
-    // still in use
-  }
-}
-
 /** Removes the worker: it leaves the swarm, its container, volume and cgroups go, the swarm forgets it. */
 async function removeWorker(nodeId = null) {
   await docker(['exec', NAME, 'docker', 'swarm', 'leave', '--force']).catch(() => {});
@@ -52,7 +41,7 @@ async function removeWorker(nodeId = null) {
   if (nodeId) await docker(['node', 'rm', '--force', nodeId]).catch(() => {});
   const root = '/sys/fs/cgroup'; // v1: one tree per controller; v2: one tree
   for (const dir of [root, ...fs.readdirSync(root).map((c) => path.join(root, c))])
-    removeCgroupTree(path.join(dir, CGROUP_PARENT));
+    removeTree(path.join(dir, CGROUP_PARENT));
 }
 
 /** Starts the inner engine: privileged where the outer engine allows it, else with every capability it has. */
