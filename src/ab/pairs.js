@@ -57,4 +57,22 @@ function regressionGate(figures, maxPct) {
   return { max_regression_pct: maxPct, pass: failed.length === 0, failed };
 }
 
-module.exports = { summarizePairs, meanOf, fmtRatio, cpuPairs, regressionGate };
+/**
+ * The warning for windows whose net CPU per request is not positive (the node used no more CPU than at its idle
+ * baseline's rate: starved, or busy with work of its own while idle), which no interval of the net figure counts; null
+ * when there are none.
+ */
+function netNotPositiveWarning(pairs) {
+  const where = pairs.flatMap((p) =>
+    ['a', 'b']
+      .filter((k) => {
+        const c = p[k].compared || {};
+        return c.cpu_ms_per_request > 0 && c.cpu_ms_per_request_net !== null && c.cpu_ms_per_request_net <= 0;
+      })
+      .map((k) => `pair ${p.pair} ${k.toUpperCase()}: ${p[k].compared.cpu_ms_per_request_net} ms`),
+  );
+  if (!where.length) return null;
+  return `the net CPU per request is not positive in ${where.length} window(s) (${where.join('; ')}): the node used no more CPU in them than at the rate of its idle baseline, so something else than the load moved its CPU (a node starved of its cores, or busy with work of its own while idle); their pairs are in no interval of the net figure: read the gross figure`;
+}
+
+module.exports = { summarizePairs, meanOf, fmtRatio, cpuPairs, regressionGate, netNotPositiveWarning };

@@ -28,7 +28,7 @@ const { restartPairs, restartRefusal, settleRestarts } = require('./restarts');
 const { measurePairs } = require('./stages');
 const { writeAbReport } = require('./report');
 const { generatorMode, newSide, sideRecord, startBoth, stopKept, teardownBoth, warmBoth } = require('./sides');
-const { fmtRatio, regressionGate, summarizePairs } = require('./pairs');
+const { fmtRatio, netNotPositiveWarning, regressionGate, summarizePairs } = require('./pairs');
 const { profileDifference, shareParameterPool } = require('./shared');
 const { machineSpeed, machineSpeedNote } = require('./machine-speed');
 const { settleInterleave, sliceProblem } = require('./interleave');
@@ -196,6 +196,8 @@ function finish(ab, { A, B, dir, reportsRoot, out }) {
       `the interval of B/A for CPU per request is ±${cpu.halfwidth_pct.toFixed(1)}%, wider than the target ±${ab.settings.target_pct}% (${ab.stop_reason || ab.error}): a verdict of "same" means no difference beyond that was found, not that there is none${speed ? `; ${speed}` : ''}`,
     );
   }
+  const net = netNotPositiveWarning(ab.pairs);
+  if (net) ab.warnings.push(net);
   ab.regression = regressionGate(ab.figures, ab.settings.max_regression_pct);
   const profile = profileDifference(A, B, dir);
   if (profile) ab.profile_diff = profile;

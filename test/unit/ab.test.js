@@ -2,7 +2,7 @@
 const assert = require('node:assert/strict');
 const { pairedRatio, pairsNeeded, regressed, intervalUnits, stage1Units } = require('../../src/ab/stats');
 const { blockOf, restartRefusal, restartPairs, settleRestarts } = require('../../src/ab/restarts');
-const { regressionGate, summarizePairs } = require('../../src/ab/pairs');
+const { netNotPositiveWarning, regressionGate, summarizePairs } = require('../../src/ab/pairs');
 const { alikePools } = require('../../src/ab/shared');
 const { renderSummary } = require('../../src/ab/report');
 const { normal } = require('../helpers');
@@ -121,6 +121,23 @@ describe('A/B statistics', () => {
     assert.equal(gate.pass, false);
     assert.equal(gate.failed.length, 2);
     assert.equal(regressionGate({}, null), null, 'no gate without MAX_REGRESSION_PCT');
+  });
+
+  it('a window whose net CPU per request is not positive is named in a warning, and left out of the net interval', () => {
+    const side = (gross, net) => ({ compared: { cpu_ms_per_request: gross, cpu_ms_per_request_net: net } });
+    const pairs = [
+      { pair: 1, a: side(0.2, 0.19), b: side(0.21, 0.2) },
+      { pair: 2, a: side(0.2, 0.18), b: side(0.2, 0.19) },
+      { pair: 3, a: side(0.53, 0.48), b: side(0.5, -0.006) },
+    ];
+    const w = netNotPositiveWarning(pairs);
+    assert.match(w, /not positive in 1 window\(s\) \(pair 3 B: -0\.006 ms\)/);
+    assert.match(w, /read the gross figure/);
+    const f = summarizePairs(pairs, 3);
+    assert.equal(f.cpu_ms_per_request.n, 3);
+    assert.equal(f.cpu_ms_per_request_net.n, 2, 'the net interval over the other two pairs');
+    assert.equal(netNotPositiveWarning(pairs.slice(0, 2)), null);
+    assert.equal(netNotPositiveWarning([{ pair: 1, a: side(0.2, null), b: side(0.2, null) }]), null, 'no idle: no net');
   });
 });
 
