@@ -10,7 +10,7 @@
 // changes falling on both sides alike.
 
 const { windowWithFigures } = require('../measure/phases');
-const { measureIdle } = require('../measure/edges');
+const { measureIdleTogether } = require('../measure/edges');
 const { planSlices } = require('../measure/slices');
 const { PICKUP_MS } = require('../measure/kept-generator');
 const { windowSeed } = require('../measure/window');
@@ -92,9 +92,18 @@ function checkLateAnswers(settings, pairs, warnings) {
 const betweenRate = (w) =>
   w.between_slices && w.between_slices.seconds > 0 ? w.between_slices.cpu_s / w.between_slices.seconds : null;
 
-/** Both idle baselines over the same seconds (both nodes idle at once), each side's IDLE_S long; null for 0. */
-const idleBoth = (sides, signal, idleOf) =>
-  Promise.all(sides.map((x) => (x.s.IDLE_S > 0 ? idleOf(x.stack, x.s.IDLE_S, signal) : null)));
+/**
+ * Both idle baselines over the same seconds (both nodes idle at once, both measured again while either settles), each
+ * side's IDLE_S long; null for 0.
+ */
+async function idleBoth(sides, signal, idleOf) {
+  const measured = sides.filter((x) => x.s.IDLE_S > 0);
+  const idles = await idleOf(
+    measured.map((x) => ({ stack: x.stack, seconds: x.s.IDLE_S })),
+    signal,
+  );
+  return sides.map((x) => (measured.includes(x) ? idles[measured.indexOf(x)] : null));
+}
 
 /**
  * Measures one interleaved pair: both idle baselines at once, then both windows over one span, `first` taking the
@@ -104,7 +113,7 @@ const idleBoth = (sides, signal, idleOf) =>
  * just before it. fns: the window and idle measurements (a unit test's stubs).
  */
 async function measureInterleaved(first, second, { names, signal, sliceS, lengthS = null }, fns = {}) {
-  const { measureWindow = windowWithFigures, idleOf = measureIdle } = fns;
+  const { measureWindow = windowWithFigures, idleOf = measureIdleTogether } = fns;
   const sides = [first, second];
   const perSideS = lengthS || first.s.DURATION_S;
   for (let attempt = 1; ; attempt++) {

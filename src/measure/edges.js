@@ -97,16 +97,31 @@ function stillFalling(idle, before) {
  * kept (`settling`: their rates); `settled: false` when the last was still falling.
  */
 async function measureIdle(stack, seconds, signal, what = 'the idle baseline') {
-  let idle = await idleOnce(stack, seconds, signal, what);
-  const before = [];
-  while (stillFalling(idle, before[before.length - 1]) && before.length < MAX_AGAIN) {
-    log(`the node was still settling over ${what} (${describeRate(idle)}): measuring it again`);
-    before.push(idle);
-    idle = await idleOnce(stack, seconds, signal, what);
+  return (await measureIdleTogether([{ stack, seconds }], signal, what))[0];
+}
+
+/**
+ * measureIdle for several nodes at once (an interleaved A/B pair's two), each {stack, seconds}: while any of them is
+ * still settling, all are measured again, so that each baseline ends where the others do (those of one length),
+ * right before the window that follows. A node measured again only for another's sake keeps no `settling` entry for it.
+ */
+async function measureIdleTogether(nodes, signal, what = 'the idle baseline') {
+  const once = () => Promise.all(nodes.map((x) => idleOnce(x.stack, x.seconds, signal, what)));
+  let idles = await once();
+  const prev = nodes.map(() => undefined);
+  const settling = nodes.map(() => []);
+  let falling = idles.map((idle) => stillFalling(idle));
+  for (let again = 0; falling.some(Boolean) && again < MAX_AGAIN; again++) {
+    idles.forEach((idle, i) => {
+      if (!falling[i]) return;
+      log(`the node was still settling over ${what} (${describeRate(idle)}): measuring it again`);
+      settling[i].push({ cpu_s_per_s: Number(coresOf(idle).toFixed(4)), start_ms: idle.start_ms });
+    });
+    idles.forEach((idle, i) => (prev[i] = idle));
+    idles = await once();
+    falling = idles.map((idle, i) => stillFalling(idle, prev[i]));
   }
-  if (!before.length) return idle;
-  const settling = before.map((b) => ({ cpu_s_per_s: Number(coresOf(b).toFixed(4)), start_ms: b.start_ms }));
-  return { ...idle, settling, settled: !stillFalling(idle, before[before.length - 1]) };
+  return idles.map((idle, i) => (settling[i].length ? { ...idle, settling: settling[i], settled: !falling[i] } : idle));
 }
 
 const describeRate = (idle) =>
@@ -141,4 +156,4 @@ function startSampler(stack, window, signal) {
   return { ticks, memory, done };
 }
 
-module.exports = { readEdge, planWindow, measureIdle, startSampler, BUSY_CORES };
+module.exports = { readEdge, planWindow, measureIdle, measureIdleTogether, startSampler, BUSY_CORES };

@@ -347,11 +347,12 @@ describe('an interleaved pair whose generator began late (measureInterleaved)', 
   it('measures both windows again, each after an idle baseline of its own taken just before it', async () => {
     const events = [];
     let idles = 0;
-    const idleOf = async (stack) => {
-      idles++;
-      events.push(`idle ${stack}`);
-      return { seconds: 2, cpu_s: 0.01 * idles, end_ms: idles };
-    };
+    const idleOf = async (nodes) =>
+      nodes.map(({ stack }) => {
+        idles++;
+        events.push(`idle ${stack}`);
+        return { seconds: 2, cpu_s: 0.01 * idles, end_ms: idles };
+      });
     let windows = 0;
     const measureWindow = async (ctx, name) => {
       windows++;
@@ -380,7 +381,7 @@ describe('an interleaved pair whose generator began late (measureInterleaved)', 
   });
 
   it('a second late start ends the pair with its reason', async () => {
-    const idleOf = async () => ({ seconds: 2, cpu_s: 0.01, end_ms: 1 });
+    const idleOf = async (nodes) => nodes.map(() => ({ seconds: 2, cpu_s: 0.01, end_ms: 1 }));
     const measureWindow = async () => {
       throw late();
     };

@@ -4,7 +4,7 @@
 // baseline over a node still settling after its start is measured again.
 
 const assert = require('node:assert/strict');
-const { readEdge, measureIdle } = require('../../src/measure/edges');
+const { readEdge, measureIdle, measureIdleTogether } = require('../../src/measure/edges');
 
 describe('readEdge', () => {
   it("runs onEdge after the node's CPU is read and before the cross-check's answer, not after it", async () => {
@@ -106,5 +106,22 @@ describe('measureIdle', () => {
     assert.equal(idle.halves, undefined);
     assert.equal(idle.settling.length, 1);
     assert.equal(idle.settled, true);
+  });
+
+  it("two nodes at once (an interleaved A/B pair's): both measured again while either settles, ending together", async () => {
+    // B busy for its first second, A at rest: a baseline for A that ended seconds before B's would lie seconds before
+    // the window that follows both
+    const [a, b] = await measureIdleTogether(
+      [
+        { stack: settlingStack(0, 0, 0.05), seconds: 0.4 },
+        { stack: settlingStack(1, 1000), seconds: 0.4 },
+      ],
+      undefined,
+    );
+    assert.ok(b.settling.length >= 1, JSON.stringify(b));
+    assert.equal(b.settled, true);
+    assert.equal(a.settling, undefined, 'A was not settling: no entry of its own');
+    assert.ok(Math.abs(a.end_ms - b.end_ms) < 100, `A ended at ${a.end_ms}, B at ${b.end_ms}`);
+    assert.ok(Math.abs(rateOf(a) - 0.05) < 0.01, `${rateOf(a)} cores`);
   });
 });
