@@ -99,7 +99,7 @@ const betweenRate = (w) =>
 async function idleBoth(sides, signal, idleOf) {
   const measured = sides.filter((x) => x.s.IDLE_S > 0);
   const idles = await idleOf(
-    measured.map((x) => ({ stack: x.stack, seconds: x.s.IDLE_S })),
+    measured.map((x) => ({ stack: x.stack, seconds: x.s.IDLE_S, label: x.key })),
     signal,
   );
   return sides.map((x) => (measured.includes(x) ? idles[measured.indexOf(x)] : null));

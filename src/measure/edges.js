@@ -101,9 +101,10 @@ async function measureIdle(stack, seconds, signal, what = 'the idle baseline') {
 }
 
 /**
- * measureIdle for several nodes at once (an interleaved A/B pair's two), each {stack, seconds}: while any of them is
- * still settling, all are measured again, so that each baseline ends where the others do (those of one length),
- * right before the window that follows. A node measured again only for another's sake keeps no `settling` entry for it.
+ * measureIdle for several nodes at once (an interleaved A/B pair's two), each {stack, seconds, label} (label: the
+ * node's name in the log): while any of them is still settling, all are measured again, so that each baseline ends
+ * where the others do (those of one length), right before the window that follows. A node measured again only for
+ * another's sake keeps no `settling` entry for it.
  */
 async function measureIdleTogether(nodes, signal, what = 'the idle baseline') {
   const once = () => Promise.all(nodes.map((x) => idleOnce(x.stack, x.seconds, signal, what)));
@@ -114,7 +115,8 @@ async function measureIdleTogether(nodes, signal, what = 'the idle baseline') {
   for (let again = 0; falling.some(Boolean) && again < MAX_AGAIN; again++) {
     idles.forEach((idle, i) => {
       if (!falling[i]) return;
-      log(`the node was still settling over ${what} (${describeRate(idle)}): measuring it again`);
+      const whose = nodes[i].label ? `${nodes[i].label}: ` : '';
+      log(`${whose}the node was still settling over ${what} (${describeRate(idle)}): measuring it again`);
       settling[i].push({ cpu_s_per_s: Number(coresOf(idle).toFixed(4)), start_ms: idle.start_ms });
     });
     idles.forEach((idle, i) => (prev[i] = idle));
