@@ -109,7 +109,6 @@ async function measureIdle(stack, seconds, signal, what = 'the idle baseline') {
 async function measureIdleTogether(nodes, signal, what = 'the idle baseline') {
   const once = () => Promise.all(nodes.map((x) => idleOnce(x.stack, x.seconds, signal, what)));
   let idles = await once();
-  const prev = nodes.map(() => undefined);
   const settling = nodes.map(() => []);
   let falling = idles.map((idle) => stillFalling(idle));
   for (let again = 0; falling.some(Boolean) && again < MAX_AGAIN; again++) {
@@ -119,9 +118,9 @@ async function measureIdleTogether(nodes, signal, what = 'the idle baseline') {
       log(`${whose}the node was still settling over ${what} (${describeRate(idle)}): measuring it again`);
       settling[i].push({ cpu_s_per_s: Number(coresOf(idle).toFixed(4)), start_ms: idle.start_ms });
     });
-    idles.forEach((idle, i) => (prev[i] = idle));
+    const before = idles;
     idles = await once();
-    falling = idles.map((idle, i) => stillFalling(idle, prev[i]));
+    falling = idles.map((idle, i) => stillFalling(idle, before[i]));
   }
   return idles.map((idle, i) => (settling[i].length ? { ...idle, settling: settling[i], settled: !falling[i] } : idle));
 }
