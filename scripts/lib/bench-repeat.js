@@ -27,7 +27,8 @@ const DEFAULT_REPEAT = Number(process.env.BENCH_DEFAULT_REPEAT ?? 3);
 
 /**
  * Runs geth-dev.env on the host (unless RUNTIME says otherwise) with CV_WARM_S of warm-up, windows of CV_WINDOW_S and
- * 5 s idle baselines, plus `env`, into a report folder removed afterwards; `figures(run)` reads what the bench prints.
+ * idle baselines of 5 s (a window's length where that is shorter), plus `env`, into a report folder removed
+ * afterwards; `figures(run)` reads what the bench prints.
  */
 async function runGethDev(what, env, figures) {
   const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-bench-run-'));
@@ -38,7 +39,8 @@ async function runGethDev(what, env, figures) {
         ...process.env,
         WARMUP_S: String(CV_WARM_S),
         DURATION_S: String(CV_WINDOW_S),
-        IDLE_S: '5', // the default run's ratio is of gross figures: its idle baseline only has to be there
+        // the default run's ratio is of gross figures: its idle baseline only has to be there (no longer than a window)
+        IDLE_S: String(Math.min(5, CV_WINDOW_S)),
         REPORTS_DIR: reports,
         ARCHIVE: 'none',
         ...env,

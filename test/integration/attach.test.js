@@ -8,7 +8,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, watchCpu, readRun, untilLoaded } = require('./harness');
+const { startRun, watchCpu, readRun, untilLoaded, LIGHT_LOAD } = require('./harness');
 const { startGeth } = require('./node');
 const { schemaErrors, tmpDir, writeScenario } = require('../helpers');
 const { renderConfig, startHaproxy, HEALTH_BODY } = require('../../src/runtime/haproxy');
@@ -196,7 +196,7 @@ describe('attach runtime: a fleet replica whose metrics endpoint dies mid-window
 
   before(async () => {
     fleet = await attachedFleet('attach-fleet-lost');
-    const r = startRun(fleet.file);
+    const r = startRun(fleet.file, LIGHT_LOAD); // a test of a replica lost, not of the window's figures
     await untilLoaded(r, fleet.nodes[1].metricsUrl, { afterS: 2 });
     killedAt = Date.now();
     await fleet.nodes[1].stop(); // replica-2 goes, its metrics endpoint with it

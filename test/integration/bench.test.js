@@ -24,7 +24,7 @@ describe('npm run bench (shortened)', () => {
       BENCH_WARM_S: '1',
       BENCH_MEASURE_S: '2',
       BENCH_CV_REPEAT: '2',
-      BENCH_CV_WINDOW_S: '5',
+      BENCH_CV_WINDOW_S: '3',
       BENCH_CV_WARM_S: '2',
       BENCH_DEFAULT_REPEAT: '1',
       HISTORY_TRANSFERS: '40', // the runs' own history: enough for the mix's parameters

@@ -159,6 +159,7 @@ describe('REPLICAS=2 with SYNC=network in the compose runtime: each replica serv
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
       ...FLEET,
+      RATE: '100', // an open loop: a test of the syncs, not of the window's figures
       SYNC: 'network',
       STATE: 'small',
       DURATION_S: '8',

@@ -10,7 +10,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, readRun } = require('./harness');
+const { startRun, readRun, LIGHT_LOAD } = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 const docker = require('../../src/platform/docker');
 
@@ -32,6 +32,7 @@ describe('NETWORK_NODES=2 in the compose runtime: geth among two peer containers
 
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      ...LIGHT_LOAD, // a test of the network's containers, not of the window's figures
       RUNTIME: 'compose',
       GRAFANA: 'no',
       NETWORK_NODES: '2',

@@ -213,7 +213,7 @@ describe('REPLICAS=2 with SYNC=network: each replica starts at the genesis and s
   let tmp;
 
   before(async () => {
-    const r = startRun(GETH_DEV, { ...FLEET, SYNC: 'network', DURATION_S: '6' });
+    const r = startRun(GETH_DEV, { ...FLEET, RATE: '100', SYNC: 'network', DURATION_S: '6' }); // a test of the syncs
     tmp = r.tmp;
     res = await r.done;
     if (res.code !== 0) process.stderr.write(res.stderr);

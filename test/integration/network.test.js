@@ -13,7 +13,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, watchCpu, processesWith, readRun } = require('./harness');
+const { startRun, watchCpu, processesWith, readRun, LIGHT_LOAD } = require('./harness');
 const { schemaErrors, ROOT, tmpDir } = require('../helpers');
 
 const RUN = {
@@ -138,6 +138,7 @@ describe('SYNC=network with STATE=small: a node that starts with the genesis blo
 
   before(async () => {
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      ...LIGHT_LOAD, // a test of the sync, not of the window's figures
       NETWORK_NODES: '2',
       PEERS: '6',
       SYNC: 'network',
@@ -236,6 +237,7 @@ describe('NETWORK_NODES: a run killed with SIGKILL leaves its network to the nex
   it('./run.sh clean kills the network nodes with the node and writes run.json (killed)', async () => {
     const runs = tmpDir('chainperf-runs-');
     const r = startRun(path.join(ROOT, 'scenarios', 'geth-dev.env'), {
+      ...LIGHT_LOAD, // killed as its window starts: a test of what clean finds
       NETWORK_NODES: '2',
       PEERS: '6',
       DURATION_S: '30',

@@ -28,6 +28,8 @@ describe('load shapes on geth', () => {
   });
   after(() => node && node.stop());
 
+  // three segments of SPIKE_S: long enough that a segment's rate is read within the bounds below, on a loaded machine
+  const SPIKE_S = 5;
   for (const generator of ['lean', 'ethers']) {
     it(`GENERATOR=${generator}: SHAPE=spike offers three times RATE in the middle of the window, as run.json window.shape shows`, async () => {
       const file = writeScenario(
@@ -43,10 +45,10 @@ describe('load shapes on geth', () => {
           'RATE=60',
           'SHAPE=spike',
           'SPIKE_FACTOR=3',
-          'SPIKE_S=8',
+          `SPIKE_S=${SPIKE_S}`,
           'WARMUP_S=1',
           'IDLE_S=0',
-          'DURATION_S=24',
+          `DURATION_S=${3 * SPIKE_S}`,
         ].join('\n'),
       );
       const res = await startRun(file).done;
@@ -57,12 +59,16 @@ describe('load shapes on geth', () => {
       assert.deepEqual(
         seg.map((x) => [x.from_s, x.to_s, x.rps]),
         [
-          [0, 8, 60],
-          [8, 16, 180],
-          [16, 24, 60],
+          [0, SPIKE_S, 60],
+          [SPIKE_S, 2 * SPIKE_S, 180],
+          [2 * SPIKE_S, 3 * SPIKE_S, 60],
         ],
       );
-      assert.equal(run.window.end_ms - run.window.start_ms, 24000, 'the window is the same as for a steady load');
+      assert.equal(
+        run.window.end_ms - run.window.start_ms,
+        3 * SPIKE_S * 1000,
+        'the window is the same as for a steady load',
+      );
       assert.equal(
         seg.reduce((n, x) => n + x.requests_ok, 0),
         run.figures.requests_ok,
@@ -78,7 +84,7 @@ describe('load shapes on geth', () => {
       // the last segment's requests still unanswered when the window closed are not counted in it: they count here
       const { in_flight_at_end: atEnd } = run.generator;
       assert.ok(
-        seg[2].requests_ok + atEnd >= (60 - 9) * 8,
+        seg[2].requests_ok + atEnd >= (60 - 9) * SPIKE_S,
         `${seg[2].achieved_rps}/s after the spike (${atEnd} unanswered at the window's end), offered 60/s`,
       );
       // what the generator sent in each segment: the offered shape itself, late answers or not
