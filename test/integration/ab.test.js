@@ -15,7 +15,9 @@ const SHORT = {
   GENERATOR: 'lean',
   DURATION_S: '4',
   IDLE_S: '2',
-  WARMUP_S: '3',
+  // the kept generator's least warm-up (its workers proved up): a warm-up follows each of the A/A session's eight
+  // restarts, each a closed loop on a node, and a longer one would only cost the machine's CPU
+  WARMUP_S: '1',
   HISTORY_TRANSFERS: '40',
   HISTORY_CONTRACT_CALLS: '20',
 };
