@@ -4,7 +4,7 @@ const assert = require('node:assert/strict');
 const zlib = require('node:zlib');
 const { Profile, StringTable, ValueType, Sample, Location, Line, Function: Fn } = require('pprof-format');
 const { pprofToFolded, parseFolded, topFunctions, diffFunctions, mergeFolded } = require('../../src/measure/folded');
-const { parsePerCpu, perCoreBetween, perSecond } = require('../../src/measure/percore');
+const { parsePerCpu, perCoreBetween, perSecond, readPerCpu } = require('../../src/measure/percore');
 const { profileSection, perCoreLine } = require('../../src/report/profile');
 
 /**
@@ -117,6 +117,23 @@ describe('CPU profiles: folding and summarizing', () => {
 describe('per-core load', () => {
   it('parses cpuacct.usage_percpu', () => {
     assert.deepEqual(parsePerCpu('12 34 \n'), [12, 34]);
+  });
+
+  it('reads the total around the per-CPU counter, again while a busy node used CPU between those reads', () => {
+    // a node using CPU between the reads: 30 ms of it before the first try's per-CPU read, then 1 us between reads
+    let used = 1e9;
+    const spent = [0, 30e6];
+    const reads = [];
+    const read = (file) => {
+      reads.push(file.split('/').pop());
+      used += spent.shift() || 1e3;
+      return file.endsWith('usage_percpu') ? `${used / 2} ${used / 2}` : String(used);
+    };
+    const r = readPerCpu('/cg/cpuacct.usage_percpu', read);
+    const once = ['cpuacct.usage', 'cpuacct.usage_percpu', 'cpuacct.usage'];
+    assert.deepEqual(reads, [...once, ...once], "a second try: the first one's reads of the total were 30 ms apart");
+    const sum = r.ns[0] + r.ns[1];
+    assert.ok(Math.abs(r.usage_ns - sum) <= 1e3, `total ${r.usage_ns} ns, cores ${sum} ns`);
   });
 
   it("splits the node's CPU over its cores, adds up to the total and gives the busiest core against the mean", () => {
