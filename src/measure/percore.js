@@ -49,14 +49,13 @@ const READ_TRIES = 5;
  */
 function readPerCpu(file, read = (f) => fs.readFileSync(f, 'utf8')) {
   const usageFile = path.join(path.dirname(file), 'cpuacct.usage');
-  let r = null;
-  for (let k = 0; k < READ_TRIES && !(r && r.gap <= READ_GAP_NS); k++) {
+  for (let k = 1; ; k++) {
     const before = Number(read(usageFile));
     const ns = parsePerCpu(read(file));
     const after = Number(read(usageFile));
-    r = { ns, usage_ns: Math.round((before + after) / 2), gap: after - before };
+    if (after - before <= READ_GAP_NS || k >= READ_TRIES)
+      return { ns, usage_ns: Math.round((before + after) / 2), at_ms: Date.now() };
   }
-  return { ns: r.ns, usage_ns: r.usage_ns, at_ms: Date.now() };
 }
 
 /**
