@@ -3,7 +3,8 @@
 // Where a command's CPU goes, by kind of process: runs the command, reads every
 // process's CPU time from /proc every 2 s while it runs, and prints the
 // CPU-seconds of each kind (geth, the load generators, chainperf itself, the
-// test runner, containers' processes by their name) with the machine's busy
+// test runner, containers' processes by their name), how many processes of
+// each kind it saw, with the machine's busy
 // and idle CPU over the same span. Every process on the machine is counted,
 // not only the command's: run it on a machine doing nothing else.
 //
@@ -89,7 +90,11 @@ function main(argv) {
     look();
     const m1 = machine();
     const kinds = {};
-    for (const p of Object.values(seen)) kinds[p.kind] = (kinds[p.kind] || 0) + p.cpu;
+    const counts = {}; // processes of each kind seen
+    for (const p of Object.values(seen)) {
+      kinds[p.kind] = (kinds[p.kind] || 0) + p.cpu;
+      counts[p.kind] = (counts[p.kind] || 0) + 1;
+    }
     const rows = Object.entries(kinds)
       .filter(([, s]) => s >= 0.5)
       .sort((a, b) => b[1] - a[1]);
@@ -100,12 +105,13 @@ function main(argv) {
       machine_idle_cpu_s: m1.idle - m0.idle,
       seen_cpu_s: Object.values(kinds).reduce((a, b) => a + b, 0),
       kinds: Object.fromEntries(rows.map(([k, s]) => [k, Number(s.toFixed(2))])),
+      processes: Object.fromEntries(rows.map(([k]) => [k, counts[k]])),
     };
     const lines = [
       `cpu-by-process: ${doc.wall_s.toFixed(0)} s; the machine busy ${doc.machine_busy_cpu_s.toFixed(0)} CPU-s, idle ${doc.machine_idle_cpu_s.toFixed(0)}; seen in processes ${doc.seen_cpu_s.toFixed(0)}`,
       ...rows.map(
         ([k, s]) =>
-          `${s.toFixed(1).padStart(9)} CPU-s  ${((s / doc.machine_busy_cpu_s) * 100).toFixed(1).padStart(5)}%  ${k}`,
+          `${s.toFixed(1).padStart(9)} CPU-s  ${((s / doc.machine_busy_cpu_s) * 100).toFixed(1).padStart(5)}%  ${String(counts[k]).padStart(5)} processes  ${k}`,
       ),
     ];
     process.stderr.write(`${lines.join('\n')}\n`);
