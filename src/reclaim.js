@@ -15,38 +15,23 @@ const path = require('node:path');
 const { listLocks } = require('./session/run-lock');
 const { killIfSame, processesMentioning, isRunning } = require('./util/proc');
 const { removeProject, engine } = require('./platform/docker');
-const { runsRoot, cgroupDirsNamed } = require('./platform/cgroup');
-const { hasProcesses } = require('./runtime/others');
+const { runsRoot, cgroupDirsNamed, pidsInTree, hasProcesses, removeTree } = require('./platform/cgroup');
 const { writeReport } = require('./report/write');
 const { writeAbReport } = require('./ab/report');
 const { scrub } = require('./util/scrub');
 
-/** Kills what runs in a cgroup directory and removes it. */
+/** Kills what runs in a cgroup directory and the groups under it, and removes them; whether they are gone. */
 async function removeCgroupDir(dir) {
   for (let i = 0; i < 50 && fs.existsSync(dir); i++) {
-    let pids = [];
-    try {
-      pids = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
-    } catch {
-      break;
-    }
-    for (const pid of pids) {
+    for (const pid of pidsInTree(dir)) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
         // gone meanwhile
       }
     }
-    if (!pids.length) {
-      for (const d of fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()))
-        await removeCgroupDir(path.join(dir, d.name));
-      try {
-        fs.rmdirSync(dir);
-      } catch {
-        // a process joined meanwhile: the next round kills it
-      }
-    }
-    await new Promise((r) => setTimeout(r, 100));
+    removeTree(dir); // a group whose process has not exited yet stays until the next round
+    if (fs.existsSync(dir)) await new Promise((r) => setTimeout(r, 100));
   }
   return !fs.existsSync(dir);
 }

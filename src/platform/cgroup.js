@@ -193,6 +193,23 @@ function removeTree(dir) {
   }
 }
 
+/** The pids in the group at dir and in every group under it; none for a group gone meanwhile or not readable. */
+function pidsInTree(dir, into = new Set()) {
+  let entries;
+  try {
+    for (const p of fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean))
+      into.add(Number(p));
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return into;
+  }
+  for (const e of entries) if (e.isDirectory()) pidsInTree(path.join(dir, e.name), into);
+  return into;
+}
+
+/** Whether the group at dir or one under it holds a process. */
+const hasProcesses = (dir) => pidsInTree(dir).size > 0;
+
 /** Whether this process may create cgroups here. */
 function cgroupsUsable() {
   try {
@@ -252,6 +269,8 @@ function groupsLeftover(groups) {
 
 module.exports = {
   Cgroup,
+  pidsInTree,
+  hasProcesses,
   ownPath,
   mountOf,
   cgroupVersion,

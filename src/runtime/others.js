@@ -6,19 +6,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { runsRoot } = require('../platform/cgroup');
-
-/** Whether a cgroup directory or one below it holds a process. */
-function hasProcesses(dir) {
-  try {
-    if (fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').trim()) return true;
-    return fs
-      .readdirSync(dir, { withFileTypes: true })
-      .some((e) => e.isDirectory() && hasProcesses(path.join(dir, e.name)));
-  } catch {
-    return false; // gone meanwhile, or not readable
-  }
-}
+const { runsRoot, hasProcesses } = require('../platform/cgroup');
 
 /** Run ids of the other chainperf runs with a process in their cgroups now. */
 function otherRuns(runId, root = runsRoot()) {
@@ -45,4 +33,4 @@ function watchOtherRuns(runId, warnings, log, root) {
   }
 }
 
-module.exports = { otherRuns, watchOtherRuns, hasProcesses };
+module.exports = { otherRuns, watchOtherRuns };

@@ -19,7 +19,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { Cgroup, ownPath, mountOf, removeTree } = require('../../src/platform/cgroup');
+const { Cgroup, ownPath, mountOf, removeTree, pidsInTree } = require('../../src/platform/cgroup');
 
 /**
  * A cgroup v1 cpu group of its own for name with that weight, beside the root group's processes (a group nested in
@@ -36,15 +36,6 @@ function weighedGroup(name, shares) {
   } catch {
     return null;
   }
-}
-
-/** The pids in the group at dir and in those under it (a run's own groups: its node's, its generator's). */
-function pidsUnder(dir, into = new Set()) {
-  for (const p of fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean))
-    into.add(Number(p));
-  for (const e of fs.readdirSync(dir, { withFileTypes: true }))
-    if (e.isDirectory()) pidsUnder(path.join(dir, e.name), into);
-  return into;
 }
 
 /**
@@ -74,8 +65,8 @@ function taskGroups(env = process.env) {
       cpuSeconds: () => counted.cpu().total_s,
       /** The processes still in the group once its task ended (something it left running): killed, their commands. */
       remove() {
-        const left = pidsUnder(dir);
-        if (weighed) pidsUnder(weighed, left);
+        const left = pidsInTree(dir);
+        if (weighed) pidsInTree(weighed, left);
         return [...left].map((pid) => {
           // killed, and gone by the time the runner removes the groups (removeAll: a group still used stays)
           let cmd = '?';

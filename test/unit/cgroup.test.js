@@ -3,7 +3,14 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { Cgroup, cgroupVersion, spawnInGroup, removeTree } = require('../../src/platform/cgroup');
+const {
+  Cgroup,
+  cgroupVersion,
+  spawnInGroup,
+  removeTree,
+  pidsInTree,
+  hasProcesses,
+} = require('../../src/platform/cgroup');
 
 const asRoot = process.platform === 'linux' && process.getuid && process.getuid() === 0;
 
@@ -37,5 +44,22 @@ describe('cgroups (platform/cgroup.js)', function () {
     await new Promise((r) => sleeper.on('close', r));
     removeTree(path.dirname(outer.dirs[0]));
     assert.ok(!fs.existsSync(path.dirname(outer.dirs[0])), 'then all of it goes');
+  });
+
+  it('pidsInTree finds a process in a group under the one asked about, and none in a group that is gone', async () => {
+    const outer = new Cgroup(`chainperf-unit-${process.pid}/pids`, { countOnly: true });
+    const inner = new Cgroup(`chainperf-unit-${process.pid}/pids/a/b`, { countOnly: true });
+    const sleeper = spawnInGroup(inner, ['sleep', '30']);
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual([...pidsInTree(outer.dirs[0])], [sleeper.pid]);
+      assert.equal(hasProcesses(outer.dirs[0]), true);
+    } finally {
+      sleeper.kill('SIGKILL');
+      await new Promise((r) => sleeper.on('close', r));
+    }
+    assert.equal(hasProcesses(outer.dirs[0]), false, 'the process gone, the groups are empty');
+    removeTree(path.dirname(outer.dirs[0]));
+    assert.deepEqual([...pidsInTree(outer.dirs[0])], [], 'a group that is gone holds none');
   });
 });
