@@ -13,7 +13,7 @@
 
 const { log } = require('../util/log');
 const { evictDir, mib } = require('../platform/pagecache');
-const { measureIdle } = require('./edges');
+const { measureIdle, cpuRateOf } = require('./edges');
 
 /**
  * The node watched for this long at a time after its restart, until its start-up work is over; 4 s where cAdvisor
@@ -46,7 +46,7 @@ async function coldRestart({ s, stack, chain, signal }, evict = evictDir) {
   const seconds = (Date.now() - from) / 1000;
   const watched = await measureIdle(stack, settleSeconds(stack), signal, "the node's CPU after its restart");
   const settle = {
-    cpu_s_per_s: watched.cpu_s === null ? null : Number((watched.cpu_s / watched.seconds).toFixed(4)),
+    cpu_s_per_s: watched.cpu_s === null ? null : Number(cpuRateOf(watched).toFixed(4)),
     looks: (watched.settling || []).length + 1,
     settled: watched.settled !== false,
   };

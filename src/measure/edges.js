@@ -74,7 +74,9 @@ const FALL_CORES = 0.02;
 /** At most this many idle baselines measured again after the first. */
 const MAX_AGAIN = 4;
 
-const coresOf = (idle) => (idle.cpu_s === null ? 0 : idle.cpu_s / Math.max(0.001, idle.seconds));
+/** An idle baseline's CPU in cores (CPU-s per s), null where its CPU was not read. */
+const cpuRateOf = (idle) => (idle.cpu_s === null ? null : idle.cpu_s / Math.max(0.001, idle.seconds));
+const coresOf = (idle) => cpuRateOf(idle) ?? 0;
 const fell = (from, to) => from - to >= FALL_CORES && to < FALLING * from;
 
 /**
@@ -157,4 +159,4 @@ function startSampler(stack, window, signal) {
   return { ticks, memory, done };
 }
 
-module.exports = { readEdge, planWindow, measureIdle, measureIdleTogether, startSampler, BUSY_CORES };
+module.exports = { readEdge, planWindow, measureIdle, measureIdleTogether, startSampler, cpuRateOf, BUSY_CORES };
