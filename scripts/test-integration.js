@@ -31,11 +31,14 @@ const path = require('node:path');
 const { holdSwarm } = require('../test/integration/test-swarm');
 const { taskGroups } = require('../test/integration/file-cgroup');
 const { spawnInGroup } = require('../src/platform/cgroup');
+const { idleLane } = require('./lib/idle-lane');
 
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(ROOT, 'test', 'integration');
 const TIMINGS = path.join(DIR, 'timings.json');
 const JOBS = Math.max(1, Number(process.env.TEST_JOBS || 3));
+// files started beside the JOBS while the cores idle (scripts/lib/idle-lane.js); 0: none
+const EXTRA = Math.max(0, Number(process.env.TEST_EXTRA_JOBS ?? 1));
 const MOCHA = path.join(ROOT, 'node_modules', '.bin', 'mocha');
 const REPORTER = path.join(DIR, 'timing-reporter.js');
 
@@ -132,7 +135,7 @@ async function holdSwarmFor(names) {
 function printSlowest(done, wall) {
   const serial = done.reduce((n, r) => n + r.seconds, 0);
   process.stdout.write(
-    `\n  Slowest test files (${(serial / 60).toFixed(1)} min of tests in ${(wall / 60).toFixed(1)} min, ${JOBS} at a time):\n`,
+    `\n  Slowest test files (${(serial / 60).toFixed(1)} min of tests in ${(wall / 60).toFixed(1)} min, ${JOBS} at a time${EXTRA ? ` and up to ${EXTRA} more while the cores idled` : ''}):\n`,
   );
   for (const r of [...done].sort((a, b) => b.seconds - a.seconds).slice(0, 10))
     process.stdout.write(`    ${r.seconds.toFixed(0).padStart(5)} s  ${r.file}\n`);
@@ -145,6 +148,33 @@ function printSlowest(done, wall) {
   );
   for (const r of [...counted].sort((a, b) => b.cpu_s - a.cpu_s).slice(0, 10))
     process.stdout.write(`    ${r.cpu_s.toFixed(0).padStart(5)} CPU-s  ${r.file}\n`);
+}
+
+/** With --with-lint-and-unit, lint and the unit tests beside the pool: {promise, over()}. */
+function startBeside(report) {
+  if (!withLintAndUnit) return { promise: Promise.resolve(), over: () => true };
+  let over = false;
+  const promise = lintAndUnit().then((rs) => {
+    rs.forEach(report);
+    over = true;
+  });
+  return { promise, over: () => over };
+}
+
+/** Up to EXTRA more files, each the shortest left, started while the cores idle (lint and the unit tests over). */
+function extraLane(queue, report, besideDone) {
+  return idleLane({
+    extra: EXTRA,
+    canStart: () => besideDone() && queue.length > 0,
+    start: (busy) => {
+      const file = queue.pop();
+      if (!file) return null;
+      process.stdout.write(
+        `\n  ${file}: started beside the ${JOBS} running, the cores ${Math.round(busy * 100)}% busy over the last 15 s\n`,
+      );
+      return runFile(file).then(report);
+    },
+  });
 }
 
 async function main() {
@@ -174,8 +204,10 @@ async function main() {
     while (queue.length) report(await runFile(queue.shift()));
   };
   const swarm = await holdSwarmFor(files);
-  const beside = withLintAndUnit ? lintAndUnit().then((rs) => rs.forEach(report)) : Promise.resolve();
-  await Promise.all([beside, ...Array.from({ length: Math.min(JOBS, files.length) }, worker)]);
+  const beside = startBeside(report);
+  const lane = extraLane(queue, report, beside.over);
+  await Promise.all([beside.promise, ...Array.from({ length: Math.min(JOBS, files.length) }, worker)]);
+  await lane.stop();
   try {
     swarm.leave();
   } catch (err) {
