@@ -6,7 +6,9 @@
 // but left tests that time a window on a saturated machine:
 // docs/results.md#ci). Each file runs in its own mocha process; the longest
 // files (by the last timings recorded in test/integration/timings.json) start
-// first, so the run ends with short ones.
+// first, so the run ends with short ones. While the cores idle, one more file
+// (the shortest left) starts beside them (TEST_EXTRA_JOBS, default 1;
+// scripts/lib/idle-lane.js).
 // Each file runs in a cgroup of its own where it can, which counts its CPU on
 // this host, and the unit tests weigh as ten processes on cgroup v1's cpu
 // controller (file-cgroup.js; TEST_CGROUPS=no: neither).
@@ -22,7 +24,7 @@
 // first file and leaves it after the last (test/integration/test-swarm.js:
 // leaving while another file's compose run is up would break that run's DNS).
 //
-//   TEST_JOBS=3 npm run test:integration [-- file ...]
+//   TEST_JOBS=3 TEST_EXTRA_JOBS=1 npm run test:integration [-- file ...]
 //   UPDATE_TIMINGS=1 npm run test:integration    # writes the timings of this run
 
 const fs = require('node:fs');

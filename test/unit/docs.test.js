@@ -37,6 +37,7 @@ const NOT_KEYS = new Set([
   'NODE_COMMAND', // a compose file's variable, set from the client module
   'TEST_JOBS', // the integration test runner's parallel files
   'TEST_CGROUPS', // the integration test runner's cgroups (no: none)
+  'TEST_EXTRA_JOBS', // the integration test runner's files started while the cores idle
 ]);
 /** Prefixes of the benches' own variables (npm run bench, bench:ab, bench:soak). */
 const NOT_KEY_PREFIXES = ['BENCH_', 'SOAK_'];
