@@ -182,7 +182,7 @@ function extraLane(queue, report, besideDone) {
 async function main() {
   const t0 = Date.now();
   process.stdout.write(
-    `${withLintAndUnit ? 'lint and unit tests, beside them ' : ''}integration tests: ${files.length} files, ${JOBS} at a time\n`,
+    `${withLintAndUnit ? 'lint and unit tests, beside them ' : ''}integration tests: ${files.length} files, ${JOBS} at a time${EXTRA ? ` (and up to ${EXTRA} more while the cores idle)` : ''}\n`,
   );
   const queue = [...files];
   // Ctrl-C (which the files' processes get too) or SIGTERM (passed on to them): no further file starts, and the

@@ -69,14 +69,17 @@ const syncerBusy = (err) => /beacon syncer reorging/.test(String(err && err.mess
 const SYNCER_BUSY_TRIES = 10;
 const SYNCER_BUSY_WAIT_MS = 500;
 
-/** tell() (a forkchoice update), again while geth answers that its syncer is busy; any other error at once. */
-async function tellHead(tell) {
+/**
+ * tell() (a forkchoice update), again while geth answers that its syncer is busy; any other error at once. An abort
+ * of signal (Ctrl-C) ends the waits between tries.
+ */
+async function tellHead(tell, signal) {
   for (let k = 1; ; k++) {
     try {
       return await tell();
     } catch (err) {
       if (k >= SYNCER_BUSY_TRIES || !syncerBusy(err)) throw err;
-      await sleep(SYNCER_BUSY_WAIT_MS);
+      await sleep(SYNCER_BUSY_WAIT_MS, signal);
     }
   }
 }
@@ -170,9 +173,9 @@ function startEngineDriver({ nodes, secretHex, head, headTimeS, headsOnly = fals
      * Adds a node; one that joins by sync is told the current head at once, again while geth answers that its syncer
      * is busy (a block's head handed to it at the same time had started a sync cycle).
      */
-    async join(node) {
+    async join(node, signal) {
       nodes.push(headsOnly ? { ...node, headOnly: true } : node);
-      if (node.headOnly) await tellHead(() => call(node, 'engine_forkchoiceUpdatedV3', [state, null]));
+      if (node.headOnly) await tellHead(() => call(node, 'engine_forkchoiceUpdatedV3', [state, null]), signal);
     },
     /**
      * Tells a node that the head it has is the chain's head (engine_forkchoiceUpdatedV3 with that head, no
@@ -180,9 +183,9 @@ function startEngineDriver({ nodes, secretHex, head, headTimeS, headsOnly = fals
      * such a call or when a sync cycle completes; a cycle cut short leaves it in snap mode, where it sets every
      * payload it is handed aside and syncs toward it instead. Told again while geth answers that its syncer is busy.
      */
-    async confirmHead(node, hash) {
+    async confirmHead(node, hash, signal) {
       const own = { headBlockHash: hash, safeBlockHash: ZERO32, finalizedBlockHash: ZERO32 };
-      const fcu = await tellHead(() => call(node, 'engine_forkchoiceUpdatedV3', [own, null]));
+      const fcu = await tellHead(() => call(node, 'engine_forkchoiceUpdatedV3', [own, null]), signal);
       return fcu.payloadStatus.status;
     },
     /** A node that has synced gets every payload from now on (with headsOnly, every head). */

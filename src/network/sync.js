@@ -182,7 +182,7 @@ async function confirmHead(nodeRpcUrl, member, driver, signal) {
   let status = null;
   for (let k = 0; k < 5; k++) {
     const before = await latest();
-    status = await patientRead(() => driver.confirmHead(member, before.hash), { signal });
+    status = await patientRead(() => driver.confirmHead(member, before.hash, signal), { signal });
     const after = await latest();
     if (status === 'VALID' && after.hash === before.hash) return Number(before.number);
   }
@@ -193,8 +193,8 @@ async function confirmHead(nodeRpcUrl, member, driver, signal) {
 
 /**
  * @param {{nodeRpcUrl: string, networkRpcUrl: string, member: {name: string, authUrl: string, headOnly?: boolean},
- *   driver: {join: (n: object) => Promise<void>, setFull: (name: string) => void,
- *     confirmHead: (n: object, hash: string) => Promise<string>},
+ *   driver: {join: (n: object, signal?: AbortSignal) => Promise<void>, setFull: (name: string) => void,
+ *     confirmHead: (n: object, hash: string, signal?: AbortSignal) => Promise<string>},
  *   readCounters: () => Promise<object|null>,
  *   cpu: {read: () => Promise<{total_s: number}>}|null, timeoutS: number, signal?: AbortSignal,
  *   syncMode?: 'full'|'snap', stateCheck?: ((block: number) => Promise<object>)|null, stateItems?: number|null,
@@ -222,7 +222,7 @@ async function syncFromNetwork({
   const [c0, cpu0] = [await patiently(readCounters, signal), cpu ? await cpu.read() : null];
   const target = await patientRead(() => head(networkRpcUrl), { signal });
   log(`sync from the network: the node is at block ${startHead}, the network at ${target}; telling it the head`);
-  await driver.join({ ...member, headOnly: true });
+  await driver.join({ ...member, headOnly: true }, signal);
   const progress = progressLog(t0, startHead, log, stateItems);
   /** @type {{now: number, network: number, error: string|null}} */
   let last = { now: startHead, network: target, error: null };

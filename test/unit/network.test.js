@@ -213,6 +213,13 @@ describe('a node joining by sync while geth says its beacon syncer is busy', () 
       assert.equal(calls.filter((c) => c.node === 'joiner').length, 5, 'told once more after one busy answer');
       await assert.rejects(driver.join({ name: 'broken', authUrl: broken.url, headOnly: true }), /unknown payload/);
       assert.equal(calls.filter((c) => c.node === 'broken').length, 1);
+      // a node busy for good, and Ctrl-C: the waits between tries end with the abort, not after all ten
+      busy = Infinity;
+      const ctl = new AbortController();
+      setTimeout(() => ctl.abort(), 100);
+      const t0 = Date.now();
+      await assert.rejects(driver.join({ name: 'joiner', authUrl: joiner.url, headOnly: true }, ctl.signal));
+      assert.ok(Date.now() - t0 < 2000, `ended ${Date.now() - t0} ms after the join, the abort at 100 ms`);
     } finally {
       await driver.stop();
       for (const x of [joiner, broken]) x.server.close();
