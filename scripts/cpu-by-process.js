@@ -5,7 +5,7 @@
 // CPU-seconds of each kind (geth, the load generators, chainperf itself, the
 // test runner, containers' processes by their name), how many processes of
 // each kind it saw, with the machine's busy
-// and idle CPU over the same span. Every process on the machine is counted,
+// and idle CPU over the same span and its busy share over each 10 s. Every process on the machine is counted,
 // not only the command's: run it on a machine doing nothing else.
 //
 //   node scripts/cpu-by-process.js -- .ci/run
@@ -61,7 +61,36 @@ function machine() {
   return { busy: (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / HZ, idle: (v[3] + v[4]) / HZ };
 }
 
-function main(argv) {
+/**
+ * The machine's busy share over each span of about 10 s (at the reads' pace): when its cores idled. look() at every
+ * read; spans: [{from_s, busy_share}]; summary(): a line with how many spans were under 50, 70 and 90% busy, and
+ * the busy share of each minute.
+ */
+function busyTimeline(t0, m0) {
+  const spans = [];
+  let mark = { at: t0, ...m0 };
+  const look = () => {
+    const m = machine();
+    if (Date.now() - mark.at < 10000) return;
+    const busy = m.busy - mark.busy;
+    const all = busy + (m.idle - mark.idle);
+    if (all > 0) spans.push({ from_s: Math.round((mark.at - t0) / 1000), busy_share: Number((busy / all).toFixed(3)) });
+    mark = { at: Date.now(), ...m };
+  };
+  const summary = () => {
+    const under = (share) => spans.filter((t) => t.busy_share < share).length;
+    const minutes = [];
+    for (let i = 0; i < spans.length; i += 6) {
+      const m = spans.slice(i, i + 6);
+      minutes.push(Math.round((100 * m.reduce((a, t) => a + t.busy_share, 0)) / m.length));
+    }
+    return `the cores' busy share over ${spans.length} spans of about 10 s: under 50% in ${under(0.5)}, under 70% in ${under(0.7)}, under 90% in ${under(0.9)}; by minute (%): ${minutes.join(' ')}`;
+  };
+  return { spans, look, summary };
+}
+
+/** {command, jsonFile, everyMs} from the arguments; the usage and exit status 2 without a command. */
+function parseArgs(argv) {
   const dash = argv.indexOf('--');
   const opts = argv.slice(0, dash < 0 ? 0 : dash);
   const command = argv.slice(dash + 1);
@@ -70,13 +99,18 @@ function main(argv) {
     process.exit(2);
   }
   const opt = (name) => (opts.includes(name) ? opts[opts.indexOf(name) + 1] : null);
-  const jsonFile = opt('--json');
-  const everyMs = Number(opt('--every') || 2000);
+  return { command, jsonFile: opt('--json'), everyMs: Number(opt('--every') || 2000) };
+}
+
+function main(argv) {
+  const { command, jsonFile, everyMs } = parseArgs(argv);
   const before = readAll(); // what ran before the command: only its CPU from now on counts
   const seen = {};
   const m0 = machine();
   const t0 = Date.now();
+  const timeline = busyTimeline(t0, m0);
   const look = () => {
+    timeline.look();
     for (const [key, p] of Object.entries(readAll())) {
       const base = before[key] ? before[key].cpu : 0;
       seen[key] = { kind: p.kind, cpu: p.cpu - base };
@@ -106,9 +140,11 @@ function main(argv) {
       seen_cpu_s: Object.values(kinds).reduce((a, b) => a + b, 0),
       kinds: Object.fromEntries(rows.map(([k, s]) => [k, Number(s.toFixed(2))])),
       processes: Object.fromEntries(rows.map(([k]) => [k, counts[k]])),
+      timeline: timeline.spans,
     };
     const lines = [
       `cpu-by-process: ${doc.wall_s.toFixed(0)} s; the machine busy ${doc.machine_busy_cpu_s.toFixed(0)} CPU-s, idle ${doc.machine_idle_cpu_s.toFixed(0)}; seen in processes ${doc.seen_cpu_s.toFixed(0)}`,
+      timeline.summary(),
       ...rows.map(
         ([k, s]) =>
           `${s.toFixed(1).padStart(9)} CPU-s  ${((s / doc.machine_busy_cpu_s) * 100).toFixed(1).padStart(5)}%  ${String(counts[k]).padStart(5)} processes  ${k}`,
