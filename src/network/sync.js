@@ -228,6 +228,7 @@ async function syncFromNetwork({
   let last = { now: startHead, network: target, error: null };
   let reached = startHead;
   let failedLooks = 0;
+  let moved = { at: t0, block: startHead }; // when the node's head last changed, and to what
   for (;;) {
     const look = await lookAtSync(nodeRpcUrl, networkRpcUrl, signal);
     if (look.error) failedLooks++;
@@ -236,10 +237,11 @@ async function syncFromNetwork({
       break;
     }
     last = look.error ? { ...last, error: look.error } : { now: look.now, network: look.network, error: null };
+    if (!look.error && look.now !== moved.block) moved = { at: Date.now(), block: look.now };
     const elapsed = (Date.now() - t0) / 1000;
     if (elapsed > timeoutS)
       throw new Error(
-        `the node did not sync from its peers in SYNC_TIMEOUT_S=${timeoutS} s: block ${last.now} of ${last.network}${last.error ? `; its last answer: ${last.error}` : ''}`,
+        `the node did not sync from its peers in SYNC_TIMEOUT_S=${timeoutS} s: block ${last.now} of ${last.network}${stalled(moved, startHead, timeoutS)}${last.error ? `; its last answer: ${last.error}` : ''}`,
       );
     if (!look.error) progress(look.now, look.network, look.syncing);
     await sleep(500, signal);
@@ -263,6 +265,16 @@ async function syncFromNetwork({
     ...(settled ? { settle: settled } : {}),
     describe: `${DESCRIBE[syncMode]}${settled ? SETTLE_TEXT : ''}`,
   };
+}
+
+/**
+ * For the time-out's error: a head that had moved from where the node started and then stood still for at least a
+ * third of SYNC_TIMEOUT_S is a sync that stalled once it was importing blocks, not a slow one (docs/network.md).
+ */
+function stalled(moved, startHead, timeoutS) {
+  const stillS = Math.round((Date.now() - moved.at) / 1000);
+  if (moved.block === startHead || stillS < timeoutS / 3) return '';
+  return `; its head had stayed at block ${moved.block} for the last ${stillS} s while the network's went on: the sync stalled (docs/network.md#a-sync-that-stalls)`;
 }
 
 /** The sync's bytes (the node's own counters) and CPU, from its start to its end; null where one was not read. */

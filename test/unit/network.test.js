@@ -493,6 +493,41 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
     network.server.close();
   });
 
+  it('names a sync whose head stopped moving once it was importing blocks, and not one that is slow from its start', async () => {
+    const { syncFromNetwork } = require('../../src/network/sync');
+    let nodeHead = 0;
+    let networkHead = 100;
+    const node = await fakeEngine(
+      'node',
+      (m) => (m === 'eth_blockNumber' ? `0x${nodeHead.toString(16)}` : { currentBlock: '0x5', highestBlock: '0x64' }),
+      [],
+    );
+    const network = await fakeEngine('network', () => `0x${(networkHead++).toString(16)}`, []);
+    const o = {
+      nodeRpcUrl: node.url,
+      networkRpcUrl: network.url,
+      member: { name: 'node under test', authUrl: 'http://127.0.0.1:1' },
+      driver: { join: async () => (nodeHead = 5), confirmHead: async () => 'VALID', setFull: () => {} },
+      readCounters: async () => null,
+      cpu: null,
+      log: () => {},
+    };
+    // the head moves to 5 as it is told the network's, then stays there while the network's goes on
+    await assert.rejects(
+      syncFromNetwork({ ...o, timeoutS: 1.5 }),
+      /SYNC_TIMEOUT_S=1.5 s: block 5 of \d+; its head had stayed at block 5 for the last \d+ s while the network's went on: the sync stalled/,
+    );
+    // a head that never left where the node started is a sync still at its state (or not begun), not said to stall
+    o.driver.join = async () => {};
+    nodeHead = 0;
+    await assert.rejects(syncFromNetwork({ ...o, timeoutS: 1.5 }), (err) => {
+      assert.match(err.message, /SYNC_TIMEOUT_S=1.5 s: block 0 of \d+$/);
+      return true;
+    });
+    node.server.close();
+    network.server.close();
+  });
+
   it('asks a read again when the node drops it (busy after its sync), not when it answers an error', async () => {
     const calls = [];
     const busyCalls = [];
