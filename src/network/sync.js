@@ -18,44 +18,7 @@ const { accountAddress, slotKey, STORAGE_CONTRACT } = require('../chains/ethereu
 const { sleep } = require('../util/time');
 const { transientReason } = require('../util/retry');
 const { BUSY_CORES } = require('../measure/edges');
-
-/** The accounts and slots a snap sync has fetched so far, from the node's eth_syncing (null: not a snap sync). */
-function snapItems(syncing) {
-  if (!syncing || syncing.syncedAccounts === undefined) return null;
-  const n = (k) => Number(syncing[k] || 0);
-  return {
-    items: n('syncedAccounts') + n('syncedStorage'),
-    text: `${n('syncedAccounts')} accounts, ${n('syncedStorage')} slots, ${n('healedTrienodes')} trie nodes healed`,
-  };
-}
-
-/**
- * Logs the sync's progress every 5 s: block, the network's, blocks a second, time left; for a snap sync the state's
- * accounts and slots fetched, their rate, and the time left when the state's size is known (stateItems).
- */
-function progressLog(t0, startHead, log, stateItems = null) {
-  let last = { at: t0, block: startHead, items: 0 };
-  return (now, network, syncing) => {
-    const dt = (Date.now() - last.at) / 1000;
-    if (dt < 5) return;
-    const snap = snapItems(syncing);
-    const rate = (now - last.block) / dt;
-    const left = rate > 0 && !snap ? `, about ${Math.ceil((network - now) / rate)} s left` : '';
-    let state = '';
-    if (snap) {
-      const itemRate = (snap.items - last.items) / dt;
-      const share = stateItems ? ` of about ${stateItems}` : '';
-      const togo =
-        stateItems && itemRate > 0
-          ? `, about ${Math.ceil(Math.max(0, stateItems - snap.items) / itemRate)} s left`
-          : '';
-      state = `; state: ${snap.text} (${snap.items}${share} items, ${Math.round(itemRate)}/s${togo})`;
-    }
-    const elapsed = Math.round((Date.now() - t0) / 1000);
-    log(`sync from the network (${elapsed} s): block ${now} of ${network}, ${rate.toFixed(1)} blocks/s${left}${state}`);
-    last = { at: Date.now(), block: now, items: snap ? snap.items : 0 };
-  };
-}
+const { progressLog } = require('./sync-progress');
 
 /** A node using less than this many cores over SETTLE_EVERY_S has finished what its sync left it to do. */
 const SETTLED_CORES = BUSY_CORES;
@@ -192,6 +155,31 @@ async function confirmHead(nodeRpcUrl, member, driver, signal) {
 }
 
 /**
+ * Looks at the sync every 0.5 s until the node's head is the network's and it says it is not syncing; throws at
+ * SYNC_TIMEOUT_S with where it was (and whether its head had stalled) and its last failed answer.
+ * @returns {Promise<{reached: number, failedLooks: number}>}
+ */
+async function untilSynced({ nodeRpcUrl, networkRpcUrl, t0, startHead, target, timeoutS, progress, signal }) {
+  /** @type {{now: number, network: number, error: string|null}} */
+  let last = { now: startHead, network: target, error: null };
+  let failedLooks = 0;
+  let moved = { at: t0, block: startHead }; // when the node's head last changed, and to what
+  for (;;) {
+    const look = await lookAtSync(nodeRpcUrl, networkRpcUrl, signal);
+    if (look.error) failedLooks++;
+    if (!look.error && look.now >= look.network && look.syncing === false) return { reached: look.now, failedLooks };
+    last = look.error ? { ...last, error: look.error } : { now: look.now, network: look.network, error: null };
+    if (!look.error && look.now !== moved.block) moved = { at: Date.now(), block: look.now };
+    if ((Date.now() - t0) / 1000 > timeoutS)
+      throw new Error(
+        `the node did not sync from its peers in SYNC_TIMEOUT_S=${timeoutS} s: block ${last.now} of ${last.network}${stalled(moved, startHead, timeoutS)}${last.error ? `; its last answer: ${last.error}` : ''}`,
+      );
+    if (!look.error) progress(look.now, look.network, look.syncing);
+    await sleep(500, signal);
+  }
+}
+
+/**
  * @param {{nodeRpcUrl: string, networkRpcUrl: string, member: {name: string, authUrl: string, headOnly?: boolean},
  *   driver: {join: (n: object, signal?: AbortSignal) => Promise<void>, setFull: (name: string) => void,
  *     confirmHead: (n: object, hash: string, signal?: AbortSignal) => Promise<string>},
@@ -224,28 +212,16 @@ async function syncFromNetwork({
   log(`sync from the network: the node is at block ${startHead}, the network at ${target}; telling it the head`);
   await driver.join({ ...member, headOnly: true }, signal);
   const progress = progressLog(t0, startHead, log, stateItems);
-  /** @type {{now: number, network: number, error: string|null}} */
-  let last = { now: startHead, network: target, error: null };
-  let reached = startHead;
-  let failedLooks = 0;
-  let moved = { at: t0, block: startHead }; // when the node's head last changed, and to what
-  for (;;) {
-    const look = await lookAtSync(nodeRpcUrl, networkRpcUrl, signal);
-    if (look.error) failedLooks++;
-    if (!look.error && look.now >= look.network && look.syncing === false) {
-      reached = look.now;
-      break;
-    }
-    last = look.error ? { ...last, error: look.error } : { now: look.now, network: look.network, error: null };
-    if (!look.error && look.now !== moved.block) moved = { at: Date.now(), block: look.now };
-    const elapsed = (Date.now() - t0) / 1000;
-    if (elapsed > timeoutS)
-      throw new Error(
-        `the node did not sync from its peers in SYNC_TIMEOUT_S=${timeoutS} s: block ${last.now} of ${last.network}${stalled(moved, startHead, timeoutS)}${last.error ? `; its last answer: ${last.error}` : ''}`,
-      );
-    if (!look.error) progress(look.now, look.network, look.syncing);
-    await sleep(500, signal);
-  }
+  const { reached, failedLooks } = await untilSynced({
+    nodeRpcUrl,
+    networkRpcUrl,
+    t0,
+    startHead,
+    target,
+    timeoutS,
+    progress,
+    signal,
+  });
   const end = { counters: await patiently(readCounters, signal), cpu: cpu ? await cpu.read() : null };
   const seconds = (Date.now() - t0) / 1000;
   await confirmHead(nodeRpcUrl, member, driver, signal); // out of snap-sync mode before it is handed payloads
