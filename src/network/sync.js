@@ -163,16 +163,16 @@ async function untilSynced({ nodeRpcUrl, networkRpcUrl, t0, startHead, target, t
   /** @type {{now: number, network: number, error: string|null}} */
   let last = { now: startHead, network: target, error: null };
   let failedLooks = 0;
-  let moved = { at: t0, block: startHead }; // when the node's head last changed, and to what
+  let moved = { at: t0, block: startHead, network: target }; // when the node's head last changed, to what, the network's then
   for (;;) {
     const look = await lookAtSync(nodeRpcUrl, networkRpcUrl, signal);
     if (look.error) failedLooks++;
     if (!look.error && look.now >= look.network && look.syncing === false) return { reached: look.now, failedLooks };
     last = look.error ? { ...last, error: look.error } : { now: look.now, network: look.network, error: null };
-    if (!look.error && look.now !== moved.block) moved = { at: Date.now(), block: look.now };
+    if (!look.error && look.now !== moved.block) moved = { at: Date.now(), block: look.now, network: look.network };
     if ((Date.now() - t0) / 1000 > timeoutS)
       throw new Error(
-        `the node did not sync from its peers in SYNC_TIMEOUT_S=${timeoutS} s: block ${last.now} of ${last.network}${stalled(moved, startHead, timeoutS)}${last.error ? `; its last answer: ${last.error}` : ''}`,
+        `the node did not sync from its peers in SYNC_TIMEOUT_S=${timeoutS} s: block ${last.now} of ${last.network}${stalled(moved, last.network, startHead, timeoutS)}${last.error ? `; its last answer: ${last.error}` : ''}`,
       );
     if (!look.error) progress(look.now, look.network, look.syncing);
     await sleep(500, signal);
@@ -245,12 +245,13 @@ async function syncFromNetwork({
 
 /**
  * For the time-out's error: a head that had moved from where the node started and then stood still for at least a
- * third of SYNC_TIMEOUT_S is a sync that stalled once it was importing blocks, not a slow one (docs/network.md).
+ * third of SYNC_TIMEOUT_S while the network's went on is a sync that stalled once it was importing blocks, not a slow
+ * one (docs/network.md). network: the network's head at the last look.
  */
-function stalled(moved, startHead, timeoutS) {
+function stalled(moved, network, startHead, timeoutS) {
   const stillS = Math.round((Date.now() - moved.at) / 1000);
-  if (moved.block === startHead || stillS < timeoutS / 3) return '';
-  return `; its head had stayed at block ${moved.block} for the last ${stillS} s while the network's went on: the sync stalled (docs/network.md#a-sync-that-stalls)`;
+  if (moved.block === startHead || stillS < timeoutS / 3 || !(network > moved.network)) return '';
+  return `; its head had stayed at block ${moved.block} for the last ${stillS} s while the network's went from ${moved.network} to ${network}: the sync stalled (docs/network.md#a-sync-that-stalls)`;
 }
 
 /** The sync's bytes (the node's own counters) and CPU, from its start to its end; null where one was not read. */

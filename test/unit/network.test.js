@@ -515,8 +515,19 @@ describe('SYNC=network with a STATE profile: the state the node serves after its
     // the head moves to 5 as it is told the network's, then stays there while the network's goes on
     await assert.rejects(
       syncFromNetwork({ ...o, timeoutS: 1.5 }),
-      /SYNC_TIMEOUT_S=1.5 s: block 5 of \d+; its head had stayed at block 5 for the last \d+ s while the network's went on: the sync stalled/,
+      /SYNC_TIMEOUT_S=1.5 s: block 5 of \d+; its head had stayed at block 5 for the last \d+ s while the network's went from \d+ to \d+: the sync stalled/,
     );
+    // a network whose head stood still too (its blocks not built) is not the node's stall
+    const moving = networkHead;
+    network.server.removeAllListeners('request');
+    network.server.on('request', (req, res) => {
+      req.resume();
+      req.on('end', () => res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: `0x${moving.toString(16)}` })));
+    });
+    await assert.rejects(syncFromNetwork({ ...o, timeoutS: 1.5 }), (err) => {
+      assert.match(err.message, /SYNC_TIMEOUT_S=1.5 s: block 5 of \d+$/);
+      return true;
+    });
     // a head that never left where the node started is a sync still at its state (or not begun), not said to stall
     o.driver.join = async () => {};
     nodeHead = 0;
