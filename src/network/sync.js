@@ -163,7 +163,8 @@ async function untilSynced({ nodeRpcUrl, networkRpcUrl, t0, startHead, target, t
   /** @type {{now: number, network: number, error: string|null}} */
   let last = { now: startHead, network: target, error: null };
   let failedLooks = 0;
-  let moved = { at: t0, block: startHead, network: target }; // when the node's head last changed, to what, the network's then
+  // when the node's head last changed, to which block, and the network's head then
+  let moved = { at: t0, block: startHead, network: target };
   for (;;) {
     const look = await lookAtSync(nodeRpcUrl, networkRpcUrl, signal);
     if (look.error) failedLooks++;
