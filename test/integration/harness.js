@@ -208,11 +208,18 @@ function watchContainerCpu(findId, { parent = 'docker' } = {}) {
       if (!samples.length) throw new Error('no cgroup samples');
       return samples[samples.length - 1].cpu;
     },
-    cpuAt(ms) {
+    /**
+     * The CPU at ms, between the two readings around it. afterLast: a time after the last reading is given that
+     * reading (a killed container's counter that stopped with it; what it ran between that reading and its death,
+     * at most one 50 ms interval, is not in it).
+     */
+    cpuAt(ms, { afterLast = false } = {}) {
       for (let i = 1; i < samples.length; i++) {
         const [a, b] = [samples[i - 1], samples[i]];
         if (a.t <= ms && ms <= b.t) return a.cpu + ((b.cpu - a.cpu) * (ms - a.t)) / Math.max(1, b.t - a.t);
       }
+      const last = samples[samples.length - 1];
+      if (afterLast && last && ms > last.t) return last.cpu;
       throw new Error(`no cgroup samples around ${new Date(ms).toISOString()}`);
     },
   };

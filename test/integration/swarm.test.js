@@ -528,9 +528,13 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, SWARM_BALANCER_
       const [from, to] = r.span_ms;
       assert.ok(watches[r.name], r.name);
       assert.ok(from >= run.window.start_ms && to <= run.window.end_ms, JSON.stringify(r));
-      const independent = watches[r.name].cpuAt(to) - watches[r.name].cpuAt(from);
+      // The killed replica's span can end on cAdvisor's reading of its cgroup a moment after the kill, later than
+      // this test's last reading before the cgroup went: that reading stands for the end, up to 50 ms of CPU short.
+      const killed = !r.up_at_end;
+      const independent = watches[r.name].cpuAt(to, { afterLast: killed }) - watches[r.name].cpuAt(from);
+      const late = killed ? 0.05 : 0;
       assert.ok(
-        Math.abs(independent - r.cpu_s) / r.cpu_s < 0.03,
+        independent - r.cpu_s < 0.03 * r.cpu_s && r.cpu_s - independent < 0.03 * r.cpu_s + late,
         `${r.name}: chainperf ${r.cpu_s} s, cgroup ${independent} s`,
       );
       assert.ok(r.memory_bytes > 10e6, `${r.name}: its working set from cAdvisor, ${r.memory_bytes} bytes`);
