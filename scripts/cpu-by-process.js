@@ -4,9 +4,9 @@
 // process's CPU time from /proc every 2 s while it runs, and prints the
 // CPU-seconds of each kind (geth, the load generators, chainperf itself, the
 // test runner, containers' processes by their name), how many processes of
-// each kind it saw, with the machine's busy
-// and idle CPU over the same span and its busy share over each 10 s. Every process on the machine is counted,
-// not only the command's: run it on a machine doing nothing else.
+// each kind it saw, with the machine's busy and idle CPU over the same span
+// and its busy share over each 10 s. Every process on the machine is
+// counted, not only the command's: run it on a machine doing nothing else.
 //
 //   node scripts/cpu-by-process.js -- .ci/run
 //   node scripts/cpu-by-process.js --json out.json -- npm run test:integration -- ab.test.js

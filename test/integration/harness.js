@@ -184,6 +184,9 @@ function fileListing(dir) {
     .join('\n');
 }
 
+/** What a killed container can have run after the last 50 ms reading of watchContainerCpu, before its death. */
+const KILLED_LATE_CPU_S = 0.05;
+
 /**
  * Cumulative CPU (s) of a container (compose or swarm) from its cgroup v1 cpuacct.usage, sampled every 50 ms; parent:
  * its engine's cgroup parent (another engine's, for a swarm worker's container).
@@ -203,15 +206,10 @@ function watchContainerCpu(findId, { parent = 'docker' } = {}) {
   }, 50);
   return {
     stop: () => clearInterval(timer),
-    /** The last reading: a container that was killed keeps it. */
-    lastCpu() {
-      if (!samples.length) throw new Error('no cgroup samples');
-      return samples[samples.length - 1].cpu;
-    },
     /**
      * The CPU at ms, between the two readings around it. afterLast: a time after the last reading is given that
      * reading (a killed container's counter that stopped with it; what it ran between that reading and its death,
-     * at most one 50 ms interval, is not in it).
+     * at most one 50 ms interval, is not in it: KILLED_LATE_CPU_S).
      */
     cpuAt(ms, { afterLast = false } = {}) {
       for (let i = 1; i < samples.length; i++) {
@@ -269,11 +267,11 @@ function assertBalancerCounts(run, reportDir) {
 function assertReplicaCpu(run, watches) {
   const w = run.window;
   for (const r of run.node.fleet.replicas) {
-    const end = r.up_at_end ? watches[r.name].cpuAt(w.end_ms) : watches[r.name].lastCpu();
+    const end = watches[r.name].cpuAt(w.end_ms, { afterLast: !r.up_at_end }); // a killed one: its last reading
     const independent = end - watches[r.name].cpuAt(w.start_ms);
     // A killed replica's CPU is chainperf's reading a moment before the kill: what it ran until the engine killed it
     // (up to 50 ms of CPU on a loaded machine) can be in this test's last reading and not in chainperf's.
-    const late = r.up_at_end ? 0 : 0.05;
+    const late = r.up_at_end ? 0 : KILLED_LATE_CPU_S;
     assert.ok(
       independent - r.cpu_s < 0.03 * r.cpu_s + late && r.cpu_s - independent < 0.03 * r.cpu_s,
       `${r.name}: chainperf ${r.cpu_s} s, cgroup ${independent} s`,
@@ -352,6 +350,7 @@ module.exports = {
   untilLoaded,
   assertBalancerCounts,
   assertReplicaCpu,
+  KILLED_LATE_CPU_S,
   watchContainerCpu,
   fileListing,
   startRun,

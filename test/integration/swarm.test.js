@@ -21,7 +21,14 @@ const os = require('node:os');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startRun, readRun, watchContainerCpu, assertBalancerCounts, assertReplicaCpu } = require('./harness');
+const {
+  startRun,
+  readRun,
+  watchContainerCpu,
+  assertBalancerCounts,
+  assertReplicaCpu,
+  KILLED_LATE_CPU_S,
+} = require('./harness');
 const { schemaErrors, ROOT } = require('../helpers');
 const docker = require('../../src/platform/docker');
 const swarm = require('../../src/platform/swarm');
@@ -529,10 +536,11 @@ describe('RUNTIME=swarm with SWARM_NODE=<worker>,<this machine>, SWARM_BALANCER_
       assert.ok(watches[r.name], r.name);
       assert.ok(from >= run.window.start_ms && to <= run.window.end_ms, JSON.stringify(r));
       // The killed replica's span can end on cAdvisor's reading of its cgroup a moment after the kill, later than
-      // this test's last reading before the cgroup went: that reading stands for the end, up to 50 ms of CPU short.
+      // this test's last reading before the cgroup went: that reading stands for the end, KILLED_LATE_CPU_S at most
+      // short.
       const killed = !r.up_at_end;
       const independent = watches[r.name].cpuAt(to, { afterLast: killed }) - watches[r.name].cpuAt(from);
-      const late = killed ? 0.05 : 0;
+      const late = killed ? KILLED_LATE_CPU_S : 0;
       assert.ok(
         independent - r.cpu_s < 0.03 * r.cpu_s && r.cpu_s - independent < 0.03 * r.cpu_s + late,
         `${r.name}: chainperf ${r.cpu_s} s, cgroup ${independent} s`,
