@@ -44,7 +44,7 @@
  *   enode: (nodeKeyHex: string, port: number, host?: string) => string,
  *   peerCommand: (s: Scenario, where: Where) => Command,
  *   inboundPeers?: (maxPeers: number) => number,
- *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
+ *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[], importTimer?: string},
  *   profileFrames?: RegExp,
  * }} NetworkPeer
  */

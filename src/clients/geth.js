@@ -231,6 +231,7 @@ const network = {
     p2pOut: 'p2p_egress',
     gossipIn: ['eth_fetcher_transaction_broadcasts_in', 'eth_fetcher_transaction_replies_in'],
     gossipKnown: ['eth_fetcher_transaction_broadcasts_known', 'eth_fetcher_transaction_replies_known'],
+    importTimer: 'chain_inserts', // chain/inserts: a block's insertion into the chain, in nanoseconds
   },
 };
 

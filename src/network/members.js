@@ -12,6 +12,7 @@ const { sleep } = require('../util/time');
 const { startEngineDriver } = require('./engine-driver');
 const { fundSenders, startTxFeed } = require('./tx-feed');
 const { startNetworkWatch, counterReader } = require('./watch');
+const { startHeadWatch } = require('./head-watch');
 const { syncFromNetwork, compareState } = require('./sync');
 const { signerWallets } = require('../state/profiles');
 
@@ -113,6 +114,7 @@ const blocksText = (s, producer) =>
 async function driveBlocks(s, peers, { jwtFile, members, log }) {
   const genesis = await rpcCall(peers[0].rpcUrl, 'eth_getBlockByNumber', ['latest', false]);
   const driver = startEngineDriver({
+    headNumber: Number(genesis.number),
     nodes: [
       ...peers.map((p) => ({ name: p.name, authUrl: p.authUrl })),
       ...(s.SYNC === 'network' ? [] : members.map(driven)),
@@ -214,14 +216,17 @@ async function awaitHead(members, producer, { signal, timeoutS = 60 }) {
  * @param {import('../contracts').Scenario} s
  * @param {object} stack
  * @param {{net: import('../contracts').NetworkPeer, peers: Peer[], members: Member[], jwtFile: string,
- *   group: object|null, parts: {driver: any, feed: any, watch: any}, record: object, log: (m: string) => void,
+ *   group: object|null, parts: {driver: any, feed: any, watch: any, heads?: any}, record: object,
+ *   log: (m: string) => void,
  *   syncCpu?: {read: () => Promise<{total_s: number}>}, signal?: AbortSignal}} o record: what the runtime adds to
  *   run.json's network (cpus, pids or containers); syncCpu: the node's CPU for SYNC=network where stack.cpu is sampled
  */
 async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts, record, syncCpu, log, signal }) {
   parts.driver = await driveBlocks(s, peers, { jwtFile, members, log });
+  parts.heads = startHeadWatch({ driver: parts.driver, members });
   const short = await awaitPeers(s, peers, { net, members, log, signal });
   const watch = startNetworkWatch({
+    heads: parts.heads,
     rpcUrl: members[0].rpcUrl,
     metricsUrl: members[0].metricsUrl,
     counters: net.counters,
@@ -265,6 +270,7 @@ async function stopNetworkParts(parts) {
   if (parts.feed) await parts.feed.stop();
   if (parts.driver) await parts.driver.stop();
   if (parts.watch) parts.watch.stop();
+  if (parts.heads) parts.heads.stop();
 }
 
 module.exports = { nodeSyncMode, waitForRpc, peerMesh, awaitPeers, runNetwork, stopNetworkParts, driven };

@@ -9,6 +9,7 @@
 const { rpcCall } = require('../util/rpc');
 const { median } = require('../stats');
 const { sleep } = require('../util/time');
+const { blockFigures } = require('../measure/keep-up');
 
 const PEER_EVERY_MS = 2000;
 const RETRY_MS = 500;
@@ -35,7 +36,37 @@ function counterReader(metricsUrl, counters, missing) {
       p2p_out: sumCounters(text, [counters.p2pOut], missing),
       gossip_in: sumCounters(text, counters.gossipIn, missing),
       gossip_known: sumCounters(text, counters.gossipKnown, missing),
+      ...(counters.importTimer ? { imports: readTimer(text, counters.importTimer) } : {}),
     };
+  };
+}
+
+/**
+ * A timer of the client's (geth's chain/inserts: a summary in nanoseconds with its count): the count, and the
+ * quantiles the client gives over its own recent sample (not a window's alone); null when the page lacks it.
+ */
+function readTimer(text, name) {
+  const count = new RegExp(`^${name}_count\\s+(\\S+)`, 'm').exec(text);
+  if (!count) return null;
+  const q = (p) => {
+    const m = new RegExp(`^${name}\\s*\\{quantile="${p}"\\}\\s+(\\S+)`, 'm').exec(text);
+    return m ? Number(m[1]) : null;
+  };
+  return { count: Number(count[1]), p50: q('0.5'), p99: q('0.99') };
+}
+
+/**
+ * The client's own import timer over a window: the blocks it counted between the edges, and its quantiles at the end
+ * edge (over the client's recent sample: geth keeps an exponentially decaying reservoir of about a thousand).
+ */
+function clientImports(a, b, timer) {
+  if (!timer || !a || !b || !a.imports || !b.imports) return null;
+  const ms = (ns) => (ns === null ? null : Number((ns / 1e6).toFixed(3)));
+  return {
+    blocks: b.imports.count - a.imports.count,
+    p50_ms: ms(b.imports.p50),
+    p99_ms: ms(b.imports.p99),
+    source: `the node's own ${timer} timer: its count's difference over the window, its quantiles at the window's end over the client's recent sample (not the window's alone)`,
   };
 }
 
@@ -86,80 +117,106 @@ function windowRecord({ a, b, peerCounts, counters, missing, unread = {} }) {
 
 /**
  * @param {{rpcUrl: string, metricsUrl: string|null,
- *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
+ *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[], importTimer?: string},
  *   peers: import('./members').Peer[],
  *   driver: {stats: {blocks: number, transactions: number, failures: Object<string, number>, last_error: string|null}},
  *   group?: {cpu: () => {total_s?: number}, memoryBytes: () => number|null}|null,
- *   replicas?: {name: string, rpcUrl: string}[], log: (m: string) => void}} o group: the network nodes' cgroup, for
- *   what the network itself costs; replicas: with REPLICAS, every replica, whose peer counts are read too
+ *   replicas?: {name: string, rpcUrl: string}[], log: (m: string) => void, heads?: any}} o group: the network nodes'
+ *   cgroup, for what the network itself costs; replicas: with REPLICAS, every replica, whose peer counts are read too;
+ *   heads: the head watch (head-watch.js), for whether the node keeps up
  */
-function startNetworkWatch({ rpcUrl, metricsUrl, counters, peers, driver, group = null, replicas = [], log }) {
-  /** @type {{at_ms: number, peers: number}[]} */
-  const samples = [];
-  const byReplica = replicaPeerWatch(replicas);
+function startNetworkWatch(o) {
+  const { rpcUrl, metricsUrl, counters, peers, driver, log } = o;
+  const peerLooks = peerSampler(rpcUrl, replicaPeerWatch(o.replicas || []));
   const missing = new Set();
   let stopped = false;
-  const readPeers = async () => {
-    const at = Date.now();
-    const n = Number(await rpcCall(rpcUrl, 'net_peerCount', [], { timeoutMs: 2000 }));
-    samples.push({ at_ms: at, peers: n });
-  };
-  const readReplicas = byReplica.read;
-  const timer = setInterval(() => {
-    readPeers().catch(() => {});
-    readReplicas();
-  }, PEER_EVERY_MS);
   const lost = networkLosses(peers, () => stopped, log);
   const readCounters = counterReader(metricsUrl, counters, missing);
   // Counters unread at an edge (twice) leave the window's counter figures out, and the record says why.
-  const readEdge = () => Promise.all([readEdgeCounters(readCounters), readPeers().catch(() => null), readReplicas()]);
-
+  const readEdge = () => Promise.all([readEdgeCounters(readCounters), peerLooks.readEdge()]);
   const watch = {
     /** @type {null|{stats: {sent: number, failed: number}}} */
     feed: null,
     /** @type {RegExp|null} the client's networking frames, for NODE_PROFILE=cpu */
     profileFrames: null,
     /** A measured window's hook: started at its start edge, stopped at its end edge. */
-    windowHook() {
-      const start = { at_ms: Date.now(), blocks: driver.stats.blocks, included: driver.stats.transactions };
-      const sentAtStart = watch.feed ? watch.feed.stats.sent : 0;
-      const groupCpu = group ? group.cpu().total_s : null;
-      const first = readEdge();
-      return {
-        cancel() {},
-        async stop() {
-          const [[a], [b]] = [await first, await readEdge()];
-          const end = Date.now();
-          const peerCounts = samples.filter((x) => x.at_ms >= start.at_ms && x.at_ms <= end).map((x) => x.peers);
-          const unread = {};
-          if (a.unread) unread.start = a.unread;
-          if (b.unread) unread.end = b.unread;
-          return {
-            ...windowRecord({ a: a.counters, b: b.counters, peerCounts, counters, missing, unread }),
-            ...byReplica.record(start.at_ms, end),
-            blocks: driver.stats.blocks - start.blocks,
-            transactions_included: driver.stats.transactions - start.included,
-            transactions_sent: watch.feed ? watch.feed.stats.sent - sentAtStart : 0,
-            nodes_lost: lost.filter((x) => x.at_ms <= end),
-            // what the network nodes themselves used meanwhile (their cgroup), none of it the node's
-            ...(group
-              ? {
-                  network_nodes_cpu_s: Number((group.cpu().total_s - groupCpu).toFixed(3)),
-                  network_nodes_memory_bytes: group.memoryBytes(),
-                }
-              : {}),
-          };
-        },
-      };
-    },
+    windowHook: () => networkWindow({ ...o, watch, lost, missing, peerLooks, readEdge }),
     /** What went wrong in the network over the run, for the run's warnings. */
     problems: () => problems(lost, driver, watch.feed),
     stop() {
       stopped = true;
-      clearInterval(timer);
+      peerLooks.stop();
     },
   };
   return watch;
+}
+
+/** The node's peer count (and each replica's) every PEER_EVERY_MS and at each edge. */
+function peerSampler(rpcUrl, byReplica) {
+  /** @type {{at_ms: number, peers: number}[]} */
+  const samples = [];
+  const readPeers = async () => {
+    const at = Date.now();
+    const n = Number(await rpcCall(rpcUrl, 'net_peerCount', [], { timeoutMs: 2000 }));
+    samples.push({ at_ms: at, peers: n });
+  };
+  const timer = setInterval(() => {
+    readPeers().catch(() => {});
+    byReplica.read();
+  }, PEER_EVERY_MS);
+  return {
+    readEdge: () => Promise.all([readPeers().catch(() => null), byReplica.read()]),
+    counts: (fromMs, toMs) => samples.filter((x) => x.at_ms >= fromMs && x.at_ms <= toMs).map((x) => x.peers),
+    byReplica: (fromMs, toMs) => byReplica.record(fromMs, toMs),
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** One window of the network watch: its start edge now, its record at stop(). */
+function networkWindow({ driver, heads = null, group = null, counters, watch, lost, missing, peerLooks, readEdge }) {
+  const start = { at_ms: Date.now(), blocks: driver.stats.blocks, included: driver.stats.transactions };
+  const sentAtStart = watch.feed ? watch.feed.stats.sent : 0;
+  const groupCpu = group ? group.cpu().total_s : null;
+  const first = readEdge();
+  return {
+    cancel() {},
+    async stop() {
+      const [[a], [b]] = [await first, await readEdge()];
+      const end = Date.now();
+      const peerCounts = peerLooks.counts(start.at_ms, end);
+      const unread = {};
+      if (a.unread) unread.start = a.unread;
+      if (b.unread) unread.end = b.unread;
+      return {
+        ...windowRecord({ a: a.counters, b: b.counters, peerCounts, counters, missing, unread }),
+        ...peerLooks.byReplica(start.at_ms, end),
+        blocks: driver.stats.blocks - start.blocks,
+        transactions_included: driver.stats.transactions - start.included,
+        transactions_sent: watch.feed ? watch.feed.stats.sent - sentAtStart : 0,
+        nodes_lost: lost.filter((x) => x.at_ms <= end),
+        ...keepUpRecord(heads, driver, start.at_ms, end, clientImports(a.counters, b.counters, counters.importTimer)),
+        // what the network nodes themselves used meanwhile (their cgroup), none of it the node's
+        ...(group
+          ? {
+              network_nodes_cpu_s: Number((group.cpu().total_s - groupCpu).toFixed(3)),
+              network_nodes_memory_bytes: group.memoryBytes(),
+            }
+          : {}),
+      };
+    },
+  };
+}
+
+/**
+ * Whether the node kept up over the window: head lag, import times (keep_up), the blocks the network made (chain); the
+ * lag's per-second series rides along, not in run.json (series.json's head_lag).
+ */
+function keepUpRecord(heads, driver, fromMs, toMs, client) {
+  if (!heads) return {};
+  const keepUp = heads.windowRecord(fromMs, toMs);
+  if (client) keepUp.import_ms.client = client;
+  Object.defineProperty(keepUp, 'series', { value: heads.series(fromMs, toMs), enumerable: false });
+  return { keep_up: keepUp, chain: blockFigures(driver.stats.timeline, fromMs, toMs) };
 }
 
 /** Network nodes that exit before the network is stopped: which, when, how (a process's pid or a container's name). */

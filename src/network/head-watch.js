@@ -1,0 +1,84 @@
+// @ts-check
+'use strict';
+// Does the node keep up: its head, looked at HEAD_EVERY_MS (4 times a second)
+// through its own eth_blockNumber, against the network's head as the engine-API
+// driver made it (the producer's imports, and when); the node's block imports
+// as the driver handed them over; geth's own import timer where the node has
+// one. Each measured window gets its record (head lag, import times, the
+// chart's series); a fault's catch-up is read from the same looks. The
+// arithmetic is measure/keep-up.js's.
+
+const { rpcCall } = require('../util/rpc');
+const { lagFigures, lagSeries, importFigures, staleAnswers, catchUp } = require('../measure/keep-up');
+
+const HEAD_EVERY_MS = 250;
+const SAMPLES_MAX = 400000; // a day of looks at 4 a second per node; the oldest go first
+
+/**
+ * Looks at each measured node's head every everyMs; a look still unanswered when the next is due is not doubled (the
+ * record says how many looks were made, so a node too busy to answer shows as fewer samples).
+ * @param {{driver: {chain: () => import('../measure/keep-up').Chain, stats: {imports: Record<string, any[]>}},
+ *   members: {name: string, rpcUrl: string}[], everyMs?: number}} o
+ */
+function startHeadWatch({ driver, members, everyMs = HEAD_EVERY_MS }) {
+  const byName = new Map(members.map((m) => [m.name, { ...m, samples: [], busy: false, failed: 0 }]));
+  const look = async (m) => {
+    if (m.busy) return;
+    m.busy = true;
+    const at = Date.now();
+    try {
+      const head = Number(await rpcCall(m.rpcUrl, 'eth_blockNumber', [], { timeoutMs: 2000 }));
+      m.samples.push({ at_ms: at, head });
+      if (m.samples.length > SAMPLES_MAX) m.samples.shift();
+    } catch {
+      m.failed++; // a node that does not answer has no head to compare: no sample
+    } finally {
+      m.busy = false;
+    }
+  };
+  const timer = setInterval(() => {
+    for (const m of byName.values()) look(m);
+  }, everyMs);
+  const first = members[0].name;
+  const source = `eth_blockNumber of the node every ${everyMs} ms (the look's sending time), against the network's head as chainperf's engine-API driver made it (the producer's imports)`;
+
+  /** A window's record for one node: head lag, the share of looks behind, import times as the driver saw them. */
+  const nodeRecord = (name, fromMs, toMs) => {
+    const m = byName.get(name);
+    const chain = driver.chain();
+    return {
+      head_lag: { ...lagFigures(chain, m.samples, fromMs, toMs), period_ms: everyMs, source },
+      import_ms: {
+        ...importFigures(driver.stats.imports[name] || [], fromMs, toMs),
+        source:
+          "from engine_newPayloadV4 sent to the node to its engine_forkchoiceUpdatedV3 answered VALID (the node's head is then the block), as the driver saw it",
+      },
+    };
+  };
+  return {
+    /** The window's keep-up record: the node under test's, each replica's with several. */
+    windowRecord(fromMs, toMs) {
+      const own = nodeRecord(first, fromMs, toMs);
+      const replicas =
+        members.length > 1 ? members.map((m) => ({ replica: m.name, ...nodeRecord(m.name, fromMs, toMs) })) : null;
+      return { ...own, ...(replicas ? { by_replica: replicas } : {}) };
+    },
+    /** The window's head lag per second (the most behind in each), for the chart. */
+    series: (fromMs, toMs) => lagSeries(driver.chain(), byName.get(first).samples, fromMs, toMs),
+    /** Of the answers naming a block ([arrived_ms, block]), those older than the network's head then. */
+    staleAnswers: (answers, fromMs, toMs) => ({
+      ...staleAnswers(driver.chain(), answers, fromMs, toMs),
+      source:
+        "answers to eth_blockNumber and to eth_getBlockByNumber('latest') whose block is older than the network's head when the answer arrived",
+    }),
+    /** A node handed blocks again at restoreMs: how fast it reached the network's head. */
+    catchUp: (name, restoreMs) => catchUp(driver.chain(), byName.get(name).samples, restoreMs),
+    /** The latest look at a node's head ({at_ms, head}, or undefined). */
+    lastLook: (name) => byName.get(name).samples.at(-1),
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
+
+module.exports = { startHeadWatch, HEAD_EVERY_MS };
