@@ -44,7 +44,8 @@
  *   enode: (nodeKeyHex: string, port: number, host?: string) => string,
  *   peerCommand: (s: Scenario, where: Where) => Command,
  *   inboundPeers?: (maxPeers: number) => number,
- *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[], importTimer?: string},
+ *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
+ *   importLog?: {parse: (text: string) => [number, number][], describe: string},
  *   profileFrames?: RegExp,
  * }} NetworkPeer
  */

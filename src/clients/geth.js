@@ -10,6 +10,7 @@ const { ethers } = require('ethers');
 const { cacheDir } = require('../install/cache');
 const { runWithProgress } = require('../install/progress');
 const { withCacheLock } = require('../install/lock');
+const { IMPORT_LOG } = require('./geth-log');
 
 /** The cached binary for a version, or the CLIENT_BIN the scenario names. */
 function binaryPath(scenario) {
@@ -231,8 +232,8 @@ const network = {
     p2pOut: 'p2p_egress',
     gossipIn: ['eth_fetcher_transaction_broadcasts_in', 'eth_fetcher_transaction_replies_in'],
     gossipKnown: ['eth_fetcher_transaction_broadcasts_known', 'eth_fetcher_transaction_replies_known'],
-    importTimer: 'chain_inserts', // chain/inserts: a block's insertion into the chain, in nanoseconds
   },
+  importLog: IMPORT_LOG,
 };
 
 /** The container's ports: the ones compose/node-geth.yml publishes and Prometheus scrapes. */

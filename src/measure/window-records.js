@@ -6,6 +6,7 @@
 
 const os = require('node:os');
 const { mergeReplay } = require('../workload/replay');
+const { mergeNamedBlocks } = require('../workload/named-blocks');
 const { cpuDelta } = require('../figures');
 const { findStall } = require('./stall');
 const { stealBetween, cpusOf } = require('./steal');
@@ -183,6 +184,28 @@ function nodeRecord(m, stack, { cpu, cpuWindow, resources }, samples) {
   return node;
 }
 
+/**
+ * On a network that moves: of the answers that named the head (eth_blockNumber, eth_getBlockByNumber('latest')), the
+ * stale ones (older than the network's head when they arrived) and the ones gone backwards (lower than a block the
+ * same client had already seen: a virtual user, or a lean engine's connection), into node.network.keep_up.
+ */
+function addNamedAnswers(node, stack, snapshots, w) {
+  const named = mergeNamedBlocks(snapshots);
+  const keepUp = node.network && node.network.keep_up;
+  if (!named || !keepUp || !stack.network.heads) return;
+  keepUp.stale_answers = {
+    ...stack.network.heads.staleAnswers(named.answers, w.start, w.end),
+    ...(named.dropped ? { not_kept: named.dropped } : {}),
+  };
+  keepUp.backwards_answers = {
+    count: named.backwards,
+    of: named.of,
+    share: named.of ? Number((named.backwards / named.of).toFixed(4)) : null,
+    source:
+      "answers naming a block lower than one the same client (a virtual user; the lean engine's connection) had already seen",
+  };
+}
+
 /** The load generator's own record: its workers, its CPU on its cores, replay misses, a stall. */
 function generatorRecord(m, { stack, s }, samples, snapshots) {
   const { w, genStart, genEnd } = m;
@@ -248,6 +271,7 @@ function perGenerator(m, snapshots) {
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 
 module.exports = {
+  addNamedAnswers,
   withClientsFault,
   cpuSum,
   cpuCount,

@@ -21,7 +21,7 @@ const { readSteal } = require('./steal');
 const { startWindowHooks } = require('./profile');
 const { log } = require('../util/log');
 const { planWindow, readEdge, startSampler } = require('./edges');
-const { generatorRecord, nodeCpuOver, nodeRecord } = require('./window-records');
+const { generatorRecord, nodeCpuOver, nodeRecord, addNamedAnswers } = require('./window-records');
 const { addPrometheusCheck } = require('./prometheus-check');
 const { slicedWindow, sendingTimes, sliceExtras, readInnerEdges, spansOf, READ_AHEAD_MS } = require('./slices');
 
@@ -79,6 +79,8 @@ function startLoad({ s, stack, chain, spec, workDir, signal, name, mix, startupS
     shape,
     seed: windowSeed(s.SEED, name),
     ...(mix ? { mix } : {}),
+    // on a network (NETWORK_NODES): the answers that name the head are kept, for stale and backwards answers
+    ...(stack.network ? { named_blocks: true } : {}),
   };
   const artillery = kept
     ? kept.window({ ...instants, send_from: sendFrom, ...(s.RATE ? { rate: s.RATE } : {}) }) // a saturation step's own
@@ -201,6 +203,9 @@ async function collectSamples(m, { reportDir, name, startupS }) {
   return { snapshots, samples };
 }
 
+/** NETWORK_NODES: the head lag's per-second series (not in run.json), or null. */
+const keepUpSeries = (net) => (net && net.keep_up && net.keep_up.series) || null;
+
 /** The window's per-second series, for the charts. */
 const seriesOf = (m, stack, samples, resources) => ({
   requests: samples.series,
@@ -211,6 +216,7 @@ const seriesOf = (m, stack, samples, resources) => ({
   ...(resources ? { io: resources.io } : {}),
   ...(m.explained.per_core_series ? { per_core: m.explained.per_core_series } : {}),
   ...(m.explained.fleet && m.explained.fleet.series ? { replicas: m.explained.fleet.series } : {}),
+  ...(keepUpSeries(m.explained.network) ? { head_lag: keepUpSeries(m.explained.network) } : {}),
 });
 
 /**
@@ -259,6 +265,7 @@ async function measureWorkload(o) {
   const measuredCpu = await nodeCpuOver(m, stack, samples, signal);
   const { cpu, cpuWindow, resources } = measuredCpu;
   const node = nodeRecord(m, stack, measuredCpu, samples);
+  addNamedAnswers(node, stack, snapshots, w); // on a network: stale and backwards answers
   await addPrometheusCheck(node, { stack, runId, w, signal, name, warnings });
   const generator = generatorRecord(m, opts, samples, snapshots);
   const series = seriesOf(m, stack, samples, resources);

@@ -8,7 +8,9 @@
 // chart's series); a fault's catch-up is read from the same looks. The
 // arithmetic is measure/keep-up.js's.
 
+const fs = require('node:fs');
 const { rpcCall } = require('../util/rpc');
+const { percentile } = require('../stats');
 const { lagFigures, lagSeries, importFigures, staleAnswers, catchUp } = require('../measure/keep-up');
 
 const HEAD_EVERY_MS = 250;
@@ -18,10 +20,14 @@ const SAMPLES_MAX = 400000; // a day of looks at 4 a second per node; the oldest
  * Looks at each measured node's head every everyMs; a look still unanswered when the next is due is not doubled (the
  * record says how many looks were made, so a node too busy to answer shows as fewer samples).
  * @param {{driver: {chain: () => import('../measure/keep-up').Chain, stats: {imports: Record<string, any[]>}},
- *   members: {name: string, rpcUrl: string}[], everyMs?: number}} o
+ *   members: {name: string, rpcUrl: string, logFile?: string}[], everyMs?: number,
+ *   importLog?: {parse: (text: string) => [number, number][], describe: string}|null}} o importLog: the client's
+ *   own import times, read from each member's log where it has a file being written
  */
-function startHeadWatch({ driver, members, everyMs = HEAD_EVERY_MS }) {
-  const byName = new Map(members.map((m) => [m.name, { ...m, samples: [], busy: false, failed: 0 }]));
+function startHeadWatch({ driver, members, importLog = null, everyMs = HEAD_EVERY_MS }) {
+  const byName = new Map(
+    members.map((m) => [m.name, { ...m, samples: [], busy: false, failed: 0, own: ownImports(m.logFile, importLog) }]),
+  );
   const look = async (m) => {
     if (m.busy) return;
     m.busy = true;
@@ -46,12 +52,14 @@ function startHeadWatch({ driver, members, everyMs = HEAD_EVERY_MS }) {
   const nodeRecord = (name, fromMs, toMs) => {
     const m = byName.get(name);
     const chain = driver.chain();
+    const handed = driver.stats.imports[name] || [];
     return {
       head_lag: { ...lagFigures(chain, m.samples, fromMs, toMs), period_ms: everyMs, source },
       import_ms: {
-        ...importFigures(driver.stats.imports[name] || [], fromMs, toMs),
+        ...importFigures(handed, fromMs, toMs),
         source:
           "from engine_newPayloadV4 sent to the node to its engine_forkchoiceUpdatedV3 answered VALID (the node's head is then the block), as the driver saw it",
+        ...(m.own ? { client: m.own.figures(handed, fromMs, toMs) } : {}),
       },
     };
   };
@@ -77,6 +85,52 @@ function startHeadWatch({ driver, members, everyMs = HEAD_EVERY_MS }) {
     lastLook: (name) => byName.get(name).samples.at(-1),
     stop() {
       clearInterval(timer);
+    },
+  };
+}
+
+/**
+ * The client's own time for each block it imported, read from its log as it grows (a node whose log is a file being
+ * written: the host runtime's); null without one. figures(): over the blocks handed to it in a window.
+ */
+function ownImports(logFile, importLog) {
+  if (!logFile || !importLog) return null;
+  const byNumber = new Map();
+  let offset = 0;
+  let partial = '';
+  const readNew = () => {
+    let fd = null;
+    try {
+      fd = fs.openSync(logFile, 'r');
+      const size = fs.fstatSync(fd).size;
+      if (size <= offset) return;
+      const buf = Buffer.alloc(size - offset);
+      fs.readSync(fd, buf, 0, buf.length, offset);
+      offset = size;
+      const text = partial + buf.toString('utf8');
+      const cut = text.lastIndexOf('\n') + 1;
+      partial = text.slice(cut);
+      for (const [n, ms] of importLog.parse(text.slice(0, cut))) byNumber.set(n, ms);
+    } catch {
+      // no log yet, or gone: nothing new
+    } finally {
+      if (fd !== null) fs.closeSync(fd);
+    }
+  };
+  return {
+    figures(handed, fromMs, toMs) {
+      readNew();
+      const numbers = handed.filter((x) => x.sent_ms >= fromMs && x.sent_ms < toMs).map((x) => x.number);
+      const ms = numbers.filter((n) => byNumber.has(n)).map((n) => byNumber.get(n));
+      const sorted = [...ms].sort((a, b) => a - b);
+      const r = (x) => (x === null ? null : Number(x.toFixed(3)));
+      return {
+        blocks: ms.length,
+        p50_ms: r(percentile(sorted, 50)),
+        p99_ms: r(percentile(sorted, 99)),
+        max_ms: sorted.length ? r(sorted.at(-1)) : null,
+        source: `${importLog.describe}, for the blocks handed to the node in the window`,
+      };
     },
   };
 }

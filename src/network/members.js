@@ -21,7 +21,8 @@ const { signerWallets } = require('../state/profiles');
  * URL are given where it does not run on this host's loopback (a container), else built from its ports; cpu reads
  * its own CPU where it has a group of its own (a host fleet's replica: its CPU over its sync, SYNC=network).
  * @typedef {{name: string, nodeKeyHex: string, p2pPort: number, authPort?: number, authUrl?: string,
- *   enode?: string, rpcUrl: string, metricsUrl: string|null, cpu?: {read: () => Promise<{total_s: number}>}}} Member
+ *   enode?: string, rpcUrl: string, metricsUrl: string|null, cpu?: {read: () => Promise<{total_s: number}>},
+ *   logFile?: string}} Member
  */
 
 /**
@@ -223,7 +224,7 @@ async function awaitHead(members, producer, { signal, timeoutS = 60 }) {
  */
 async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts, record, syncCpu, log, signal }) {
   parts.driver = await driveBlocks(s, peers, { jwtFile, members, log });
-  parts.heads = startHeadWatch({ driver: parts.driver, members });
+  parts.heads = startHeadWatch({ driver: parts.driver, members, importLog: net.importLog || null });
   const short = await awaitPeers(s, peers, { net, members, log, signal });
   const watch = startNetworkWatch({
     heads: parts.heads,
@@ -246,6 +247,7 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
   stack.network = {
     nodes: peers,
     watch,
+    heads: parts.heads, // whether the measured nodes keep up (head-watch.js)
     // The history enters where blocks are built: sent to a measured node, it reached network-1 only by gossip, and
     // under load a transaction announced that way was once never fetched.
     historyUrl: peers[0].rpcUrl,

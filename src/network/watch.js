@@ -36,37 +36,7 @@ function counterReader(metricsUrl, counters, missing) {
       p2p_out: sumCounters(text, [counters.p2pOut], missing),
       gossip_in: sumCounters(text, counters.gossipIn, missing),
       gossip_known: sumCounters(text, counters.gossipKnown, missing),
-      ...(counters.importTimer ? { imports: readTimer(text, counters.importTimer) } : {}),
     };
-  };
-}
-
-/**
- * A timer of the client's (geth's chain/inserts: a summary in nanoseconds with its count): the count, and the
- * quantiles the client gives over its own recent sample (not a window's alone); null when the page lacks it.
- */
-function readTimer(text, name) {
-  const count = new RegExp(`^${name}_count\\s+(\\S+)`, 'm').exec(text);
-  if (!count) return null;
-  const q = (p) => {
-    const m = new RegExp(`^${name}\\s*\\{quantile="${p}"\\}\\s+(\\S+)`, 'm').exec(text);
-    return m ? Number(m[1]) : null;
-  };
-  return { count: Number(count[1]), p50: q('0.5'), p99: q('0.99') };
-}
-
-/**
- * The client's own import timer over a window: the blocks it counted between the edges, and its quantiles at the end
- * edge (over the client's recent sample: geth keeps an exponentially decaying reservoir of about a thousand).
- */
-function clientImports(a, b, timer) {
-  if (!timer || !a || !b || !a.imports || !b.imports) return null;
-  const ms = (ns) => (ns === null ? null : Number((ns / 1e6).toFixed(3)));
-  return {
-    blocks: b.imports.count - a.imports.count,
-    p50_ms: ms(b.imports.p50),
-    p99_ms: ms(b.imports.p99),
-    source: `the node's own ${timer} timer: its count's difference over the window, its quantiles at the window's end over the client's recent sample (not the window's alone)`,
   };
 }
 
@@ -117,7 +87,7 @@ function windowRecord({ a, b, peerCounts, counters, missing, unread = {} }) {
 
 /**
  * @param {{rpcUrl: string, metricsUrl: string|null,
- *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[], importTimer?: string},
+ *   counters: {p2pIn: string, p2pOut: string, gossipIn: string[], gossipKnown: string[]},
  *   peers: import('./members').Peer[],
  *   driver: {stats: {blocks: number, transactions: number, failures: Object<string, number>, last_error: string|null}},
  *   group?: {cpu: () => {total_s?: number}, memoryBytes: () => number|null}|null,
@@ -194,7 +164,7 @@ function networkWindow({ driver, heads = null, group = null, counters, watch, lo
         transactions_included: driver.stats.transactions - start.included,
         transactions_sent: watch.feed ? watch.feed.stats.sent - sentAtStart : 0,
         nodes_lost: lost.filter((x) => x.at_ms <= end),
-        ...keepUpRecord(heads, driver, start.at_ms, end, clientImports(a.counters, b.counters, counters.importTimer)),
+        ...keepUpRecord(heads, driver, start.at_ms, end),
         // what the network nodes themselves used meanwhile (their cgroup), none of it the node's
         ...(group
           ? {
@@ -211,10 +181,9 @@ function networkWindow({ driver, heads = null, group = null, counters, watch, lo
  * Whether the node kept up over the window: head lag, import times (keep_up), the blocks the network made (chain); the
  * lag's per-second series rides along, not in run.json (series.json's head_lag).
  */
-function keepUpRecord(heads, driver, fromMs, toMs, client) {
+function keepUpRecord(heads, driver, fromMs, toMs) {
   if (!heads) return {};
   const keepUp = heads.windowRecord(fromMs, toMs);
-  if (client) keepUp.import_ms.client = client;
   Object.defineProperty(keepUp, 'series', { value: heads.series(fromMs, toMs), enumerable: false });
   return { keep_up: keepUp, chain: blockFigures(driver.stats.timeline, fromMs, toMs) };
 }

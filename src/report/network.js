@@ -4,6 +4,7 @@
 // transactions that reached it by gossip).
 
 const { num } = require('./format');
+const { keepUpLines } = require('./keep-up');
 
 /** The summary's lines for run.network and the window's node.network (none without a network). */
 function networkLines(run) {
@@ -40,6 +41,7 @@ function networkLines(run) {
     lines.push(
       `- NODE_PROFILE=cpu: ${num(w.cpu_share_networking.share * 100, 1)}% of the window's ${w.cpu_share_networking.of} profile samples were in networking and gossip (stacks with a frame matching ${w.cpu_share_networking.frames}).`,
     );
+  lines.push(...keepUpLines(w));
   for (const x of w.nodes_lost || [])
     lines.push(`- **Network node ${x.node} exited during the window** at ${new Date(x.at_ms).toISOString()}.`);
   return lines;

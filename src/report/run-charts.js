@@ -118,7 +118,22 @@ function ioChart(io, { x, xRange }) {
   });
 }
 
-/** Every chart of the run: file name -> SVG. */
+/** NETWORK_NODES: how far behind the network's head the node was, second by second (the most behind in each). */
+function headLagChart(series, { x, xRange }) {
+  const pts = series.head_lag || [];
+  return lineChart({
+    title: "Head lag against the network's head",
+    xLabel: X_LABEL,
+    yLabel: 'behind the network',
+    series: [
+      { name: 'seconds', points: pts.map((p) => [x(p.t_ms + 500), p.seconds]) },
+      { name: 'blocks', points: pts.map((p) => [x(p.t_ms + 500), p.blocks]) },
+    ],
+    xRange,
+    note: "the most behind of each second's looks at the node's head (4 a second); read beside the throughput chart",
+  });
+}
+
 /** REPLICAS: each replica's requests per second side by side (HAProxy's access log). */
 function replicasChart(run, series, { mid, xRange }) {
   const names = run.node.fleet.replicas.map((r) => r.name);
@@ -144,6 +159,7 @@ function charts(run, series) {
   if ((series.memory || []).length) out['memory.svg'] = memoryChart(series, ax, source);
   if (series.io) out['io.svg'] = ioChart(series.io, ax);
   if (series.replicas && run.node && run.node.fleet) out['replicas.svg'] = replicasChart(run, series, ax);
+  if (series.head_lag) out['head-lag.svg'] = headLagChart(series, ax);
   return { ...out, ...perCoreChart(run, series) };
 }
 

@@ -131,6 +131,9 @@ function chartLines(run) {
     '',
     '![Throughput](charts/throughput.svg)',
     '',
+    ...(run.node && run.node.network && run.node.network.keep_up
+      ? ['![Head lag against the network](charts/head-lag.svg)', '']
+      : []),
     '![Latency](charts/latency.svg)',
     '',
   ];

@@ -192,6 +192,7 @@ async function startHostFleet(stack, s, ctx) {
     rpcUrl: r.rpcUrl,
     metricsUrl: r.metricsUrl,
     cpu: { read: async () => r.group.cpu() }, // SYNC=network: its own CPU over its sync
+    logFile: r.logFile,
   }));
   // Prometheus scrapes every replica, each series labelled with its replica: sums over them are the fleet's.
   const withMetrics = replicas.filter((r) => r.cmd.metrics);

@@ -224,6 +224,7 @@ async function startMeasured(stack, s, ctx) {
           authPort: ctx.ports.auth,
           rpcUrl: stack.rpcUrl,
           metricsUrl: stack.node.metrics_url,
+          logFile: stack.nodeLog, // the client's own import times (head-watch.js)
         },
       ]
     : [];

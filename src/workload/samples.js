@@ -1,10 +1,10 @@
 'use strict';
-// What the load generator records about each request, and how the records of
-// several workers are merged. The recorder runs inside artillery workers;
-// mergeSamples runs in the toolkit after the run.
+// What the load generator records about each request, and how the records of several workers are merged. The
+// recorder runs inside artillery workers; mergeSamples runs in the toolkit after the run.
 
 const { percentile, latencySummary } = require('../stats');
 const { Slots, SLOT_MS } = require('./slots');
+const { NamedBlocks } = require('./named-blocks');
 
 const FAILURE_KINDS = ['rpc', 'http', 'timeout', 'other'];
 const MAX_ERROR_MESSAGES = 20;
@@ -42,6 +42,7 @@ class Recorder {
     this.skippedCount = 0;
     this.firstRequestAt = null;
     this.drained = new Set();
+    this.named = spec.named_blocks ? new NamedBlocks(spec) : null; // on a network: answers that name the head
   }
 
   /** An open-loop request the generator could not start (too many unanswered). */
@@ -149,6 +150,7 @@ class Recorder {
       seconds: this.seconds,
       ok_slots: this.okSlots.toJSON(),
       ...(this.sentSlots ? { sent_slots: this.sentSlots.toJSON() } : {}),
+      ...(this.named ? { named_blocks: this.named.toJSON() } : {}),
       errors,
     };
   }

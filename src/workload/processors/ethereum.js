@@ -17,6 +17,7 @@ const { performance } = require('node:perf_hooks');
 const { ethers } = require('ethers');
 const { paramsFor } = require('../../chains/ethereum/params');
 const { classifyError } = require('../samples');
+const { namedBlock } = require('../named-blocks');
 const { loadGenerator, at } = require('../generator');
 const { ethersProvider, fetchRequestFor, useNativeUtf8Decoding } = require('../../chains/ethereum/provider');
 const { ethersGetUrl } = require('../ethers-http');
@@ -97,12 +98,15 @@ async function sendRequest(context, events) {
   recorder.started();
   const t0 = performance.now();
   let failure = null;
+  let result;
   try {
-    await send(method, params);
+    result = await send(method, params);
   } catch (err) {
     failure = classifyError(err);
   }
   const outcome = recorder.completed(method, performance.now() - t0, failure, Date.now());
+  const block = recorder.named && !failure ? namedBlock(method, params, result) : null;
+  if (block !== null) recorder.named.record(Date.now(), block, context); // the virtual user is the client
   if (outcome === 'window') {
     if (failure) events.emit('counter', `chainperf.failed.${failure.kind}`, 1);
     else events.emit('counter', `chainperf.ok.${method}`, 1);

@@ -22,6 +22,7 @@ const { emitCounts, countOutcome } = require('./counters');
 const { replayWith } = require('../../replay');
 const { HttpPool, prepareRequest } = require('./http');
 const { shapedPacer } = require('../../shapes');
+const { blockNumberIn } = require('../../named-blocks');
 
 const RING = 4096;
 let shared = null; // one generator state and one pool per worker
@@ -126,7 +127,15 @@ function sendOne(g, ee, done, lane) {
     return done();
   };
   if (g.ws) g.ws.request(tail, t0, record, lane);
-  else g.http.request(bytes, t0, (res) => record(res.failure || responseFailure(res.status, res.body)));
+  else
+    g.http.request(bytes, t0, (res) => {
+      const failure = res.failure || responseFailure(res.status, res.body);
+      if (!failure && recorder.named && method === 'eth_blockNumber') {
+        const block = blockNumberIn(res.body); // on a network: an answer naming the head (named-blocks.js)
+        if (block !== null) recorder.named.record(Date.now(), block, lane || g);
+      }
+      record(failure);
+    });
 }
 
 /** A closed loop: one request after another while more() says so (over ws on one connection, its lane: ws.js). */

@@ -1,0 +1,58 @@
+'use strict';
+// NETWORK_NODES in summary.md: whether the node kept up with the network's
+// head while it served (head lag, import times, stale and backwards answers),
+// the blocks the network made, and a fault's catch-up.
+
+const { num } = require('./format');
+
+const ms = (x) => (x === null || x === undefined ? 'n/a' : `${num(x, 1)} ms`);
+
+/** Head lag over the window: percentiles, the share behind, the worst look. */
+function lagLine(lag, who = 'the node') {
+  if (!lag.samples) return `- Head lag of ${who}: no look at its head was answered in the window.`;
+  const w = lag.worst;
+  return `- Head lag of ${who} (${lag.samples} looks, every ${lag.period_ms} ms): ${num(lag.share_behind * 100, 1)}% of looks one block or more behind; p50 ${lag.blocks.p50} blocks / ${num(lag.seconds.p50, 2)} s, p99 ${lag.blocks.p99} / ${num(lag.seconds.p99, 2)} s, worst ${w.blocks} blocks / ${num(w.seconds, 2)} s at ${new Date(w.at_ms).toISOString()}.`;
+}
+
+/** Import times as the driver saw them, and the client's own where it logs them. */
+function importLine(imp) {
+  const own = imp.client
+    ? `; the client's own (${imp.client.blocks} blocks): p50 ${ms(imp.client.p50_ms)}, p99 ${ms(imp.client.p99_ms)}, max ${ms(imp.client.max_ms)}`
+    : '';
+  const notValid = imp.not_valid
+    ? `; ${imp.not_valid} blocks answered other than VALID (the node lacked their parent)`
+    : '';
+  return `- Block import time (${imp.blocks} blocks, engine API as the driver saw it): p50 ${ms(imp.p50_ms)}, p99 ${ms(imp.p99_ms)}, max ${ms(imp.max_ms)}${own}${notValid}.`;
+}
+
+/** Answers that named the head: stale ones, and ones gone backwards for their client. */
+function answerLines(k) {
+  const lines = [];
+  const st = k.stale_answers;
+  if (st && st.of)
+    lines.push(
+      `- Stale answers: ${st.count} of ${st.of} answers naming the head (${num(st.share * 100, 2)}%) named a block older than the network's head when they arrived (at most ${st.most_blocks_behind} blocks older).`,
+    );
+  const back = k.backwards_answers;
+  if (back && back.of)
+    lines.push(
+      `- Backwards answers: ${back.count} of ${back.of} (${num(back.share * 100, 2)}%) named a block lower than one the same client had already seen.`,
+    );
+  return lines;
+}
+
+/** The lines for a window's node.network.keep_up and chain (none without them). */
+function keepUpLines(w) {
+  if (!w || !w.keep_up) return [];
+  const k = w.keep_up;
+  const lines = [lagLine(k.head_lag), importLine(k.import_ms), ...answerLines(k)];
+  for (const r of k.by_replica || []) lines.push(`  ${lagLine(r.head_lag, r.replica).slice(2)}`);
+  const c = w.chain;
+  if (c && c.blocks)
+    lines.push(
+      `- The network's blocks in the window: ${c.blocks}, gas used per block mean ${num(c.gas_used.mean, 0)} (median ${num(c.gas_used.median, 0)}, min ${num(c.gas_used.min, 0)}, max ${num(c.gas_used.max, 0)}) of a ${num(c.gas_limit, 0)} gas limit, ${num(c.txs_per_block, 1)} transactions per block.`,
+    );
+  return lines;
+}
+
+module.exports = { keepUpLines };
