@@ -7,7 +7,7 @@
 //   chainperf/generator:<hash>       images/generator: chainperf's sources
 //       on it; its tag a hash of the base's and of the sources.
 // Each is built from a tar its build unpacks; a new build of either removes
-// the older tags of its repository (images.js).
+// the older tags of its repository (docker-build.js).
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -16,6 +16,7 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { runWithProgress } = require('../install/progress');
 const { withCacheLock } = require('../install/lock');
+const { dockerBuild, imageId, removeOtherTags } = require('./docker-build');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SOURCES = ['package.json', 'package-lock.json', 'src', 'workloads'];
@@ -69,7 +70,6 @@ async function tarOf(paths, what, expected, log) {
 
 /** chainperf/generator-base for this Node.js and lock file, built once (about a minute). */
 async function ensureGeneratorBase(log) {
-  const { dockerBuild, imageId, removeOtherTags } = require('./images'); // (images.js requires this module)
   const ref = baseRef();
   if (await imageId(ref)) return ref;
   return withCacheLock(
