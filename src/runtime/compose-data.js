@@ -119,7 +119,7 @@ async function ensureVolume(s, log) {
       '-C',
       '/data',
     ],
-    { label: `restoring ${path.basename(snap)}`, log },
+    { label: `restoring ${path.basename(snap)}`, step: 'restore-snapshot', log },
   );
   return true;
 }

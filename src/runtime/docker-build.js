@@ -50,17 +50,16 @@ async function importBase(log) {
       ['--variant=minbase', 'bookworm', rootfs, process.env.DEBIAN_MIRROR || 'http://deb.debian.org/debian'],
       {
         label: `building ${BASE_REF}`,
-        expected: 'a minimal Debian root file system; 1 to 2 minutes, once',
+        step: 'image-debian-base',
+        usual: 90,
+        note: 'a minimal Debian root file system with debootstrap, once',
         log,
       },
     );
     await runWithProgress(
       'sh',
       ['-c', `tar -C "${rootfs}" -c . | docker import --change 'CMD ["/bin/bash"]' - ${BASE_REF}`],
-      {
-        label: `importing ${BASE_REF}`,
-        log,
-      },
+      { label: `importing ${BASE_REF}`, step: 'image-debian-base-import', log },
     );
   } finally {
     fs.rmSync(rootfs, { recursive: true, force: true });
@@ -83,7 +82,13 @@ async function dockerBuild(dir, tag, log, { files = {}, buildArgs = {} } = {}) {
       ...Object.entries(buildArgs).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]),
       ctx,
     ];
-    await runWithProgress('docker', args, { label: `building ${tag}`, log, env: { DOCKER_BUILDKIT: '0' } });
+    await runWithProgress('docker', args, {
+      label: `building ${tag}`,
+      step: `image-${tag.slice(0, tag.lastIndexOf(':'))}`, // its repository: a new tag's build is timed like the last
+      note: `docker build of images/${dir}`,
+      log,
+      env: { DOCKER_BUILDKIT: '0' },
+    });
   } finally {
     fs.rmSync(ctx, { recursive: true, force: true });
     if (files.cleanup) files.cleanup();

@@ -59,12 +59,12 @@ function productionPackages() {
 }
 
 /** A tar of paths under ROOT, in a temporary folder: {tar, cleanup}. */
-async function tarOf(paths, what, expected, log) {
+async function tarOf(paths, { what, step, note }, log) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-generator-'));
   const tar = path.join(dir, 'chainperf.tar');
   const list = path.join(dir, 'files');
   fs.writeFileSync(list, paths.join('\n'));
-  await runWithProgress('tar', ['-cf', tar, '-C', ROOT, '-T', list], { label: `packing ${what}`, expected, log });
+  await runWithProgress('tar', ['-cf', tar, '-C', ROOT, '-T', list], { label: `packing ${what}`, step, note, log });
   return { tar, cleanup: () => fs.rmSync(dir, { recursive: true }) };
 }
 
@@ -77,7 +77,8 @@ async function ensureGeneratorBase(log) {
     async () => {
       if (await imageId(ref)) return ref; // built by another run while this one waited
       log(`generator: building ${ref} (Node.js and chainperf's npm packages, about 700 MB; once per lock file)`);
-      const { tar, cleanup } = await tarOf(productionPackages(), "chainperf's npm packages", 'about 500 MB', log);
+      const what = { what: "chainperf's npm packages", step: 'pack-generator-packages', note: 'about 500 MB' };
+      const { tar, cleanup } = await tarOf(productionPackages(), what, log);
       await dockerBuild('generator-base', ref, log, {
         files: { node: process.execPath, 'packages.tar': tar, cleanup },
       });
@@ -91,7 +92,8 @@ async function ensureGeneratorBase(log) {
 /** The generator image's build files (chainperf's sources), once its base is here. */
 async function generatorFiles(log) {
   await ensureGeneratorBase(log);
-  const { tar, cleanup } = await tarOf(SOURCES, "chainperf's sources", 'a few MB', log);
+  const what = { what: "chainperf's sources", step: 'pack-generator-sources', note: 'a few MB' };
+  const { tar, cleanup } = await tarOf(SOURCES, what, log);
   return { 'chainperf.tar': tar, cleanup };
 }
 

@@ -143,7 +143,9 @@ async function ensureCadvisorBinary(log) {
       // built beside its place and moved into it: a build cut short never leaves a binary that looks complete
       await runWithProgress('go', ['build', '-trimpath', '-o', `${bin}.building`, '.'], {
         label: 'building cAdvisor from its Go module',
-        expected: 'from the Go module proxy; a few minutes, once',
+        step: `cadvisor-${CADVISOR_LIB_VERSION}`,
+        usual: 180,
+        note: 'from the Go module proxy, once',
         log,
         env: { CGO_ENABLED: '0' },
         cwd: path.join(IMAGES_DIR, 'cadvisor'),
