@@ -2,6 +2,7 @@
 const js = require('@eslint/js');
 const globals = require('globals');
 const layers = require('./eslint-rules/layers');
+const cycles = require('./eslint-rules/cycles');
 
 module.exports = [
   { ignores: ['node_modules/**', 'reports/**'] },
@@ -21,9 +22,10 @@ module.exports = [
     // Readability budget: a function stays short and shallow enough to read, a line fits on a screen
     // (long strings, template literals, URLs and regular expressions excepted: messages read better whole).
     files: ['src/**/*.js', 'scripts/**/*.js'],
-    plugins: { chainperf: layers },
+    plugins: { chainperf: { rules: { ...layers.rules, ...cycles.rules } } },
     rules: {
       'chainperf/layers': 'error',
+      'chainperf/no-cycles': 'error',
       complexity: ['error', 20],
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
       'max-lines': ['error', { max: 300 }],

@@ -39,7 +39,9 @@ async function ensureBinary(scenario, log) {
       fs.rmSync(tmp, { recursive: true, force: true });
       await runWithProgress('go', ['install', `github.com/ethereum/go-ethereum/cmd/geth@v${version}`], {
         label: `building geth ${version} into ${gobin}`,
-        expected: 'from the Go module proxy; about 2 minutes on 2 cores, once',
+        step: `geth-${version}`,
+        usual: 90,
+        note: 'from the Go module proxy, once',
         env: { GOBIN: tmp, GOFLAGS: '-trimpath' },
         log,
       });

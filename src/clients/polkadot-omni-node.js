@@ -69,7 +69,8 @@ async function buildPrerequisites(scenario, log) {
       );
     await runWithProgress('apt-get', ['install', '-y', '--no-install-recommends', 'libclang-dev'], {
       label: 'installing libclang-dev from Debian',
-      expected: 'once',
+      step: 'apt-libclang-dev',
+      note: 'once',
       env: { DEBIAN_FRONTEND: 'noninteractive' },
       log,
     });
@@ -111,7 +112,9 @@ async function cargoInstall(scenario, bin, log) {
     ],
     {
       label: `building ${CRATE} ${scenario.CLIENT_VERSION} into ${root}`,
-      expected: 'from crates.io; about 44 minutes and 5.5 GB of build output on 2 cores, once',
+      step: `${CRATE}-${scenario.CLIENT_VERSION}`,
+      usual: 44 * 60,
+      note: 'from crates.io; 5.5 GB of build output, once',
       env: { SKIP_WASM_BUILD: '1' },
       log,
     },

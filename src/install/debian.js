@@ -34,10 +34,15 @@ async function ensureDebianTool(program, pkg, log, override) {
     'apt-get',
     async () => {
       if (onPath(program)) return;
-      await runWithProgress('apt-get', ['update'], { label: `installing ${pkg} (apt-get update)`, log });
+      await runWithProgress('apt-get', ['update'], {
+        label: `installing ${pkg} (apt-get update)`,
+        step: 'apt-get-update',
+        log,
+      });
       await runWithProgress('apt-get', ['install', '-y', '--no-install-recommends', pkg], {
         label: `installing ${pkg} from Debian`,
-        expected: 'once',
+        step: `apt-${pkg}`,
+        note: 'once',
         env: { DEBIAN_FRONTEND: 'noninteractive' },
         log,
       });

@@ -46,7 +46,9 @@ async function ensureInferno(log) {
       fs.mkdirSync(root, { recursive: true });
       await runWithProgress('cargo', ['install', `inferno@${INFERNO_VERSION}`, '--locked', '--root', root], {
         label: `building inferno ${INFERNO_VERSION} into ${root}`,
-        expected: 'from crates.io; about 3 minutes on 2 cores, once',
+        step: `inferno-${INFERNO_VERSION}`,
+        usual: 180,
+        note: 'from crates.io, once',
         log,
       });
     },

@@ -10,9 +10,11 @@ const { installOnce } = require('./lock');
 /**
  * npm install pkg@version into dir, with progress, once (under the cache's lock for it; an install that did not
  * finish is started over); resolves with bin.
- * @param {{dir:string, pkg:string, version:string, bin:string, name:string, expected:string, log:Function}} o
+ * usual: the seconds it typically takes (runWithProgress's), note: what else to say of it.
+ * @param {{dir:string, pkg:string, version:string, bin:string, name:string, usual?:number, note?:string,
+ *   log:Function}} o
  */
-async function installNpmPackage({ dir, pkg, version, bin, name, expected, log }) {
+async function installNpmPackage({ dir, pkg, version, bin, name, usual, note, log }) {
   await installOnce(
     `npm-${pkg}-${version}`,
     dir,
@@ -22,7 +24,7 @@ async function installNpmPackage({ dir, pkg, version, bin, name, expected, log }
       await runWithProgress(
         'npm',
         ['install', '--no-audit', '--no-fund', '--loglevel=http', '--prefix', dir, `${pkg}@${version}`],
-        { label: `installing ${name} ${version} into ${dir}`, expected, log },
+        { label: `installing ${name} ${version} into ${dir}`, step: `npm-${name}-${version}`, usual, note, log },
       );
       if (!fs.existsSync(bin)) throw new Error(`npm install finished but ${bin} is missing`);
     },

@@ -24,7 +24,7 @@ async function prepareComposeNode(stack, p, { runId, workDir, log, signal }) {
   }
   // A dev chain is fresh (history is created on it) unless it comes from a kept volume.
   if (stateVolume) {
-    const { ensureBase } = require('./images');
+    const { ensureBase } = require('./docker-build');
     const bin = await client.ensureBinary(s, log); // the state is built with the same geth version on this host
     const version = s.CLIENT_VERSION || client.binaryVersion(bin);
     // SYNC=network: the node's volume gets the profile's genesis block alone, written here, and it snap-syncs the rest
@@ -100,7 +100,7 @@ async function ensureVolume(s, log) {
   }
   const snap = path.resolve(s.SNAPSHOT);
   log(`node data: restoring ${snap} into new volume ${s.NODE_VOLUME}`);
-  const { BASE_REF, ensureBase } = require('./images');
+  const { BASE_REF, ensureBase } = require('./docker-build');
   await ensureBase(log);
   const { runWithProgress } = require('../install/progress');
   await runWithProgress(
@@ -119,7 +119,7 @@ async function ensureVolume(s, log) {
       '-C',
       '/data',
     ],
-    { label: `restoring ${path.basename(snap)}`, log },
+    { label: `restoring ${path.basename(snap)}`, step: 'restore-snapshot', log },
   );
   return true;
 }

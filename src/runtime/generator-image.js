@@ -7,7 +7,7 @@
 //   chainperf/generator:<hash>       images/generator: chainperf's sources
 //       on it; its tag a hash of the base's and of the sources.
 // Each is built from a tar its build unpacks; a new build of either removes
-// the older tags of its repository (images.js).
+// the older tags of its repository (docker-build.js).
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -16,6 +16,7 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { runWithProgress } = require('../install/progress');
 const { withCacheLock } = require('../install/lock');
+const { dockerBuild, imageId, removeOtherTags } = require('./docker-build');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SOURCES = ['package.json', 'package-lock.json', 'src', 'workloads'];
@@ -58,18 +59,17 @@ function productionPackages() {
 }
 
 /** A tar of paths under ROOT, in a temporary folder: {tar, cleanup}. */
-async function tarOf(paths, what, expected, log) {
+async function tarOf(paths, { what, step, note }, log) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-generator-'));
   const tar = path.join(dir, 'chainperf.tar');
   const list = path.join(dir, 'files');
   fs.writeFileSync(list, paths.join('\n'));
-  await runWithProgress('tar', ['-cf', tar, '-C', ROOT, '-T', list], { label: `packing ${what}`, expected, log });
+  await runWithProgress('tar', ['-cf', tar, '-C', ROOT, '-T', list], { label: `packing ${what}`, step, note, log });
   return { tar, cleanup: () => fs.rmSync(dir, { recursive: true }) };
 }
 
 /** chainperf/generator-base for this Node.js and lock file, built once (about a minute). */
 async function ensureGeneratorBase(log) {
-  const { dockerBuild, imageId, removeOtherTags } = require('./images'); // (images.js requires this module)
   const ref = baseRef();
   if (await imageId(ref)) return ref;
   return withCacheLock(
@@ -77,7 +77,8 @@ async function ensureGeneratorBase(log) {
     async () => {
       if (await imageId(ref)) return ref; // built by another run while this one waited
       log(`generator: building ${ref} (Node.js and chainperf's npm packages, about 700 MB; once per lock file)`);
-      const { tar, cleanup } = await tarOf(productionPackages(), "chainperf's npm packages", 'about 500 MB', log);
+      const what = { what: "chainperf's npm packages", step: 'pack-generator-packages', note: 'about 500 MB' };
+      const { tar, cleanup } = await tarOf(productionPackages(), what, log);
       await dockerBuild('generator-base', ref, log, {
         files: { node: process.execPath, 'packages.tar': tar, cleanup },
       });
@@ -91,7 +92,8 @@ async function ensureGeneratorBase(log) {
 /** The generator image's build files (chainperf's sources), once its base is here. */
 async function generatorFiles(log) {
   await ensureGeneratorBase(log);
-  const { tar, cleanup } = await tarOf(SOURCES, "chainperf's sources", 'a few MB', log);
+  const what = { what: "chainperf's sources", step: 'pack-generator-sources', note: 'a few MB' };
+  const { tar, cleanup } = await tarOf(SOURCES, what, log);
   return { 'chainperf.tar': tar, cleanup };
 }
 

@@ -3,7 +3,7 @@
 // where no image registry answers (air-gapped sites, these machines): every
 // image is built locally from package sources.
 //
-//   base        debootstrap --variant=minbase bookworm + docker import
+//   base        debootstrap --variant=minbase bookworm + docker import: docker-build.js
 //   geth        the binary chainperf builds from the Go module proxy, copied onto base
 //   prometheus  Debian's package, installed with apt-get on base
 //   cadvisor    chainperf's own main on the cAdvisor library module (images/cadvisor), built with Go, copied onto base
@@ -16,20 +16,15 @@
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { inspectImage } = require('../platform/docker');
 const { runWithProgress } = require('../install/progress');
-const { ensureDebianTool } = require('../install/debian');
 const { withCacheLock } = require('../install/lock');
 const { cacheDir } = require('../install/cache');
 const clients = require('../clients');
 const { generatorSourceHash, generatorFiles, baseRef } = require('./generator-image');
+const { imageId, removeOtherTags, dockerBuild, IMAGES_DIR } = require('./docker-build');
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const IMAGES_DIR = path.join(ROOT, 'images');
-const BASE_REF = 'chainperf/debian-base:bookworm';
 const PROMETHEUS_VERSION = '2.42.0';
 const CADVISOR_VERSION = '0.49.1'; // the upstream image
 const CADVISOR_LIB_VERSION = '0.60.6'; // the library module images/cadvisor builds on (go.mod)
@@ -78,11 +73,6 @@ function tryPull(ref, log) {
   if (r.status === 0) return true;
   log(`cannot pull ${ref}: ${(r.stderr || r.stdout || '').trim().split('\n').pop()}`);
   return false;
-}
-
-async function imageId(ref) {
-  const img = await inspectImage(ref);
-  return img ? img.Id : null;
 }
 
 /**
@@ -134,83 +124,6 @@ async function ensureImages(s, log, { allowPull = true } = {}) {
   return out;
 }
 
-/** Removes the other tags of ref's repository (those a container still uses stay). */
-function removeOtherTags(ref, log) {
-  const repo = ref.slice(0, ref.lastIndexOf(':'));
-  const r = spawnSync('docker', ['images', repo, '--format', '{{.Repository}}:{{.Tag}}'], { encoding: 'utf8' });
-  const old = (r.stdout || '').split('\n').filter((x) => x && x !== ref);
-  if (!old.length) return;
-  const rm = spawnSync('docker', ['rmi', ...old], { encoding: 'utf8' });
-  log(
-    `removed ${old.length} older ${repo} image${old.length === 1 ? '' : 's'}${rm.status ? ' (those in use stay)' : ''}`,
-  );
-}
-
-/** chainperf/debian-base:bookworm from debootstrap, once. */
-async function ensureBase(log) {
-  if (await imageId(BASE_REF)) return BASE_REF;
-  return withCacheLock('image-debian-base', () => importBase(log), { log, what: `building ${BASE_REF}` });
-}
-
-async function importBase(log) {
-  if (await imageId(BASE_REF)) return BASE_REF; // built by another run while this one waited
-  const debootstrap = await ensureDebianTool('debootstrap', 'debootstrap', log);
-  const rootfs = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-rootfs-'));
-  try {
-    await runWithProgress(
-      debootstrap,
-      ['--variant=minbase', 'bookworm', rootfs, process.env.DEBIAN_MIRROR || 'http://deb.debian.org/debian'],
-      {
-        label: `building ${BASE_REF}`,
-        expected: 'a minimal Debian root file system; 1 to 2 minutes, once',
-        log,
-      },
-    );
-    await runWithProgress(
-      'sh',
-      ['-c', `tar -C "${rootfs}" -c . | docker import --change 'CMD ["/bin/bash"]' - ${BASE_REF}`],
-      {
-        label: `importing ${BASE_REF}`,
-        log,
-      },
-    );
-  } finally {
-    fs.rmSync(rootfs, { recursive: true, force: true });
-  }
-  return BASE_REF;
-}
-
-/** docker build of images/<dir> with extra files copied into the context. */
-async function dockerBuild(dir, tag, log, { files = {}, buildArgs = {} } = {}) {
-  await ensureBase(log);
-  const ctx = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-image-'));
-  try {
-    fs.cpSync(path.join(IMAGES_DIR, dir), ctx, { recursive: true });
-    for (const [name, src] of Object.entries(files)) if (name !== 'cleanup') linkOrCopy(src, path.join(ctx, name));
-    const args = [
-      'build',
-      '--pull=false',
-      '-t',
-      tag,
-      ...Object.entries(buildArgs).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]),
-      ctx,
-    ];
-    await runWithProgress('docker', args, { label: `building ${tag}`, log, env: { DOCKER_BUILDKIT: '0' } });
-  } finally {
-    fs.rmSync(ctx, { recursive: true, force: true });
-    if (files.cleanup) files.cleanup();
-  }
-}
-
-/** A file into a build context: a hard link where it can be (a large tar), else a copy. */
-function linkOrCopy(src, dest) {
-  try {
-    fs.linkSync(src, dest);
-  } catch {
-    fs.copyFileSync(src, dest);
-  }
-}
-
 /** Short hash of images/cadvisor's Go sources: a changed main.go builds a new binary and image. */
 function cadvisorSourceHash() {
   const h = crypto.createHash('sha256');
@@ -230,7 +143,9 @@ async function ensureCadvisorBinary(log) {
       // built beside its place and moved into it: a build cut short never leaves a binary that looks complete
       await runWithProgress('go', ['build', '-trimpath', '-o', `${bin}.building`, '.'], {
         label: 'building cAdvisor from its Go module',
-        expected: 'from the Go module proxy; a few minutes, once',
+        step: `cadvisor-${CADVISOR_LIB_VERSION}`,
+        usual: 180,
+        note: 'from the Go module proxy, once',
         log,
         env: { CGO_ENABLED: '0' },
         cwd: path.join(IMAGES_DIR, 'cadvisor'),
@@ -242,14 +157,4 @@ async function ensureCadvisorBinary(log) {
   return bin;
 }
 
-module.exports = {
-  ensureImages,
-  ensureBase,
-  dockerBuild,
-  imageId,
-  removeOtherTags,
-  imageSpecs,
-  BASE_REF,
-  IMAGES_DIR,
-  CADVISOR_LIB_VERSION,
-};
+module.exports = { ensureImages, imageSpecs, IMAGES_DIR, CADVISOR_LIB_VERSION };

@@ -102,7 +102,7 @@ async function buildInto(tmp, { name, bin, version, engine, profile, useWriter, 
   const dataDir = path.join(tmp, 'data');
   const buildLog = path.join(tmp, 'build.log');
   const recipe = useWriter ? written : throughNode;
-  const o = { tmp, dataDir, version, engine, buildLog, profile, log, signal };
+  const o = { name, tmp, dataDir, version, engine, buildLog, profile, log, signal };
   const { history, fill, writer } = await recipe(bin, o);
   fs.writeFileSync(path.join(tmp, 'tx_hashes.json'), `${JSON.stringify(history.tx_hashes)}\n`);
   const manifest = stateManifest({ name, version, engine, profile, history, fill, writer, from, dataDir });

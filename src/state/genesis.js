@@ -78,7 +78,12 @@ async function dropGenesisSpec(bin, dataDir, log, signal) {
   if (r.status !== 0)
     throw new Error(`state: geth db put exited with status ${r.status}: ${String(r.stderr).slice(-500)}`);
   if (signal && signal.aborted) throw new Error('state: interrupted');
-  await runWithProgress(bin, ['--datadir', dataDir, 'db', 'compact'], { label: 'state: compacting', log, signal });
+  await runWithProgress(bin, ['--datadir', dataDir, 'db', 'compact'], {
+    label: 'state: compacting',
+    step: 'state-compacting',
+    log,
+    signal,
+  });
 }
 
 module.exports = { writeGenesis, dropGenesisSpec };

@@ -63,11 +63,11 @@ async function spotChecks(url, profile, root, signal) {
 }
 
 /** The state written by statewriter, then the history through geth --dev. */
-async function written(bin, { tmp, dataDir, version, engine, buildLog, profile, log, signal }) {
+async function written(bin, { name, tmp, dataDir, version, engine, buildLog, profile, log, signal }) {
   const writer = await ensureWriter(version, { log, signal });
   const genesis = path.join(tmp, 'base.json');
   writeGenesis(bin, genesis, { accounts: 0, slots: 0 }, log); // the dev genesis, the signers, StateStore's code
-  const w = await writeState(writer.bin, profile, { dataDir, engine, genesis, log, signal });
+  const w = await writeState(writer.bin, profile, { name, dataDir, engine, genesis, log, signal });
   fs.rmSync(genesis);
   const { history, fill } = await sendThrough(
     bin,
@@ -84,8 +84,12 @@ async function written(bin, { tmp, dataDir, version, engine, buildLog, profile, 
 async function throughNode(bin, { tmp, dataDir, engine, buildLog, profile, log, signal }) {
   const genesis = path.join(tmp, 'genesis.json');
   writeGenesis(bin, genesis, profile, log);
-  const label = 'state geth init';
-  await runWithProgress(bin, ['init', '--datadir', dataDir, '--db.engine', engine, genesis], { label, log, signal });
+  await runWithProgress(bin, ['init', '--datadir', dataDir, '--db.engine', engine, genesis], {
+    label: 'state geth init',
+    step: 'state-geth-init',
+    log,
+    signal,
+  });
   fs.rmSync(genesis);
   await dropGenesisSpec(bin, dataDir, log, signal);
   const fill = async (url, history) => {

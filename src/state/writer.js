@@ -58,7 +58,9 @@ async function buildWriter(dir, hash, { log, signal }) {
     const args = ['build', '-C', SOURCE, '-trimpath', '-buildvcs=false', '-o', path.join(tmp, 'statewriter'), '.'];
     await runWithProgress('go', args, {
       label: `building statewriter into ${dir}`,
-      expected: `against go-ethereum v${WRITER_GETH} from the Go module proxy; seconds when geth was built on this machine before, else about 2 minutes, once`,
+      step: `statewriter-build-${WRITER_GETH}`,
+      usual: 120,
+      note: `against go-ethereum v${WRITER_GETH} from the Go module proxy; seconds when geth was built on this machine before, once`,
       env: { GOFLAGS: '-mod=readonly' },
       log,
       signal,
@@ -123,14 +125,15 @@ function writerSeconds(profile) {
 
 /**
  * Writes the profile's genesis state into dataDir (which must not hold a chain) from the base genesis file.
- * An aborted signal stops the writer.
+ * name: the profile's name (its step's log and time). An aborted signal stops the writer.
  * @returns {Promise<{root: string, seconds: number}>}
  */
-async function writeState(bin, profile, { dataDir, engine, genesis, log, signal }) {
+async function writeState(bin, profile, { name, dataDir, engine, genesis, log, signal }) {
   const t0 = Date.now();
   const out = await runWithProgress(bin, writerArgs(profile, { dataDir, engine, genesis }), {
-    label: 'state writer',
-    expected: `about ${writerSeconds(profile)} s`,
+    label: `state writer (STATE=${name})`,
+    step: `statewriter-${name}`,
+    usual: writerSeconds(profile),
     log,
     signal,
   });
@@ -146,7 +149,12 @@ async function writeState(bin, profile, { dataDir, engine, genesis, log, signal 
  */
 async function writeGenesisBlockOnly(bin, { dataDir, engine, genesis, root, log, signal }) {
   const args = ['-datadir', dataDir, '-engine', engine, '-genesis', genesis, '-root', root];
-  await runWithProgress(bin, args, { label: 'state writer (the genesis block alone)', log, signal });
+  await runWithProgress(bin, args, {
+    label: 'state writer (the genesis block alone)',
+    step: 'statewriter-genesis-block',
+    log,
+    signal,
+  });
 }
 
 module.exports = {

@@ -33,4 +33,9 @@ function logTo(file) {
   logFile = file;
 }
 
-module.exports = { log, logTo };
+/** The file log lines are appended to now (a run's run.log), or null. */
+function logFileNow() {
+  return logFile;
+}
+
+module.exports = { log, logTo, logFileNow };

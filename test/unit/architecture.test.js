@@ -1,13 +1,16 @@
 'use strict';
 // The structure docs/architecture.md describes is the code's: its layer table
 // is the one the lint rule enforces, the rule catches an upward require, and
-// every contract is referred to by an implementation and by a caller.
+// every contract is referred to by an implementation and by a caller; no
+// require cycle among src/'s modules, and the rule that refuses one.
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { RuleTester } = require('eslint');
+const os = require('node:os');
 const { LAYERS, rules } = require('../../eslint-rules/layers');
+const cycles = require('../../eslint-rules/cycles');
 const { ROOT } = require('../helpers');
 
 /** The rows of the doc's "## Layers" table: [{name, paths}]. */
@@ -65,6 +68,58 @@ describe('architecture', () => {
           code: "const x = () => require('../../workload/samples')",
           filename: inSrc('chains/ethereum/x.js'),
           errors: [{ message: /layer chains requires/ }],
+        },
+      ],
+    });
+  });
+
+  it('src/ has no require cycle', () => {
+    assert.deepEqual(cycles.findCycles(path.join(ROOT, 'src')), []);
+  });
+
+  describe('the cycle rule', () => {
+    // a.js -> sub/b.js -> c.js -> a.js (c's require inside a function: a lazy require closes a cycle too),
+    // d.js -> a.js, self.js -> self.js. Written now: RuleTester's cases run as a suite of their own, after this body.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainperf-cycles-'));
+    fs.mkdirSync(path.join(dir, 'sub'));
+    fs.writeFileSync(path.join(dir, 'a.js'), "require('./sub/b');\n");
+    fs.writeFileSync(path.join(dir, 'sub', 'b.js'), "require('../c');\n");
+    fs.writeFileSync(path.join(dir, 'c.js'), "module.exports = () => require('./a');\n");
+    fs.writeFileSync(path.join(dir, 'd.js'), "require('./a');\n");
+    fs.writeFileSync(path.join(dir, 'self.js'), "require('./self');\n");
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it('findCycles lists each cycle once', () => {
+      assert.deepEqual(cycles.findCycles(dir), ['a.js -> sub/b.js -> c.js -> a.js', 'self.js -> self.js']);
+    });
+
+    // a require that closes a cycle is reported, naming the cycle; the others pass
+    const tester = new RuleTester({ languageOptions: { ecmaVersion: 2023, sourceType: 'commonjs' } });
+    const options = [{ root: dir }];
+    tester.run('no-cycles', cycles.rules['no-cycles'], {
+      valid: [
+        { code: "require('./a'); require('node:fs')", filename: path.join(dir, 'd.js'), options },
+        // the cycle's other modules outside the root the rule checks
+        { code: "require('./sub/b')", filename: path.join(dir, 'a.js'), options: [{ root: path.join(dir, 'sub') }] },
+      ],
+      invalid: [
+        {
+          code: "const fs = require('node:fs');\nrequire('./sub/b');",
+          filename: path.join(dir, 'a.js'),
+          options,
+          errors: [{ message: /^require cycle: a\.js -> sub\/b\.js -> c\.js -> a\.js: move what they share/, line: 2 }],
+        },
+        {
+          code: "module.exports = () => require('./a');",
+          filename: path.join(dir, 'c.js'),
+          options,
+          errors: [{ message: /^require cycle: c\.js -> a\.js -> sub\/b\.js -> c\.js:/ }],
+        },
+        {
+          code: "require('./self')",
+          filename: path.join(dir, 'self.js'),
+          options,
+          errors: [{ message: /^require cycle: self\.js -> self\.js:/ }],
         },
       ],
     });

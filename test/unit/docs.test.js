@@ -25,6 +25,7 @@ const NOT_KEYS = new Set([
   'CHAINPERF_PORTS_DIR', // where runs reserve the ports they draw (default /tmp/chainperf-ports)
   'CHAINPERF_CLIENTS', // client modules kept outside the repository
   'CHAINPERF_NPM_CACHE', // no: npm ci, not the install kept in the cache (scripts/ensure-npm-deps.sh)
+  'CHAINPERF_HEARTBEAT_S', // an install step's heartbeat, in seconds (default 15)
   'CHAINPERF_OMNI_NODE_BIN', // the polkadot-omni-node binary the integration tests use
   'PROMETHEUS_BIN', // a Prometheus of your own, where chainperf cannot install one
   'INFERNO_DIR', // a built inferno, for flame graphs
