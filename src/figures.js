@@ -18,7 +18,7 @@ function cpuDelta(start, end) {
  * @param {{cpu_s:number, seconds:number}|null} o.idle idle baseline
  * @param {object} o.samples merged generator samples (samples.mergeSamples)
  */
-function computeFigures({ window, cpu, idle, samples, cpuWindow = null }) {
+function computeFigures({ window, cpu, idle, samples, cpuWindow = null, idleChain = null }) {
   // A window of slices (an interleaved A/B pair's) sent only in its slices: its time is theirs (active_ms).
   const windowS = (window.active_ms || window.end_ms - window.start_ms) / 1000;
   const ok = samples.ok;
@@ -30,6 +30,10 @@ function computeFigures({ window, cpu, idle, samples, cpuWindow = null }) {
   const cpuS = cpuWindow ? (cpuWindow.active_ms || cpuWindow.end_ms - cpuWindow.start_ms) / 1000 : windowS;
   const perRequest = (x) => (cpuOk > 0 && x !== null ? (x * 1000) / cpuOk : null);
   const netCpu = idleRate === null || cpu.total_s === null ? null : cpu.total_s - idleRate * cpuS;
+  // CHAIN_LOAD: a second baseline, idle under the same chain traffic; net of it, what the requests alone cost
+  const chainRate =
+    idleChain && idleChain.seconds > 0 && idleChain.cpu_s !== null ? idleChain.cpu_s / idleChain.seconds : null;
+  const netOfChain = chainRate === null || cpu.total_s === null ? null : cpu.total_s - chainRate * cpuS;
   const methods = {};
   for (const [name, m] of Object.entries(samples.methods)) {
     methods[name] = { ...m, rps: round(m.requests_ok / windowS, 3) };
@@ -43,6 +47,12 @@ function computeFigures({ window, cpu, idle, samples, cpuWindow = null }) {
     cpu_ms_per_request: round(perRequest(cpu.total_s), 6),
     cpu_ms_per_request_net: round(perRequest(netCpu), 6),
     idle_cpu_s_per_s: round(idleRate, 6),
+    ...(idleChain
+      ? {
+          cpu_ms_per_request_net_of_chain: round(perRequest(netOfChain), 6),
+          chain_idle_cpu_s_per_s: round(chainRate, 6),
+        }
+      : {}),
     rps: round(ok / windowS, 3),
     latency_ms: samples.latency_ms,
     methods,

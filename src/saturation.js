@@ -21,6 +21,13 @@ function judge(step, bounds) {
     reasons.push(
       `error rate ${f.error_rate === null ? 'not measured' : f.error_rate.toFixed(4)} > ${bounds.max_error_rate}`,
     );
+  if (bounds.max_head_lag_s !== undefined) {
+    const lag = f.head_lag_s_max;
+    if (lag === null || lag === undefined || lag > bounds.max_head_lag_s)
+      reasons.push(
+        `head lag ${lag === null || lag === undefined ? 'not measured' : `${lag.toFixed(2)} s`} > ${bounds.max_head_lag_s} s`,
+      );
+  }
   if (f.rps < bounds.min_achieved_ratio * step.target_rps)
     reasons.push(`answered ${f.rps.toFixed(0)}/s of ${step.target_rps}/s offered`);
   return reasons;
@@ -32,7 +39,7 @@ function judge(step, bounds) {
  * @param {number} o.factor growth between steps (> 1)
  * @param {number} o.maxSteps steps of the growing phase
  * @param {number} o.bisect bisection steps after the first failure
- * @param {object} o.bounds {max_p99_ms, max_error_rate, min_achieved_ratio}
+ * @param {object} o.bounds {max_p99_ms, max_error_rate, min_achieved_ratio, max_head_lag_s?}
  * @param {(rate:number, k:number) => Promise<{figures:object, generator?:object}>} o.measure
  * @param {Function} [o.log]
  */

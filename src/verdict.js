@@ -13,6 +13,8 @@ const BOUNDS = [
   { key: 'MAX_P99_MS', figure: 'latency_ms.p99', get: (f) => f.latency_ms.p99, max: true, unit: 'ms' },
   { key: 'MAX_ERROR_RATE', figure: 'error_rate', get: (f) => f.error_rate, max: true, unit: '' },
   { key: 'MIN_RPS', figure: 'rps', get: (f) => f.rps, max: false, unit: 'requests/s' },
+  // a network that moves (NETWORK_NODES): the node's worst head lag in the window
+  { key: 'MAX_HEAD_LAG_S', figure: 'head_lag_s_max', get: (f) => f.head_lag_s_max ?? null, max: true, unit: 's' },
 ];
 
 /**

@@ -224,4 +224,29 @@ function blockFigures(blocks, fromMs, toMs) {
   };
 }
 
-module.exports = { blockFigures, netHeadAt, lagAt, lagFigures, lagSeries, importFigures, staleAnswers, catchUp };
+/**
+ * The window's keep-up figures for run.json's figures (bounds and saturation judge them): the worst head lag in
+ * seconds, the share of looks behind, the share of stale answers; none without a network.
+ */
+function keepUpFigures(node) {
+  const k = node && node.network && node.network.keep_up;
+  if (!k) return {};
+  const lag = k.head_lag;
+  return {
+    head_lag_s_max: lag.worst ? lag.worst.seconds : null,
+    head_lag_share_behind: lag.share_behind,
+    stale_answer_share: k.stale_answers ? k.stale_answers.share : null,
+  };
+}
+
+module.exports = {
+  keepUpFigures,
+  blockFigures,
+  netHeadAt,
+  lagAt,
+  lagFigures,
+  lagSeries,
+  importFigures,
+  staleAnswers,
+  catchUp,
+};

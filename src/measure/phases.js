@@ -18,6 +18,7 @@ const { log } = require('../util/log');
 const { coldRestart } = require('./cold');
 const { ioFigures } = require('./io');
 const { releaseGenerator } = require('./run-generator');
+const { keepUpFigures } = require('./keep-up');
 
 function fmtHeadline(f) {
   const net = f.cpu_ms_per_request_net === null ? '' : ` (${f.cpu_ms_per_request_net.toFixed(3)} net)`;
@@ -27,14 +28,15 @@ function fmtHeadline(f) {
 /**
  * A measured window with its figures: CPU and requests, disk I/O, writes and subscriptions where the workload has them.
  */
-function withFigures(m, idle, cold) {
+function withFigures(m, idle, cold, idleChain = null) {
   if (cold) {
     m.node.cold_restart_s = Number(cold.seconds.toFixed(3));
     m.node.cold_evicted = cold.evicted;
     m.node.cold_settle = cold.settle;
   }
-  const computed = computeFigures({ window: m.window, cpu: m.cpu, idle, samples: m.samples, cpuWindow: m.cpuWindow });
-  const figures = { ...computed, ...ioFigures(m.node, computed.rps) };
+  const { window, cpu, samples, cpuWindow } = m;
+  const computed = computeFigures({ window, cpu, idle, samples, cpuWindow, idleChain });
+  const figures = { ...computed, ...ioFigures(m.node, computed.rps), ...keepUpFigures(m.node) };
   const writes = writesFigures(m);
   if (writes) figures.writes = writes; // chain-neutral transaction figures of a write workload
   if (m.subscriptions) figures.subscriptions = m.subscriptions;
@@ -59,7 +61,7 @@ async function windowWithFigures(ctx, name, idle, { over = {}, mix = undefined, 
         if (!err.lateStart) partialFigures(err, idle); // a window cut short keeps its figures up to the failure
         throw err;
       });
-      return withFigures(m, idle, cold);
+      return withFigures(m, idle, cold, ctx.idleChain || null);
     } catch (err) {
       // a window of slices (sliced: an interleaved A/B pair's) is measured again with the other side's, by the caller
       if (!err.lateStart || sliced || attempt > 2 || (ctx.signal && ctx.signal.aborted)) throw err;
@@ -144,6 +146,7 @@ async function measureSaturation(ctx) {
       max_p99_ms: s.MAX_P99_MS ?? DEFAULT_BOUNDS.max_p99_ms,
       max_error_rate: s.MAX_ERROR_RATE ?? DEFAULT_BOUNDS.max_error_rate,
       min_achieved_ratio: DEFAULT_BOUNDS.min_achieved_ratio,
+      ...(s.MAX_HEAD_LAG_S !== null && s.MAX_HEAD_LAG_S !== undefined ? { max_head_lag_s: s.MAX_HEAD_LAG_S } : {}),
     },
     measure: async (rate, k) => {
       try {

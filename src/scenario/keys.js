@@ -116,6 +116,11 @@ const KEYS = {
     default: null,
     doc: 'Signed transfers per second entering the network through the other nodes (never through the node under test, which receives them by gossip). Default: 2 with NETWORK_NODES, 0 without.',
   },
+  CHAIN_LOAD: {
+    type: 'string',
+    default: '',
+    doc: "Transaction traffic on the network (NETWORK_NODES; unset without one): quiet (NETWORK_TPS transfers, the default on a network), mainnet (12 s slots, 30M gas a block of a 60M limit: mainnet's half-full blocks, a mix of ETH transfers, ERC-20 transfers, storage-writing contract calls and a few deployments, touching a STATE profile's accounts and slots with its STATE_DISTRIBUTION), heavy (full blocks), or the path of a YAML profile of your own (slot_s, gas_target, gas_limit, mix). The transactions enter through the network nodes, so the node under test gets them by gossip and its blocks from the network. DEV_BLOCK_TIME_S, when given, changes the slot and keeps the profile's gas per second. The feed runs in a process of its own on the network's cores; the report gives its achieved rate, gas per block and CPU, and warns when it falls behind. Without NETWORK_NODES a non-quiet profile starts the smallest network that serves (1 node). docs/chain-load.md.",
+  },
   BLOCK_DELIVERY: {
     type: 'enum',
     values: ['payload', 'head'],
@@ -132,7 +137,13 @@ const KEYS = {
   FAULT: {
     type: 'string',
     default: '',
-    doc: "A fault injected on purpose inside the measured window. kill-replica@<seconds>s (REPLICAS > 1): the last replica is killed (SIGKILL) that many seconds after the window opens, and the report gives the fleet's recovery: errors the clients saw after it, when the last one came, latency before and after, and what the balancer did with the replica's traffic.",
+    doc: "A fault injected on purpose. kill-replica@<seconds>s (REPLICAS > 1): the last replica is killed (SIGKILL) that many seconds after the window opens, and the report gives the fleet's recovery: errors the clients saw after it, when the last one came, latency before and after, and what the balancer did with the replica's traffic. pause-node@<at>s:<for>s (a network: NETWORK_NODES): the node under test (with REPLICAS, the last replica) is cut from the chain <at> seconds into the window for <for> seconds, handed no block and disconnected from its peers while it goes on serving, as when its consensus client or its network is down; then it is handed the network's head again and run.json's fault gives its catch-up: the gap, the seconds and blocks to reach the network's head again and their rate (docs/chain-load.md#catch-up-fault-pause-node). FAULT_LOAD says whether the workload runs meanwhile.",
+  },
+  FAULT_LOAD: {
+    type: 'enum',
+    values: ['on', 'off'],
+    default: 'on',
+    doc: "FAULT=pause-node: on: the pause falls inside the measured window, the workload running (its stale answers are the window's); off: the pause comes after the measured windows with no request sent, <at> seconds into a phase of its own, so the catch-up is measured without load.",
   },
   BALANCER: {
     type: 'enum',
@@ -685,6 +696,13 @@ const KEYS = {
     max: 100000000,
     default: null,
     doc: 'Bound on throughput: successful requests per second.',
+  },
+  MAX_HEAD_LAG_S: {
+    type: 'number',
+    min: 0,
+    max: 86400,
+    default: null,
+    doc: "On a network (NETWORK_NODES): bound on the node's worst head lag in the window (figures.head_lag_s_max: how long the network had been past the node's head, at the worst of its looks 4 times a second; docs/chain-load.md). Also a criterion of the saturation search (./run.sh saturate): the highest rate at which the node stays within it, p99 and the error rate. Refused without a network.",
   },
 
   // A/B sessions (./run.sh ab A.env B.env): read from A's scenario and the environment

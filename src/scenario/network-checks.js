@@ -3,6 +3,8 @@
 // ask of a local network (a client that can join one, a runtime that starts
 // one), and the warning when PEERS cannot be reached on a network this small.
 
+const { parseFault } = require('../util/faults');
+
 /** NETWORK_TPS left unset: 2 per second on a network, none without one; BALANCER: HAProxy for a fleet. */
 function networkDefaults(values, sources) {
   if (values.BALANCER === null) {
@@ -46,15 +48,22 @@ function networkChecks(v, { client, given, at }, errors) {
     );
 }
 
-/** FAULT: a fault chainperf knows, inside the window, with a replica left to serve. */
+/** FAULT: a fault chainperf knows, inside the window, with a replica left to serve or a network to be cut from. */
 function faultChecks(v, at, errors) {
-  const fault = v.FAULT ? /^kill-replica@(\d+)s$/.exec(v.FAULT) : null;
-  if (v.FAULT && !fault)
-    errors.push(`${at('FAULT')}: FAULT: "${v.FAULT}" is not a fault chainperf knows (kill-replica@<seconds>s)`);
-  else if (fault && Number(fault[1]) >= v.DURATION_S)
-    errors.push(`${at('FAULT')}: FAULT: ${v.FAULT} falls after the window's end (DURATION_S=${v.DURATION_S})`);
-  if (fault && !(v.REPLICAS > 1))
+  const fault = parseFault(v.FAULT);
+  if (!fault) return;
+  if ('error' in fault) return errors.push(`${at('FAULT')}: FAULT: ${fault.error}`);
+  const end = fault.kind === 'pause-node' ? fault.at_s + fault.for_s : fault.at_s;
+  if (fault.kind === 'pause-node' && v.FAULT_LOAD === 'off') {
+    if (fault.for_s < 1) errors.push(`${at('FAULT')}: FAULT: ${v.FAULT}: a pause of at least 1 s`);
+  } else if (end >= v.DURATION_S || (fault.kind === 'pause-node' && fault.for_s < 1))
+    errors.push(
+      `${at('FAULT')}: FAULT: ${v.FAULT} ${fault.kind === 'pause-node' ? 'must pause for 1 s or more and end' : 'falls'} before the window's end (DURATION_S=${v.DURATION_S}${fault.kind === 'pause-node' ? '; or FAULT_LOAD=off, which pauses the node after the window, with no load' : ''})`,
+    );
+  if (fault.kind === 'kill-replica' && !(v.REPLICAS > 1))
     errors.push(`${at('FAULT')}: FAULT=kill-replica: the fleet needs another replica to serve on (REPLICAS 2 or more)`);
+  if (fault.kind === 'pause-node' && !(v.NETWORK_NODES > 0))
+    errors.push(`${at('FAULT')}: FAULT=pause-node: the node is cut from a network chainperf starts; set NETWORK_NODES`);
 }
 
 /** REPLICAS and BALANCER: what a fleet needs, refused before anything starts. */
@@ -95,10 +104,10 @@ const SWARM_KILL_ROOM_S = 10;
 
 /** FAULT on replicas SWARM_NODE places: a kill so near the end that it may land after the window, said before it. */
 function faultWarning(v) {
-  const fault = /^kill-replica@(\d+)s$/.exec(v.FAULT || '');
-  if (!fault || v.RUNTIME !== 'swarm' || !v.SWARM_NODE || v.DURATION_S - Number(fault[1]) >= SWARM_KILL_ROOM_S)
-    return null;
-  return `FAULT=${v.FAULT} with SWARM_NODE: a replica placed on a swarm node is killed through the swarm, which carries the kill out some seconds after its order; ${v.DURATION_S - Number(fault[1])} s before the window's end it may land after it (docs/fleets.md#killing-a-replica-on-purpose-fault)`;
+  const fault = parseFault(v.FAULT);
+  if (!fault || !('kind' in fault) || fault.kind !== 'kill-replica') return null;
+  if (v.RUNTIME !== 'swarm' || !v.SWARM_NODE || v.DURATION_S - fault.at_s >= SWARM_KILL_ROOM_S) return null;
+  return `FAULT=${v.FAULT} with SWARM_NODE: a replica placed on a swarm node is killed through the swarm, which carries the kill out some seconds after its order; ${v.DURATION_S - fault.at_s} s before the window's end it may land after it (docs/fleets.md#killing-a-replica-on-purpose-fault)`;
 }
 
 module.exports = { networkDefaults, networkChecks, networkWarning, faultWarning, fleetChecks };
