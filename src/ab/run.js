@@ -234,4 +234,4 @@ function finish(ab, { A, B, dir, reportsRoot, out }) {
   return { exitCode, dir, ab };
 }
 
-module.exports = { runAb, resolveBoth };
+module.exports = { runAb, resolveBoth, logOpening };

@@ -237,7 +237,7 @@ describe('companions chainperf chooses', () => {
     );
   });
 
-  it("the run's first lines name each derived companion; run.json's sources hold its source", () => {
+  it("the first lines of a run and of an A/B session name each derived companion; run.json's sources hold its source", () => {
     const { openRun } = require('../../src/run');
     const r = resolve('REPLICAS=3\n', { REPORTS_DIR: dir });
     const { reportDir, workDir } = openRun('c.env', r.scenario, r.derived);
@@ -247,6 +247,24 @@ describe('companions chainperf chooses', () => {
     assert.match(log[0], /run \S+: scenario c\.env/);
     assert.match(log[1], /NETWORK_NODES=1: derived, because REPLICAS=3 needs a network$/);
     assert.match(log[2], /report folder: /);
+    // ./run.sh ab: each side's, in the session's first lines
+    const { logOpening } = require('../../src/ab/run');
+    const abLog = path.join(dir, 'ab.log');
+    logTo(abLog);
+    const sa = { AB_TARGET_PCT: 2, AB_BURN_IN_PAIRS: 0, AB_MIN_PAIRS: 4, AB_MAX_PAIRS: 20, AB_MAX_S: 600 };
+    logOpening({ runId: 'x', fileA: 'a.env', fileB: 'b.env', sa, dir }, { A: resolve('SYNC=network\n'), B: r });
+    logTo(null);
+    assert.deepEqual(
+      fs
+        .readFileSync(abLog, 'utf8')
+        .split('\n')
+        .slice(1, 3)
+        .map((l) => l.replace(/^\[[^\]]*\] /, '')),
+      [
+        'A: NETWORK_NODES=1: derived, because SYNC=network needs a network',
+        'B: NETWORK_NODES=1: derived, because REPLICAS=3 needs a network',
+      ],
+    );
     const { provenance } = require('../../src/report/provenance');
     const p = provenance({ scenario: r.scenario, sources: r.sources, client: {}, runtime: 'host' });
     assert.equal(p.scenario.NETWORK_NODES, 1);
