@@ -12,7 +12,7 @@ const os = require('node:os');
 const path = require('node:path');
 const clients = require('./clients');
 const runtimes = require('./runtime');
-const { resolveScenario, redactScenario } = require('./scenario/resolve');
+const { resolveScenario, redactScenario, derivedLine } = require('./scenario/resolve');
 const {
   composeFiles,
   composeEnv,
@@ -181,12 +181,14 @@ async function composeLines(s) {
  * @returns {Promise<number>} exit status: 0, or 2 for an invalid scenario
  */
 async function configCommand(args, { env = process.env, write = (t) => process.stdout.write(t) } = {}) {
-  const { scenario: s, sources, errors } = resolveScenario(args[0], { env });
+  const { scenario: s, sources, errors, derived } = resolveScenario(args[0], { env });
   if (errors.length) {
     process.stderr.write(`chainperf: the scenario is not valid.\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
     return 2;
   }
-  const out = ['# scenario, resolved (secrets redacted)', ...scenarioLines(s, sources), ''];
+  // first, what chainperf chose that the scenario did not say (src/scenario/companions.js)
+  const out = [...derived.map((d) => `# ${derivedLine(d)}`), '# scenario, resolved (secrets redacted)'];
+  out.push(...scenarioLines(s, sources), '');
   if (clients[s.CLIENT].warning) out.push(`# ${clients[s.CLIENT].warning}`);
   // What each runtime would start; the compose configuration, rendered, comes last.
   const describe = {

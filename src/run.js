@@ -11,7 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const clients = require('./clients');
-const { resolveScenario, redactScenario } = require('./scenario/resolve');
+const { resolveScenario, redactScenario, derivedLine } = require('./scenario/resolve');
 const { prepareNode, warmUp } = require('./session/prepare');
 const { killGenerators } = require('./workload/artillery');
 const { guardRun, leftoversOf } = require('./session/signals');
@@ -37,8 +37,11 @@ function newRunId(now = new Date()) {
   return `${stamp}-${crypto.randomBytes(2).toString('hex')}`;
 }
 
-/** The report folder and the private work folder of a new run; run.log starts in the report folder. */
-function openRun(file, s) {
+/**
+ * The report folder and the private work folder of a new run; run.log starts in the report folder, with the run's
+ * first lines: what runs, each companion chainperf chose for it (derived: src/scenario/companions.js), the folder.
+ */
+function openRun(file, s, derived = []) {
   const runId = newRunId();
   const reportsRoot = path.resolve(s.REPORTS_DIR);
   const reportDir = path.join(reportsRoot, scrubName(s.NAME), runId);
@@ -48,6 +51,7 @@ function openRun(file, s) {
   log(
     `run ${runId}: scenario ${file} (${s.CHAIN}/${s.CLIENT}, RUNTIME=${s.RUNTIME}, WORKLOAD=${s.WORKLOAD}, ${s.RATE ? `RATE=${s.RATE}/s` : `CONCURRENCY=${s.CONCURRENCY}`}, DURATION_S=${s.DURATION_S})`,
   );
+  for (const d of derived) log(derivedLine(d));
   log(`report folder: ${reportDir}`);
   return { runId, reportsRoot, reportDir, workDir };
 }
@@ -182,8 +186,8 @@ function archiveRun(r, s, index) {
  * Opens the run: its folders, its guard against signals, its record, and its lock (until the report is written, the
  * lock says what this run started and measured, for a later run to reclaim if this process is killed).
  */
-async function beginRun(file, s, { sources, resolveWarnings }) {
-  const r = openRun(file, s);
+async function beginRun(file, s, { sources, resolveWarnings, derived }) {
+  const r = openRun(file, s, derived);
   await reclaimKilledRuns({ log, by: `run ${r.runId}` });
   r.controller = new AbortController();
   // held.stack is kept until the report is written: a signal while tearing down waits for the teardown.
@@ -241,12 +245,12 @@ async function runScenario(
   file,
   { env = process.env, out = (l) => process.stdout.write(`${l}\n`), index = true } = {},
 ) {
-  const { scenario: s, sources, errors, warnings: resolveWarnings = [] } = resolveScenario(file, { env });
+  const { scenario: s, sources, errors, warnings: resolveWarnings = [], derived } = resolveScenario(file, { env });
   if (errors.length) {
     reportProblems('the scenario is not valid; nothing was started.', errors);
     return { exitCode: 2 };
   }
-  const r = await beginRun(file, s, { sources, resolveWarnings });
+  const r = await beginRun(file, s, { sources, resolveWarnings, derived });
   try {
     await measureRun(s, r);
   } catch (err) {
@@ -266,4 +270,4 @@ function addProfile(run, hooks, reportDir) {
   run.warnings.push(...warnings);
 }
 
-module.exports = { runScenario, newRunId };
+module.exports = { runScenario, newRunId, openRun };

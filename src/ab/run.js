@@ -13,7 +13,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { resolveScenario } = require('../scenario/resolve');
+const { resolveScenario, derivedLine } = require('../scenario/resolve');
 const { newRunId } = require('../run');
 const { archiveGit } = require('../report/archive');
 const { guardRun, leftoversOf } = require('../session/signals');
@@ -51,6 +51,17 @@ function resolveBoth(fileA, fileB, env) {
     errors.push('A and B attach to the same RPC_URL: an A/B session needs two nodes');
   }
   return { a, b, errors };
+}
+
+/** The session's first lines: what it compares and until when, each side's companions chainperf chose, the folder. */
+function logOpening({ runId, fileA, fileB, sa, dir }, sides) {
+  log(
+    `A/B session ${runId}: A=${fileA}, B=${fileB}; until B/A of CPU per request is within ±${sa.AB_TARGET_PCT}% (${sa.AB_BURN_IN_PAIRS ? `after ${sa.AB_BURN_IN_PAIRS} burn-in pair(s), ` : ''}at least ${sa.AB_MIN_PAIRS} pairs, at most ${sa.AB_MAX_PAIRS} pairs or ${sa.AB_MAX_S} s)`,
+  );
+  // src/scenario/companions.js
+  for (const [name, resolved] of Object.entries(sides))
+    for (const d of resolved.derived) log(`${name}: ${derivedLine(d)}`);
+  log(`report folder: ${dir}`);
 }
 
 /** AB_GENERATOR as both sides allow it, in ab.json's settings and the log. */
@@ -134,10 +145,7 @@ async function runAb(fileA, fileB, { env = process.env, out = (l) => process.std
   const A = { ...newSide('A', a, { dir, runId }), file: fileA };
   const B = { ...newSide('B', b, { dir, runId }), file: fileB };
   const ab = newAbRecord(sa, b.scenario, runId);
-  log(
-    `A/B session ${runId}: A=${fileA}, B=${fileB}; until B/A of CPU per request is within ±${sa.AB_TARGET_PCT}% (${sa.AB_BURN_IN_PAIRS ? `after ${sa.AB_BURN_IN_PAIRS} burn-in pair(s), ` : ''}at least ${sa.AB_MIN_PAIRS} pairs, at most ${sa.AB_MAX_PAIRS} pairs or ${sa.AB_MAX_S} s)`,
-  );
-  log(`report folder: ${dir}`);
+  logOpening({ runId, fileA, fileB, sa, dir }, { A: a, B: b });
   const controller = new AbortController();
   const { signal } = controller;
   // Kept until the report is written: a signal while tearing down waits for the teardown; a third forces an exit.
@@ -226,4 +234,4 @@ function finish(ab, { A, B, dir, reportsRoot, out }) {
   return { exitCode, dir, ab };
 }
 
-module.exports = { runAb, resolveBoth };
+module.exports = { runAb, resolveBoth, logOpening };

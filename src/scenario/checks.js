@@ -13,6 +13,7 @@ const { WRITER_GETH } = require('../state/writer');
 const runtimes = require('../runtime');
 const { safetyChecks } = require('./safety-checks');
 const { networkChecks, fleetChecks } = require('./network-checks');
+const { isDerived } = require('./companions');
 const { WORKLOADS_DIR } = require('../util/paths');
 const {
   generatorsChecks,
@@ -40,7 +41,8 @@ function runtimeChecks(v, ctx, errors) {
 
 /** Rules between keys: what one key's value means for another. */
 function crossCheck(v, sources, given, { chain, client, cpuCount }, errors) {
-  const at = (key) => (given[key] ? given[key].where : 'default');
+  // where a key's value came from: its file line or environment variable, the companion rule that chose it, a default
+  const at = (key) => (given[key] ? given[key].where : isDerived(sources, key) ? sources[key] : 'default');
   if (!client.chains.includes(v.CHAIN)) {
     errors.push(`${at('CLIENT')}: CLIENT: ${v.CLIENT} does not serve CHAIN=${v.CHAIN}`);
   }

@@ -107,14 +107,14 @@ const KEYS = {
     min: 0,
     max: 64,
     default: 0,
-    doc: "More nodes of the same client beside the node under test, forming a local network with it (geth; host runtime: processes in their own cgroup, compose and swarm runtimes: services network-1..N of the run's project or stack), on the cores the node does not use: they peer with it through the client's own protocol (devp2p, static peers, no discovery) and get their blocks every DEV_BLOCK_TIME_S from chainperf's engine-API driver, which stands in for a consensus client (docs/network.md). 0: a lone dev chain with no peers.",
+    doc: "More nodes of the same client beside the node under test, forming a local network with it (geth; host runtime: processes in their own cgroup, compose and swarm runtimes: services network-1..N of the run's project or stack), on the cores the node does not use: they peer with it through the client's own protocol (devp2p, static peers, no discovery) and get their blocks every DEV_BLOCK_TIME_S from chainperf's engine-API driver, which stands in for a consensus client (docs/network.md). 0: a lone dev chain with no peers. Left unset where another key needs a network (REPLICAS above 1, BALANCER=haproxy, SYNC=network, BLOCK_DELIVERY, NETWORK_TPS above 0): 1, the smallest network that serves, said in the run's first lines (the companions below); 0 given there is refused.",
   },
   NETWORK_TPS: {
     type: 'number',
     min: 0,
     max: 10000,
     default: null,
-    doc: 'Signed transfers per second entering the network through the other nodes (never through the node under test, which receives them by gossip). Default: 2 with NETWORK_NODES, 0 without.',
+    doc: 'Signed transfers per second entering the network through the other nodes (never through the node under test, which receives them by gossip). Default: 2 with NETWORK_NODES, 0 without. Above 0 with NETWORK_NODES unset: a network of 1 node.',
   },
   CHAIN_LOAD: {
     type: 'string',
@@ -125,19 +125,19 @@ const KEYS = {
     type: 'enum',
     values: ['payload', 'head'],
     default: 'payload',
-    doc: "How a network's blocks (NETWORK_NODES, geth) reach every node but the one that builds them. payload: chainperf's engine-API driver hands each node the block and the new head (engine_newPayloadV4, engine_forkchoiceUpdatedV3), as a consensus client hands its execution client the blocks it gets from the beacon network; blocks do not cross devp2p. head: the driver tells each node the new head alone (engine_forkchoiceUpdatedV3) and the node fetches the block from its peers over devp2p, so blocks travel peer to peer and count in the node's p2p bytes (docs/network.md#how-blocks-reach-the-nodes).",
+    doc: "How a network's blocks (NETWORK_NODES, geth; 1 node when left unset) reach every node but the one that builds them. payload: chainperf's engine-API driver hands each node the block and the new head (engine_newPayloadV4, engine_forkchoiceUpdatedV3), as a consensus client hands its execution client the blocks it gets from the beacon network; blocks do not cross devp2p. head: the driver tells each node the new head alone (engine_forkchoiceUpdatedV3) and the node fetches the block from its peers over devp2p, so blocks travel peer to peer and count in the node's p2p bytes (docs/network.md#how-blocks-reach-the-nodes).",
   },
   REPLICAS: {
     type: 'int',
     min: 1,
     max: 16,
     default: 1,
-    doc: "Replicas of the node behind HAProxy (geth, host, compose and swarm runtimes, on a network: NETWORK_NODES 1 or more, so that they share one chain). Each has its own database from the network's genesis (or its own copy of the STATE profile), its own cgroup and the network nodes as its own peers; CORES, MEMORY_MB, the DISK_* limits and the node's flags apply to each replica, and the replicas share the node's cores. The workload talks to the balancer only; CPU per request is the fleet's, and run.json gives each replica's requests (HAProxy's counters), share, CPU per request, latency and memory (docs/fleets.md). 1: one node, no balancer.",
+    doc: "Replicas of the node behind HAProxy (geth, host, compose and swarm runtimes, on a network: NETWORK_NODES 1 or more, so that they share one chain; left unset, 1). Each has its own database from the network's genesis (or its own copy of the STATE profile), its own cgroup and the network nodes as its own peers; CORES, MEMORY_MB, the DISK_* limits and the node's flags apply to each replica, and the replicas share the node's cores. The workload talks to the balancer only; CPU per request is the fleet's, and run.json gives each replica's requests (HAProxy's counters), share, CPU per request, latency and memory (docs/fleets.md). 1: one node, no balancer.",
   },
   FAULT: {
     type: 'string',
     default: '',
-    doc: "A fault injected on purpose. kill-replica@<seconds>s (REPLICAS > 1): the last replica is killed (SIGKILL) that many seconds after the window opens, and the report gives the fleet's recovery: errors the clients saw after it, when the last one came, latency before and after, and what the balancer did with the replica's traffic. pause-node@<at>s:<for>s (a network: NETWORK_NODES): the node under test (with REPLICAS, the last replica) is cut from the chain <at> seconds into the window for <for> seconds, handed no block and disconnected from its peers while it goes on serving, as when its consensus client or its network is down; then it is handed the network's head again and run.json's fault gives its catch-up: the gap, the seconds and blocks to reach the network's head again and their rate (docs/chain-load.md#catch-up-fault-pause-node). FAULT_LOAD says whether the workload runs meanwhile.",
+    doc: "A fault injected on purpose. kill-replica@<seconds>s (REPLICAS > 1; left unset, 2): the last replica is killed (SIGKILL) that many seconds after the window opens, and the report gives the fleet's recovery: errors the clients saw after it, when the last one came, latency before and after, and what the balancer did with the replica's traffic. pause-node@<at>s:<for>s (a network: NETWORK_NODES): the node under test (with REPLICAS, the last replica) is cut from the chain <at> seconds into the window for <for> seconds, handed no block and disconnected from its peers while it goes on serving, as when its consensus client or its network is down; then it is handed the network's head again and run.json's fault gives its catch-up: the gap, the seconds and blocks to reach the network's head again and their rate (docs/chain-load.md#catch-up-fault-pause-node). FAULT_LOAD says whether the workload runs meanwhile.",
   },
   FAULT_LOAD: {
     type: 'enum',
@@ -282,12 +282,12 @@ const KEYS = {
   SWARM_BALANCER_NODE: {
     type: 'string',
     default: '',
-    doc: "RUNTIME=swarm with a balancer (REPLICAS > 1 or BALANCER=haproxy): the swarm node (its hostname) HAProxy runs on; empty: the one chainperf runs on. There the workload reaches HAProxy at that node's address, its counters and access log come through the swarm (its task's log), its CPU from that node's cAdvisor between its own first and last samples inside the window (divided by the requests it logged between them), and the cores it would have had here become a CPU quota (docs/fleets.md#the-balancer-on-another-swarm-node).",
+    doc: "RUNTIME=swarm with a balancer (REPLICAS > 1 or BALANCER=haproxy; with one replica and BALANCER unset, HAProxy in front of it): the swarm node (its hostname) HAProxy runs on; empty: the one chainperf runs on. There the workload reaches HAProxy at that node's address, its counters and access log come through the swarm (its task's log), its CPU from that node's cAdvisor between its own first and last samples inside the window (divided by the requests it logged between them), and the cores it would have had here become a CPU quota (docs/fleets.md#the-balancer-on-another-swarm-node).",
   },
   SWARM_GENERATOR_NODES: {
     type: 'string',
     default: '',
-    doc: "RUNTIME=swarm: the swarm nodes (hostnames, comma-separated) the load generators run on, as tasks of the stack: generator i on the (i mod n)-th name (GENERATORS=4 on h1,h2: generators 0 and 2 on h1, 1 and 3 on h2); empty: processes on chainperf's machine. Each is a container of chainperf's generator image (built locally from the Node.js chainperf runs on and chainperf's packages) running its agent, which chainperf reaches at a port of that node with the run's token: the pass's spec and parameter pool go there, its samples come back. Each generator's CPU is its container's, from its cgroup, on the cores that node gives it (no pinning); the nodes' clocks must agree with chainperf's machine's within 50 ms, which is checked. Not with a replay, whose capture is a file on chainperf's machine (docs/fleets.md#generators-on-swarm-nodes).",
+    doc: "RUNTIME=swarm: the swarm nodes (hostnames, comma-separated) the load generators run on, as tasks of the stack: generator i on the (i mod n)-th name (GENERATORS=4 on h1,h2: generators 0 and 2 on h1, 1 and 3 on h2; GENERATORS left unset: one per name); empty: processes on chainperf's machine. Each is a container of chainperf's generator image (built locally from the Node.js chainperf runs on and chainperf's packages) running its agent, which chainperf reaches at a port of that node with the run's token: the pass's spec and parameter pool go there, its samples come back. Each generator's CPU is its container's, from its cgroup, on the cores that node gives it (no pinning); the nodes' clocks must agree with chainperf's machine's within 50 ms, which is checked. Not with a replay, whose capture is a file on chainperf's machine (docs/fleets.md#generators-on-swarm-nodes).",
   },
   GRAFANA: {
     type: 'enum',
@@ -403,7 +403,7 @@ const KEYS = {
     type: 'enum',
     values: ['node', 'native'],
     default: 'node',
-    doc: "GENERATOR=lean: what sends the lean engine's requests. node: the engine's own sockets in Node.js. native: a small program in C (src/workload/engines/artillery-engine-chainperf/native-sender.c, built with the machine's C compiler on first use, gcc installed from Debian when missing) sends, reads and times them with one thread per worker, and the engine records every request from what it reports, in the same samples: the same requests, seed, timeouts and failure classes, at close to wrk's CPU per request (docs/generator.md#the-native-sender-lean_sendernative). Closed loops (CONCURRENCY) over plain http:// or ws:// only: not with RATE or SATURATE=yes, a replay, TLS, or generators on swarm nodes.",
+    doc: "GENERATOR=lean (set to lean for native when GENERATOR is left unset): what sends the lean engine's requests. node: the engine's own sockets in Node.js. native: a small program in C (src/workload/engines/artillery-engine-chainperf/native-sender.c, built with the machine's C compiler on first use, gcc installed from Debian when missing) sends, reads and times them with one thread per worker, and the engine records every request from what it reports, in the same samples: the same requests, seed, timeouts and failure classes, at close to wrk's CPU per request (docs/generator.md#the-native-sender-lean_sendernative). Closed loops (CONCURRENCY) over plain http:// or ws:// only: not with RATE or SATURATE=yes, a replay, TLS, or generators on swarm nodes.",
   },
   GENERATORS: {
     type: 'int',
@@ -416,7 +416,7 @@ const KEYS = {
     type: 'enum',
     values: ['http', 'ws'],
     default: 'http',
-    doc: "How the workload reaches the node. http: JSON-RPC over HTTP POST, keep-alive. ws: JSON-RPC over WebSocket (host and compose runtimes: geth serves --ws; attach: RPC_URL's scheme decides, and a TRANSPORT that contradicts it is an error). Both generators speak both; with ethers over ws each artillery worker keeps one WebSocketProvider. Substrate workloads always use WebSocket.",
+    doc: "How the workload reaches the node. http: JSON-RPC over HTTP POST, keep-alive. ws: JSON-RPC over WebSocket (host and compose runtimes: geth serves --ws; attach: RPC_URL's scheme decides, and a TRANSPORT that contradicts it is an error). Both generators speak both; with ethers over ws each artillery worker keeps one WebSocketProvider. Left unset with a workload that subscribes (eth-subscriptions): ws. Substrate workloads always use WebSocket.",
   },
   WS_CONNECTIONS: {
     type: 'int',
@@ -658,7 +658,7 @@ const KEYS = {
     type: 'enum',
     values: ['local', 'network'],
     default: 'local',
-    doc: "local: the node starts with the chain it has (a dev chain of its own, a STATE copy, an attached node) and is waited for. network (needs NETWORK_NODES): the history is built on the network first and the node under test starts with only the genesis, then downloads the chain from its peers with the client's own sync (geth: told the network's head through the engine API, it fetches the blocks over devp2p; with a STATE profile, host, compose and swarm runtimes, it starts with the profile's genesis block alone and snap-syncs the state); run.json's sync gives the duration, blocks, bytes received and the node's CPU meanwhile (docs/network.md). With REPLICAS (host, compose and swarm runtimes): each replica does so in turn, sync.replicas each one's.",
+    doc: "local: the node starts with the chain it has (a dev chain of its own, a STATE copy, an attached node) and is waited for. network (on a network: NETWORK_NODES, 1 when left unset): the history is built on the network first and the node under test starts with only the genesis, then downloads the chain from its peers with the client's own sync (geth: told the network's head through the engine API, it fetches the blocks over devp2p; with a STATE profile, host, compose and swarm runtimes, it starts with the profile's genesis block alone and snap-syncs the state); run.json's sync gives the duration, blocks, bytes received and the node's CPU meanwhile (docs/network.md). With REPLICAS (host, compose and swarm runtimes): each replica does so in turn, sync.replicas each one's.",
   },
   SYNC_TIMEOUT_S: {
     type: 'int',

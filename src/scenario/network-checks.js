@@ -4,6 +4,7 @@
 // one), and the warning when PEERS cannot be reached on a network this small.
 
 const { parseFault } = require('../util/faults');
+const { isDerived } = require('./companions');
 
 /** NETWORK_TPS left unset: 2 per second on a network, none without one; BALANCER: HAProxy for a fleet. */
 function networkDefaults(values, sources) {
@@ -16,17 +17,26 @@ function networkDefaults(values, sources) {
   sources.NETWORK_TPS = `default (${values.NETWORK_NODES > 0 ? 'a network' : 'no network'})`;
 }
 
+/**
+ * Why there is no network where a key needs one: chainperf starts one itself (src/scenario/companions.js) unless
+ * NETWORK_NODES=0 is given, or RUNTIME=attach starts nothing.
+ */
+const noNetwork = (v, at) =>
+  v.RUNTIME === 'attach'
+    ? 'RUNTIME=attach starts no network'
+    : `NETWORK_NODES=0 (${at('NETWORK_NODES')}) starts none; set NETWORK_NODES to 1 or more, or leave it unset`;
+
 /** What a network needs, refused before anything starts. */
 function networkChecks(v, { client, given, at }, errors) {
   if (!(v.NETWORK_NODES > 0)) {
     if (given.NETWORK_TPS && v.NETWORK_TPS > 0)
       errors.push(
-        `${at('NETWORK_TPS')}: NETWORK_TPS: transactions enter through the network's nodes; set NETWORK_NODES`,
+        `${at('NETWORK_TPS')}: NETWORK_TPS: transactions enter through the network's nodes; ${noNetwork(v, at)}`,
       );
     if (v.SYNC === 'network')
-      errors.push(`${at('SYNC')}: SYNC=network: the node syncs from a network chainperf starts; set NETWORK_NODES`);
+      errors.push(`${at('SYNC')}: SYNC=network: the node syncs from a network chainperf starts; ${noNetwork(v, at)}`);
     if (given.BLOCK_DELIVERY)
-      errors.push(`${at('BLOCK_DELIVERY')}: BLOCK_DELIVERY: a lone node builds its own blocks; set NETWORK_NODES`);
+      errors.push(`${at('BLOCK_DELIVERY')}: BLOCK_DELIVERY: a lone node builds its own blocks; ${noNetwork(v, at)}`);
     return;
   }
   const where = at('NETWORK_NODES');
@@ -75,28 +85,33 @@ function fleetChecks(v, { given, at }, errors) {
     if (given.LB_ALGORITHM) errors.push(`${at('LB_ALGORITHM')}: LB_ALGORITHM: there is no balancer (BALANCER=none)`);
     return;
   }
-  const where = at(given.REPLICAS ? 'REPLICAS' : 'BALANCER');
+  const where = at('REPLICAS') !== 'default' ? at('REPLICAS') : at('BALANCER'); // given or derived (FAULT)
   if (v.RUNTIME === 'attach')
     errors.push(
       `${where}: REPLICAS: chainperf starts no fleet with RUNTIME=attach; to measure one that runs, give RPC_URL its balancer and REPLICA_METRICS each replica's metrics endpoint`,
     );
   else if (!['host', 'compose', 'swarm'].includes(v.RUNTIME))
     errors.push(`${where}: REPLICAS: a fleet starts in the host, compose and swarm runtimes only, for now`);
-  if (!(v.NETWORK_NODES > 0))
-    errors.push(`${where}: REPLICAS: replicas share one chain through a network; set NETWORK_NODES (1 or more)`);
+  if (!(v.NETWORK_NODES > 0) && v.RUNTIME !== 'attach')
+    errors.push(`${where}: REPLICAS: replicas share one chain through a network; ${noNetwork(v, at)}`);
   if (v.TRANSPORT !== 'http') errors.push(`${where}: REPLICAS: the balancer speaks HTTP; set TRANSPORT=http`);
   if (v.COLD === 'yes') errors.push(`${at('COLD')}: COLD=yes: not yet with REPLICAS`);
   if (v.NODE_PROFILE !== 'none') errors.push(`${at('NODE_PROFILE')}: NODE_PROFILE: not yet with REPLICAS`);
 }
 
-/** PEERS the network cannot give, or none at all: said before the run, which goes on. */
-function networkWarning(v) {
+/**
+ * PEERS the network cannot give, or none at all: said before the run, which goes on. A network chainperf chose
+ * (NETWORK_NODES derived) with PEERS at its default is not warned: the user asked for neither.
+ */
+function networkWarning(v, sources = {}, given = {}) {
   if (!(v.NETWORK_NODES > 0)) return null;
   if (v.PEERS === 0)
     return 'PEERS=0: the node refuses every peer, so no transaction reaches it by gossip; it still gets its blocks from the engine-API driver';
-  if (v.PEERS > v.NETWORK_NODES)
+  if (!(v.PEERS > v.NETWORK_NODES)) return null;
+  if (!isDerived(sources, 'NETWORK_NODES'))
     return `PEERS=${v.PEERS} but the network has ${v.NETWORK_NODES} other nodes: the node will have at most ${v.NETWORK_NODES} peers`;
-  return null;
+  if (!given.PEERS) return null;
+  return `PEERS=${v.PEERS} but the network chainperf starts has ${v.NETWORK_NODES} other node${v.NETWORK_NODES === 1 ? '' : 's'} (NETWORK_NODES=${v.NETWORK_NODES}, ${sources.NETWORK_NODES}): the node will have at most ${v.NETWORK_NODES} peer${v.NETWORK_NODES === 1 ? '' : 's'}; set NETWORK_NODES for more`;
 }
 
 /** Seconds a kill through a swarm should have before the window's end: it lands some seconds after its order. */

@@ -1,6 +1,7 @@
 'use strict';
 // Resolves a scenario: built-in defaults, then the chain's and the client's
-// defaults, then the .env file, then environment variables named like keys.
+// defaults, then the .env file, then environment variables named like keys;
+// then the companions those values need and the scenario leaves unset.
 // Every problem is collected so the user sees them all at once.
 
 const os = require('node:os');
@@ -17,11 +18,13 @@ const { listWorkloads } = require('./values');
 const { builtInDefaults, chooseRuntime, defaultLayers, rawSettings, typedSettings } = require('./defaults');
 const { crossCheck } = require('./checks');
 const { networkDefaults, networkWarning, faultWarning } = require('./network-checks');
+const { deriveCompanions, derivedLine } = require('./companions');
 
 /**
  * @param {string} file scenario path
  * @param {{env?: object, cpuCount?: number}} [opts]
- * @returns {{scenario: object|null, sources: object, errors: string[]}}
+ * @returns {{scenario: object|null, sources: object, errors: string[], warnings: string[], derived: object[]}} derived:
+ *   the companions chosen (src/scenario/companions.js), in order
  */
 function resolveScenario(file, opts = {}) {
   const env = opts.env || process.env;
@@ -37,22 +40,24 @@ function resolveScenario(file, opts = {}) {
     values[key] = value;
     sources[key] = where;
   }
+  chooseRuntime(values, sources, client, opts);
+  // Companions the scenario leaves unset that its values need (REPLICAS=3: a network), then the defaults that follow.
+  const derived = deriveCompanions(values, sources, given);
   networkDefaults(values, sources);
   const warnings = [
     capInstanceCores(values, sources, cpuCount),
     memoryWarning(values, sources, opts.totalMemoryBytes),
-    networkWarning(values),
+    networkWarning(values, sources, given),
     faultWarning(values),
   ].filter(Boolean);
   if (!values.NAME) values.NAME = path.basename(file).replace(/\.env$/, '');
-  chooseRuntime(values, sources, client, opts);
   crossCheck(values, sources, given, { chain, client, cpuCount }, errors);
   // Limits the kernel here cannot enforce are refused (opts.kernel: a probe's result, for tests).
   errors.push(
     ...limitProblems(values, opts.kernel || probeKernel(), (key) => (given[key] ? given[key].where : 'default')),
   );
   if (limitWarning(values)) warnings.push(limitWarning(values));
-  return { scenario: errors.length ? null : values, sources, errors, warnings };
+  return { scenario: errors.length ? null : values, sources, errors, warnings, derived };
 }
 
 /** A secret key's value as reports show it: a URL's secret parts replaced, any other value whole. */
@@ -76,4 +81,4 @@ function redactScenario(values) {
   return out;
 }
 
-module.exports = { resolveScenario, redactScenario, redactUrl, listWorkloads, WORKLOADS_DIR, ROOT };
+module.exports = { resolveScenario, redactScenario, redactUrl, derivedLine, listWorkloads, WORKLOADS_DIR, ROOT };

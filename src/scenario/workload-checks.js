@@ -26,19 +26,29 @@ function loopChecks(v, sources, given, at, errors) {
   }
 }
 
+/** A workload file's mix (method -> weight); {} for a replay, a method, a file that cannot be read (its check says). */
+function workloadMix(workload) {
+  if (!workload || workload.includes(':')) return {};
+  try {
+    return (yaml.load(fs.readFileSync(path.join(WORKLOADS_DIR, `${workload}.yml`), 'utf8')) || {}).mix || {};
+  } catch {
+    return {};
+  }
+}
+
+/** Whether a mix holds eth_subscribe subscriptions (sub.* entries). */
+const subscribes = (mix) => Object.keys(mix).some((m) => m.startsWith('sub.'));
+
+/** Whether a workload holds eth_subscribe subscriptions. */
+const holdsSubscriptions = (workload) => subscribes(workloadMix(workload));
+
 /**
  * The write workloads (mix entries tx.*) sign in a closed loop through ethers; the subscription workloads (sub.*) hold
  * WebSocket subscriptions.
  */
 function writeChecks(v, at, errors) {
-  if (!v.WORKLOAD || v.WORKLOAD.includes(':')) return;
-  let mix = {};
-  try {
-    mix = (yaml.load(fs.readFileSync(path.join(WORKLOADS_DIR, `${v.WORKLOAD}.yml`), 'utf8')) || {}).mix || {};
-  } catch {
-    return; // the workload's own check names the problem
-  }
-  if (Object.keys(mix).some((m) => m.startsWith('sub.'))) {
+  const mix = workloadMix(v.WORKLOAD);
+  if (subscribes(mix)) {
     if (v.TRANSPORT !== 'ws')
       errors.push(
         `${at('TRANSPORT')}: TRANSPORT=${v.TRANSPORT}: WORKLOAD=${v.WORKLOAD} holds eth_subscribe subscriptions over WebSocket; set TRANSPORT=ws`,
@@ -121,4 +131,12 @@ function senderChecks(v, at, errors) {
   if (v.RUNTIME === 'attach' && /^(https|wss):/i.test(v.RPC_URL || '')) why('speaks no TLS: the attached RPC_URL is');
 }
 
-module.exports = { loopChecks, writeChecks, replayChecks, shapeChecks, generatorsChecks, senderChecks };
+module.exports = {
+  holdsSubscriptions,
+  loopChecks,
+  writeChecks,
+  replayChecks,
+  shapeChecks,
+  generatorsChecks,
+  senderChecks,
+};

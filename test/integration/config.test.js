@@ -1,7 +1,8 @@
 'use strict';
 // `./run.sh config` as a user runs it: every <client>-dev.env rendered by
 // Compose v2 and by Compose v1 with the client's flags checked in what Compose
-// itself renders, anvil's host command line, the usual refusals (exit 2), and
+// itself renders, anvil's host command line, a companion chainperf chose (a
+// fleet's network) with its source, the usual refusals (exit 2), and
 // a client added from outside the repository through the documented door:
 // one module and one compose file, registered with CHAINPERF_CLIENTS.
 
@@ -143,6 +144,28 @@ describe('./run.sh config: what would run, nothing started', () => {
     assert.match(r.stdout, /^DURATION_S += 7 +# environment DURATION_S$/m);
     assert.match(r.stdout, /anvil-linux-amd64\/bin\/anvil --host 127\.0\.0\.1 --port \d+ --block-time 1 --threads 1 /);
     assert.match(r.stdout, /# anvil is a development node, not a production client/);
+  });
+
+  it('REPLICAS=3 without NETWORK_NODES: the network chainperf chose, first and with its source; NETWORK_NODES=0 refused', () => {
+    const host = config('scenarios/geth-dev.env', { REPLICAS: '3', RUNTIME: 'host' });
+    assert.equal(host.code, 0, host.stderr);
+    assert.equal(host.stdout.split('\n')[0], '# NETWORK_NODES=1: derived, because REPLICAS=3 needs a network');
+    assert.match(host.stdout, /^NETWORK_NODES += 1 +# derived \(REPLICAS=3 needs a network\)$/m);
+    assert.match(host.stdout, /^REPLICAS += 3 +# environment REPLICAS$/m);
+    // the compose runtime renders that network beside the fleet
+    const compose = config('scenarios/geth-dev.env', { REPLICAS: '3', RUNTIME: 'compose' });
+    assert.equal(compose.code, 0, compose.stderr);
+    assert.match(compose.stdout, /^NETWORK_NODES += 1 +# derived \(REPLICAS=3 needs a network\)$/m);
+    for (const service of ['node', 'replica-2', 'replica-3', 'haproxy', 'network-1'])
+      assert.ok(compose.doc.services[service], `${service} in ${Object.keys(compose.doc.services)}`);
+    assert.equal(compose.doc.services['network-2'], undefined, 'the smallest network: one node');
+    const none = config('scenarios/geth-dev.env', { REPLICAS: '3', NETWORK_NODES: '0', RUNTIME: 'host' });
+    assert.equal(none.code, 2);
+    assert.match(
+      none.stderr,
+      /NETWORK_NODES=0 \(environment NETWORK_NODES\) starts none; set NETWORK_NODES to 1 or more/,
+    );
+    assert.equal(none.stdout, '');
   });
 
   it('secrets are redacted and a bad scenario exits 2 with the usual messages, printing nothing', () => {

@@ -610,9 +610,13 @@ describe('NETWORK_NODES in a scenario', () => {
       '',
       'a fleet, each replica a copy',
     );
-    assert.match(errs('RUNTIME=host\nNETWORK_TPS=5\n'), /set NETWORK_NODES/);
-    assert.match(errs('RUNTIME=host\nSYNC=network\n'), /SYNC=network: the node syncs from a network/);
-    assert.match(errs('RUNTIME=host\nBLOCK_DELIVERY=head\n'), /BLOCK_DELIVERY: a lone node builds its own blocks/);
+    // without NETWORK_NODES chainperf starts one node (test/unit/companions.test.js); NETWORK_NODES=0 given is refused
+    assert.match(errs('RUNTIME=host\nNETWORK_NODES=0\nNETWORK_TPS=5\n'), /NETWORK_NODES=0 \(.*\.env:2\) starts none/);
+    assert.match(errs('RUNTIME=host\nNETWORK_NODES=0\nSYNC=network\n'), /SYNC=network: the node syncs from a network/);
+    assert.match(
+      errs('RUNTIME=host\nNETWORK_NODES=0\nBLOCK_DELIVERY=head\n'),
+      /BLOCK_DELIVERY: a lone node builds its own blocks; NETWORK_NODES=0 .* starts none/,
+    );
     assert.deepEqual(errs('RUNTIME=host\nNETWORK_NODES=1\nBLOCK_DELIVERY=head\n'), '');
   });
 });
@@ -768,7 +772,10 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
       resolveScenario(writeScenario(dir, 'f.env', text), { env: {}, cpuCount: 2, dockerEngine: null }).errors.join(
         '\n',
       );
-    assert.match(errs('RUNTIME=host\nREPLICAS=2\n'), /share one chain through a network; set NETWORK_NODES/);
+    assert.match(
+      errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=0\n'),
+      /share one chain through a network; NETWORK_NODES=0 \(.*\.env:3\) starts none; set NETWORK_NODES to 1 or more, or leave it unset/,
+    );
     assert.match(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nTRANSPORT=ws\n'), /balancer speaks HTTP/);
     assert.doesNotMatch(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nMEMORY_MB=2048\n'), /MEMORY_MB/);
     assert.doesNotMatch(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nDISK_READ_MBPS=100\n'), /DISK_READ_MBPS/);
@@ -776,7 +783,7 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
       errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nFAULT=kill-node@3s\n'),
       /not a fault chainperf knows/,
     );
-    assert.match(errs('RUNTIME=host\nFAULT=kill-replica@3s\n'), /needs another replica to serve on/);
+    assert.match(errs('RUNTIME=host\nREPLICAS=1\nFAULT=kill-replica@3s\n'), /needs another replica to serve on/);
     assert.equal(errs('RUNTIME=host\nREPLICAS=2\nNETWORK_NODES=1\nFAULT=kill-replica@3s\nPEERS=2\n'), '');
     // SYNC=network with a fleet: each replica syncs in turn, in every runtime that starts a fleet
     for (const runtime of ['host', 'compose', 'swarm'])
@@ -982,7 +989,7 @@ describe('REPLICAS: the fleet record and a fault, from known counters and access
     const one = resolve('RUNTIME=host\nBALANCER=haproxy\nNETWORK_NODES=1\n');
     assert.deepEqual(one.errors, []);
     assert.equal(one.scenario.BALANCER, 'haproxy');
-    assert.match(resolve('RUNTIME=host\nBALANCER=haproxy\n').errors.join('\n'), /set NETWORK_NODES/);
+    assert.match(resolve('RUNTIME=host\nBALANCER=haproxy\nNETWORK_NODES=0\n').errors.join('\n'), /set NETWORK_NODES/);
     assert.match(
       resolve('RUNTIME=host\nBALANCER=none\nREPLICAS=2\nNETWORK_NODES=1\n').errors.join('\n'),
       /through a balancer/,

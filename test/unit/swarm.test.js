@@ -280,7 +280,7 @@ describe('swarm runtime: the scenario', () => {
     assert.deepEqual(resolve('RUNTIME=swarm\nGENERATORS=2\nSWARM_GENERATOR_NODES=w1, w2\n').errors, []);
     assert.deepEqual(resolve('RUNTIME=swarm\nSWARM_GENERATOR_NODES=w1\n').errors, []);
     assert.match(
-      resolve('RUNTIME=swarm\nSWARM_GENERATOR_NODES=w1,w2\n').errors.join(),
+      resolve('RUNTIME=swarm\nGENERATORS=1\nSWARM_GENERATOR_NODES=w1,w2\n').errors.join(),
       /names 2 swarm nodes for 1 generator \(GENERATORS\): one each at most/,
     );
     assert.match(resolve('RUNTIME=swarm\nSWARM_GENERATOR_NODES=a b\n').errors.join(), /"a b" is not a node's hostname/);
@@ -301,7 +301,7 @@ describe('swarm runtime: the scenario', () => {
     assert.deepEqual(resolve(`${fleet}SWARM_BALANCER_NODE=worker-1\n`).errors, []);
     assert.deepEqual(resolve('RUNTIME=swarm\nBALANCER=haproxy\nNETWORK_NODES=1\nSWARM_BALANCER_NODE=w1\n').errors, []);
     assert.match(
-      resolve('RUNTIME=swarm\nSWARM_BALANCER_NODE=worker-1\n').errors.join(),
+      resolve('RUNTIME=swarm\nBALANCER=none\nSWARM_BALANCER_NODE=worker-1\n').errors.join(),
       /SWARM_BALANCER_NODE places HAProxy, and this scenario has none/,
     );
     assert.match(

@@ -110,7 +110,8 @@ describe('write figures', () => {
     assert.match(check(['WORKLOAD=eth-transfers', 'RATE=10']), /set CONCURRENCY, not RATE/);
     assert.match(check(['WORKLOAD=eth-token-transfers', 'GENERATOR=lean']), /signs through ethers/);
     assert.equal(check(['WORKLOAD=eth-transfers', 'RUNTIME=host']), '');
-    assert.match(check(['WORKLOAD=eth-subscriptions', 'RUNTIME=host']), /set TRANSPORT=ws/);
+    assert.match(check(['WORKLOAD=eth-subscriptions', 'TRANSPORT=http', 'RUNTIME=host']), /set TRANSPORT=ws/);
+    assert.equal(check(['WORKLOAD=eth-subscriptions', 'RUNTIME=host']), '', 'TRANSPORT left unset: ws, derived');
     assert.equal(check(['WORKLOAD=eth-subscriptions', 'TRANSPORT=ws', 'RUNTIME=host']), '');
   });
 });
