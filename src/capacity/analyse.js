@@ -81,7 +81,7 @@ function rowFor(p, search, runs, o) {
       ...blankRow(
         p,
         'needs-machine',
-        `needs a machine with ${p.cores + 1} cores (its ${p.cores} and one for the load generator); this one has ${o.cpuCount}: left out of the choice (CAPACITY_EXTRAPOLATE=linear extrapolates it)`,
+        `needs a machine with ${p.cores + 1} cores (its ${p.cores} and one for the load generator); the machine chainperf ran on has ${o.cpuCount}: left out of the choice (CAPACITY_EXTRAPOLATE=linear extrapolates it)`,
       ),
       ...base,
     };

@@ -11,7 +11,7 @@ const { scrub } = require('../util/scrub');
 const { KEYS } = require('../scenario/keys');
 
 const EMULATION_NOTE =
-  "Each instance is emulated on the one machine chainperf ran on: a CPU quota (the node pinned to as many of its cores as the instance has vCPUs), the instance's memory limit and its disk limits. It is not the instance's processor or disk: every figure is this machine's under those limits, and an instance with a different processor (Graviton, another generation) or a real network disk would measure otherwise.";
+  "Each instance is emulated on the one machine chainperf ran on: a CPU quota (the node pinned to as many of its cores as the instance has vCPUs), the instance's memory limit and its disk limits. It is not the instance's processor or disk: every figure is that machine's under those limits, and an instance with a different processor (Graviton, another generation) or a real network disk would measure otherwise.";
 
 const num = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
 const money = (v) => (v === null || v === undefined ? 'n/a' : v === Infinity ? '∞' : Number(v).toFixed(2));
@@ -113,7 +113,7 @@ function verificationLines(state) {
   const how =
     v.mode === 'fleet'
       ? `the whole fleet: ${v.replicas} replica(s) of ${v.instance} behind HAProxy, sharing ${v.cores} core(s) (\`REPLICAS=${v.replicas}\`, \`CORES=${v.cores}\`, each replica with the instance's memory and disk limits), at the target, ${v.rate_rps} requests/s`
-      : `the largest share of the fleet this machine runs: ${v.replicas_run} of ${v.replicas} replica(s) of ${v.instance} behind HAProxy on ${v.cores} core(s), at their share of the target: ${v.rate_rps} of ${target} requests/s (the whole fleet needs a machine with ${v.machine_cores_needed} cores: its replicas' and one for the load generator)`;
+      : `the largest share of the fleet the machine chainperf ran on can run: ${v.replicas_run} of ${v.replicas} replica(s) of ${v.instance} behind HAProxy on ${v.cores} core(s), at their share of the target: ${v.rate_rps} of ${target} requests/s (the whole fleet needs a machine with ${v.machine_cores_needed} cores: its replicas' and one for the load generator)`;
   return [
     '',
     '## Verification',
@@ -139,7 +139,7 @@ function methodLines(state) {
     '',
     `- Saturated rate: the highest rate that held the bounds in a saturation search (\`./run.sh saturate\`), one replica with the instance's limits; the mean over the instance's searches, each a run of its own on a fresh node, with the 95% interval of the mean (Student's t) over them. One search has no interval.`,
     `- Usable rate per replica: saturated x (1 - ${h}%). Replicas: the target over it, rounded up${redundancy === 'N+1' ? ', plus one (N+1: the target still served with one replica lost)' : ''}.`,
-    `- Monthly cost: replicas x price per hour x ${hours} hours, plus the balancer's share: HAProxy's CPU per request (${lb.cpu_ms_per_request === null || lb.cpu_ms_per_request === undefined ? 'not measured' : `${num(lb.cpu_ms_per_request, 4)} ms, measured in the ${lb.source === 'verification' ? 'verification run' : "searches' highest holding steps"}`}) x the target rate = the cores it keeps busy, priced at the instance's price per core-hour (price per hour / its vCPUs).`,
+    `- Monthly cost: replicas x price per hour x ${hours} hours, plus the balancer's share: HAProxy's CPU per request (${lb.cpu_ms_per_request === null || lb.cpu_ms_per_request === undefined ? 'not measured' : `${num(lb.cpu_ms_per_request, 4)} ms, measured in the ${lb.source === 'verification' ? `verification run at ${state.verification.rate_rps} requests/s (its health checks weigh more at a low rate)` : "searches' highest holding steps"}`}) x the target rate = the cores it keeps busy, priced at the instance's price per core-hour (price per hour / its vCPUs).`,
     '- Per million requests: the monthly cost over the requests of a month at the target rate.',
     "- The call against the runner-up: a tie when the two monthly costs are equal, or when the costs their saturated rates' 95% intervals allow overlap (replicas at each end of each interval); no tie otherwise; with one search per instance, no interval and no call.",
     "- An instance with more vCPUs than the machine gives a node (its cores less the load generator's) needs a larger machine and is left out of the choice; with `CAPACITY_EXTRAPOLATE=linear` it is searched on the cores there are and its rate scaled by its vCPUs over them, every such figure marked extrapolated.",

@@ -182,7 +182,7 @@ describe('capacity: a run, resumed, verified', () => {
     assert.match(md, /\*\*do-s-1vcpu-2gb x 3\*\*/);
     assert.match(md, /\| m5\.xlarge \| 4 \|.*needs a machine with 5 cores \|/);
     assert.match(md, /> \*\*Emulated\.\*\*/);
-    assert.match(md, /the largest share of the fleet this machine runs: 1 of 3 replica/);
+    assert.match(md, /the largest share of the fleet the machine chainperf ran on can run: 1 of 3 replica/);
     assert.match(fs.readFileSync(path.join(first.dir, 'charts', 'cost.svg'), 'utf8'), /target 3000\/s/);
     const third = await c.run();
     assert.notEqual(third.dir, first.dir, 'a complete capacity run is not resumed: a new one starts');
