@@ -21,6 +21,8 @@ const { renderCapacityReport, EMULATION_NOTE } = require('./report');
 const { runRounds, readState, saveState, findResumable, okRuns } = require('../plan/run');
 const { runScenario, newRunId } = require('../run');
 const { redactScenario } = require('../scenario/resolve');
+const { archiveGit } = require('../report/archive');
+const { scrub } = require('../util/scrub');
 const { log } = require('../util/log');
 const { reportProblems } = require('../util/problems');
 
@@ -139,12 +141,31 @@ function conclude(state, inputs, interrupted) {
   state.status = interrupted ? 'interrupted' : missing ? 'incomplete' : 'complete';
   state.ended_at = new Date().toISOString();
   const v = state.verification;
+  if (v && state.choice && (v.instance !== state.choice.instance || v.replicas !== state.choice.replicas))
+    state.warnings.push(
+      `the verification ran ${v.instance} x ${v.replicas}, but with the balancer's share the choice is ${state.choice.instance} x ${state.choice.replicas}: run the same command again to verify it`,
+    );
   if (state.status !== 'complete')
     log(`capacity ${state.name} ${state.status}: run the same command again to resume it`);
   else if (!state.choice) log(`capacity ${state.name}: no instance could be chosen (see summary.md)`);
   else if (v && v.pass) log(`capacity ${state.name}: ${state.choice.instance} x ${state.choice.replicas} holds`);
   else if (v) log(`capacity ${state.name}: the verification failed: ${v.failed.join('; ')}`);
   return state.status === 'complete' && v && v.pass ? 0 : 1;
+}
+
+/** ARCHIVE=git: the capacity folder committed, as a plan's; a failure leaves it on disk and says so. */
+function archiveCapacity(s, dir, state) {
+  const c = state.choice;
+  const v = state.verification;
+  const what = c ? `${c.instance} x ${c.replicas}${v ? (v.pass ? ', holds' : ', FAILS') : ''}` : 'no choice';
+  try {
+    const reportsRoot = path.resolve(s.REPORTS_DIR);
+    const message = scrub(`chainperf: capacity ${state.name} for ${state.settings.target_rps}/s: ${what}`);
+    const a = archiveGit({ reportsRoot, reportDir: dir, message, log });
+    log(`archived in git: ${a.repository} ${a.commit.slice(0, 12)}`);
+  } catch (err) {
+    log(`ARCHIVE=git failed, the capacity report is only on disk: ${err.message}`);
+  }
 }
 
 /**
@@ -191,6 +212,7 @@ async function runCapacity(
   const exitCode = conclude(state, inputs, interrupted);
   save();
   renderCapacityReport(dir, state);
+  if (s.ARCHIVE === 'git' && state.status === 'complete') archiveCapacity(s, dir, state);
   out(dir);
   return { exitCode, dir, state };
 }

@@ -5,6 +5,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { runCapacity } = require('../../src/capacity/run');
 const { capacityInputs } = require('../../src/capacity/inputs');
 const { writeReport } = require('../../src/report/write');
@@ -223,13 +224,25 @@ describe('capacity: a run, resumed, verified', () => {
     assert.deepEqual(schemaErrors(JSON.parse(fs.readFileSync(path.join(res.dir, 'capacity.json'))), 'capacity'), []);
   });
 
-  it('one search per instance: the call is "no interval (1 search)"', async () => {
+  it('one search per instance: the call is "no interval (1 search)"; ARCHIVE=git commits the folder', async () => {
     const fake = fakeRunner();
-    const c = await capacity({ INSTANCES: 'm6g.medium,do-s-1vcpu-2gb', CAPACITY_REPEATS: '1' }, fake);
+    const c = await capacity({ INSTANCES: 'm6g.medium,do-s-1vcpu-2gb', CAPACITY_REPEATS: '1', ARCHIVE: 'git' }, fake);
     const res = await c.run();
     assert.equal(res.state.choice.call, 'no interval (1 search)');
     assert.equal(res.state.choice.tie, null);
     assert.match(fs.readFileSync(path.join(res.dir, 'summary.md'), 'utf8'), /\*\*no interval \(1 search\)\*\*/);
+    const log = execFileSync('git', ['log', '-1', '--format=%s'], { cwd: c.reports, encoding: 'utf8' });
+    assert.match(log, /^chainperf: capacity cap for 3000\/s: do-s-1vcpu-2gb x 3, holds/);
+    assert.ok(
+      fake.calls.every((x) => x.env.ARCHIVE === 'none'),
+      'the runs inside are not committed one by one',
+    );
+  });
+
+  it('the schema rejects a capacity.json without its required fields or with a status it does not know', () => {
+    const errs = schemaErrors({ schema_version: 1, kind: 'capacity', status: 'done' }, 'capacity');
+    assert.ok(errs.some((e) => /must have required property 'instances'/.test(e)));
+    assert.ok(errs.some((e) => /\/status must be equal to one of the allowed values/.test(e)));
   });
 });
 
