@@ -141,10 +141,9 @@ function conclude(state, inputs, interrupted) {
   state.status = interrupted ? 'interrupted' : missing ? 'incomplete' : 'complete';
   state.ended_at = new Date().toISOString();
   const v = state.verification;
+  const moved = `the verification ran ${v && v.instance} x ${v && v.replicas}, but with the balancer's share the choice is ${state.choice && state.choice.instance} x ${state.choice && state.choice.replicas}`;
   if (v && state.choice && (v.instance !== state.choice.instance || v.replicas !== state.choice.replicas))
-    state.warnings.push(
-      `the verification ran ${v.instance} x ${v.replicas}, but with the balancer's share the choice is ${state.choice.instance} x ${state.choice.replicas}: run the same command again to verify it`,
-    );
+    if (!state.warnings.includes(moved)) state.warnings.push(moved);
   if (state.status !== 'complete')
     log(`capacity ${state.name} ${state.status}: run the same command again to resume it`);
   else if (!state.choice) log(`capacity ${state.name}: no instance could be chosen (see summary.md)`);
