@@ -100,7 +100,7 @@ function answerLines(state) {
   if (!v) lines.push('Verification: not run yet.');
   else
     lines.push(
-      `Verification (${v.mode === 'fleet' ? 'the whole fleet' : `${v.replicas_run} of its ${v.replicas} replicas, at their share`} at ${v.rate_rps} requests/s): ${v.pass ? '**holds**' : `**FAILS**: ${v.failed.join('; ')}`}.`,
+      `Verification (${v.mode === 'fleet' ? 'the whole fleet' : `${v.replicas_run} of its ${v.replicas} replicas at their share of the target`}, ${v.rate_rps} requests/s): ${v.pass ? '**holds**' : `**FAILS**: ${v.failed.join('; ')}`}.`,
     );
   return lines;
 }
@@ -139,7 +139,7 @@ function methodLines(state) {
     '',
     `- Saturated rate: the highest rate that held the bounds in a saturation search (\`./run.sh saturate\`), one replica with the instance's limits; the mean over the instance's searches, each a run of its own on a fresh node, with the 95% interval of the mean (Student's t) over them. One search has no interval.`,
     `- Usable rate per replica: saturated x (1 - ${h}%). Replicas: the target over it, rounded up${redundancy === 'N+1' ? ', plus one (N+1: the target still served with one replica lost)' : ''}.`,
-    `- Monthly cost: replicas x price per hour x ${hours} hours, plus the balancer's share: HAProxy's CPU per request (${lb.cpu_ms_per_request === null || lb.cpu_ms_per_request === undefined ? 'not measured' : `${num(lb.cpu_ms_per_request, 4)} ms, measured in the ${lb.source === 'verification' ? `verification run at ${state.verification.rate_rps} requests/s (its health checks weigh more at a low rate)` : "searches' highest holding steps"}`}) x the target rate = the cores it keeps busy, priced at the instance's price per core-hour (price per hour / its vCPUs).`,
+    `- Monthly cost: replicas x price per hour x ${hours} hours, plus the balancer's share: HAProxy's CPU per request (${lb.cpu_ms_per_request === null || lb.cpu_ms_per_request === undefined ? 'not measured' : `${num(lb.cpu_ms_per_request, 4)} ms, measured in the ${lb.source === 'verification' ? `verification run at ${state.verification.rate_rps} requests/s, where its health checks weigh more the lower the rate` : "searches' highest holding steps"}`}) x the target rate = the cores it keeps busy, priced at the instance's price per core-hour (price per hour / its vCPUs).`,
     '- Per million requests: the monthly cost over the requests of a month at the target rate.',
     "- The call against the runner-up: a tie when the two monthly costs are equal, or when the costs their saturated rates' 95% intervals allow overlap (replicas at each end of each interval); no tie otherwise; with one search per instance, no interval and no call.",
     "- An instance with more vCPUs than the machine gives a node (its cores less the load generator's) needs a larger machine and is left out of the choice; with `CAPACITY_EXTRAPOLATE=linear` it is searched on the cores there are and its rate scaled by its vCPUs over them, every such figure marked extrapolated.",
