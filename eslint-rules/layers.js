@@ -28,8 +28,8 @@ const LAYERS = [
   { name: 'session', paths: ['session/'], what: 'the steps of a run before its windows; its lock and signals' },
   {
     name: 'commands',
-    paths: ['run.js', 'ab/', 'plan/', 'compare.js', 'record/', 'reclaim.js', 'config.js'],
-    what: 'one run, A/B, plans, compare, record and mix, clean, config',
+    paths: ['run.js', 'ab/', 'plan/', 'capacity/', 'compare.js', 'record/', 'reclaim.js', 'config.js'],
+    what: 'one run, A/B, plans, capacity, compare, record and mix, clean, config',
   },
   { name: 'cli', paths: ['cli.js'], what: 'the command line' },
 ];

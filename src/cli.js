@@ -11,6 +11,7 @@
 //   chainperf compare <a> <b>         compare two runs or two plans
 //   chainperf ab <a.env> <b.env>      interleaved A/B session: ratio B/A with a 95% interval from pairs of windows
 //   chainperf saturate <scenario.env> search the highest sustainable request rate (SATURATE=yes)
+//   chainperf capacity <scenario.env> which instance, how many replicas, at what cost for TARGET_RPS (src/capacity)
 //   chainperf record --to URL --out FILE   a recording JSON-RPC proxy (src/record)
 //   chainperf mix FILE [--name NAME]  a workload file from a capture
 //   chainperf clean                   reclaim what killed runs left (src/reclaim.js)
@@ -21,6 +22,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { runScenario } = require('./run');
 const { runPlan } = require('./plan/run');
+const { runCapacity } = require('./capacity/run');
 const { isPlanFile } = require('./plan/parse');
 const { compare, writeCompare } = require('./compare');
 const { runAb } = require('./ab/run');
@@ -44,6 +46,8 @@ const USAGE = `usage: ./run.sh <scenario.env>            run a scenario, print i
        ./run.sh compare <a> <b>           compare two run folders or two plan folders
        ./run.sh ab <a.env> <b.env>        measure A and B alternately, pair after pair, until B/A is known to ±AB_TARGET_PCT
        ./run.sh saturate <scenario.env>   search the highest sustainable request rate
+       ./run.sh capacity <scenario.env>   the cheapest fleet of INSTANCES for TARGET_RPS under the bounds, verified
+                                          (resumes when run again)
        ./run.sh record --listen [HOST:]PORT --to URL --out FILE   record JSON-RPC traffic through a proxy (until Ctrl-C)
        ./run.sh mix FILE [--name NAME]    write workloads/<NAME>.yml from a capture's methods
        ./run.sh clean                     list the runs on this host; reclaim those that were killed (processes,
@@ -81,6 +85,7 @@ const COMMANDS = {
     run: (rest) => require('./record/cli').mix(rest, { workloadsDir: require('./util/paths').WORKLOADS_DIR }),
   },
   clean: { args: 0, run: () => require('./reclaim').cleanCommand() },
+  capacity: { args: 1, run: async (rest) => (await runCapacity(rest[0])).exitCode },
   saturate: {
     args: 1,
     run: async (rest) => (await runScenario(rest[0], { env: { ...process.env, SATURATE: 'yes' } })).exitCode,

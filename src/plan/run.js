@@ -47,26 +47,27 @@ function fingerprint(plan) {
     .slice(0, 16);
 }
 
-function readState(dir) {
+/** A folder's saved state (plan.json; a capacity run's capacity.json), or null. */
+function readState(dir, file = 'plan.json') {
   try {
-    return JSON.parse(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'));
+    return JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
   } catch {
     return null;
   }
 }
 
-function saveState(dir, state) {
-  const tmp = path.join(dir, 'plan.json.tmp');
+function saveState(dir, state, file = 'plan.json') {
+  const tmp = path.join(dir, `${file}.tmp`);
   fs.writeFileSync(tmp, `${JSON.stringify(scrubDeep(state), null, 2)}\n`); // plan-level URLs stored scrubbed
-  fs.renameSync(tmp, path.join(dir, 'plan.json')); // never a half-written state
+  fs.renameSync(tmp, path.join(dir, file)); // never a half-written state
 }
 
-/** The newest unfinished folder of the same plan, if any. */
-function findResumable(planRoot, fp) {
+/** The newest unfinished folder of the same plan (or capacity run: file names its state), if any. */
+function findResumable(planRoot, fp, file = 'plan.json') {
   if (!fs.existsSync(planRoot)) return null;
   const dirs = fs.readdirSync(planRoot).sort().reverse();
   for (const d of dirs) {
-    const state = readState(path.join(planRoot, d));
+    const state = readState(path.join(planRoot, d), file);
     if (state && state.fingerprint === fp && state.status !== 'complete') return path.join(planRoot, d);
   }
   return null;
@@ -109,8 +110,9 @@ function openPlan(file, plan, planRoot, fp) {
  * Runs the missing repetitions, round by round; returns true when interrupted.
  * Ctrl-C between two runs stops the plan before the next one and still writes the plan report
  * (during a run, the run's own handler tears it down and the run comes back marked interrupted).
+ * save stores the state after each run (plan.json; a capacity run keeps its own file); label starts each log line.
  */
-async function runRounds({ plan, state, dir, fp, env, runner }) {
+async function runRounds({ plan, state, dir, fp, env, runner, save = () => saveState(dir, state), label = null }) {
   const total = plan.points.length * plan.repetitions;
   let interrupted = false;
   const onSignal = () => {
@@ -128,7 +130,7 @@ async function runRounds({ plan, state, dir, fp, env, runner }) {
       const point = state.points[i];
       const done = state.points.reduce((n, p) => n + okRuns(p), 0);
       log(
-        `plan ${plan.name}: round ${round + 1} of ${rounds}, point ${i + 1}/${state.points.length} (${Object.entries(
+        `${label || `plan ${plan.name}`}: round ${round + 1} of ${rounds}, point ${i + 1}/${state.points.length} (${Object.entries(
           point.values,
         )
           .map(([a, b]) => `${a}=${b}`)
@@ -145,7 +147,7 @@ async function runRounds({ plan, state, dir, fp, env, runner }) {
         status: res.run ? res.run.status : 'failed',
         error: res.run ? res.run.error : 'the run did not start',
       });
-      saveState(dir, state);
+      save();
       if (res.run && res.run.status !== 'ok' && /^interrupted/.test(res.run.error || '')) {
         interrupted = true;
         break outer;
@@ -202,4 +204,4 @@ async function runPlan(
   return { exitCode: state.status === 'complete' ? 0 : 1, planDir: dir, state };
 }
 
-module.exports = { runPlan, fingerprint, roundOrder };
+module.exports = { runPlan, fingerprint, roundOrder, runRounds, readState, saveState, findResumable, okRuns };

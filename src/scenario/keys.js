@@ -199,7 +199,7 @@ const KEYS = {
   INSTANCE: {
     type: 'string',
     default: '',
-    doc: "An instance profile, instances/<name>.env (shipped: m5.xlarge, m5.xlarge-gp3-16k, i3.xlarge): sets CORES (capped to the host's cores less the load generator's, with a warning), MEMORY_MB, the DISK_* limits and HOURLY_PRICE, which the file and the environment can still override.",
+    doc: "An instance profile, instances/<name>.env (shipped: m5.xlarge, m5.xlarge-gp3-16k, i3.xlarge, and the 1-vCPU m6g.medium and do-s-1vcpu-2gb): sets CORES (capped to the host's cores less the load generator's, with a warning), MEMORY_MB, the DISK_* limits and HOURLY_PRICE, which the file and the environment can still override.",
   },
   // Resource limits of the node (host, compose and swarm runtimes, DISK_* not on a swarm; refused where the kernel
   // cannot enforce them)
@@ -773,6 +773,46 @@ const KEYS = {
     max: 1000,
     default: null,
     doc: './run.sh ab: exit status 1 when B is worse than A by more than this many percent in a compared figure (CPU per request, requests/s, latency, memory, disk per request) with the whole 95% interval beyond it: a regression gate for CI.',
+  },
+
+  // Capacity (./run.sh capacity <scenario>): what to deploy, how many, at what cost (docs/capacity.md)
+  TARGET_RPS: {
+    type: 'number',
+    min: 0,
+    max: 100000000,
+    default: null,
+    doc: "./run.sh capacity: the request rate the fleet must serve, requests/s (above 0), of the scenario's workload under its bounds (MAX_P99_MS, MAX_ERROR_RATE: the saturation search's, 100 ms and 0.01 when unset).",
+  },
+  INSTANCES: {
+    type: 'string',
+    default: '',
+    doc: './run.sh capacity: the instance profiles to compare: names in instances/ separated by commas (m6g.medium,do-s-1vcpu-2gb), or a folder of profiles (every <name>.env in it; relative to the scenario file when the file sets it, else to the working directory). Each must set CORES and HOURLY_PRICE.',
+  },
+  REDUNDANCY: {
+    type: 'enum',
+    values: ['N+1', 'none'],
+    default: 'N+1',
+    doc: './run.sh capacity: N+1: one replica more than the target needs, so that the fleet still serves it with one replica lost; none: exactly what the target needs.',
+  },
+  CAPACITY_HEADROOM: {
+    type: 'number',
+    min: 0,
+    max: 90,
+    default: 30,
+    doc: "./run.sh capacity: percent kept below each instance's saturated rate: a replica is planned to serve at most (100 - this)% of it.",
+  },
+  CAPACITY_REPEATS: {
+    type: 'int',
+    min: 1,
+    max: 20,
+    default: 3,
+    doc: "./run.sh capacity: saturation searches per instance, each a run of its own on a fresh node, in rounds across the instances; the saturated rate's 95% interval comes from them (none from 1: no tie or no-tie is called then).",
+  },
+  CAPACITY_EXTRAPOLATE: {
+    type: 'enum',
+    values: ['none', 'linear'],
+    default: 'none',
+    doc: "./run.sh capacity: an instance with more cores than the machine can give the node (its cores less the load generator's). none: reported as needing a machine with that many cores and left out of the choice. linear: searched on the cores the machine has, its saturated rate scaled by its cores over those, every such figure marked extrapolated beside the measured points it came from.",
   },
 
   // Report

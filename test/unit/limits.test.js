@@ -197,8 +197,8 @@ describe('instance profiles (INSTANCE)', () => {
     };
   };
 
-  it('ships m5.xlarge, its gp3 at 16,000 IOPS / 1,000 MB/s, and i3.xlarge, each setting only the instance keys', () => {
-    assert.deepEqual(listInstances(), ['i3.xlarge', 'm5.xlarge', 'm5.xlarge-gp3-16k']);
+  it('ships m5.xlarge, its gp3 at 16,000 IOPS / 1,000 MB/s, i3.xlarge and two 1-vCPU profiles, each setting only the instance keys', () => {
+    assert.deepEqual(listInstances(), ['do-s-1vcpu-2gb', 'i3.xlarge', 'm5.xlarge', 'm5.xlarge-gp3-16k', 'm6g.medium']);
     for (const name of listInstances()) {
       const { settings, errors } = readInstance(name);
       assert.deepEqual(errors, [], name);
@@ -242,7 +242,7 @@ describe('instance profiles (INSTANCE)', () => {
     assert.equal(r.errors.length, 1, r.errors.join('\n'));
     assert.match(
       r.errors[0],
-      /inst\.env:1: INSTANCE: no instance profile "m5\.xlarg" in instances\/ \(shipped: i3\.xlarge, m5\.xlarge, m5\.xlarge-gp3-16k\); did you mean m5\.xlarge\?/,
+      /inst\.env:1: INSTANCE: no instance profile "m5\.xlarg" in instances\/ \(shipped: do-s-1vcpu-2gb, i3\.xlarge, m5\.xlarge, m5\.xlarge-gp3-16k, m6g\.medium\); did you mean m5\.xlarge\?/,
     );
     assert.match(resolveWith('INSTANCE=../scenarios/geth-dev\n').errors[0], /no instance profile/);
   });
