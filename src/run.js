@@ -100,6 +100,11 @@ async function measureRun(s, r) {
   run.phase = 'measure';
   const measured = s.SATURATE === 'yes' ? await measureSaturation(ctx) : await measureRepeated(ctx);
   const m = recordMeasured(run, series, s, measured);
+  // FAULT=pause-node: the node's catch-up (with FAULT_LOAD=off, its pause too, with no load)
+  if (held.stack.network && held.stack.network.afterWindows) {
+    run.phase = 'fault';
+    run.fault = await held.stack.network.afterWindows(signal);
+  }
   if (s.PROFILE === 'methods') {
     run.phase = 'profile';
     run.methods_profile = await profileMethods(ctx);

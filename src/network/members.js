@@ -13,6 +13,7 @@ const { startEngineDriver } = require('./engine-driver');
 const { fundSenders, startTxFeed } = require('./tx-feed');
 const { startNetworkWatch, counterReader } = require('./watch');
 const { startHeadWatch } = require('./head-watch');
+const { pauseFault } = require('./pause-fault');
 const { syncFromNetwork, compareState } = require('./sync');
 const { signerWallets } = require('../state/profiles');
 
@@ -241,6 +242,9 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
   const problems = watch.problems;
   watch.problems = () => [...short, ...problems()]; // a member short of peers is said in the run's warnings
   watch.profileFrames = net.profileFrames || null; // NODE_PROFILE=cpu: the share of the node's CPU in networking
+  const victim = members[members.length - 1]; // FAULT=pause-node: the node under test, or a fleet's last replica
+  const enode = enodeOf(net, victim);
+  watch.fault = pauseFault(s, { driver: parts.driver, heads: parts.heads, peers, victim, enode, log });
   if (s.NETWORK_TPS > 0)
     watch.feed = parts.feed = await feedTransactions(s, peers, { devKey: funderKey(s, net), log, signal });
   stack.devKey = funderKey(s, net);
@@ -248,6 +252,8 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
     nodes: peers,
     watch,
     heads: parts.heads, // whether the measured nodes keep up (head-watch.js)
+    // FAULT=pause-node: run.json's fault, once the measured windows are over (the pause itself with FAULT_LOAD=off)
+    ...(watch.fault ? { afterWindows: (sig) => watch.fault.afterWindows(sig) } : {}),
     // The history enters where blocks are built: sent to a measured node, it reached network-1 only by gossip, and
     // under load a transaction announced that way was once never fetched.
     historyUrl: peers[0].rpcUrl,

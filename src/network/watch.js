@@ -109,6 +109,8 @@ function startNetworkWatch(o) {
     feed: null,
     /** @type {RegExp|null} the client's networking frames, for NODE_PROFILE=cpu */
     profileFrames: null,
+    /** @type {any} FAULT=pause-node's plan (pause-fault.js), or null */
+    fault: null,
     /** A measured window's hook: started at its start edge, stopped at its end edge. */
     windowHook: () => networkWindow({ ...o, watch, lost, missing, peerLooks, readEdge }),
     /** What went wrong in the network over the run, for the run's warnings. */
@@ -144,6 +146,7 @@ function peerSampler(rpcUrl, byReplica) {
 
 /** One window of the network watch: its start edge now, its record at stop(). */
 function networkWindow({ driver, heads = null, group = null, counters, watch, lost, missing, peerLooks, readEdge }) {
+  if (watch.fault) watch.fault.windowStarted(); // FAULT=pause-node with the workload on: the first window's
   const start = { at_ms: Date.now(), blocks: driver.stats.blocks, included: driver.stats.transactions };
   const sentAtStart = watch.feed ? watch.feed.stats.sent : 0;
   const groupCpu = group ? group.cpu().total_s : null;

@@ -55,4 +55,24 @@ function keepUpLines(w) {
   return lines;
 }
 
-module.exports = { keepUpLines };
+/** FAULT=pause-node: the cut, the restore and the catch-up (run.fault). */
+function faultLines(f) {
+  if (!f || f.kind !== 'pause-node') return [];
+  const when = f.load === 'on' ? 'in the measured window, the workload running' : 'after the windows, with no load';
+  const lines = [
+    `- FAULT=pause-node (${when}): ${f.node} cut from the chain at ${new Date(f.cut_ms).toISOString()} (network at block ${f.head_at_cut}; ${f.peers_dropped} peers dropped it) for ${f.for_s} s; handed the network's head (block ${f.head_at_restore}) again at ${new Date(f.restored_ms).toISOString()}, answered ${f.restore_status}.`,
+  ];
+  const c = f.catch_up;
+  if (!c) lines.push("- Catch-up: not measured (no look at the node's head around its restore).");
+  else if (c.caught_up)
+    lines.push(
+      `- Catch-up: ${c.gap_blocks} blocks behind at the restore; at the network's head ${num(c.seconds, 2)} s later, ${c.blocks} blocks imported meanwhile (${num(c.blocks_per_s, 1)} blocks per second).`,
+    );
+  else
+    lines.push(
+      `- **Catch-up not done**: ${c.gap_blocks} blocks behind at the restore, ${c.blocks} blocks imported in the ${num(c.seconds, 1)} s waited (up to ${c.waited_up_to_s} s), still behind the network's head.`,
+    );
+  return lines;
+}
+
+module.exports = { keepUpLines, faultLines };

@@ -4,7 +4,7 @@
 // transactions that reached it by gossip).
 
 const { num } = require('./format');
-const { keepUpLines } = require('./keep-up');
+const { keepUpLines, faultLines } = require('./keep-up');
 
 /** The summary's lines for run.network and the window's node.network (none without a network). */
 function networkLines(run) {
@@ -15,6 +15,7 @@ function networkLines(run) {
     `- Network: ${net.nodes} more nodes of the same client beside the node (${net.protocol}; on cpus ${net.cpus}, their CPU not counted as the node's), blocks ${net.blocks}; ${net.tps} transfers per second sent through the other nodes.`,
   ];
   lines.push(...syncLines(run.sync));
+  lines.push(...faultLines(run.fault));
   if (!w) return lines;
   lines.push(
     `- Peers during the window (${w.peers.source}): min ${w.peers.min}, median ${num(w.peers.median, 1)}, max ${w.peers.max} over ${w.peers.samples} reads.`,
