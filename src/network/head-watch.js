@@ -11,10 +11,26 @@
 const fs = require('node:fs');
 const { rpcCall } = require('../util/rpc');
 const { percentile } = require('../stats');
-const { lagFigures, lagSeries, importFigures, staleAnswers, catchUp } = require('../measure/keep-up');
+const { lagAt, lagFigures, lagSeries, importFigures, staleAnswers, catchUp } = require('../measure/keep-up');
 
 const HEAD_EVERY_MS = 250;
 const SAMPLES_MAX = 400000; // a day of looks at 4 a second per node; the oldest go first
+
+/** One look at a node's head, unless its last is still unanswered; a node that does not answer gives no sample. */
+async function lookAt(m) {
+  if (m.busy) return;
+  m.busy = true;
+  const at = Date.now();
+  try {
+    const head = Number(await rpcCall(m.rpcUrl, 'eth_blockNumber', [], { timeoutMs: 2000 }));
+    m.samples.push({ at_ms: at, head });
+    if (m.samples.length > SAMPLES_MAX) m.samples.shift();
+  } catch {
+    m.failed++;
+  } finally {
+    m.busy = false;
+  }
+}
 
 /**
  * Looks at each measured node's head every everyMs; a look still unanswered when the next is due is not doubled (the
@@ -28,22 +44,8 @@ function startHeadWatch({ driver, members, importLog = null, everyMs = HEAD_EVER
   const byName = new Map(
     members.map((m) => [m.name, { ...m, samples: [], busy: false, failed: 0, own: ownImports(m.logFile, importLog) }]),
   );
-  const look = async (m) => {
-    if (m.busy) return;
-    m.busy = true;
-    const at = Date.now();
-    try {
-      const head = Number(await rpcCall(m.rpcUrl, 'eth_blockNumber', [], { timeoutMs: 2000 }));
-      m.samples.push({ at_ms: at, head });
-      if (m.samples.length > SAMPLES_MAX) m.samples.shift();
-    } catch {
-      m.failed++; // a node that does not answer has no head to compare: no sample
-    } finally {
-      m.busy = false;
-    }
-  };
   const timer = setInterval(() => {
-    for (const m of byName.values()) look(m);
+    for (const m of byName.values()) lookAt(m);
   }, everyMs);
   const first = members[0].name;
   const source = `eth_blockNumber of the node every ${everyMs} ms (the look's sending time), against the network's head as chainperf's engine-API driver made it (the producer's imports)`;
@@ -83,6 +85,12 @@ function startHeadWatch({ driver, members, importLog = null, everyMs = HEAD_EVER
     catchUp: (name, restoreMs) => catchUp(driver.chain(), byName.get(name).samples, restoreMs),
     /** The latest look at a node's head ({at_ms, head}, or undefined). */
     lastLook: (name) => byName.get(name).samples.at(-1),
+    /** A node's lag at its latest look ({blocks, seconds, at_ms}), or null before its first answered look. */
+    lagNow(name) {
+      const look = byName.get(name).samples.at(-1);
+      const lag = look ? lagAt(driver.chain(), look.at_ms, look.head) : null;
+      return lag ? { ...lag, at_ms: look.at_ms } : null;
+    },
     stop() {
       clearInterval(timer);
     },
