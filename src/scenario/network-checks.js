@@ -37,6 +37,14 @@ function networkChecks(v, { client, given, at }, errors) {
       errors.push(`${at('SYNC')}: SYNC=network: the node syncs from a network chainperf starts; ${noNetwork(v, at)}`);
     if (given.BLOCK_DELIVERY)
       errors.push(`${at('BLOCK_DELIVERY')}: BLOCK_DELIVERY: a lone node builds its own blocks; ${noNetwork(v, at)}`);
+    if (v.MAX_HEAD_LAG_S !== null && v.MAX_HEAD_LAG_S !== undefined)
+      errors.push(
+        `${at('MAX_HEAD_LAG_S')}: MAX_HEAD_LAG_S: a head lag is measured against a network chainperf starts; ${v.RUNTIME === 'attach' ? 'RUNTIME=attach starts none' : 'set NETWORK_NODES (1 or more)'}`,
+      );
+    if (v.CHAIN_LOAD && v.CHAIN_LOAD !== 'quiet')
+      errors.push(
+        `${at('CHAIN_LOAD')}: CHAIN_LOAD: its traffic enters through the network's nodes; ${noNetwork(v, at)}`,
+      );
     return;
   }
   const where = at('NETWORK_NODES');
