@@ -232,10 +232,17 @@ function keepUpFigures(node) {
   const k = node && node.network && node.network.keep_up;
   if (!k) return {};
   const lag = k.head_lag;
+  // the node's disk bytes (its cgroup's, over the window) per block the network made in it
+  const blocks = node.network.chain ? node.network.chain.blocks : 0;
+  const io = node.io;
+  const perBlock = (x) => (io && blocks > 0 && x !== null && x !== undefined ? Math.round(x / blocks) : null);
   return {
     head_lag_s_max: lag.worst ? lag.worst.seconds : null,
     head_lag_share_behind: lag.share_behind,
     stale_answer_share: k.stale_answers ? k.stale_answers.share : null,
+    ...(io
+      ? { disk_read_bytes_per_block: perBlock(io.read_bytes), disk_write_bytes_per_block: perBlock(io.write_bytes) }
+      : {}),
   };
 }
 
