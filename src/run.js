@@ -128,6 +128,9 @@ async function tearDownRun(r) {
   // NETWORK_NODES: network nodes lost, blocks not handed over, transactions refused
   if (stack && stack.network) run.warnings.push(...stack.network.watch.problems());
   if (stack && stack.fleet) run.warnings.push(...stack.fleet.problems()); // REPLICAS: replicas lost
+  // LB_LAG_CHECK: every change of the agents' answers, the windows' and those outside them
+  const lagCheck = stack && stack.fleet && stack.fleet.lagCheckRecord ? stack.fleet.lagCheckRecord() : null;
+  if (lagCheck && run.fleet) run.fleet.lag_check = lagCheck;
   if (stack && stack.startWarnings) run.warnings.push(...stack.startWarnings); // the swarm's: a task restarted once
   if (stack) {
     log('tearing down');

@@ -1,7 +1,8 @@
 'use strict';
 // NETWORK_NODES in summary.md: whether the node kept up with the network's
 // head while it served (head lag, import times, stale and backwards answers),
-// the blocks the network made, and a fault's catch-up.
+// the blocks the network made, a fault's catch-up, and what a fleet's lag
+// check (LB_LAG_CHECK) did with the replicas that lagged.
 
 const { num } = require('./format');
 
@@ -75,4 +76,39 @@ function faultLines(f) {
   return lines;
 }
 
-module.exports = { keepUpLines, faultLines };
+const at = (ms) => new Date(ms).toISOString();
+
+/**
+ * LB_LAG_CHECK in a window (node.fleet.lag_check; fleet.lag_check, the run's, for the bound): each change of a
+ * replica's agent's answer, and how long each replica was drained.
+ */
+function lagCheckLines(run) {
+  const fl = run.fleet && run.fleet.lag_check;
+  const w = run.node && run.node.fleet && run.node.fleet.lag_check;
+  if (!fl || !w) return [];
+  const what = `- Lag check (LB_LAG_CHECK=on, MAX_HEAD_LAG_S=${fl.bound_s} s): ${fl.agent}; it answers ${fl.answers}.`;
+  return [what, ...lagCheckWindowLines(w)];
+}
+
+/** node.fleet.lag_check: the answers in the window, each change, each replica's time drained. */
+function lagCheckWindowLines(w) {
+  const asked = w.replicas.map((r) => `${r.replica} ${r.answers}`).join(', ');
+  const head = `- Lag check (LB_LAG_CHECK): HAProxy asked each replica's agent every second (${asked} times in the window)`;
+  if (!w.changes.length)
+    return [
+      `${head}; no agent's answer changed in the window: no replica drained for a head lag over MAX_HEAD_LAG_S=${w.bound_s} s.`,
+    ];
+  const drained = w.replicas
+    .filter((r) => r.drained_s > 0)
+    .map((r) => `${r.replica} ${num(r.drained_s, 1)} s`)
+    .join(', ');
+  return [
+    `${head}; out of rotation by the lag check: ${drained || 'none'} of the window.`,
+    ...w.changes.map(
+      (c) =>
+        `  - ${c.replica}: ${c.answer === 'drain' ? '**drained**' : 'ready again'} at ${at(c.at_ms)} (${c.reason}).`,
+    ),
+  ];
+}
+
+module.exports = { keepUpLines, faultLines, lagCheckLines };

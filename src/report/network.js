@@ -4,7 +4,7 @@
 // transactions that reached it by gossip).
 
 const { num } = require('./format');
-const { keepUpLines, faultLines } = require('./keep-up');
+const { keepUpLines, faultLines, lagCheckLines } = require('./keep-up');
 
 /** The summary's lines for run.network and the window's node.network (none without a network). */
 function networkLines(run) {
@@ -95,6 +95,7 @@ function fleetLines(run) {
   );
   lines.push(...(w.replicas_lost || []).map(lostLine));
   lines.push(...(w.rotation || []).map(rotationLine));
+  lines.push(...lagCheckLines(run));
   if (w.fault)
     lines.push(
       `- **Fault ${w.fault.kind}**: ${w.fault.replica} killed at ${new Date(w.fault.at_ms).toISOString()}${w.fault.how ? ` (${w.fault.how}; ordered at ${new Date(w.fault.ordered_ms).toISOString()}, reported stopped at ${new Date(w.fault.reported_ms).toISOString()})` : ''}; after it the clients saw ${w.fault.client_errors_after ?? 'n/a'} requests fail (the last in second ${w.fault.client_last_error_second_after ?? 'n/a'} after the kill's) and HAProxy logged ${w.fault.errors_after} without a 2xx, the last ${w.fault.last_error_after_s ?? 'n/a'} s after the kill; p99 ${w.fault.p99_ms_5s_before ?? 'n/a'} ms in the 5 s before, ${w.fault.p99_ms_5s_after ?? 'n/a'} ms in the 5 s after; the other replicas served ${w.fault.served_by_others_after} requests after it, the killed one ${w.fault.served_by_killed_after}.`,

@@ -118,10 +118,14 @@ function watchRotation(lb, names, everyMs = HEALTH_POLL_MS) {
   };
 }
 
+/** What a drained replica's rotation event says: only LB_LAG_CHECK's agent drains one. */
+const DRAINED = "drained by its agent (LB_LAG_CHECK: the replica's head lagged)";
+
 /** Why HAProxy took each replica out of rotation, as its log says it (the last reason logged for each). */
 function downReasons(logText) {
   const out = {};
-  for (const m of logText.matchAll(/Server \S+?\/(\S+) is DOWN(?:, reason: ([^,]+))?/g)) out[m[1]] = m[2] || null;
+  for (const m of logText.matchAll(/Server \S+?\/(\S+) (?:is DOWN(?:, reason: ([^,]+))?|enters (drain) state)/g))
+    out[m[1]] = m[3] ? DRAINED : m[2] || null;
   return out;
 }
 
@@ -190,8 +194,24 @@ async function balancerSpan(lb, window, logText) {
 const lostProblem = (x) =>
   `replica ${x.replica} exited at ${new Date(x.at_ms).toISOString()} (${x.signal || (x.code === null && x.task ? `its task ${x.task}` : `status ${x.code}`)})`;
 
-/** stack.fleet: the window hook (per-replica figures), the warnings, the run's record. */
-function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck, replicaSource = undefined }) {
+/** LB_LAG_CHECK's part of stack.fleet (no-ops without it). */
+const lagCheckHooks = (lagCheck) => ({
+  /** The agents answer from the head watch from now on (the network runs). */
+  armLagCheck: (heads) => lagCheck && lagCheck.arm(heads),
+  /** The head watch stops: the agents keep their last answers. */
+  freezeLagCheck: () => lagCheck && lagCheck.freeze(),
+  /** The run's record of the agents, every change of an answer included (null without). */
+  lagCheckRecord: () => (lagCheck ? lagCheck.record() : null),
+});
+
+/**
+ * stack.fleet: the window hook (per-replica figures), the warnings, the run's record. lagCheck: LB_LAG_CHECK's agents
+ * (lag-agent.js), or null.
+ */
+function fleetHooks(
+  s,
+  { replicas, lost, lb, lbGroup, balancerCpus, healthCheck, replicaSource = undefined, lagCheck = null },
+) {
   const faultState = { done: false, fault: null, reported: false };
   const rotation = []; // every window's rotation events, for the run's warnings
   return {
@@ -220,6 +240,7 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck,
           const lbSpan = lbGroup ? null : await balancerSpan(lb, window, logText);
           const record = fleetRecord({ replicas, a, b, lbCpu, lbSpan, logText, window, lost, replicaSource, spans });
           record.rotation = withReasons(await watch.stop(), logText);
+          if (lagCheck) record.lag_check = lagCheck.windowRecord(window.start, window.end);
           rotation.push(...record.rotation);
           // for series.json, not run.json: each replica's requests per second
           const series = perSecond(
@@ -240,17 +261,22 @@ function fleetHooks(s, { replicas, lost, lb, lbGroup, balancerCpus, healthCheck,
       };
     },
     problems: () => [...lost.map(lostProblem), ...rotationProblems(rotation), ...faultNotDone(s, faultState)],
-    record: () => ({
-      replicas: s.REPLICAS,
-      algorithm: s.LB_ALGORITHM,
-      balancer: 'HAProxy',
-      balancer_cpus: balancerCpus, // null: on another swarm node (stack.swarm.balancer_placement)
-      config: 'haproxy.cfg',
-      health_check: `HTTP POST ${healthCheck}, expecting a "result"`,
-      per_replica: "CORES and the node's flags apply to each replica; the replicas share the node's cores",
-    }),
+    ...lagCheckHooks(lagCheck),
+    record: () => runRecord(s, { balancerCpus, healthCheck, lagCheck }),
   };
 }
+
+/** run.json's fleet: the replicas, their balancer and its checks. */
+const runRecord = (s, { balancerCpus, healthCheck, lagCheck }) => ({
+  replicas: s.REPLICAS,
+  algorithm: s.LB_ALGORITHM,
+  balancer: 'HAProxy',
+  balancer_cpus: balancerCpus, // null: on another swarm node (stack.swarm.balancer_placement)
+  config: 'haproxy.cfg',
+  health_check: `HTTP POST ${healthCheck}, expecting a "result"`,
+  per_replica: "CORES and the node's flags apply to each replica; the replicas share the node's cores",
+  ...(lagCheck ? { lag_check: lagCheck.describe() } : {}),
+});
 
 module.exports = {
   fleetHooks,

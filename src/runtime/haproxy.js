@@ -1,7 +1,8 @@
 'use strict';
 // HAProxy in front of a fleet of replicas (REPLICAS > 1): its configuration
 // generated from the scenario (one server line per replica, each with an
-// HTTP health check that is a JSON-RPC call, not a TCP ping), its built-in
+// HTTP health check that is a JSON-RPC call, not a TCP ping, and with
+// LB_LAG_CHECK an agent check that drains a replica lagging the chain), its built-in
 // Prometheus exporter read at a window's edges for the requests each replica
 // served (the balancer's own counters, not an estimate), and its access log
 // for each replica's latency as the balancer saw it.
@@ -36,12 +37,14 @@ const RESOLVERS = [
  * @param {object} o
  * @param {number} o.port where clients connect (the workload's endpoint)
  * @param {number} o.statsPort where the Prometheus exporter answers (/metrics)
- * @param {{name: string, host: string, port: number}[]} o.servers the replicas' RPC endpoints
+ * @param {{name: string, host: string, port: number, agent?: {addr: string, port: number}}[]} o.servers the replicas'
+ *   RPC endpoints; agent: LB_LAG_CHECK's agent for the replica (lag-agent.js), asked every agentInterMs
  * @param {string} o.algorithm LB_ALGORITHM: roundrobin, leastconn or first
  * @param {string} o.healthBody the JSON-RPC request of the health check
  * @param {string} o.bind the address both listen on
  * @param {number} [o.checkIntervalMs] how often each replica is checked
  * @param {boolean} [o.dns] servers named by a container network's DNS (compose, swarm)
+ * @param {number} [o.agentInterMs] how often each replica's agent is asked, where it has one
  */
 function renderConfig({
   port,
@@ -52,6 +55,7 @@ function renderConfig({
   bind = '127.0.0.1',
   checkIntervalMs = 1000,
   dns = false,
+  agentInterMs = 1000,
 }) {
   const body = healthBody.replace(/"/g, '\\"');
   // dns: servers named by a container network's DNS (compose, swarm), resolved at start when they answer and again
@@ -102,10 +106,17 @@ function renderConfig({
     // back from an address that is gone) would otherwise wait for the server time-out
     // and a replica whose connections fail under live traffic is marked down at once, without waiting for its checks
     `  default-server inter ${checkIntervalMs} fall 2 rise 2 on-marked-down shutdown-sessions${LIVE_DOWN}${resolve}`,
-    ...servers.map((s) => `  server ${s.name} ${s.host}:${s.port} check`),
+    ...servers.map((s) => `  server ${s.name} ${s.host}:${s.port} check${agentCheck(s.agent, agentInterMs)}`),
     '',
   ].join('\n');
 }
+
+/**
+ * A server's agent check (LB_LAG_CHECK): HAProxy asks the agent every interMs, beside the health check, and takes the
+ * server out of rotation while it answers drain; empty without an agent.
+ */
+const agentCheck = (agent, interMs) =>
+  agent ? ` agent-check agent-addr ${agent.addr} agent-port ${agent.port} agent-inter ${interMs}` : '';
 
 /** The value and labels of every sample of a metric in Prometheus' text format. */
 function samplesOf(text, name) {

@@ -10,7 +10,9 @@
 // fleet: CPU per request is the fleet's. HAProxy (its configuration generated
 // from the scenario, kept with the report) runs in its own cgroup on the other
 // cores; the workload talks to it only. A replica that dies is reported, not
-// fatal: the run fails only when every replica is gone.
+// fatal: the run fails only when every replica is gone. With LB_LAG_CHECK,
+// HAProxy also asks each replica's agent (lag-agent.js) whether it keeps up
+// with the chain, and drains it while it lags.
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -22,6 +24,7 @@ const { freePorts } = require('../util/net');
 const { ensureDebianTool } = require('../install/debian');
 const { renderConfig, startHaproxy, HEALTH_BODY } = require('./haproxy');
 const { fleetHooks } = require('./fleet-hooks');
+const { startLagAgents } = require('./lag-agent');
 const { memberData } = require('../network/host-network');
 const { restoreGenesisOnly } = require('../state/restore');
 const { applyHostLimits, oomKills } = require('./limits');
@@ -70,20 +73,42 @@ async function spawnReplica(s, { client, bin, workDir, prepared, runId, nodeCpus
   };
 }
 
-/** HAProxy in front of the replicas, in its own cgroup; waits until every replica passes its health check. */
+/** LB_LAG_CHECK=on: an agent per replica (lag-agent.js), stopped with the stack; null when off. */
+async function startAgents(s, stack, replicas, log) {
+  if (s.LB_LAG_CHECK !== 'on') return null;
+  const names = replicas.map((r) => r.name);
+  const agents = await startLagAgents({ names, boundS: Number(s.MAX_HEAD_LAG_S), log });
+  stack.cleanups.push(() => agents.stop());
+  log(
+    `LB_LAG_CHECK=on: HAProxy asks each replica's agent every ${agents.interMs / 1000} s; it drains a replica whose head lags more than MAX_HEAD_LAG_S=${s.MAX_HEAD_LAG_S} s`,
+  );
+  return agents;
+}
+
+/**
+ * HAProxy in front of the replicas, in its own cgroup (with LB_LAG_CHECK, each replica's agent beside its health
+ * check); waits until every replica passes its health check.
+ */
 async function startBalancer(s, stack, { replicas, workDir, runId, cpus, log, signal }) {
   const bin = await ensureDebianTool('haproxy', 'haproxy', log);
   const { port, statsPort } = await freePorts(['port', 'statsPort']);
   const group = new Cgroup(`chainperf/${runId}/balancer`, { cpus });
   stack.cleanups.push(() => group.destroy());
   stack.leftovers.push(() => groupsLeftover([group]));
+  const agents = await startAgents(s, stack, replicas, log);
   const config = renderConfig({
     port,
     statsPort,
-    servers: replicas.map((r) => ({ name: r.name, host: '127.0.0.1', port: r.ports.rpc })),
+    servers: replicas.map((r) => ({
+      name: r.name,
+      host: '127.0.0.1',
+      port: r.ports.rpc,
+      ...(agents ? { agent: { addr: '127.0.0.1', port: agents.ports[r.name] } } : {}),
+    })),
     algorithm: s.LB_ALGORITHM,
     healthBody: HEALTH_BODY,
     bind: '127.0.0.1',
+    ...(agents ? { agentInterMs: agents.interMs } : {}),
   });
   const lb = await startHaproxy({ bin, dir: path.join(workDir, 'balancer'), config, port, statsPort, group, signal });
   stack.cleanups.push(() => lb.stop());
@@ -96,7 +121,7 @@ async function startBalancer(s, stack, { replicas, workDir, runId, cpus, log, si
     await new Promise((r) => setTimeout(r, 250));
   }
   log(`HAProxy (${s.LB_ALGORITHM}) at ${lb.url} in front of ${replicas.length} replicas, on cpus ${cpus}`);
-  return { lb, group };
+  return { lb, group, agents };
 }
 
 /** Starts the replicas; `fleet` gathers them, the ones lost, and who waits for all of them to be gone. */
@@ -183,6 +208,7 @@ async function startHostFleet(stack, s, ctx) {
     lbGroup: balancer.group,
     balancerCpus,
     healthCheck: HEALTH_BODY,
+    lagCheck: balancer.agents,
   });
   const members = replicas.map((r) => ({
     name: r.name,

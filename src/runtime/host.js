@@ -275,6 +275,11 @@ async function startHost(s, { runId, workDir, log, signal, onStack }) {
     const ctx = { client, bin, version, workDir, dataDir, ports, group, nodeCpus, network, runId, log, signal };
     const { cmd, members } = await startMeasured(stack, s, { ...ctx, otherCpus });
     if (network) await startNetwork(s, stack, { ...ctx, prepared: network, cpus: otherCpus, members });
+    // LB_LAG_CHECK: the replicas' agents answer from the head watch while the network runs (the teardown stops it)
+    if (stack.fleet && stack.network) {
+      stack.fleet.armLagCheck(stack.network.heads);
+      stack.cleanups.push(async () => stack.fleet.freezeLagCheck());
+    }
     if (!cmd.metrics) {
       log(`${s.CLIENT} exports no metrics: no Prometheus beside it`);
       return stack;

@@ -157,6 +157,12 @@ const KEYS = {
     default: 'roundrobin',
     doc: "REPLICAS: HAProxy's balance algorithm. Every replica gets an HTTP health check that is a JSON-RPC call (eth_blockNumber, expecting a result), not a TCP ping.",
   },
+  LB_LAG_CHECK: {
+    type: 'enum',
+    values: ['on', 'off'],
+    default: null,
+    doc: "REPLICAS with MAX_HEAD_LAG_S (host runtime): whether HAProxy takes a replica out of rotation while its head lags the network's by more than MAX_HEAD_LAG_S seconds. on: each replica's server gets an agent check (HAProxy's agent-check, asked every second) whose agent, in chainperf's process, answers drain while the replica's head lag at its latest look (4 a second) is over the bound or no look at its head was answered for 2 s, and ready once it is within the bound again; a replica is drained only while another one is within it. run.json's fleet.lag_check and each window's node.fleet.lag_check give every change of an answer, with its instant and why (docs/fleets.md#a-lag-aware-health-check-lb_lag_check). Default: on with REPLICAS above 1, MAX_HEAD_LAG_S set and RUNTIME=host; off otherwise. on without MAX_HEAD_LAG_S, without a balancer, or in another runtime is refused.",
+  },
   CORES: {
     type: 'int',
     min: 1,

@@ -12,9 +12,23 @@ function networkDefaults(values, sources) {
     values.BALANCER = values.REPLICAS > 1 ? 'haproxy' : 'none';
     sources.BALANCER = `default (REPLICAS=${values.REPLICAS})`;
   }
+  if (values.LB_LAG_CHECK === null) lagCheckDefault(values, sources);
   if (values.NETWORK_TPS !== null) return;
   values.NETWORK_TPS = values.NETWORK_NODES > 0 ? 2 : 0;
   sources.NETWORK_TPS = `default (${values.NETWORK_NODES > 0 ? 'a network' : 'no network'})`;
+}
+
+/** LB_LAG_CHECK left unset: on for a fleet of the host runtime with MAX_HEAD_LAG_S, its bound; off otherwise. */
+function lagCheckDefault(values, sources) {
+  const fleet = values.BALANCER === 'haproxy' && values.REPLICAS > 1;
+  const bound = values.MAX_HEAD_LAG_S !== null && values.MAX_HEAD_LAG_S !== undefined;
+  const on = fleet && bound && values.RUNTIME === 'host';
+  values.LB_LAG_CHECK = on ? 'on' : 'off';
+  sources.LB_LAG_CHECK = on
+    ? `default (REPLICAS=${values.REPLICAS} with MAX_HEAD_LAG_S=${values.MAX_HEAD_LAG_S})`
+    : fleet && bound
+      ? `default (RUNTIME=${values.RUNTIME}: the lag check runs in the host runtime only)`
+      : 'default';
 }
 
 /**
@@ -84,9 +98,28 @@ function faultChecks(v, at, errors) {
     errors.push(`${at('FAULT')}: FAULT=pause-node: the node is cut from a network chainperf starts; set NETWORK_NODES`);
 }
 
+/** LB_LAG_CHECK=on: a bound to check against, a balancer to ask, the host runtime (its agents are chainperf's). */
+function lagCheckChecks(v, at, errors) {
+  if (v.LB_LAG_CHECK !== 'on') return;
+  const where = `${at('LB_LAG_CHECK')}: LB_LAG_CHECK=on`;
+  if (v.MAX_HEAD_LAG_S === null || v.MAX_HEAD_LAG_S === undefined)
+    errors.push(
+      `${where}: HAProxy takes a replica out of rotation while its head lags by more than MAX_HEAD_LAG_S; set MAX_HEAD_LAG_S (seconds), or LB_LAG_CHECK=off`,
+    );
+  if (v.BALANCER !== 'haproxy')
+    errors.push(
+      `${where}: there is no balancer to take a replica out of rotation (BALANCER=${v.BALANCER}); set REPLICAS above 1`,
+    );
+  else if (v.RUNTIME !== 'host')
+    errors.push(
+      `${where}: the lag check runs in the host runtime only for now (HAProxy asks agents in chainperf's process, on 127.0.0.1); RUNTIME is ${v.RUNTIME}: set RUNTIME=host, or LB_LAG_CHECK=off`,
+    );
+}
+
 /** REPLICAS and BALANCER: what a fleet needs, refused before anything starts. */
 function fleetChecks(v, { given, at }, errors) {
   faultChecks(v, at, errors);
+  lagCheckChecks(v, at, errors);
   if (v.BALANCER === 'none') {
     if (v.REPLICAS > 1)
       errors.push(`${at('BALANCER')}: BALANCER=none: REPLICAS=${v.REPLICAS} replicas are reached through a balancer`);

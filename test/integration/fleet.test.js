@@ -1,8 +1,8 @@
 'use strict';
 // REPLICAS=2 on the host runtime: two geth replicas on a one-node network,
 // each on its own copy of STATE=small, behind a real HAProxy; one replica is killed on purpose inside the window
-// (FAULT=kill-replica@6s) and the fleet keeps serving. Then one frozen
-// (SIGSTOP) for 9 s: HAProxy takes it out of rotation and puts it back. Last,
+// (FAULT=kill-replica@6s) and the fleet keeps serving, the lag check (LB_LAG_CHECK) draining the dead one. Then
+// one frozen (SIGSTOP) for 9 s: HAProxy takes it out of rotation and puts it back. Last,
 // SYNC=network: each replica starts at the genesis and syncs from its peers.
 
 const assert = require('node:assert/strict');
@@ -30,7 +30,14 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
   const limits = {};
 
   before(async () => {
-    const r = startRun(GETH_DEV, { ...FLEET, FAULT: 'kill-replica@6s', DURATION_S: '12', MEMORY_MB: '2048' });
+    // MAX_HEAD_LAG_S turns the lag check on (LB_LAG_CHECK's default for a fleet): a bound no live replica reaches
+    const r = startRun(GETH_DEV, {
+      ...FLEET,
+      FAULT: 'kill-replica@6s',
+      DURATION_S: '12',
+      MEMORY_MB: '2048',
+      MAX_HEAD_LAG_S: '30',
+    });
     tmp = r.tmp;
     await r.waitFor(/measure: measuring for/);
     for (const name of ['replica-1', 'replica-2']) {
@@ -48,7 +55,9 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
     assert.equal(run.fleet.replicas, 2);
     assert.equal(run.fleet.algorithm, 'roundrobin');
     const cfg = fs.readFileSync(path.join(res.reportDir, 'haproxy.cfg'), 'utf8');
-    assert.equal((cfg.match(/^ {2}server replica-\d 127\.0\.0\.1:\d+ check$/gm) || []).length, 2);
+    const server =
+      /^ {2}server replica-\d 127\.0\.0\.1:\d+ check agent-check agent-addr 127\.0\.0\.1 agent-port \d+ agent-inter 1000$/gm;
+    assert.equal((cfg.match(server) || []).length, 2, 'each replica: its health check and its lag agent');
     assert.match(cfg, /eth_blockNumber/, 'the health check is a JSON-RPC call');
   });
 
@@ -132,6 +141,24 @@ describe('REPLICAS=2 behind HAProxy, one killed in the window', () => {
       run.warnings.join('\n'),
     );
     assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /Fault kill-replica/);
+  });
+
+  it("LB_LAG_CHECK: HAProxy asks each replica's agent every second; the killed one, its head no longer seen, is drained", () => {
+    assert.equal(run.fleet.lag_check.bound_s, 30);
+    const w = run.node.fleet.lag_check;
+    const seconds = (run.window.end_ms - run.window.start_ms) / 1000;
+    for (const r of w.replicas) assert.ok(r.answers >= seconds / 2, `${r.replica} asked ${r.answers} times`);
+    assert.equal(w.replicas[0].drain_answers, 0, 'replica-1 keeps up');
+    const drained = w.changes.filter((c) => c.replica === 'replica-2' && c.answer === 'drain');
+    assert.equal(drained.length, 1, JSON.stringify(w.changes));
+    assert.match(drained[0].reason, /no look at its head answered for/);
+    assert.ok(drained[0].at_ms > run.node.fleet.fault.at_ms + 2000, 'no look for 2 s after the kill');
+    for (const c of w.changes)
+      assert.ok(
+        run.fleet.lag_check.changes.some((x) => x.at_ms === c.at_ms),
+        'in the run too',
+      );
+    assert.match(fs.readFileSync(path.join(res.reportDir, 'summary.md'), 'utf8'), /replica-2: \*\*drained\*\* at /);
   });
 
   it('draws the replicas side by side over the window, from each second of the access log', () => {

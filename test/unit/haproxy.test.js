@@ -33,6 +33,31 @@ describe('HAProxy in front of the replicas', () => {
     assert.ok(global > clients, `global maxconn ${global}, clients' frontend ${clients}`);
   });
 
+  it("LB_LAG_CHECK: each server line gets its agent's check beside the health check; none without one", () => {
+    const text = renderConfig({
+      port: 8000,
+      statsPort: 8001,
+      servers: [
+        { name: 'r1', host: '127.0.0.1', port: 9001, agent: { addr: '127.0.0.1', port: 7101 } },
+        { name: 'r2', host: '127.0.0.1', port: 9002, agent: { addr: '127.0.0.1', port: 7102 } },
+        { name: 'r3', host: '127.0.0.1', port: 9003 },
+      ],
+      algorithm: 'roundrobin',
+      healthBody: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+      agentInterMs: 1000,
+    });
+    assert.match(
+      text,
+      /^ {2}server r1 127\.0\.0\.1:9001 check agent-check agent-addr 127\.0\.0\.1 agent-port 7101 agent-inter 1000$/m,
+    );
+    assert.match(
+      text,
+      /^ {2}server r2 127\.0\.0\.1:9002 check agent-check agent-addr 127\.0\.0\.1 agent-port 7102 agent-inter 1000$/m,
+    );
+    assert.match(text, /^ {2}server r3 127\.0\.0\.1:9003 check$/m);
+    assert.match(text, /http-check expect rstring/, 'the JSON-RPC health check stays');
+  });
+
   it("reads each server's responses, errors and state from the exporter", () => {
     const text = [
       '# HELP haproxy_server_http_responses_total x',
@@ -128,5 +153,17 @@ describe('a replica out of rotation: seen from the balancer during the window', 
       { replica: 'replica-2', state: 'up', seen_at_ms: 1795000009000 },
     ]);
     assert.match(w, /HAProxy took replica-2 out of rotation \(seen at .*; Layer7 timeout\), and back at /);
+  });
+
+  it('names a replica drained by its agent (LB_LAG_CHECK) as such; the last reason logged wins', () => {
+    const log = [
+      'Server replicas/replica-2 is DOWN, reason: Layer7 timeout, check duration: 3001ms.',
+      'Server replicas/replica-2 is UP, reason: Layer7 check passed, code: 200, check duration: 2ms.',
+      '[WARNING]  (20782) : Server replicas/replica-2 enters drain state. 1 active and 0 backup servers online.',
+      '[WARNING]  (20782) : Server replicas/replica-2 is UP (leaving forced drain).',
+    ].join('\n');
+    assert.deepEqual(downReasons(log), {
+      'replica-2': "drained by its agent (LB_LAG_CHECK: the replica's head lagged)",
+    });
   });
 });
