@@ -46,6 +46,7 @@ function networkArgs(profile) {
     ...['--miner.gaslimit', String(needs.gas_limit)],
     ...['--txpool.globalslots', String(needs.txpool_global_slots)],
     ...['--txpool.accountslots', String(needs.txpool_account_slots)],
+    ...['--rpc.txfeecap', String(needs.rpc_tx_fee_cap)],
     ...(env.CL_EXTRA ? env.CL_EXTRA.split(' ') : []),
   ];
 }

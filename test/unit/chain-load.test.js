@@ -147,16 +147,18 @@ describe('chain load profiles', () => {
     );
   });
 
-  it('what the network must allow: the gas limit, and pool room for four blocks of transfers', () => {
+  it('what the network must allow: the gas limit, pool room for four blocks of transfers, no fee cap', () => {
     assert.deepEqual(chainNeeds(readChainLoad('heavy').profile), {
       gas_limit: 60_000_000,
       txpool_global_slots: Math.ceil((4 * 57_000_000) / 21000),
       txpool_account_slots: Math.ceil(Math.ceil((4 * 57_000_000) / 21000) / FEED_SENDERS),
+      rpc_tx_fee_cap: 0,
     });
     assert.deepEqual(chainNeeds(readChainLoad('mainnet', { slotS: 1 }).profile), {
       gas_limit: 60_000_000,
       txpool_global_slots: 5120,
       txpool_account_slots: 80,
+      rpc_tx_fee_cap: 0,
     });
   });
 });
@@ -311,6 +313,17 @@ describe('chain load rate', () => {
     const blocks = simulate(truth).slice(10); // after the first 20 s
     const mean = blocks.reduce((s, g) => s + g, 0) / blocks.length;
     assert.ok(Math.abs(mean / 5_000_000 - 1) < 0.02, `mean ${mean}`);
+  });
+
+  it('does not overshoot the quick fall of a chain’s first minute, even with 12 s blocks at 95% of the gas limit', () => {
+    const truth = (t) => 95_000 + 175_000 * Math.exp(-t / 8); // a skewed draw's hot slots fill within seconds
+    const blocks = simulate(truth, { slotS: 12, seconds: 600, gasPerS: 4_750_000 }).map((g) => g / 57_000_000 - 1);
+    assert.ok(
+      Math.max(...blocks) < 0.05,
+      `a block over 105% of its gas, past the gas limit: ${blocks.map((x) => x.toFixed(3))}`,
+    );
+    const later = blocks.slice(5);
+    assert.ok(Math.abs(later.reduce((a, x) => a + x, 0) / later.length) < 0.02, `${later.map((x) => x.toFixed(3))}`);
   });
 
   it('does not swing: after a step in a kind’s gas the blocks come back to the target and stay there', () => {

@@ -193,11 +193,14 @@ function atSlot(name, spec, slotS) {
 }
 
 /**
- * What the network must allow for a profile's traffic: blocks of its gas limit (a dev genesis's gasLimit and the
- * builder's target, geth --miner.gaslimit; a STATE profile's genesis has 200M, which geth moves 1/1024 a block toward
- * that target), and a transaction pool with room for four blocks of the cheapest transactions (geth
- * --txpool.globalslots, at least its default) shared by the feed's senders (--txpool.accountslots): a block the
- * builder missed leaves two blocks' worth waiting, and none is dropped.
+ * What the network must allow for a profile's traffic:
+ * - gas_limit: blocks of the profile's gas limit (a dev genesis's gasLimit, and the builder's target: geth
+ *   --miner.gaslimit; a STATE profile's genesis has 200M, which geth moves 1/1024 a block toward that target);
+ * - txpool_global_slots, txpool_account_slots: a transaction pool with room for four blocks of the cheapest
+ *   transactions (geth --txpool.globalslots, at least its default) shared by the feed's senders
+ *   (--txpool.accountslots): a block the builder missed leaves two blocks' worth waiting, and none is dropped;
+ * - rpc_tx_fee_cap: 0, no cap on a transaction's fee sent through RPC (geth --rpc.txfeecap; its default of 1 ether
+ *   refuses the feed's dearest transactions once blocks above half full have raised the base fee to about 700 gwei).
  * @param {{gas_limit: number, target_gas_per_block: number}} profile
  */
 function chainNeeds(profile, senders = FEED_SENDERS) {
@@ -206,6 +209,7 @@ function chainNeeds(profile, senders = FEED_SENDERS) {
     gas_limit: profile.gas_limit,
     txpool_global_slots: slots,
     txpool_account_slots: Math.max(ACCOUNT_SLOTS, Math.ceil(slots / senders)),
+    rpc_tx_fee_cap: 0,
   };
 }
 

@@ -15,9 +15,14 @@ const { median, percentile } = require('../../stats');
 
 /** How much the average of a kind's gas moves toward one receipt's (about the last 20 receipts count). */
 const RECEIPT_WEIGHT = 0.05;
-/** How much a kind's drift moves toward one receipt's (about the last 100 receipts count). */
-const DRIFT_WEIGHT = 0.01;
-const MAX_DRIFT = 2;
+/**
+ * How far a kind's drift moves toward what one block's receipts of it say (with DRIFT_RECEIPTS of them or more; less
+ * with fewer): a block's change is carried on into the next by this share, a steady trend's in full after a few.
+ */
+const DRIFT_WEIGHT = 0.3;
+const DRIFT_RECEIPTS = 20;
+/** The drift corrects by at most this much either way: a lag of a block or two, not a jump. */
+const MAX_DRIFT = 0.05;
 /** Sends due longer ago than this are given up and counted as behind, not sent in a burst later. */
 const MAX_LAG_S = 1;
 const EPSILON = 1e-9;
@@ -26,10 +31,12 @@ const TOLERANCE = 0.05;
 
 /**
  * Each kind's expected gas: the average of its receipts (from its prior until the first ones), times its drift. The
- * average lags a kind whose gas changes as the chain fills (a storage_write costs less once its slots hold values):
- * each transaction remembers the average it was sent under (predicted()), and its receipt's gas over that is the
- * drift, itself averaged. The drift never feeds on itself (it compares receipts with the plain average, not with the
- * expectation it corrects), so it cannot swing.
+ * average lags a kind whose gas changes as the chain fills (a storage_write costs less once its slots hold values),
+ * by a block at least: each transaction remembers the average it was sent under (predicted()), and a block's receipts'
+ * gas over that is the drift, averaged over blocks and bounded. The drift never feeds on itself (it compares receipts
+ * with the plain average, not with the expectation it corrects), so it cannot swing; damped and bounded, it carries a
+ * steady trend on by a block without extrapolating a sudden change (the first minute of a chain, when a skewed draw's
+ * hot slots fill) into an overshoot.
  * @param {Record<string, number>} mix shares by kind
  * @param {Record<string, number>} priors gas by kind before any receipt
  */
@@ -52,8 +59,8 @@ function gasModel(mix, priors) {
       const ratios = used.map((g, i) => (predicted[i] ? g / predicted[i] : null)).filter((x) => x !== null);
       if (ratios.length) {
         const r = ratios.reduce((s, x) => s + x, 0) / ratios.length;
-        const w = 1 - (1 - DRIFT_WEIGHT) ** ratios.length;
-        drift[kind] = Math.min(MAX_DRIFT, Math.max(1 / MAX_DRIFT, drift[kind] + w * (r - drift[kind])));
+        const w = DRIFT_WEIGHT * Math.min(1, ratios.length / DRIFT_RECEIPTS);
+        drift[kind] = Math.min(1 + MAX_DRIFT, Math.max(1 - MAX_DRIFT, drift[kind] + w * (r - drift[kind])));
       }
       const mean = used.reduce((s, g) => s + g, 0) / used.length;
       // the first receipts replace the prior; later ones move the average as one receipt at a time would
