@@ -5,7 +5,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const CONTRACTS = ['Logger', 'StateStore'];
+const CONTRACTS = ['Logger', 'StateStore', 'SlotWriter'];
 
 /** One contract's compilation: {compiler, abi, bytecode, deployedBytecode}. */
 function compileContract(name) {
