@@ -27,7 +27,9 @@
  *   ports: {rpc: number, ws?: number, metrics?: number, p2p?: number, auth?: number, [name: string]: number|undefined},
  *   chainSpec?: string,
  *   external?: boolean,
- *   network?: {nodeKeyHex: string, jwtFile: string, syncMode?: 'full'|'snap'},
+ *   network?: {nodeKeyHex: string, jwtFile: string, syncMode?: 'full'|'snap',
+ *     chainNeeds?: {gas_limit: number, txpool_global_slots: number, txpool_account_slots: number,
+ *     rpc_tx_fee_cap: number}|null},
  * }} Where
  */
 
@@ -38,7 +40,7 @@
  * @typedef {{
  *   protocol: string,
  *   devKey: string,
- *   writeGenesis: (bin: string, file: string) => void,
+ *   writeGenesis: (bin: string, file: string, o?: {gasLimit?: number|null}) => void,
  *   init: (bin: string, dataDir: string, genesisFile: string, dbEngine: string) => void,
  *   initArgs: (dataDir: string, genesisFile: string, dbEngine: string) => string[],
  *   enode: (nodeKeyHex: string, port: number, host?: string) => string,

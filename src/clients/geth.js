@@ -11,6 +11,7 @@ const { cacheDir } = require('../install/cache');
 const { runWithProgress } = require('../install/progress');
 const { withCacheLock } = require('../install/lock');
 const { IMPORT_LOG } = require('./geth-log');
+const { DEV_KEY, memberArgs, chainArgs } = require('./geth-member');
 
 /** The cached binary for a version, or the CLIENT_BIN the scenario names. */
 function binaryPath(scenario) {
@@ -139,27 +140,6 @@ function command(s, { dataDir, ports, external = false, network }) {
   };
 }
 
-/** geth's well-known developer key (cmd/utils DeveloperKey): the account its dev genesis funds. Public knowledge. */
-const DEV_KEY = '0xb71c71a67e1177ad4e901695e1b4b9ee17ae16c6668d313eac2f96dbcda3f291';
-const NETWORK_ID = '1337'; // the dev chain's, kept for the network's genesis
-
-/**
- * A network member's flags: the network's id, its node key, the engine API's secret; full sync of what peers hold, or
- * snap sync for a node that starts with the genesis block alone (SYNC=network with a STATE profile).
- */
-function memberArgs({ nodeKeyHex, jwtFile, syncMode = 'full' }) {
-  return [
-    '--networkid',
-    NETWORK_ID,
-    '--syncmode',
-    syncMode,
-    '--nodekeyhex',
-    nodeKeyHex,
-    '--authrpc.jwtsecret',
-    jwtFile,
-  ];
-}
-
 /**
  * A network node beside the node under test: a small cache, admin (chainperf peers it) and txpool over HTTP on
  * 127.0.0.1, no WebSocket. It builds blocks when the network's driver asks (recommit often: a block time can be 1 s).
@@ -196,6 +176,7 @@ function peerCommand(s, { dataDir, ports, network, external = false }) {
       '200ms',
       '--ipcdisable',
       '--nodiscover',
+      ...chainArgs(network.chainNeeds),
     ],
     rpcUrl: `http://127.0.0.1:${ports.rpc}`,
     metrics: { target: `127.0.0.1:${ports.metrics}`, path: '/debug/metrics/prometheus' },
@@ -207,8 +188,9 @@ const network = {
   protocol: 'devp2p (eth/68 and eth/69, static peers, no discovery)',
   devKey: DEV_KEY,
   /** geth's dev genesis (geth --dev dumpgenesis) with the developer account funded, as --dev funds it. */
-  writeGenesis(bin, file) {
+  writeGenesis(bin, file, { gasLimit = null } = {}) {
     const genesis = JSON.parse(execFileSync(bin, ['--dev', 'dumpgenesis'], { encoding: 'utf8' }));
+    if (gasLimit) genesis.gasLimit = `0x${gasLimit.toString(16)}`; // CHAIN_LOAD: blocks that hold its traffic
     const dev = new ethers.Wallet(DEV_KEY).address.toLowerCase().slice(2);
     genesis.alloc[dev] = { balance: `0x${((1n << 256n) - 9n).toString(16)}` };
     fs.writeFileSync(file, JSON.stringify(genesis));

@@ -1,16 +1,13 @@
 // @ts-check
 'use strict';
-// NETWORK_NODES in the compose runtime: N more nodes of the same client as
-// services `network-1` .. `network-N` of the run's compose project, from the
-// node's own image, each with its own volume, pinned to the cores the node
-// does not use. The network's compose file is written per run into the work
-// folder (network.yml) beside the limits file: it also gives the `node`
-// service what a member needs (the network's folder with the genesis and the
-// engine secret; its engine API and metrics published on 127.0.0.1 for
-// chainperf's driver and watch). Every data volume gets the network's genesis
-// with a one-off `compose run` of the client's own init before `up`. The
-// nodes peer by service name (devp2p resolves it), and from there on the
-// network is the host runtime's (members.js): the same driver, watch and feed.
+// NETWORK_NODES in the compose runtime: N more nodes of the same client as services `network-1` .. `network-N` of
+// the run's compose project, from the node's own image, each with its own volume, pinned to the cores the node does
+// not use. The network's compose file is written per run into the work folder (network.yml) beside the limits file:
+// it also gives the `node` service what a member needs (the network's folder with the genesis and the engine secret;
+// its engine API and metrics published on 127.0.0.1 for chainperf's driver and watch). Every data volume gets the
+// network's genesis with a one-off `compose run` of the client's own init before `up`. The nodes peer by service
+// name (devp2p resolves it), and from there on the network is the host runtime's (members.js): the same driver, watch
+// and feed.
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -20,6 +17,7 @@ const { cgroupOfPid, lastingCgroupOfPid } = require('../platform/pid-cgroup');
 const { freePorts } = require('../util/net');
 const { writeJwtSecret } = require('./engine-driver');
 const { peerMesh, runNetwork, stopNetworkParts, nodeSyncMode } = require('./members');
+const { chainLoadOf } = require('./chain-load/network');
 const { copyProblem } = require('../state/disk');
 
 /** Where the network's folder (genesis, secret) is mounted in every container of the network. */
@@ -34,10 +32,10 @@ const loopback = (port, inside) => `127.0.0.1:${port}:${inside}`;
  * @param {string} file
  * @param {import('../contracts').Scenario} s
  * @param {{client: import('../contracts').Client, dir: string, imageRef: string, cpus: string,
- *   nodePorts: {auth: number, metrics: number},
+ *   nodePorts: {auth: number, metrics: number}, chainNeeds?: object|null,
  *   peers: {name: string, nodeKeyHex: string, ports: {rpc: number, auth: number, metrics: number}}[]}} o
  */
-function writeNetworkFile(file, s, { client, dir, imageRef, cpus, nodePorts, peers }) {
+function writeNetworkFile(file, s, { client, dir, imageRef, cpus, nodePorts, peers, chainNeeds = null }) {
   const net = /** @type {import('../contracts').NetworkPeer} */ (client.network);
   const inside = containerPorts(client);
   const services = {
@@ -51,7 +49,7 @@ function writeNetworkFile(file, s, { client, dir, imageRef, cpus, nodePorts, pee
       dataDir: '/data',
       ports: inside,
       external: true,
-      network: { nodeKeyHex: p.nodeKeyHex, jwtFile: `${MOUNT}/jwt.hex` },
+      network: { nodeKeyHex: p.nodeKeyHex, jwtFile: `${MOUNT}/jwt.hex`, chainNeeds }, // CHAIN_LOAD: room for it
     });
     const service = { imageRef, command: cmd.args, cpus, ports: p.ports, inside, dir, name: p.name };
     services[p.name] = { ...memberService(service), labels: { 'io.chainperf.role': 'network-node' } };
@@ -98,7 +96,8 @@ async function planComposeNetwork(s, { client, bin, workDir, imageRef, cpus }) {
   const inside = containerPorts(client);
   const dir = path.join(workDir, 'network');
   fs.mkdirSync(dir, { recursive: true });
-  net.writeGenesis(bin, path.join(dir, 'genesis.json'));
+  const load = chainLoadOf(s);
+  net.writeGenesis(bin, path.join(dir, 'genesis.json'), { gasLimit: load ? load.needs.gas_limit : null });
   const jwtFile = writeJwtSecret(path.join(dir, 'jwt.hex'));
   const member = { nodeKeyHex: nodeKey(), jwtFile: `${MOUNT}/jwt.hex`, syncMode: nodeSyncMode(s) };
   const nodePorts = /** @type {{auth: number, metrics: number}} */ (await freePorts(['auth', 'metrics']));
@@ -110,7 +109,7 @@ async function planComposeNetwork(s, { client, bin, workDir, imageRef, cpus }) {
     peers.push({ name: `network-${i}`, nodeKeyHex: nodeKey(), ports });
   }
   const file = path.join(dir, 'network.yml');
-  writeNetworkFile(file, s, { client, dir, imageRef, cpus, nodePorts, peers });
+  writeNetworkFile(file, s, { client, dir, imageRef, cpus, nodePorts, peers, chainNeeds: load ? load.needs : null });
   return { dir, file, jwtFile, member, nodePorts, peers, cpus, inside };
 }
 

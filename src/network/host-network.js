@@ -23,6 +23,7 @@ const { freePorts } = require('../util/net');
 const { processId } = require('../util/proc');
 const { writeJwtSecret } = require('./engine-driver');
 const { peerMesh, runNetwork, stopNetworkParts, nodeSyncMode } = require('./members');
+const { chainLoadOf } = require('./chain-load/network');
 
 const nodeKey = () => crypto.randomBytes(32).toString('hex');
 
@@ -40,6 +41,7 @@ function prepareNetwork(s, { client, bin, workDir, dataDir, state = null }) {
   const dir = path.join(workDir, 'network');
   fs.mkdirSync(dir, { recursive: true });
   const genesisFile = path.join(dir, 'genesis.json');
+  const load = chainLoadOf(s); // CHAIN_LOAD: blocks that hold its traffic, network nodes with room for it
   if (state) {
     // each replica has a copy of its own too, unless it syncs the state from the network (SYNC=network)
     const replicas = s.BALANCER === 'haproxy' && s.SYNC !== 'network' ? s.REPLICAS : 0;
@@ -51,7 +53,7 @@ function prepareNetwork(s, { client, bin, workDir, dataDir, state = null }) {
     );
     if (problem) throw new Error(problem);
   } else {
-    net.writeGenesis(bin, genesisFile);
+    net.writeGenesis(bin, genesisFile, { gasLimit: load ? load.needs.gas_limit : null });
     net.init(bin, dataDir, genesisFile, s.DB_ENGINE);
   }
   const jwtFile = writeJwtSecret(path.join(dir, 'jwt.hex'));
@@ -60,6 +62,7 @@ function prepareNetwork(s, { client, bin, workDir, dataDir, state = null }) {
     genesisFile,
     stateDir: state ? state.dataDir : null,
     jwtFile,
+    chainNeeds: load ? load.needs : null,
     member: { nodeKeyHex: nodeKey(), jwtFile, syncMode: nodeSyncMode(s) },
   };
 }
@@ -83,7 +86,7 @@ async function spawnPeer(s, { client, bin, prepared, group, cpus, i, log }) {
   memberData(s, net, bin, prepared, dataDir, { name: `network-${i}`, log });
   const { rpc, metrics, p2p, auth } = await freePorts(['rpc', 'metrics', 'p2p', 'auth']);
   const ports = { rpc, metrics, p2p, auth };
-  const member = { nodeKeyHex: nodeKey(), jwtFile: prepared.jwtFile };
+  const member = { nodeKeyHex: nodeKey(), jwtFile: prepared.jwtFile, chainNeeds: prepared.chainNeeds };
   const cmd = net.peerCommand(s, { dataDir, ports, network: member });
   const logFd = fs.openSync(path.join(prepared.dir, `node-${i}.log`), 'a');
   const argv = group ? [bin, ...cmd.args] : ['taskset', '-c', cpus, bin, ...cmd.args];

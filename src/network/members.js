@@ -10,12 +10,11 @@ const fs = require('node:fs');
 const { rpcCall } = require('../util/rpc');
 const { sleep } = require('../util/time');
 const { startEngineDriver } = require('./engine-driver');
-const { fundSenders, startTxFeed } = require('./tx-feed');
 const { startNetworkWatch, counterReader } = require('./watch');
 const { startHeadWatch } = require('./head-watch');
 const { pauseFault } = require('./pause-fault');
+const { startTraffic, funderKey } = require('./traffic');
 const { syncFromNetwork, compareState } = require('./sync');
-const { signerWallets } = require('../state/profiles');
 
 /**
  * A node measured on the network: the node under test, or each replica of a fleet (REPLICAS). Its enode and engine
@@ -135,24 +134,8 @@ async function driveBlocks(s, peers, { jwtFile, members, log }) {
   return driver;
 }
 
-/** NETWORK_TPS transfers through the network nodes, once their senders are funded (after the first blocks). */
-async function feedTransactions(s, peers, { devKey, log, signal }) {
-  const wallets = await fundSenders({ url: peers[0].rpcUrl, devKey, seed: s.SEED, rpc: rpcCall, signal });
-  const feed = startTxFeed({ urls: peers.map((p) => p.rpcUrl), wallets, tps: s.NETWORK_TPS, rpc: rpcCall, log });
-  log(
-    `network: ${s.NETWORK_TPS} transfers per second enter through the network nodes, never through the node under test`,
-  );
-  return feed;
-}
-
 /** The node under test's sync mode: snap when it starts with a STATE profile's genesis block alone (SYNC=network). */
 const nodeSyncMode = (s) => (s.STATE !== 'dev' && s.SYNC === 'network' ? 'snap' : 'full');
-
-/**
- * The key whose account funds the network's senders (and signs a run's history): the developer account of the
- * network's dev genesis; a STATE profile's genesis funds its signers instead (the last one here).
- */
-const funderKey = (s, net) => (s.STATE === 'dev' ? net.devKey : signerWallets().at(-1).privateKey);
 
 /**
  * SYNC=network: the history is built on the network (through network-1), and syncNode() makes the node under test
@@ -218,7 +201,7 @@ async function awaitHead(members, producer, { signal, timeoutS = 60 }) {
  * @param {import('../contracts').Scenario} s
  * @param {object} stack
  * @param {{net: import('../contracts').NetworkPeer, peers: Peer[], members: Member[], jwtFile: string,
- *   group: object|null, parts: {driver: any, feed: any, watch: any, heads?: any}, record: object,
+ *   group: object|null, parts: {driver: any, feed: any, watch: any, heads?: any, chainLoad?: any}, record: object,
  *   log: (m: string) => void,
  *   syncCpu?: {read: () => Promise<{total_s: number}>}, signal?: AbortSignal}} o record: what the runtime adds to
  *   run.json's network (cpus, pids or containers); syncCpu: the node's CPU for SYNC=network where stack.cpu is sampled
@@ -245,8 +228,7 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
   const victim = members[members.length - 1]; // FAULT=pause-node: the node under test, or a fleet's last replica
   const enode = enodeOf(net, victim);
   watch.fault = pauseFault(s, { driver: parts.driver, heads: parts.heads, peers, victim, enode, log });
-  if (s.NETWORK_TPS > 0)
-    watch.feed = parts.feed = await feedTransactions(s, peers, { devKey: funderKey(s, net), log, signal });
+  await startTraffic(s, stack, { net, peers, watch, parts, cpus: record.cpus, log, signal });
   stack.devKey = funderKey(s, net);
   stack.network = {
     nodes: peers,
@@ -265,6 +247,7 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
       nodes: s.NETWORK_NODES,
       protocol: net.protocol,
       tps: s.NETWORK_TPS,
+      ...(parts.chainLoad ? { chain_load: parts.chainLoad.record() } : {}),
       blocks: blocksText(s, peers[0].name),
       block_delivery: s.BLOCK_DELIVERY,
       ...record,
@@ -276,6 +259,7 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
 /** Stops what runNetwork started, before the nodes go (their exits are then not losses). */
 async function stopNetworkParts(parts) {
   if (parts.feed) await parts.feed.stop();
+  if (parts.chainLoad) await parts.chainLoad.stop();
   if (parts.driver) await parts.driver.stop();
   if (parts.watch) parts.watch.stop();
   if (parts.heads) parts.heads.stop();

@@ -10,6 +10,7 @@ const { rpcCall } = require('../util/rpc');
 const { median } = require('../stats');
 const { sleep } = require('../util/time');
 const { blockFigures } = require('../measure/keep-up');
+const { feedWindowHook } = require('./chain-load/network');
 
 const PEER_EVERY_MS = 2000;
 const RETRY_MS = 500;
@@ -111,6 +112,8 @@ function startNetworkWatch(o) {
     profileFrames: null,
     /** @type {any} FAULT=pause-node's plan (pause-fault.js), or null */
     fault: null,
+    /** @type {any} CHAIN_LOAD's feed (chain-load/feed.js), or null */
+    chainLoad: null,
     /** A measured window's hook: started at its start edge, stopped at its end edge. */
     windowHook: () => networkWindow({ ...o, watch, lost, missing, peerLooks, readEdge }),
     /** What went wrong in the network over the run, for the run's warnings. */
@@ -147,6 +150,7 @@ function peerSampler(rpcUrl, byReplica) {
 /** One window of the network watch: its start edge now, its record at stop(). */
 function networkWindow({ driver, heads = null, group = null, counters, watch, lost, missing, peerLooks, readEdge }) {
   if (watch.fault) watch.fault.windowStarted(); // FAULT=pause-node with the workload on: the first window's
+  const loadEnd = watch.chainLoad ? feedWindowHook(watch.chainLoad) : null; // CHAIN_LOAD's feed over the window
   const start = { at_ms: Date.now(), blocks: driver.stats.blocks, included: driver.stats.transactions };
   const sentAtStart = watch.feed ? watch.feed.stats.sent : 0;
   const groupCpu = group ? group.cpu().total_s : null;
@@ -168,6 +172,7 @@ function networkWindow({ driver, heads = null, group = null, counters, watch, lo
         transactions_sent: watch.feed ? watch.feed.stats.sent - sentAtStart : 0,
         nodes_lost: lost.filter((x) => x.at_ms <= end),
         ...keepUpRecord(heads, driver, start.at_ms, end),
+        ...(loadEnd ? { chain_load: loadEnd() } : {}),
         // what the network nodes themselves used meanwhile (their cgroup), none of it the node's
         ...(group
           ? {

@@ -19,6 +19,7 @@ const { builtInDefaults, chooseRuntime, defaultLayers, rawSettings, typedSetting
 const { crossCheck } = require('./checks');
 const { networkDefaults, networkWarning, faultWarning } = require('./network-checks');
 const { deriveCompanions, derivedLine } = require('./companions');
+const { chainLoadDefaults } = require('./chain-load-checks');
 
 /**
  * @param {string} file scenario path
@@ -43,6 +44,7 @@ function resolveScenario(file, opts = {}) {
   chooseRuntime(values, sources, client, opts);
   // Companions the scenario leaves unset that its values need (REPLICAS=3: a network), then the defaults that follow.
   const derived = deriveCompanions(values, sources, given);
+  chainLoadDefaults(values, sources, given, { file, errors }); // CHAIN_LOAD's slot and file, before NETWORK_TPS's
   networkDefaults(values, sources);
   const warnings = [
     capInstanceCores(values, sources, cpuCount),
