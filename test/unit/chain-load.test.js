@@ -412,6 +412,11 @@ describe('chain load verdict', () => {
     );
   });
 
+  it('refusals are counted with the last reason', () => {
+    const v = feedVerdict(window([3e6, 3e6], { failed_total: 40, last_error: 'insufficient funds' }));
+    assert.match(v.warning, /; 40 were refused \(the last: insufficient funds\); the feed used/);
+  });
+
   it('sends short of their due, blocks full: not ok', () => {
     assert.equal(feedVerdict(window([5e6, 5e6], { due: 1800 })).ok, false);
   });
