@@ -444,7 +444,11 @@ describe('chain load feed process', function () {
         : tx.data.startsWith(writeSel)
           ? 'storage_write'
           : 'erc20_transfer';
-  const profile = { ...readChainLoad('mainnet', { slotS: 1 }).profile, target_gas_per_s: 1_500_000 };
+  const profile = {
+    ...readChainLoad('mainnet', { slotS: 1 }).profile,
+    target_gas_per_s: 1_500_000,
+    target_gas_per_block: 1_500_000,
+  };
   /** This process's children that run the feed. */
   const feedChildren = () =>
     fs
@@ -477,6 +481,8 @@ describe('chain load feed process', function () {
       throw err;
     });
     try {
+      assert.equal(feed.stats().profile, 'mainnet', 'figures as soon as the start resolves');
+      assert.equal(feed.stats().target_gas_per_block, 1_500_000);
       await new Promise((r) => setTimeout(r, 3000));
       const stats = feed.stats();
       const last = await feed.stop();

@@ -121,8 +121,10 @@ function run(config, ready) {
   const watcher = watchBlocks({ profile, urls, model, pending, sender, blocks, totals });
   const startedAt = Date.now();
   const stats = () => feedStats({ profile, sender, watcher, model, totals, ready, startedAt });
-  const timer = setInterval(() => send({ type: 'stats', stats: stats(), blocks: blocks.splice(0) }), STATS_EVERY_MS);
+  const report = () => send({ type: 'stats', stats: stats(), blocks: blocks.splice(0) });
+  const timer = setInterval(report, STATS_EVERY_MS);
   return {
+    report,
     async stop() {
       clearInterval(timer);
       await sender.stop();
@@ -148,6 +150,7 @@ function main() {
         const ready = await setup(m.config, abort.signal);
         if (stopping) return exit(0);
         running = run(m.config, ready);
+        await running.report(); // stats() has figures as soon as the start resolves
         send({
           type: 'ready',
           setup: { token: ready.token, writer: ready.writer, senders: ready.keys.length, setup_s: ready.setup_s },
