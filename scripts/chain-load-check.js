@@ -1,25 +1,29 @@
 #!/usr/bin/env node
 'use strict';
 // A check of chain traffic (CHAIN_LOAD) on a real network, without a run:
-// starts CL_NODES geth network nodes the way src/network/host-network.js does
+// starts --nodes geth network nodes the way src/network/host-network.js does
 // (the first builds the blocks, chainperf's engine-API driver makes a block
-// every block time), with the producer flags the profile needs, starts the
-// feed against them, and after a warm-up of CL_WARMUP_S measures CL_SECONDS:
-// the blocks' gas (mean, median, 10th and 90th percentiles) against the
-// profile's, transactions a second, sends behind or refused, the feed's CPU
-// in cores, and the nodes' CPU. Not part of CI; nothing else should measure meanwhile.
+// every block time), with the flags the profile needs (chainNeeds), starts
+// the feed against them, and after a warm-up (--warmup, at least 3 blocks)
+// measures --seconds: the blocks' gas (mean, median, 10th and 90th
+// percentiles) against the profile's, transactions a second, sends behind or
+// refused, the feed's CPU in cores, and the nodes' CPU. Not part of CI;
+// nothing else should measure meanwhile.
 //
-//   CL_PROFILE=mainnet CL_BLOCK_TIME_S=2 CL_SECONDS=60 CL_STATE=dev node scripts/chain-load-check.js
+//   node scripts/chain-load-check.js --profile mainnet --block-time 2 --state small --seconds 60
 //
-// CL_PROFILE: a built-in profile or a file; CL_BLOCK_TIME_S: the block time (default the profile's slot);
-// CL_STATE: dev (geth's dev genesis with the profile's gas limit) or a STATE profile (small, ...: a copy of it per
-// node, built into the cache when missing); CL_NODES: network nodes (default 2, the feed sends through both);
-// CL_FEED_CPUS, CL_NODE_CPUS: taskset lists (default: every core). The last line is key=value pairs.
+// --profile: a built-in profile or a file (default mainnet); --block-time: the block time in seconds (default the
+// profile's slot); --state: dev (geth's dev genesis with the profile's gas limit) or a STATE profile (small, ...: a
+// copy of it per node, built into the cache when missing); --distribution: the STATE profile's (default skewed);
+// --nodes: network nodes (default 2, the feed sends through each); --feed-cpus, --node-cpus: taskset lists (default
+// every core); --cgroup: the feed in a cgroup of its own, as a run gives it; --blocks: each block of the window;
+// --geth-args: more flags for every node; --keep: keep the work folder. The last line is key=value pairs.
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
+const { parseArgs } = require('node:util');
 const geth = require('../src/clients/geth');
 const { freePorts } = require('../src/util/net');
 const { Cgroup } = require('../src/platform/cgroup');
@@ -33,12 +37,28 @@ const { readChainLoad, chainNeeds } = require('../src/network/chain-load/profile
 const { startChainLoad } = require('../src/network/chain-load/feed');
 const { feedWindow, feedVerdict } = require('../src/network/chain-load/rate');
 
-const env = process.env;
-const SECONDS = Number(env.CL_SECONDS || 60);
-const WARMUP_S = Number(env.CL_WARMUP_S || 0);
-const STATE = env.CL_STATE || 'dev';
-const NODES = Number(env.CL_NODES || 2);
 const ALL = `0-${os.cpus().length - 1}`;
+const { values: opt } = parseArgs({
+  options: {
+    profile: { type: 'string', default: 'mainnet' },
+    'block-time': { type: 'string' },
+    state: { type: 'string', default: 'dev' },
+    distribution: { type: 'string', default: 'skewed' },
+    seconds: { type: 'string', default: '60' },
+    warmup: { type: 'string', default: '0' },
+    nodes: { type: 'string', default: '2' },
+    'feed-cpus': { type: 'string', default: ALL },
+    'node-cpus': { type: 'string', default: ALL },
+    cgroup: { type: 'boolean', default: false },
+    blocks: { type: 'boolean', default: false },
+    'geth-args': { type: 'string', default: '' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const SECONDS = Number(opt.seconds);
+const WARMUP_S = Number(opt.warmup);
+const STATE = opt.state;
+const NODES = Number(opt.nodes);
 /** Every network node's flags for the profile (chainNeeds): the gas limit it builds toward, room in its pool. */
 function networkArgs(profile) {
   const needs = chainNeeds(profile);
@@ -47,7 +67,7 @@ function networkArgs(profile) {
     ...['--txpool.globalslots', String(needs.txpool_global_slots)],
     ...['--txpool.accountslots', String(needs.txpool_account_slots)],
     ...['--rpc.txfeecap', String(needs.rpc_tx_fee_cap)],
-    ...(env.CL_EXTRA ? env.CL_EXTRA.split(' ') : []),
+    ...opt['geth-args'].split(' ').filter(Boolean),
   ];
 }
 const log = (m) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${m}\n`);
@@ -69,7 +89,7 @@ async function dataFolders(dir, bin, profile) {
   for (const d of dirs) execFileSync('cp', ['-a', '--reflink=auto', st.dataDir, d]);
   // the feed draws over every account and slot the profile holds, as the workload's draws do (state_space)
   const m = st.manifest;
-  const state = { accounts: m.accounts, slots: m.slots, distribution: env.CL_DISTRIBUTION || 'skewed' };
+  const state = { accounts: m.accounts, slots: m.slots, distribution: opt.distribution };
   return { dirs, funderKey: signerWallets().at(-1).privateKey, state };
 }
 
@@ -83,7 +103,7 @@ async function startNodes(dir, bin, dirs, profile) {
     const cmd = geth.network.peerCommand({ DB_ENGINE: 'pebble' }, { dataDir, ports, network: { nodeKeyHex, jwtFile } });
     const args = [...cmd.args, ...networkArgs(profile)];
     const out = fs.openSync(path.join(dir, `node-${i + 1}.log`), 'a');
-    const child = spawn('taskset', ['-c', env.CL_NODE_CPUS || ALL, bin, ...args], { stdio: ['ignore', out, out] });
+    const child = spawn('taskset', ['-c', opt['node-cpus'], bin, ...args], { stdio: ['ignore', out, out] });
     peers.push({
       name: `network-${i + 1}`,
       child,
@@ -126,7 +146,7 @@ function report(verdict, w, nodesCpu, before, after) {
     ]),
   );
   log(`gas per kind in the window's receipts ${JSON.stringify(real)}; drift ${JSON.stringify(after.gas_drift)}`);
-  if (env.CL_BLOCKS)
+  if (opt.blocks)
     for (const b of w.blocks)
       log(`block ${b.number} t=${b.timestamp} seen=${b.seen_ms} gas=${b.gas_used} txs=${b.txs} ours=${b.ours}`);
   log(verdict.ok ? 'held within 5%' : `WARNING: ${verdict.warning}`);
@@ -167,8 +187,8 @@ async function measure(feed, peers, profile) {
 }
 
 async function main() {
-  const { profile, errors } = readChainLoad(env.CL_PROFILE || 'mainnet', {
-    slotS: Number(env.CL_BLOCK_TIME_S) || null,
+  const { profile, errors } = readChainLoad(opt.profile, {
+    slotS: Number(opt['block-time']) || null,
   });
   if (errors.length) throw new Error(errors.join('\n'));
   const bin = geth.binaryPath({ CLIENT_VERSION: '1.16.7' });
@@ -192,10 +212,8 @@ async function main() {
     log(
       `${NODES} nodes on ${STATE}, head ${Number(head.number)} (gas limit ${Number(head.gasLimit)}); ${profile.name} at ${profile.block_time_s} s: ${profile.target_gas_per_block} gas a block; load ${loadAvg()}`,
     );
-    // CL_CGROUP=1: the feed in a cgroup of its own (its CPU read there), as a run's network would give it
-    const group = env.CL_CGROUP
-      ? new Cgroup(`chainperf-check-${process.pid}/feed`, { cpus: env.CL_FEED_CPUS || ALL })
-      : null;
+    // --cgroup: the feed in a cgroup of its own (its CPU read there), as a run's network would give it
+    const group = opt.cgroup ? new Cgroup(`chainperf-check-${process.pid}/feed`, { cpus: opt['feed-cpus'] }) : null;
     if (group) stops.push(() => group.destroy());
     const feed = await startChainLoad({
       group,
@@ -204,7 +222,7 @@ async function main() {
       funderKey,
       seed: 1,
       state,
-      cpus: env.CL_FEED_CPUS || ALL,
+      cpus: opt['feed-cpus'],
       log,
     });
     stops.unshift(() => feed.stop());
@@ -212,7 +230,7 @@ async function main() {
   } finally {
     for (const stop of stops) await stop();
     await sleep(2000);
-    if (!env.CL_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+    if (!opt.keep) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

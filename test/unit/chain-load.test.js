@@ -412,6 +412,11 @@ describe('chain load verdict', () => {
     );
   });
 
+  it('refusals are counted with the last reason', () => {
+    const v = feedVerdict(window([3e6, 3e6], { failed_total: 40, last_error: 'insufficient funds' }));
+    assert.match(v.warning, /; 40 were refused \(the last: insufficient funds\); the feed used/);
+  });
+
   it('sends short of their due, blocks full: not ok', () => {
     assert.equal(feedVerdict(window([5e6, 5e6], { due: 1800 })).ok, false);
   });
@@ -439,7 +444,11 @@ describe('chain load feed process', function () {
         : tx.data.startsWith(writeSel)
           ? 'storage_write'
           : 'erc20_transfer';
-  const profile = { ...readChainLoad('mainnet', { slotS: 1 }).profile, target_gas_per_s: 1_500_000 };
+  const profile = {
+    ...readChainLoad('mainnet', { slotS: 1 }).profile,
+    target_gas_per_s: 1_500_000,
+    target_gas_per_block: 1_500_000,
+  };
   /** This process's children that run the feed. */
   const feedChildren = () =>
     fs
@@ -472,6 +481,8 @@ describe('chain load feed process', function () {
       throw err;
     });
     try {
+      assert.equal(feed.stats().profile, 'mainnet', 'figures as soon as the start resolves');
+      assert.equal(feed.stats().target_gas_per_block, 1_500_000);
       await new Promise((r) => setTimeout(r, 3000));
       const stats = feed.stats();
       const last = await feed.stop();

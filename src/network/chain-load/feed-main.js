@@ -32,7 +32,13 @@ async function setup(config, signal) {
   const keys = senderKeys(seed, config.senders || SENDERS);
   const t0 = Date.now();
   const { value } = await fundSenders({ url: urls[0], funderKey, keys, rpc: rpcCall, signal, timeoutS });
-  const { token, writer } = await deployContracts({ url: urls[0], key: keys[0], rpc: rpcCall, signal, timeoutS });
+  const { token, writer, baseFee } = await deployContracts({
+    url: urls[0],
+    key: keys[0],
+    rpc: rpcCall,
+    signal,
+    timeoutS,
+  });
   const nonces = await Promise.all(
     keys.map((k, w) =>
       rpcCall(urls[w % urls.length], 'eth_getTransactionCount', [addressOf(k), 'pending']).then(Number),
@@ -42,7 +48,7 @@ async function setup(config, signal) {
   log(
     `${keys.length} senders funded with ${value} wei each, token ${token} and SlotWriter ${writer} deployed in ${seconds.toFixed(1)} s`,
   );
-  return { keys, nonces, token, writer, setup_s: seconds };
+  return { keys, nonces, token, writer, baseFee, setup_s: seconds };
 }
 
 /** The block watcher over the building node: each block's record kept for the next message, its receipts taught. */
@@ -108,14 +114,17 @@ function run(config, ready) {
   const salt = BigInt(Date.now()) << 64n; // new values and new code each run, on a chain that had earlier runs
   const ctx = { token: ready.token, writer: ready.writer, draws: spaceDraws(state, r), salt };
   const { keys, nonces } = ready;
-  const sender = startSending({ urls, keys, nonces, profile, ctx, model, pending, rpc: rpcCall, log });
+  const baseFee = ready.baseFee;
+  const sender = startSending({ urls, keys, nonces, profile, ctx, model, pending, rpc: rpcCall, log, baseFee });
   const blocks = [];
   const totals = { included_total: 0, included: {}, included_gas: {}, reverted_total: 0, base_fee_wei: '0' };
   const watcher = watchBlocks({ profile, urls, model, pending, sender, blocks, totals });
   const startedAt = Date.now();
   const stats = () => feedStats({ profile, sender, watcher, model, totals, ready, startedAt });
-  const timer = setInterval(() => send({ type: 'stats', stats: stats(), blocks: blocks.splice(0) }), STATS_EVERY_MS);
+  const report = () => send({ type: 'stats', stats: stats(), blocks: blocks.splice(0) });
+  const timer = setInterval(report, STATS_EVERY_MS);
   return {
+    report,
     async stop() {
       clearInterval(timer);
       await sender.stop();
@@ -141,6 +150,7 @@ function main() {
         const ready = await setup(m.config, abort.signal);
         if (stopping) return exit(0);
         running = run(m.config, ready);
+        await running.report(); // stats() has figures as soon as the start resolves
         send({
           type: 'ready',
           setup: { token: ready.token, writer: ready.writer, senders: ready.keys.length, setup_s: ready.setup_s },

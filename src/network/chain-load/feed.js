@@ -110,8 +110,10 @@ function cpuReader(group, pid) {
  * funderKey: a funded account's key (the dev account, or a STATE profile's signer); seed: the scenario's SEED; state:
  * {accounts, slots, distribution} of the STATE profile, or null on a dev genesis; cpus: the cores to pin to when
  * group does not pin (taskset -c); group: a cgroup of the feed's own, or null.
- * Returns {stats(), cpuSeconds(), stop(), pid, processId, setup}: stats() is the newest figures with blocks_seen (every
- * block since the start, newest KEEP_BLOCKS); stop() ends the sends, waits for the child and returns the last stats.
+ * Returns {stats(), cpuSeconds(), stop(), pid, processId, setup}: stats() is the newest figures (sent once a second,
+ * the first before the start resolves) with blocks_seen (every block since the start, newest KEEP_BLOCKS);
+ * cpuSeconds() the child's CPU (its group's, or its /proc/PID/stat); stop() ends the sends, waits for the child and
+ * returns the last stats. setup: {token, writer, senders, setup_s}.
  * @param {{profile: any, urls: string[], funderKey: string, seed: number|string,
  *   state: {accounts: number, slots: number, distribution: string}|null, cpus?: string|null, group?: any,
  *   log: (m: string) => void, signal?: AbortSignal, senders?: number}} o

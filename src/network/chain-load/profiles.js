@@ -9,10 +9,11 @@
 //
 // Built in:
 //   quiet   - no chain traffic of this feed: the network's NETWORK_TPS transfers alone.
-//   mainnet - Ethereum mainnet's shape: 12 s slots, the 60M gas limit mainnet has had since November 2025
-//             (Fusaka), blocks at half of it (EIP-1559's target, where mainnet's blocks sit on average).
-//   heavy   - the same mix in blocks at 95% of the limit: full blocks. Not 100%: a builder stops packing when no
-//             pending transaction fits in the gas left, so a "full" mainnet block ends a few percent short.
+//   mainnet - Ethereum mainnet's shape: 12 s slots, the 60M gas limit mainnet has had since November 2025,
+//             blocks at half of it (EIP-1559's target, where mainnet's blocks sit on average).
+//   heavy   - the same mix in blocks at 95% of the limit: full blocks. Not 100%: a block cannot be packed to its
+//             last unit of gas (it ends short of the next pending transaction that no longer fits), and traffic at
+//             the limit would leave every slot's surplus waiting in the pools for good; at 95% it drains.
 //
 // A profile of one's own is a YAML file (slot_s, gas_limit, gas_target, mix); readChainLoad checks it.
 
@@ -48,7 +49,7 @@ const BUILT_IN = {
     gas_limit: MAINNET_GAS_LIMIT,
     gas_target: MAINNET_GAS_LIMIT * HEAVY_SHARE,
     mix: MAINNET_MIX,
-    doc: "mainnet's mix in full blocks (95% of the 60M gas limit: a builder stops short of the last unit)",
+    doc: "mainnet's mix in full blocks (95% of the 60M gas limit: a block cannot be packed to its last unit of gas, and a slot's surplus must drain)",
   },
 };
 

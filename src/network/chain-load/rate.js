@@ -128,6 +128,7 @@ function feedWindow(before, after) {
     due: sub('due'),
     sends_behind: sub('sends_behind'),
     failed: sub('failed_total'),
+    last_error: after.last_error || null,
     cpu_s: sub('cpu_s'),
     blocks: after.blocks_seen.filter((b) => b.number > lastBefore),
   };
@@ -170,7 +171,7 @@ function feedVerdict(w) {
     ? `its ${gas.blocks} blocks held ${mgas(gas.mean)} gas on average (median ${mgas(gas.median)}, 10th to 90th percentile ${mgas(gas.p10)} to ${mgas(gas.p90)}) against the profile's ${mgas(w.target_gas_per_block)} (${fmtPct(gasOff)})`
     : `no block was seen in it (the profile's ${mgas(w.target_gas_per_block)} gas per block)`;
   const behind = w.sends_behind ? `; ${w.sends_behind} sends were not made in time` : '';
-  const failed = w.failed ? `; ${w.failed} were refused` : '';
+  const failed = w.failed ? `; ${w.failed} were refused${w.last_error ? ` (the last: ${w.last_error})` : ''}` : '';
   const below = (gas ? gas.mean < w.target_gas_per_block : true) || txOff < 0;
   verdict.warning =
     `${below ? 'the chain load fell behind' : 'the chain load ran above its profile'} (CHAIN_LOAD=${w.profile}) over ${w.seconds.toFixed(0)} s: ${held}, ` +

@@ -32,7 +32,8 @@ class Sender {
   /**
    * @param {{urls: string[], keys: import('ethers').SigningKey[], nonces: number[], profile: any, ctx: any,
    *   model: ReturnType<typeof import('./rate').gasModel>, pending: import('./watcher').Pending,
-   *   rpc: Function, log: (m: string) => void, maxInFlight?: number, now?: () => number}} o
+   *   rpc: Function, log: (m: string) => void, maxInFlight?: number, now?: () => number, baseFee?: bigint}} o
+   *   baseFee: the latest block's when the sends start
    */
   constructor(o) {
     this.urls = o.urls;
@@ -62,7 +63,7 @@ class Sender {
     this.nextKind = kindCycle(o.profile.mix);
     this.pace = pacer();
     this.inFlight = new Set();
-    this.fee = fees(0n);
+    this.fee = fees(o.baseFee || 0n);
     this.turn = 0;
     this.n = 0;
   }
@@ -93,13 +94,14 @@ class Sender {
     const kind = this.nextKind();
     const url = this.urls[w % this.urls.length]; // a sender keeps to one node: its nonces arrive there in order
     const nonce = this.nonces[w]++;
-    const tx = signTx(this.keys[w], txFields(kind, { ...this.ctx, n: this.n++ }), { nonce, ...this.fee });
-    this.pending.set(tx.hash, { kind, at_ms: this.now(), predicted: this.model.predicted(kind) });
+    let tx = null;
     try {
+      tx = signTx(this.keys[w], txFields(kind, { ...this.ctx, n: this.n++ }), { nonce, ...this.fee });
+      this.pending.set(tx.hash, { kind, at_ms: this.now(), predicted: this.model.predicted(kind) });
       await this.rpc(url, 'eth_sendRawTransaction', [tx.raw], { timeoutMs: SEND_TIMEOUT_MS });
     } catch (err) {
-      if (!alreadyKnown(err)) {
-        this.pending.delete(tx.hash);
+      if (!tx || !alreadyKnown(err)) {
+        if (tx) this.pending.delete(tx.hash);
         return this.refused(kind, err, w, url);
       }
     }

@@ -93,7 +93,7 @@ async function fundSenders({ url, funderKey, keys, rpc, signal, timeoutS }) {
 
 /**
  * Deploys the token (Logger.sol: ERC-20 balances) and SlotWriter from the first sender; waits until mined. Returns
- * their addresses and the sender's next nonce.
+ * their addresses and the base fee of the latest block then.
  */
 async function deployContracts({ url, key, rpc, signal, timeoutS }) {
   const from = addressOf(key);
@@ -108,7 +108,11 @@ async function deployContracts({ url, key, rpc, signal, timeoutS }) {
   for (const r of receipts)
     if (Number(r.status) !== 1)
       throw new Error(`the deployment of the chain load's contract in ${r.transactionHash} failed`);
-  return { token: receipts[0].contractAddress, writer: receipts[1].contractAddress };
+  return {
+    token: receipts[0].contractAddress,
+    writer: receipts[1].contractAddress,
+    baseFee: await baseFeeAt(url, rpc, signal),
+  };
 }
 
 module.exports = { SENDERS, fees, senderKeys, addressOf, waitMined, fundSenders, deployContracts, baseFeeAt };
