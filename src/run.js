@@ -91,11 +91,9 @@ async function measureRun(s, r) {
   // the warm-up, by the generator kept for the run's windows (started before the first idle baseline) or a pass
   run.phase = 'warmup';
   await startRunGenerator(ctx, warmUp);
-  if (s.IDLE_S > 0) {
-    run.phase = 'idle';
-    run.idle = await measureIdle(held.stack, s.IDLE_S, signal);
-  }
+  if (s.IDLE_S > 0) await measureIdles(run, held.stack, s.IDLE_S, signal);
   ctx.idle = run.idle || null;
+  ctx.idleChain = run.idle_chain || null; // CHAIN_LOAD: CPU net of the chain's work
 
   run.phase = 'measure';
   const measured = s.SATURATE === 'yes' ? await measureSaturation(ctx) : await measureRepeated(ctx);
@@ -114,6 +112,21 @@ async function measureRun(s, r) {
   run.status = stalled ? 'failed' : 'ok';
   if (stalled) run.error = stalled;
   log(stalled ? `run failed: ${stalled}` : `done: ${fmtHeadline(run.figures)}`);
+}
+
+/**
+ * The idle baseline; with CHAIN_LOAD's traffic (stack.network.quietChain), two: on a quiet chain (the feed paused:
+ * run.idle, what the net figure subtracts) and under the chain's traffic (run.idle_chain, the net of chain work's).
+ */
+async function measureIdles(run, stack, seconds, signal) {
+  run.phase = 'idle';
+  const quiet = stack.network && stack.network.quietChain;
+  if (!quiet) {
+    run.idle = await measureIdle(stack, seconds, signal);
+    return;
+  }
+  run.idle = await quiet(() => measureIdle(stack, seconds, signal, 'the idle baseline on a quiet chain'), signal);
+  run.idle_chain = await measureIdle(stack, seconds, signal, "the idle baseline under the chain's traffic");
 }
 
 /** On every path: the load stops, the stack goes, its logs are kept, the work folder is removed. */

@@ -13,7 +13,7 @@ const { startEngineDriver } = require('./engine-driver');
 const { startNetworkWatch, counterReader } = require('./watch');
 const { startHeadWatch } = require('./head-watch');
 const { pauseFault } = require('./pause-fault');
-const { startTraffic, funderKey } = require('./traffic');
+const { startTraffic, funderKey, quietChain } = require('./traffic');
 const { syncFromNetwork, compareState } = require('./sync');
 
 /**
@@ -234,6 +234,8 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
     nodes: peers,
     watch,
     heads: parts.heads, // whether the measured nodes keep up (head-watch.js)
+    // CHAIN_LOAD: fn() on a quiet chain (the feed paused), for the idle baseline without the chain's traffic
+    ...(parts.chainLoad ? { quietChain: quietChain(s, parts.chainLoad, parts.driver, log) } : {}),
     // FAULT=pause-node: run.json's fault, once the measured windows are over (the pause itself with FAULT_LOAD=off)
     ...(watch.fault ? { afterWindows: (sig) => watch.fault.afterWindows(sig) } : {}),
     // The history enters where blocks are built: sent to a measured node, it reached network-1 only by gossip, and

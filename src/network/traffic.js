@@ -7,6 +7,7 @@
 // funded by the network genesis's funded account.
 
 const { rpcCall } = require('../util/rpc');
+const { sleep } = require('../util/time');
 const { fundSenders, startTxFeed } = require('./tx-feed');
 const { signerWallets } = require('../state/profiles');
 const { chainLoadOf, startNetworkFeed } = require('./chain-load/network');
@@ -54,4 +55,34 @@ async function startTraffic(s, stack, { net, peers, watch, parts, cpus, log, sig
   };
 }
 
-module.exports = { startTraffic, funderKey };
+/** Blocks to wait for after a pause or a resume: the sends under way land in the next one or two. */
+const SETTLE_BLOCKS = 2;
+
+/** Waits until the driver has made `n` more blocks (or n + 1 block times passed). */
+async function blocksLater(driver, n, slotS, signal) {
+  const from = driver.stats.blocks;
+  const deadline = Date.now() + (n + 1) * slotS * 1000;
+  while (driver.stats.blocks < from + n && Date.now() < deadline) await sleep(100, signal);
+}
+
+/**
+ * CHAIN_LOAD: fn() run on a quiet chain: the feed paused (empty blocks still come), the blocks holding what it had
+ * sent let by first; then the feed resumed and its traffic back in the blocks before this resolves. For the idle
+ * baseline that the chain's traffic is not in (the other one, under it, follows).
+ */
+function quietChain(s, feed, driver, log) {
+  return async (fn, signal) => {
+    await feed.pause();
+    log(`chain load: paused for a quiet chain; waiting ${SETTLE_BLOCKS} blocks for what it sent to land`);
+    await blocksLater(driver, SETTLE_BLOCKS, s.DEV_BLOCK_TIME_S, signal);
+    try {
+      return await fn();
+    } finally {
+      await feed.resume();
+      log(`chain load: resumed; waiting ${SETTLE_BLOCKS} blocks for its traffic to be back in the blocks`);
+      await blocksLater(driver, SETTLE_BLOCKS, s.DEV_BLOCK_TIME_S, signal);
+    }
+  };
+}
+
+module.exports = { startTraffic, funderKey, quietChain };

@@ -114,10 +114,12 @@ function startNetworkWatch(o) {
     fault: null,
     /** @type {any} CHAIN_LOAD's feed (chain-load/feed.js), or null */
     chainLoad: null,
+    /** @type {string[]} the windows' CHAIN_LOAD warnings: a feed more than 5% off its profile */
+    loadWarnings: [],
     /** A measured window's hook: started at its start edge, stopped at its end edge. */
     windowHook: () => networkWindow({ ...o, watch, lost, missing, peerLooks, readEdge }),
     /** What went wrong in the network over the run, for the run's warnings. */
-    problems: () => problems(lost, driver, watch.feed),
+    problems: () => [...problems(lost, driver, watch.feed), ...new Set(watch.loadWarnings)],
     stop() {
       stopped = true;
       peerLooks.stop();
@@ -172,7 +174,7 @@ function networkWindow({ driver, heads = null, group = null, counters, watch, lo
         transactions_sent: watch.feed ? watch.feed.stats.sent - sentAtStart : 0,
         nodes_lost: lost.filter((x) => x.at_ms <= end),
         ...keepUpRecord(heads, driver, start.at_ms, end),
-        ...(loadEnd ? { chain_load: loadEnd() } : {}),
+        ...(loadEnd ? { chain_load: feedRecord(loadEnd(), watch) } : {}),
         // what the network nodes themselves used meanwhile (their cgroup), none of it the node's
         ...(group
           ? {
@@ -194,6 +196,12 @@ function keepUpRecord(heads, driver, fromMs, toMs) {
   const keepUp = heads.windowRecord(fromMs, toMs);
   Object.defineProperty(keepUp, 'series', { value: heads.series(fromMs, toMs), enumerable: false });
   return { keep_up: keepUp, chain: blockFigures(driver.stats.timeline, fromMs, toMs) };
+}
+
+/** A window's record of the CHAIN_LOAD feed; a feed more than 5% off its profile is a warning of the run's too. */
+function feedRecord(record, watch) {
+  if (record && record.warning) watch.loadWarnings.push(record.warning);
+  return record;
 }
 
 /** Network nodes that exit before the network is stopped: which, when, how (a process's pid or a container's name). */

@@ -48,6 +48,11 @@ function keepUpLines(w) {
   const k = w.keep_up;
   const lines = [lagLine(k.head_lag), importLine(k.import_ms), ...answerLines(k)];
   for (const r of k.by_replica || []) lines.push(`  ${lagLine(r.head_lag, r.replica).slice(2)}`);
+  const cl = w.chain_load;
+  if (cl)
+    lines.push(
+      `- Chain load (CHAIN_LOAD=${cl.profile}, ${num(cl.target_gas_per_block / 1e6, 2)}M gas a block every ${cl.block_time_s} s): the feed sent ${num(cl.tx_per_s, 1)} transactions a second of the ${num(cl.aimed_tx_per_s, 1)} it aimed at; its blocks held ${cl.gas_per_block ? `${num(cl.gas_per_block.mean / 1e6, 2)}M gas on average (median ${num(cl.gas_per_block.median / 1e6, 2)}M, 10th to 90th percentile ${num(cl.gas_per_block.p10 / 1e6, 2)}M to ${num(cl.gas_per_block.p90 / 1e6, 2)}M, ${cl.gas_per_block.blocks} blocks)` : 'nothing seen'}; ${cl.within_5pct ? 'within 5% of the profile' : '**more than 5% off the profile**'}; the feed's own CPU ${num(cl.feed_cores, 3)} cores (its process, on the network's cores).`,
+    );
   const c = w.chain;
   if (c && c.blocks)
     lines.push(

@@ -30,7 +30,11 @@ function generatorLines(run) {
   const s = (run.provenance || {}).scenario || {};
   if (run.idle)
     lines.push(
-      `- Idle baseline: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num((run.idle.cpu_s / run.idle.seconds) * 1000, 2)} ms/s); the net figure subtracts that rate over the window${idleSettling(run.idle)}.`,
+      `- Idle baseline${run.idle_chain ? ' on a quiet chain (the chain load paused; empty blocks still came)' : ''}: ${num(run.idle.cpu_s, 3)} s of CPU over ${num(run.idle.seconds, 1)} s quiet (${num((run.idle.cpu_s / run.idle.seconds) * 1000, 2)} ms/s); the net figure subtracts that rate over the window${idleSettling(run.idle)}.`,
+    );
+  if (run.idle_chain)
+    lines.push(
+      `- Idle baseline under the chain's traffic (CHAIN_LOAD, no request): ${num(run.idle_chain.cpu_s, 3)} s of CPU over ${num(run.idle_chain.seconds, 1)} s (${num((run.idle_chain.cpu_s / run.idle_chain.seconds) * 1000, 2)} ms/s); the net-of-chain-work figure subtracts that rate over the window${idleSettling(run.idle_chain)}.`,
     );
   if (run.generator && run.generator.cpu_s !== null && run.generator.cpu_s !== undefined) {
     const chain = chainOf(run);

@@ -60,7 +60,15 @@ function figuresLines(run) {
   const l = f.latency_ms || {};
   const lines = ['| figure | value |', '|---|---|'];
   lines.push(`| CPU time per request (gross) | ${ms(f.cpu_ms_per_request)} |`);
-  lines.push(`| CPU time per request (net of idle) | ${ms(f.cpu_ms_per_request_net)} |`);
+  lines.push(
+    `| CPU time per request (net of idle${run.idle_chain ? ', on a quiet chain' : ''}) | ${ms(f.cpu_ms_per_request_net)} |`,
+  );
+  if (f.cpu_ms_per_request_net_of_chain !== undefined)
+    lines.push(`| CPU time per request (net of chain work) | ${ms(f.cpu_ms_per_request_net_of_chain)} |`);
+  if (f.head_lag_s_max !== undefined && f.head_lag_s_max !== null)
+    lines.push(
+      `| Head lag, worst / share of looks behind | ${num(f.head_lag_s_max, 2)} s / ${num(f.head_lag_share_behind * 100, 1)} % |`,
+    );
   lines.push(`| Throughput | ${num(f.rps)} requests/s |`);
   lines.push(
     `| Latency p50 / p95 / p99 / max | ${ms(l.p50, 2)} / ${ms(l.p95, 2)} / ${ms(l.p99, 2)} / ${ms(l.max, 2)} |`,

@@ -127,6 +127,18 @@ describe('CHAIN_LOAD=mainnet at a 2 s slot on STATE=small, the node cut from the
     assert.ok(f.catch_up.blocks_per_s > 0, JSON.stringify(f.catch_up));
   });
 
+  it("reports the feed's rate, gas per block and own CPU against the profile; off by more than 5% is a warning", () => {
+    const cl = run.node.network.chain_load;
+    assert.equal(cl.profile, 'mainnet');
+    assert.equal(cl.target_gas_per_block, 5000000, 'mainnet’s 2.5 Mgas/s at a 2 s slot');
+    assert.ok(cl.gas_per_block.blocks >= 8, JSON.stringify(cl));
+    assert.ok(Math.abs(cl.gas_per_block.mean / cl.target_gas_per_block - 1) < 0.15, JSON.stringify(cl));
+    assert.ok(cl.tx_per_s > 0 && cl.feed_cores > 0 && cl.feed_cores < 1, JSON.stringify(cl));
+    if (!cl.within_5pct) assert.ok(run.warnings.includes(cl.warning), 'a feed off its profile is a warning');
+    assert.equal(run.network.chain_load.network_needs.gas_limit, 60000000);
+    assert.ok(run.node.network.transactions_included > 0);
+  });
+
   it('gives CPU per request net of the chain’s work, below the gross figure', () => {
     const f = run.figures;
     assert.ok(f.cpu_ms_per_request_net_of_chain > 0, JSON.stringify(f));

@@ -3,7 +3,7 @@
 // The chain traffic feed's own process (started by feed.js), so that its CPU
 // is its own: in its cgroup, or pinned with taskset to the network's cores.
 // It talks to its parent over the IPC channel only:
-//   in:  {type: 'start', config}, then {type: 'stop'}
+//   in:  {type: 'start', config}, then {type: 'pause'} and {type: 'resume'} (the sends stop and go on), {type: 'stop'}
 //   out: {type: 'log', message}, {type: 'ready', setup}, {type: 'stats', stats, blocks} every second (blocks: the
 //        ones seen since the last message), {type: 'stopped', stats, blocks}, {type: 'error', message}
 // It exits when its parent goes (the channel closes), whatever the parent's end was.
@@ -125,6 +125,13 @@ function run(config, ready) {
   const timer = setInterval(report, STATS_EVERY_MS);
   return {
     report,
+    /** No send falls due while paused: the chain quiet for an idle baseline. */
+    pause: () => {
+      sender.paused = true;
+    },
+    resume: () => {
+      sender.paused = false;
+    },
     async stop() {
       clearInterval(timer);
       await sender.stop();
@@ -155,6 +162,9 @@ function main() {
           type: 'ready',
           setup: { token: ready.token, writer: ready.writer, senders: ready.keys.length, setup_s: ready.setup_s },
         });
+      } else if ((m.type === 'pause' || m.type === 'resume') && running) {
+        running[m.type]();
+        await send({ type: m.type === 'pause' ? 'paused' : 'resumed' });
       } else if (m.type === 'stop') {
         stopping = true;
         abort.abort(new Error('stopped'));

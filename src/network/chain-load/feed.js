@@ -133,12 +133,26 @@ async function startChainLoad(o) {
     `chain load: CHAIN_LOAD=${profile.name}: ${(profile.target_gas_per_s / 1e6).toFixed(2)} Mgas/s, ${profile.target_gas_per_block} gas a block every ${profile.block_time_s} s, through ${urls.length} network node(s); its process ${pid} ${where}`,
   );
   const cpuSeconds = cpuReader(group, pid);
+  /** Asks the child to pause or resume its sends; resolves once it says it did (or at once when it is gone). */
+  const ask = (type, answer) =>
+    new Promise((resolve) => {
+      if (!child.connected) return resolve(false);
+      const on = (m) => {
+        if (m.type !== answer) return;
+        child.off('message', on);
+        resolve(true);
+      };
+      child.on('message', on);
+      child.send({ type });
+    });
   return {
     pid,
     processId: processId(pid),
     setup,
     stats,
     cpuSeconds,
+    pause: () => ask('pause', 'paused'),
+    resume: () => ask('resume', 'resumed'),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         cpuSeconds();

@@ -66,6 +66,7 @@ class Sender {
     this.fee = fees(o.baseFee || 0n);
     this.turn = 0;
     this.n = 0;
+    this.paused = false;
   }
 
   /** Asks sender w's node where its nonce stands; the sender waits meanwhile. */
@@ -120,7 +121,8 @@ class Sender {
 
   /** Starts the sends that are due now. */
   tick() {
-    this.counts.rate = txRate(this.profile.target_gas_per_s, this.model.perTx());
+    // paused (a quiet chain for an idle baseline): nothing falls due meanwhile, so nothing is owed at the resume
+    this.counts.rate = this.paused ? 0 : txRate(this.profile.target_gas_per_s, this.model.perTx());
     const room = this.resyncing.size >= this.keys.length ? 0 : this.cap - this.inFlight.size;
     for (let k = this.pace.take(this.now(), this.counts.rate, room); k > 0; k--) {
       const w = this.freeSender();
