@@ -20,9 +20,9 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { median } = require('../src/stats');
 const { parseKv, kvLine } = require('./lib/kv');
+const { runSh: runShowing, fmt } = require('./lib/run-sh');
 
 const ROOT = path.join(__dirname, '..');
 const REPS = Math.max(1, Number(process.env.BENCH_LAG_REPS || 3));
@@ -30,32 +30,7 @@ const WINDOW_S = Number(process.env.BENCH_LAG_WINDOW_S || 25);
 const BOUND_S = Number(process.env.BENCH_LAG_BOUND_S || 2);
 const FAULT = 'pause-node@5s:10s';
 
-/** ./run.sh with env; resolves with the report folder (its last stdout line) and the exit status. */
-function runSh(args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ROOT, 'run.sh'), args, {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => {
-      err += d;
-      for (const l of String(d).split('\n'))
-        if (/lag check: |FAULT: |done: |failed/.test(l)) process.stderr.write(`  ${l.trim()}\n`);
-    });
-    child.on('close', (code) => {
-      const dir = out.trim().split('\n').pop();
-      if (!dir || !fs.existsSync(dir))
-        return reject(new Error(`./run.sh ${args.join(' ')} exited ${code}:\n${err.slice(-3000)}`));
-      resolve({ dir, code });
-    });
-  });
-}
-
-const fmt = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : Number(x).toFixed(d));
+const runSh = (args, env) => runShowing(args, env, /lag check: |FAULT: |done: |failed/);
 
 /** One run's figures from its run.json. */
 function figuresOf(run) {

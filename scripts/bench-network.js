@@ -18,9 +18,9 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { median } = require('../src/stats');
 const { parseKv, kvLine } = require('./lib/kv');
+const { runSh: runShowing, fmt } = require('./lib/run-sh');
 
 const ROOT = path.join(__dirname, '..');
 const WINDOW_S = Number(process.env.BENCH_NET_WINDOW_S || 20);
@@ -31,32 +31,7 @@ const SIZES = (process.env.BENCH_NET_SIZES ?? '0 3 8').split(/\s+/).filter(Boole
 /** BENCH_NET_ENV's keys, read by main() (a malformed one is said, not thrown from here). */
 let extra = {};
 
-/** ./run.sh with args and env; resolves with the report folder (its last stdout line). */
-function runSh(args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ROOT, 'run.sh'), args, {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => {
-      err += d;
-      for (const l of String(d).split('\n'))
-        if (/network: |pairs? in|done:|failed/.test(l)) process.stderr.write(`  ${l.trim()}\n`);
-    });
-    child.on('close', (code) => {
-      const dir = out.trim().split('\n').pop();
-      if (!dir || !fs.existsSync(dir))
-        return reject(new Error(`./run.sh ${args.join(' ')} exited ${code}:\n${err.slice(-3000)}`));
-      resolve({ dir, code });
-    });
-  });
-}
-
-const fmt = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : Number(x).toFixed(d));
+const runSh = (args, env) => runShowing(args, env, /network: |pairs? in|done:|failed/);
 
 async function sizes(reports) {
   const out = {};
