@@ -84,11 +84,14 @@ function windowFigures(w) {
   return out;
 }
 
-/** FAULT=pause-node's catch-up of a run, and its window's stale answers; null without a catch-up record. */
+/**
+ * FAULT=pause-node's catch-up of a run, and with FAULT_LOAD=on its window's stale answers (the pause's among them;
+ * with off the pause came after the window, whose stale answers are not the pause's); null without a catch-up record.
+ */
 function catchUpFigures(run) {
   const c = run && run.fault && run.fault.catch_up;
   if (!c) return null;
-  const stale = keepUpOf(run).stale_answers || {};
+  const stale = (run.fault.load === 'on' && keepUpOf(run).stale_answers) || {};
   return {
     caught_up: c.caught_up === true,
     gap_blocks: num(c.gap_blocks),

@@ -72,9 +72,10 @@ describe('npm run bench:chain: figures, medians and ratios', () => {
     assert.equal(f.disk_read_bytes_per_block, null);
   });
 
-  it("reads FAULT=pause-node's catch-up and the window's stale answers; none without a catch-up", () => {
+  it("reads FAULT=pause-node's catch-up, the window's stale answers with FAULT_LOAD=on only; none without a catch-up", () => {
     const run = window();
-    run.fault = { catch_up: { caught_up: true, gap_blocks: 30, seconds: 4.2, blocks: 31, blocks_per_s: 7.4 } };
+    const catchUp = { caught_up: true, gap_blocks: 30, seconds: 4.2, blocks: 31, blocks_per_s: 7.4 };
+    run.fault = { load: 'on', catch_up: catchUp };
     assert.deepEqual(catchUpFigures(run), {
       caught_up: true,
       gap_blocks: 30,
@@ -84,6 +85,10 @@ describe('npm run bench:chain: figures, medians and ratios', () => {
       stale_answers: 12,
       stale_answer_share: 0.12,
     });
+    // FAULT_LOAD=off: the pause came after the window, whose stale answers are not the pause's
+    const off = catchUpFigures({ ...window(), fault: { load: 'off', catch_up: catchUp } });
+    assert.equal(off.stale_answers, null);
+    assert.equal(off.seconds, 4.2);
     assert.equal(catchUpFigures(window()), null);
     assert.equal(catchUpFigures({ fault: { catch_up: null } }), null);
   });
