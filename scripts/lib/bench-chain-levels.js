@@ -64,11 +64,11 @@ async function saturatedRate(ctx) {
     fmt(s.achieved_rps, 0),
     fmt(s.p99_ms, 1),
     fmt(s.error_rate, 4),
-    fmt(s.figures ? s.figures.head_lag_s_max : null, 2),
+    fmt(s.cpu_ms_per_request, 4),
     s.holds ? 'yes' : `no: ${(s.reasons || []).join('; ')}`,
   ]);
   process.stdout.write(
-    `\ntogether: the saturation search (${r.dir}, ${r.seconds} s): R = ${fmt(sat.max_sustainable_target_rps, 0)} requests/s offered (${fmt(sat.max_sustainable_rps, 0)} answered)\n${table(['offered/s', 'answered/s', 'p99 ms', 'errors', 'head lag worst s', 'holds'], rows)}\n\n`,
+    `\ntogether: the saturation search (${r.dir}, ${r.seconds} s): R = ${fmt(sat.max_sustainable_target_rps, 0)} requests/s offered (${fmt(sat.max_sustainable_rps, 0)} answered)\n${table(['offered/s', 'answered/s', 'p99 ms', 'errors', 'CPU ms/request', 'holds'], rows)}\n\n`,
   );
   return sat.max_sustainable_target_rps;
 }
