@@ -24,7 +24,8 @@
 // BENCH_CHAIN_ENGINES_RATE (50), BENCH_CHAIN_AB_WINDOW_S (30), BENCH_CHAIN_AB_MIN (10: minutes of pairs),
 // BENCH_CHAIN_R (the saturated rate, given: no search), BENCH_CHAIN_SAT_STEP_S (10), BENCH_CHAIN_CATCHUP_BLOCK_S (2),
 // BENCH_CHAIN_FAULT (pause-node@10s:60s), BENCH_CHAIN_CATCHUP_WINDOW_S (90), BENCH_CHAIN_CATCHUP_RATE (500).
-// BENCH_CHAIN_ENV adds keys to every run (KEY=value ...). The last line is key=value pairs for scripts.
+// BENCH_CHAIN_ENV adds keys to every run (KEY=value ...). The last line is key=value pairs for scripts; the exit status
+// is 1 when a run failed (every figure printed first), 2 for a knob it cannot read.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -99,9 +100,14 @@ async function main() {
   figures.failed = failed;
   process.stdout.write(`reports: ${reports}\n`);
   process.stdout.write(`${kvLine(figures)}\n`);
+  return failed;
 }
 
-main().catch((err) => {
-  process.stderr.write(`bench:chain: ${err.message}\n`);
-  process.exit(err.message.startsWith('BENCH_CHAIN_') ? 2 : 1);
-});
+main()
+  .then((failed) => {
+    if (failed) process.exitCode = 1;
+  })
+  .catch((err) => {
+    process.stderr.write(`bench:chain: ${err.message}\n`);
+    process.exit(err.message.startsWith('BENCH_CHAIN_') ? 2 : 1);
+  });
