@@ -48,6 +48,25 @@ const readOr = (file) => {
   }
 };
 
+/**
+ * The bytes the group's processes dirtied for writing, net of those cancelled before they were written (the sum of
+ * their /proc/PID/io write_bytes less cancelled_write_bytes), or null. cgroup v1's blkio counts only the writes a
+ * group issues itself: a buffered write reaches the disk later through the kernel's flusher, outside the group, so
+ * a database that writes through the page cache shows none there.
+ */
+function dirtiedBytes(memoryDir) {
+  const procs = memoryDir ? readOr(path.join(memoryDir, 'cgroup.procs')) : null;
+  if (procs === null) return null;
+  let sum = 0;
+  for (const pid of procs.split('\n').filter(Boolean)) {
+    const io = readOr(`/proc/${pid}/io`);
+    if (io === null) continue; // gone meanwhile
+    const field = (k) => Number((new RegExp(`^${k}: (\\d+)`, 'm').exec(io) || [0, 0])[1]);
+    sum += field('write_bytes') - field('cancelled_write_bytes');
+  }
+  return sum;
+}
+
 /** The counters of a group's {memory, blkio} directories now; each null when its file is not readable. */
 function readCgroupIo(dirs) {
   const bytes = dirs.blkio ? readOr(path.join(dirs.blkio, 'blkio.throttle.io_service_bytes')) : null;
@@ -63,6 +82,7 @@ function readCgroupIo(dirs) {
     write_ops: o ? o.write : null,
     major_faults: stat === null ? null : memoryStat(stat, 'pgmajfault'),
     memory_bytes: usage === null ? null : Number(usage.trim()),
+    ...(dirs.dirtied ? { write_bytes_dirtied: dirtiedBytes(dirs.memory) } : {}),
     at_ms: Date.now(),
   };
 }
@@ -123,6 +143,7 @@ function ioBetween(a, b, requestsOk, describe) {
     read_ops: d('read_ops'),
     write_ops: d('write_ops'),
     major_faults: d('major_faults'),
+    ...(a.write_bytes_dirtied !== undefined ? { write_bytes_dirtied: d('write_bytes_dirtied') } : {}),
   };
 }
 
@@ -139,6 +160,9 @@ function ioFigures(node, rps) {
     disk_write_bytes_per_request: round(per(io ? io.write_bytes : null), 3),
     disk_read_iops: io && io.read_ops !== null && io.seconds > 0 ? round(io.read_ops / io.seconds, 3) : null,
     major_faults_per_request: round(per(io ? io.major_faults : null), 6),
+    ...(io && io.write_bytes_dirtied !== undefined
+      ? { disk_write_bytes_dirtied_per_request: round(per(io.write_bytes_dirtied), 3) }
+      : {}),
     memory_bytes_per_rps: node.memory_mean_bytes && rps > 0 ? Math.round(node.memory_mean_bytes / rps) : null,
   };
 }

@@ -241,7 +241,13 @@ function keepUpFigures(node) {
     head_lag_share_behind: lag.share_behind,
     stale_answer_share: k.stale_answers ? k.stale_answers.share : null,
     ...(io
-      ? { disk_read_bytes_per_block: perBlock(io.read_bytes), disk_write_bytes_per_block: perBlock(io.write_bytes) }
+      ? {
+          disk_read_bytes_per_block: perBlock(io.read_bytes),
+          disk_write_bytes_per_block: perBlock(io.write_bytes),
+          ...(io.write_bytes_dirtied !== undefined
+            ? { disk_write_bytes_dirtied_per_block: perBlock(io.write_bytes_dirtied) }
+            : {}),
+        }
       : {}),
   };
 }

@@ -61,8 +61,8 @@ async function prepareHostData(stack, s, group, { bin, version, workDir, log, si
   if (group && group.version === 1) {
     const counting = enableIoCounting(group.blkio, blockDeviceOf(dataDir));
     stack.ioCounters = cgroupIoSource(
-      { memory: group.memory, blkio: counting ? group.blkio : null },
-      `cgroup ${group.name} (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault)`,
+      { memory: group.memory, blkio: counting ? group.blkio : null, dirtied: true },
+      `cgroup ${group.name} (blkio.throttle.io_service_bytes/io_serviced, memory.stat total_pgmajfault; the bytes its processes dirtied for writing from /proc/PID/io)`,
     );
   }
   return dataDir;

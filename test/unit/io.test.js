@@ -167,3 +167,29 @@ describe('COLD=yes', () => {
     assert.deepEqual(residentBytes([]), 0);
   });
 });
+
+describe('the bytes a group’s processes dirtied for writing', () => {
+  it('sums /proc/PID/io write_bytes less cancelled_write_bytes over the group’s processes, which blkio misses', () => {
+    const dir = tmpDir();
+    fs.writeFileSync(path.join(dir, 'cgroup.procs'), `${process.pid}\n999999999\n`); // this test, and one gone
+    const before = readCgroupIo({ memory: dir, dirtied: true }).write_bytes_dirtied;
+    const file = path.join(dir, 'written.bin');
+    fs.writeFileSync(file, Buffer.alloc(4 << 20, 1)); // 4 MiB through the page cache, kept
+    const after = readCgroupIo({ memory: dir, dirtied: true }).write_bytes_dirtied;
+    assert.ok(after - before >= 4 << 20, `dirtied ${after - before} bytes`);
+    assert.equal(readCgroupIo({ memory: dir }).write_bytes_dirtied, undefined, 'only where asked for');
+    const io = ioBetween(
+      { ...EMPTY, write_bytes_dirtied: before, at_ms: 0 },
+      { ...EMPTY, write_bytes_dirtied: after, at_ms: 1000 },
+      10,
+      'x',
+    );
+    assert.equal(io.write_bytes_dirtied, after - before);
+    assert.equal(
+      ioFigures({ io }, 10).disk_write_bytes_dirtied_per_request,
+      Number(((after - before) / 10).toFixed(3)),
+    );
+  });
+});
+
+const EMPTY = { read_bytes: 0, write_bytes: 0, read_ops: 0, write_ops: 0, major_faults: 0 };
