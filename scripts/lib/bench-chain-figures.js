@@ -38,6 +38,16 @@ const FIGURES = {
     digits: 0,
     get: (w) => fig(w, 'disk_write_bytes_per_block'),
   },
+  disk_write_bytes_dirtied_per_block: {
+    label: 'bytes dirtied for writing/block',
+    digits: 0,
+    get: (w) => fig(w, 'disk_write_bytes_dirtied_per_block'),
+  },
+  disk_write_bytes_dirtied_per_request: {
+    label: 'bytes dirtied for writing/request',
+    digits: 1,
+    get: (w) => fig(w, 'disk_write_bytes_dirtied_per_request'),
+  },
   disk_read_bytes_per_request: {
     label: 'disk bytes read/request',
     digits: 1,

@@ -11,6 +11,8 @@ const ENGINE_KEYS = [
   'disk_write_bytes_per_block',
   'disk_read_bytes_per_request',
   'disk_write_bytes_per_request',
+  'disk_write_bytes_dirtied_per_block',
+  'disk_write_bytes_dirtied_per_request',
   'import_p50_ms',
   'import_p99_ms',
   'client_import_p50_ms',
