@@ -42,6 +42,15 @@ function resolveBoth(fileA, fileB, env) {
   if (restart) errors.push(restart);
   const slice = errors.length ? null : sliceProblem(a.scenario);
   if (slice) errors.push(slice);
+  // a fault lands in one window of a run: pair after pair, it would fall in the first pair's windows alone
+  for (const [side, r] of [
+    ['A', a],
+    ['B', b],
+  ])
+    if (r.scenario && r.scenario.FAULT)
+      errors.push(
+        `${side}: FAULT=${r.scenario.FAULT}: not in an A/B session, whose pairs are alike; measure it in a run`,
+      );
   if (
     !errors.length &&
     a.scenario.RUNTIME === 'attach' &&

@@ -299,3 +299,13 @@ describe("summary.md's keep-up lines", () => {
     assert.deepEqual(keepUpLines({}), []);
   });
 });
+
+describe('a fault in an A/B session', () => {
+  it('is refused before anything starts: it would land in the first pair alone', () => {
+    const { resolveBoth } = require('../../src/ab/run');
+    const file = writeScenario(tmpDir(), 'a.env', 'CHAIN=ethereum\nCLIENT=geth\nRUNTIME=host\n');
+    const { errors } = resolveBoth(file, file, { FAULT: 'pause-node@5s:5s' });
+    assert.equal(errors.length, 2);
+    assert.match(errors[0], /^A: FAULT=pause-node@5s:5s: not in an A\/B session/);
+  });
+});
