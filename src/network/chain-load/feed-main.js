@@ -8,6 +8,7 @@
 //        ones seen since the last message), {type: 'stopped', stats, blocks}, {type: 'error', message}
 // It exits when its parent goes (the channel closes), whatever the parent's end was.
 
+const { ethers } = require('ethers');
 const { rpcCall } = require('../../util/rpc');
 const { seededRandom } = require('../../util/random');
 const { KIND_GAS, spaceDraws } = require('./kinds');
@@ -46,7 +47,7 @@ async function setup(config, signal) {
   );
   const seconds = (Date.now() - t0) / 1000;
   log(
-    `${keys.length} senders funded with ${value} wei each, token ${token} and SlotWriter ${writer} deployed in ${seconds.toFixed(1)} s`,
+    `${keys.length} senders funded with ${ethers.formatEther(value)} ether each, token ${token} and SlotWriter ${writer} deployed in ${seconds.toFixed(1)} s`,
   );
   return { keys, nonces, token, writer, baseFee, setup_s: seconds };
 }
