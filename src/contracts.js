@@ -216,6 +216,7 @@
  *   cleanups?: Array<() => any>,
  *   onNodeExit: (fn: (info: {code: number|null, signal: string|null, restarted?: boolean, status?: string}) => void) =>
  * void,
+ *   lookForNodeExit?: () => Promise<void>,
  *   teardown: () => Promise<void>,
  * }} Stack
  */

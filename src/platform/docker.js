@@ -77,8 +77,8 @@ function engineVersionSync() {
 }
 
 /** Container details (State, Config, Id, HostConfig), or null when there is no such container. */
-async function inspectContainer(nameOrId) {
-  const r = await engine('GET', `/containers/${encodeURIComponent(nameOrId)}/json`);
+async function inspectContainer(nameOrId, opts = {}) {
+  const r = await engine('GET', `/containers/${encodeURIComponent(nameOrId)}/json`, opts);
   if (r.status === 404) return null;
   if (r.status !== 200)
     throw new Error(`Docker engine: inspect ${nameOrId}: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);

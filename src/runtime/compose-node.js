@@ -66,6 +66,13 @@ async function watchNodeContainer(stack, containers) {
   }, 1000);
   stack.cleanups.push(() => clearInterval(watch)); // runs before down: leaving a container is not the node exiting
   stack.onNodeExit = (fn) => (exitInfo ? fn(exitInfo) : exitListeners.push(fn));
+  // A run that failed otherwise (the engine's stats timing out on a container being killed) looks once more, with
+  // time to answer, so that an exit the watch had not seen yet is the reason given.
+  stack.lookForNodeExit = async () => {
+    if (exitInfo || restarting) return;
+    const gone = nodeExitOf(await docker.inspectContainer(containers.node.id, { timeoutMs: 30000 }), startedAt);
+    if (gone && !exitInfo) report(gone);
+  };
   /** Stops the node container, runs between() (COLD=yes: drop the page cache), starts it again. */
   stack.restartNode = async (between) => {
     restarting = true;

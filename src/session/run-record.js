@@ -50,6 +50,7 @@ async function recordFailure(r, err) {
   // A node that died (e.g. killed for its MEMORY_MB) is often seen first as a refused request: let its exit be reported
   // as the reason.
   if (held.stack && !signal.aborted) await new Promise((res) => setTimeout(res, 500));
+  if (held.stack && held.stack.lookForNodeExit && !signal.aborted) await held.stack.lookForNodeExit().catch(() => {});
   run.error = signal.aborted && signal.reason ? signal.reason.message : err.message;
   if (err.partial) Object.assign(run, err.partial); // windows measured before the failure
   applyPartialWindow(run, series, err); // and the one cut short, up to the failure

@@ -259,3 +259,27 @@ describe('Docker engine lost', () => {
     );
   });
 });
+
+describe('the reason a run failed', () => {
+  const { recordFailure } = require('../../src/session/run-record');
+  const failing = (stack) => {
+    const controller = new AbortController();
+    return { run: { phase: 'measure', warnings: [] }, series: {}, held: { stack }, controller };
+  };
+  it("a node exit not seen yet by the watch is the reason, not the engine's error it caused", async () => {
+    const r = failing({});
+    r.held.stack.lookForNodeExit = async () =>
+      r.controller.abort(new Error('the node exited during measure (status 137)'));
+    await recordFailure(r, new Error('Docker engine: GET /containers/x/stats timed out after 10000 ms'));
+    assert.equal(r.run.status, 'failed');
+    assert.equal(r.run.error, 'the node exited during measure (status 137)');
+  });
+  it('a node still running: the error itself; a look that fails changes nothing', async () => {
+    const r = failing({ lookForNodeExit: async () => {} });
+    await recordFailure(r, new Error('the generator crashed'));
+    assert.equal(r.run.error, 'the generator crashed');
+    const r2 = failing({ lookForNodeExit: async () => Promise.reject(new Error('engine busy')) });
+    await recordFailure(r2, new Error('the generator crashed'));
+    assert.equal(r2.run.error, 'the generator crashed');
+  });
+});
