@@ -5,39 +5,14 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
-
-const ROOT = path.join(__dirname, '..', '..');
+const { runSh: runShowing, ROOT } = require('./run-sh');
 
 // The run's lines worth showing while the bench waits: a state built once, the network, the pause, the search.
 const PROGRESS =
   /STATE=|state (history|fill)|statewriter|network: |FAULT: |saturation( step \d+)?: |pairs? in|chain load|done: |failed|error/i;
 
-/**
- * ./run.sh with args and env (unset: keys taken out of the bench's own environment); resolves with the report folder
- * (its last stdout line) and the exit status, rejects when no folder was printed.
- */
-function runSh(args, env, unset = []) {
-  const full = { ...process.env };
-  for (const k of unset) delete full[k];
-  Object.assign(full, env);
-  return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ROOT, 'run.sh'), args, { cwd: ROOT, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => {
-      err += d;
-      for (const l of String(d).split('\n')) if (PROGRESS.test(l)) process.stderr.write(`  ${l.trim()}\n`);
-    });
-    child.on('close', (code) => {
-      const dir = out.trim().split('\n').pop();
-      if (!dir || !fs.existsSync(dir))
-        return reject(new Error(`./run.sh ${args.join(' ')} exited ${code}:\n${err.slice(-2000)}`));
-      resolve({ dir, code });
-    });
-  });
-}
+/** ./run.sh with args and env, its progress lines shown (unset: keys taken out of the bench's own environment). */
+const runSh = (args, env, unset = []) => runShowing(args, env, PROGRESS, unset);
 
 /**
  * One run, tolerated: {ok, dir, doc, error, seconds}. doc is the report's run.json (ab.json for ./run.sh ab); a run

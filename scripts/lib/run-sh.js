@@ -16,14 +16,14 @@ const ROOT = path.join(__dirname, '..', '..');
  * @param {string[]} args
  * @param {object} env
  * @param {RegExp} show the stderr lines echoed, indented
+ * @param {string[]} [unset] keys taken out of the bench's own environment
  */
-function runSh(args, env, show) {
+function runSh(args, env, show, unset = []) {
+  const full = { ...process.env };
+  for (const k of unset) delete full[k];
+  Object.assign(full, env);
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ROOT, 'run.sh'), args, {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(path.join(ROOT, 'run.sh'), args, { cwd: ROOT, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
