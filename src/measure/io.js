@@ -55,16 +55,28 @@ const readOr = (file) => {
  * a database that writes through the page cache shows none there.
  */
 function dirtiedBytes(memoryDir) {
-  const procs = memoryDir ? readOr(path.join(memoryDir, 'cgroup.procs')) : null;
-  if (procs === null) return null;
+  const pids = memoryDir ? pidsUnder(memoryDir) : [];
+  if (!pids.length) return null; // no process to read: not a zero
   let sum = 0;
-  for (const pid of procs.split('\n').filter(Boolean)) {
+  for (const pid of pids) {
     const io = readOr(`/proc/${pid}/io`);
     if (io === null) continue; // gone meanwhile
     const field = (k) => Number((new RegExp(`^${k}: (\\d+)`, 'm').exec(io) || [0, 0])[1]);
     sum += field('write_bytes') - field('cancelled_write_bytes');
   }
   return sum;
+}
+
+/** The processes of a cgroup v1 group and of the groups under it (a fleet's replicas each have their own). */
+function pidsUnder(dir) {
+  const own = (readOr(path.join(dir, 'cgroup.procs')) || '').split('\n').filter(Boolean);
+  let subs = [];
+  try {
+    subs = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory());
+  } catch {
+    // not listable: its own processes alone
+  }
+  return [...own, ...subs.flatMap((e) => pidsUnder(path.join(dir, e.name)))];
 }
 
 /** The counters of a group's {memory, blkio} directories now; each null when its file is not readable. */
@@ -125,6 +137,8 @@ function cgroupIoSource(dirs, describe) {
   return { describe, read: () => readCgroupIo(typeof dirs === 'function' ? dirs() || {} : dirs) };
 }
 
+const nonNegative = (x) => (x === null || x < 0 ? null : x);
+
 /**
  * node.io: the counters' rise between two edge readings, with the requests completed between the same instants.
  * @param {object} a reading at the start edge
@@ -143,7 +157,8 @@ function ioBetween(a, b, requestsOk, describe) {
     read_ops: d('read_ops'),
     write_ops: d('write_ops'),
     major_faults: d('major_faults'),
-    ...(a.write_bytes_dirtied !== undefined ? { write_bytes_dirtied: d('write_bytes_dirtied') } : {}),
+    // a process that exited between the edges took its bytes with it: a fall is no figure
+    ...(a.write_bytes_dirtied !== undefined ? { write_bytes_dirtied: nonNegative(d('write_bytes_dirtied')) } : {}),
   };
 }
 

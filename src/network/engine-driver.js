@@ -92,17 +92,26 @@ function followerQueues(call, stats) {
     stats.failures[node.name] = (stats.failures[node.name] || 0) + 1;
     stats.last_error = `${node.name}: ${err.message}`;
   };
+  const missed = (node) => {
+    stats.missed[node.name] = (stats.missed[node.name] || 0) + 1;
+    return null;
+  };
+  /** Resolves with the delivery's import record, {status: 'failed: …'} when it failed, null when the node was cut. */
   const enqueue = (node, envelope) => {
-    if (node.cut) {
-      stats.missed[node.name] = (stats.missed[node.name] || 0) + 1;
-      return Promise.resolve();
-    }
-    const next = (queues.get(node.name) || Promise.resolve()).then(() =>
-      deliver(node, call, envelope).then(
-        (imp) => keep((stats.imports[node.name] ||= []), imp),
-        (err) => fail(node, err),
-      ),
-    );
+    if (node.cut) return Promise.resolve(missed(node));
+    const next = (queues.get(node.name) || Promise.resolve()).then(() => {
+      if (node.cut) return missed(node); // cut while this block waited behind an earlier one
+      return deliver(node, call, envelope).then(
+        (imp) => {
+          keep((stats.imports[node.name] ||= []), imp);
+          return imp;
+        },
+        (err) => {
+          fail(node, err);
+          return { number: Number(envelope.executionPayload.blockNumber), status: `failed: ${err.message}` };
+        },
+      );
+    });
     queues.set(node.name, next);
     return next;
   };
@@ -226,7 +235,7 @@ function startEngineDriver(o) {
 
 /** What the driver does for one node: join, confirm its head, hand it every payload, cut it and restore it. */
 function memberControls(d, headsOnly) {
-  const { nodes, call, stats } = d;
+  const { nodes, call } = d;
   const byName = (name) => nodes.find((n) => n.name === name);
   return {
     /**
@@ -260,14 +269,14 @@ function memberControls(d, headsOnly) {
     },
     /**
      * The node is handed blocks again, starting with the network's head: it lacks the blocks it missed, answers
-     * SYNCING and fetches them from its peers. Resolves with that hand-over's import record (null before any block).
+     * SYNCING and fetches them from its peers. Resolves with that hand-over's import record ({status: 'failed: …'}
+     * when it failed; null before any block).
      */
     async restore(name) {
       const node = byName(name);
       node.cut = false;
       if (!d.lastEnvelope) return null;
-      await d.queues.enqueue(node, d.lastEnvelope);
-      return (stats.imports[name] || []).at(-1) || null;
+      return d.queues.enqueue(node, d.lastEnvelope);
     },
   };
 }

@@ -201,7 +201,8 @@ async function awaitHead(members, producer, { signal, timeoutS = 60 }) {
  * @param {import('../contracts').Scenario} s
  * @param {object} stack
  * @param {{net: import('../contracts').NetworkPeer, peers: Peer[], members: Member[], jwtFile: string,
- *   group: object|null, parts: {driver: any, feed: any, watch: any, heads?: any, chainLoad?: any}, record: object,
+ *   group: object|null, parts: {driver: any, feed: any, watch: any, heads?: any, chainLoad?: any, fault?: any},
+ *   record: object,
  *   log: (m: string) => void,
  *   syncCpu?: {read: () => Promise<{total_s: number}>}, signal?: AbortSignal}} o record: what the runtime adds to
  *   run.json's network (cpus, pids or containers); syncCpu: the node's CPU for SYNC=network where stack.cpu is sampled
@@ -227,7 +228,8 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
   watch.profileFrames = net.profileFrames || null; // NODE_PROFILE=cpu: the share of the node's CPU in networking
   const victim = members[members.length - 1]; // FAULT=pause-node: the node under test, or a fleet's last replica
   const enode = enodeOf(net, victim);
-  watch.fault = pauseFault(s, { driver: parts.driver, heads: parts.heads, peers, victim, enode, log });
+  watch.fault = pauseFault(s, { driver: parts.driver, heads: parts.heads, peers, victim, enode, log, signal });
+  parts.fault = watch.fault;
   await startTraffic(s, stack, { net, peers, watch, parts, cpus: record.cpus, log, signal });
   stack.devKey = funderKey(s, net);
   stack.network = {
@@ -260,6 +262,7 @@ async function runNetwork(s, stack, { net, peers, members, jwtFile, group, parts
 
 /** Stops what runNetwork started, before the nodes go (their exits are then not losses). */
 async function stopNetworkParts(parts) {
+  if (parts.fault) parts.fault.stop();
   if (parts.feed) await parts.feed.stop();
   if (parts.chainLoad) await parts.chainLoad.stop();
   if (parts.driver) await parts.driver.stop();

@@ -24,12 +24,16 @@ const CATCH_UP_MIN_S = 60;
  * fleet's last replica.
  * @param {import('../contracts').Scenario} s
  * @param {{driver: any, heads: any, peers: {name: string, rpcUrl: string}[], victim: {name: string}, enode: string,
- *   log: (m: string) => void}} o
+ *   log: (m: string) => void, signal?: AbortSignal}} o signal: the run's
  */
-function pauseFault(s, { driver, heads, peers, victim, enode, log }) {
+function pauseFault(s, { driver, heads, peers, victim, enode, log, signal: runSignal }) {
   const fault = parseFault(s.FAULT);
   if (!fault || !('kind' in fault) || fault.kind !== 'pause-node') return null;
   const state = { record: /** @type {any} */ (null), running: /** @type {Promise<void>|null} */ (null) };
+  // the network's teardown (stop()) or the run's end (Ctrl-C, a failure) ends a pause under way: no wait, no restore
+  const ended = new AbortController();
+  const until = (signal) =>
+    AbortSignal.any([ended.signal, ...(signal ? [signal] : []), ...(runSignal ? [runSignal] : [])]);
 
   const cut = async () => {
     driver.cut(victim.name);
@@ -57,13 +61,16 @@ function pauseFault(s, { driver, heads, peers, victim, enode, log }) {
   };
   const carryOut = (atMs, signal) =>
     (state.running = (async () => {
-      await sleep(Math.max(0, atMs - Date.now()), signal);
+      const sig = until(signal);
+      await sleep(Math.max(0, atMs - Date.now()), sig);
       await cut();
-      await sleep(fault.for_s * 1000, signal).finally(restore);
+      await sleep(fault.for_s * 1000, sig).finally(() => (ended.signal.aborted ? null : restore()));
     })());
 
   return {
     fault,
+    /** Ends a pause under way (the network is being torn down). */
+    stop: () => ended.abort(),
     /** FAULT_LOAD=on: a measured window opened now; the first one gets the pause. */
     windowStarted(signal) {
       if (s.FAULT_LOAD !== 'on' || state.running) return;

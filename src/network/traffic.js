@@ -72,8 +72,8 @@ async function blocksLater(driver, n, slotS, signal) {
  */
 function quietChain(s, feed, driver, log) {
   return async (fn, signal) => {
-    await feed.pause();
-    log(`chain load: paused for a quiet chain; waiting ${SETTLE_BLOCKS} blocks for what it sent to land`);
+    if (!(await feed.pause())) log('chain load: its process is gone (its window records say so): the chain is quiet');
+    else log(`chain load: paused for a quiet chain; waiting ${SETTLE_BLOCKS} blocks for what it sent to land`);
     await blocksLater(driver, SETTLE_BLOCKS, s.DEV_BLOCK_TIME_S, signal);
     try {
       return await fn();

@@ -190,6 +190,23 @@ describe('the bytes a group’s processes dirtied for writing', () => {
       Number(((after - before) / 10).toFixed(3)),
     );
   });
+  it("a fleet's group: the processes of the groups under it count; a group with none gives no figure, not 0", () => {
+    const dir = tmpDir();
+    fs.writeFileSync(path.join(dir, 'cgroup.procs'), ''); // v1 lists no process of a sub-group in its parent
+    assert.equal(readCgroupIo({ memory: dir, dirtied: true }).write_bytes_dirtied, null);
+    fs.mkdirSync(path.join(dir, 'replica-1'));
+    fs.writeFileSync(path.join(dir, 'replica-1', 'cgroup.procs'), `${process.pid}\n`);
+    assert.ok(readCgroupIo({ memory: dir, dirtied: true }).write_bytes_dirtied > 0);
+  });
+  it('a fall between the edges (a process that exited took its bytes) is no figure', () => {
+    const io = ioBetween(
+      { ...EMPTY, write_bytes_dirtied: 900, at_ms: 0 },
+      { ...EMPTY, write_bytes_dirtied: 100, at_ms: 1 },
+      1,
+      'x',
+    );
+    assert.equal(io.write_bytes_dirtied, null);
+  });
 });
 
 const EMPTY = { read_bytes: 0, write_bytes: 0, read_ops: 0, write_ops: 0, major_faults: 0 };

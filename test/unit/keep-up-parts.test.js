@@ -120,6 +120,36 @@ describe('the engine-API driver: a network that does not wait for its slowest me
     assert.ok(handed.number >= cutAt + 4, 'the network’s head, not the next block it missed');
     assert.ok(calls.filter((c) => c.node === 'node').length > before);
   });
+
+  it('a block queued for a slow node before its cut is not handed after it; a failed hand-over says so', async () => {
+    const calls = [];
+    const producer = await engine('producer', calls);
+    const node = await engine('node', calls, { delayMs: (m) => (m === 'engine_newPayloadV4' ? 200 : 0) });
+    const driver = startEngineDriver({
+      nodes: [
+        { name: 'producer', authUrl: producer.url },
+        { name: 'node', authUrl: node.url },
+      ],
+      secretHex: SECRET,
+      head: `0x${'11'.repeat(32)}`,
+      headTimeS: 5,
+      periodS: 0.03,
+      feeRecipient: `0x${'00'.repeat(20)}`,
+      log: () => {},
+    });
+    await until(() => driver.stats.blocks >= 4); // the node, at 200 ms a block, has blocks waiting in its queue
+    driver.cut('node');
+    const cutAt = Date.now();
+    await until(() => driver.stats.blocks >= 10);
+    const late = calls.filter((c) => c.node === 'node' && c.method === 'engine_newPayloadV4' && c.at > cutAt + 250);
+    assert.deepEqual(late, [], 'at most the block under way when it was cut');
+    node.server.close(); // the hand-over cannot reach it
+    node.server.closeAllConnections();
+    const handed = await driver.restore('node');
+    await driver.stop();
+    producer.server.close();
+    assert.match(handed.status, /^failed: /);
+  });
 });
 
 describe('the answers that name the head, as the generator keeps them', () => {
@@ -212,6 +242,31 @@ describe('FAULT=pause-node', () => {
     assert.equal(record.catch_up.blocks_per_s, 6);
     assert.equal(pauseFault({ FAULT: '' }, { driver, heads, peers, victim: {}, enode: '', log: () => {} }), null);
     assert.match(faultLines(record).join('\n'), /cut from the chain .* for 1 s.*\n- Catch-up: 3 blocks behind/);
+  });
+
+  it('a pause under way ends with the run (Ctrl-C) or the network: no wait for its end, no restore', async () => {
+    const events = [];
+    const driver = {
+      cut: () => events.push('cut'),
+      restore: async () => events.push('restore'),
+      netHead: () => ({ number: 1 }),
+    };
+    const s = { FAULT: 'pause-node@0s:30s', FAULT_LOAD: 'on' };
+    const o = { driver, heads: {}, peers: [], victim: { name: 'node' }, enode: '', log: () => {} };
+    const plan = pauseFault(s, o);
+    plan.windowStarted();
+    await until(() => events.length === 1);
+    const t0 = Date.now();
+    plan.stop();
+    await assert.rejects(plan.afterWindows(), /abort/i);
+    assert.ok(Date.now() - t0 < 1000, 'not the 30 s of the pause');
+    assert.deepEqual(events, ['cut']);
+    const run = new AbortController();
+    const plan2 = pauseFault(s, { ...o, signal: run.signal });
+    plan2.windowStarted();
+    await until(() => events.length === 2);
+    run.abort(new Error('SIGINT'));
+    await assert.rejects(plan2.afterWindows(), /SIGINT/);
   });
 });
 

@@ -133,16 +133,19 @@ async function startChainLoad(o) {
     `chain load: CHAIN_LOAD=${profile.name}: ${(profile.target_gas_per_s / 1e6).toFixed(2)} Mgas/s, ${profile.target_gas_per_block} gas a block every ${profile.block_time_s} s, through ${urls.length} network node(s); its process ${pid} ${where}`,
   );
   const cpuSeconds = cpuReader(group, pid);
-  /** Asks the child to pause or resume its sends; resolves once it says it did (or at once when it is gone). */
+  /** Asks the child to pause or resume its sends: true once it says it did, false when it is (or goes) away. */
   const ask = (type, answer) =>
     new Promise((resolve) => {
       if (!child.connected) return resolve(false);
-      const on = (m) => {
-        if (m.type !== answer) return;
+      const done = (ok) => {
         child.off('message', on);
-        resolve(true);
+        child.off('disconnect', gone);
+        resolve(ok);
       };
+      const on = (m) => m.type === answer && done(true);
+      const gone = () => done(false); // the child exited before it answered
       child.on('message', on);
+      child.once('disconnect', gone);
       child.send({ type });
     });
   return {
