@@ -226,19 +226,23 @@ function blockFigures(blocks, fromMs, toMs) {
 
 /**
  * The window's keep-up figures for run.json's figures (bounds and saturation judge them): the worst head lag in
- * seconds, the share of looks behind, the share of stale answers; none without a network.
+ * seconds, the share of looks behind (a fleet's: its worst replica's), the share of stale answers; none without a
+ * network.
  */
 function keepUpFigures(node) {
   const k = node && node.network && node.network.keep_up;
   if (!k) return {};
-  const lag = k.head_lag;
+  // a fleet's figures are its worst replica's: the bound holds only when every replica keeps up
+  const lags = k.by_replica ? k.by_replica.map((r) => r.head_lag) : [k.head_lag];
+  const worstOf = (xs) =>
+    xs.some((x) => x !== null && x !== undefined) ? Math.max(...xs.filter((x) => x != null)) : null;
   // the node's disk bytes (its cgroup's, over the window) per block the network made in it
   const blocks = node.network.chain ? node.network.chain.blocks : 0;
   const io = node.io;
   const perBlock = (x) => (io && blocks > 0 && x !== null && x !== undefined ? Math.round(x / blocks) : null);
   return {
-    head_lag_s_max: lag.worst ? lag.worst.seconds : null,
-    head_lag_share_behind: lag.share_behind,
+    head_lag_s_max: worstOf(lags.map((l) => (l.worst ? l.worst.seconds : null))),
+    head_lag_share_behind: worstOf(lags.map((l) => l.share_behind)),
     stale_answer_share: k.stale_answers ? k.stale_answers.share : null,
     ...(io
       ? {

@@ -708,7 +708,7 @@ const KEYS = {
     min: 0,
     max: 86400,
     default: null,
-    doc: "On a network (NETWORK_NODES): bound on the node's worst head lag in the window (figures.head_lag_s_max: how long the network had been past the node's head, at the worst of its looks 4 times a second; docs/chain-load.md). Also a criterion of the saturation search (./run.sh saturate): the highest rate at which the node stays within it, p99 and the error rate. Refused without a network.",
+    doc: "On a network (NETWORK_NODES): bound on the node's worst head lag in the window (figures.head_lag_s_max: how long the network had been past the node's head, at the worst of its looks 4 times a second; with REPLICAS, the worst replica's; docs/chain-load.md). Also a criterion of the saturation search (./run.sh saturate): the highest rate at which the node stays within it, p99 and the error rate. Refused without a network.",
   },
 
   // A/B sessions (./run.sh ab A.env B.env): read from A's scenario and the environment

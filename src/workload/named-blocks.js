@@ -25,6 +25,19 @@ function blockNumberIn(body) {
   return m ? Number(m[1]) : null;
 }
 
+/** eth_getBlockByNumber('latest')'s block number from a raw answer, without decoding it (its header comes first). */
+function latestNumberIn(body) {
+  const m = /"number"\s*:\s*"(0x[0-9a-fA-F]+)"/.exec(body.toString('latin1', 0, Math.min(body.length, 4096)));
+  return m ? Number(m[1]) : null;
+}
+
+/** How to read the head from a raw answer to this request (the lean engine's), or null when it names none. */
+function headReader(method, params) {
+  if (method === 'eth_blockNumber') return blockNumberIn;
+  if (method === 'eth_getBlockByNumber' && params && params[0] === 'latest') return latestNumberIn;
+  return null;
+}
+
 class NamedBlocks {
   /** @param {{start_at: number, end_at: number}} spec the window */
   constructor(spec) {
@@ -38,11 +51,14 @@ class NamedBlocks {
     this.highest = new Map();
   }
 
-  /** An answer naming `block`, arrived at `now`, to `client` (a virtual user, or a connection). */
+  /**
+   * An answer naming `block`, arrived at `now`, to `client` (a virtual user, or a connection; null: requests of no
+   * client of their own, an open loop's, whose order of arrival says nothing of going backwards).
+   */
   record(now, block, client) {
-    const high = this.highest.get(client);
+    const high = client === null ? undefined : this.highest.get(client);
     const back = high !== undefined && block < high;
-    if (high === undefined || block > high) this.highest.set(client, block);
+    if (client !== null && (high === undefined || block > high)) this.highest.set(client, block);
     if (now < this.spec.start_at || now >= this.spec.end_at) return;
     this.of++;
     if (back) this.backwards++;
@@ -67,4 +83,4 @@ function mergeNamedBlocks(snapshots) {
   };
 }
 
-module.exports = { NamedBlocks, namedBlock, blockNumberIn, mergeNamedBlocks, MAX_KEPT };
+module.exports = { NamedBlocks, namedBlock, blockNumberIn, latestNumberIn, headReader, mergeNamedBlocks, MAX_KEPT };

@@ -7,7 +7,13 @@
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const { startEngineDriver } = require('../../src/network/engine-driver');
-const { NamedBlocks, namedBlock, blockNumberIn, mergeNamedBlocks } = require('../../src/workload/named-blocks');
+const {
+  NamedBlocks,
+  namedBlock,
+  blockNumberIn,
+  headReader,
+  mergeNamedBlocks,
+} = require('../../src/workload/named-blocks');
 const { pauseFault } = require('../../src/network/pause-fault');
 const { parseFault } = require('../../src/util/faults');
 const { keepUpLines, faultLines } = require('../../src/report/keep-up');
@@ -164,6 +170,13 @@ describe('the answers that name the head, as the generator keeps them', () => {
     assert.equal(namedBlock('eth_getBalance', ['0xab', 'latest'], '0x1'), null, 'an answer that names no block');
     assert.equal(blockNumberIn(Buffer.from('{"jsonrpc":"2.0","id":7,"result":"0x2a"}')), 42);
     assert.equal(blockNumberIn(Buffer.from('{"jsonrpc":"2.0","id":7,"error":{"code":1}}')), null);
+    // the lean engine reads raw answers: eth_blockNumber's, and the header of eth_getBlockByNumber('latest')'s
+    const latest = headReader('eth_getBlockByNumber', ['latest', false]);
+    const block = `{"jsonrpc":"2.0","id":3,"result":{"baseFeePerGas":"0x7","logsBloom":"0x${'0'.repeat(512)}","number":"0x2b","transactions":[{"blockNumber":"0x2b"}]}}`;
+    assert.equal(latest(Buffer.from(block)), 43);
+    assert.equal(headReader('eth_blockNumber', [])(Buffer.from('{"jsonrpc":"2.0","id":7,"result":"0x2a"}')), 42);
+    assert.equal(headReader('eth_getBlockByNumber', ['0x5', false]), null, 'a block asked by number');
+    assert.equal(headReader('eth_getBalance', ['0xab', 'latest']), null);
   });
 
   it("keeps the window's answers and counts, per client, those lower than its highest so far", () => {
@@ -177,16 +190,18 @@ describe('the answers that name the head, as the generator keeps them', () => {
     k.record(1400, 10, b);
     k.record(1500, 10, a); // backwards for a (it saw 11)
     k.record(2500, 1, a); // after the window
+    k.record(1600, 12, null); // an open loop's request: no client, kept, never backwards
+    k.record(1700, 3, null);
     const j = k.toJSON();
-    assert.equal(j.of, 5);
+    assert.equal(j.of, 7);
     assert.equal(j.backwards, 2);
     assert.deepEqual(
       j.answers.map((x) => x[1]),
-      [9, 9, 11, 10, 10],
+      [9, 9, 11, 10, 10, 12, 3],
     );
     const merged = mergeNamedBlocks([{ named_blocks: j }, {}, { named_blocks: j }]);
-    assert.equal(merged.of, 10);
-    assert.equal(merged.answers.length, 10);
+    assert.equal(merged.of, 14);
+    assert.equal(merged.answers.length, 14);
     assert.equal(mergeNamedBlocks([{}]), null);
   });
 });

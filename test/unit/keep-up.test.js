@@ -13,6 +13,7 @@ const {
   staleAnswers,
   catchUp,
   blockFigures,
+  keepUpFigures,
 } = require('../../src/measure/keep-up');
 
 // A network that reached block 11 at t=1000, 12 at 2000, ... 20 at 10000 (one block a second), from block 10 at t=0.
@@ -157,5 +158,28 @@ describe('the blocks the network made in a window', () => {
       txs_per_block: 1,
     });
     assert.equal(blockFigures(blocks, 50000, 60000).blocks, 0);
+  });
+});
+
+describe("the window's keep-up figures, which MAX_HEAD_LAG_S bounds", () => {
+  const lag = (seconds, share) => ({ worst: seconds === null ? null : { seconds, blocks: 1 }, share_behind: share });
+  it("a node's: its worst look and its share behind; with a fleet, the worst replica's", () => {
+    const one = { network: { keep_up: { head_lag: lag(0.4, 0.02), stale_answers: { share: 0.01 } } } };
+    assert.deepEqual(keepUpFigures(one), {
+      head_lag_s_max: 0.4,
+      head_lag_share_behind: 0.02,
+      stale_answer_share: 0.01,
+    });
+    const by_replica = [
+      { replica: 'replica-1', head_lag: lag(0.4, 0.02) },
+      { replica: 'replica-2', head_lag: lag(9.5, 0.6) },
+    ];
+    const fleet = { network: { keep_up: { head_lag: lag(0.4, 0.02), by_replica, stale_answers: null } } };
+    const f = keepUpFigures(fleet);
+    assert.equal(f.head_lag_s_max, 9.5, 'the lagging replica, not the first one alone');
+    assert.equal(f.head_lag_share_behind, 0.6);
+    const unseen = { network: { keep_up: { head_lag: lag(null, null), stale_answers: null } } };
+    assert.equal(keepUpFigures(unseen).head_lag_s_max, null, 'no look answered: no figure');
+    assert.deepEqual(keepUpFigures({}), {});
   });
 });

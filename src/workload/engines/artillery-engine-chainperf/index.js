@@ -22,7 +22,7 @@ const { emitCounts, countOutcome } = require('./counters');
 const { replayWith } = require('../../replay');
 const { HttpPool, prepareRequest } = require('./http');
 const { shapedPacer } = require('../../shapes');
-const { blockNumberIn } = require('../../named-blocks');
+const { headReader } = require('../../named-blocks');
 
 const RING = 4096;
 let shared = null; // one generator state and one pool per worker
@@ -37,12 +37,14 @@ function buildRing(g, overWs) {
     // HTTP: the whole request, head and body; WebSocket: the body after its id, which is given per connection when
     // sent. ok: the counter's name, made once here rather than for every request.
     const ok = `chainperf.ok.${method}`;
+    const names = headReader(method, params); // an answer naming the head, read on a network (named-blocks.js)
     ring.push(
       overWs
         ? { method, ok, tail: bodyTail(method, params) }
         : {
             method,
             ok,
+            names,
             bytes: prepareRequest(g.spec.rpc_url, JSON.stringify({ jsonrpc: '2.0', id: i, method, params })),
           },
     );
@@ -113,7 +115,7 @@ function responseFailure(status, body) {
  * Callbacks rather than an async function: no promise is made per request.
  */
 function sendOne(g, ee, done, lane) {
-  const { method, ok, bytes, tail } = g.ring[g.next];
+  const { method, ok, bytes, tail, names } = g.ring[g.next];
   g.next = (g.next + 1) % RING;
   const recorder = g.recorder; // the window it was sent in, should a kept generator's next one open before the answer
   recorder.started();
@@ -130,9 +132,9 @@ function sendOne(g, ee, done, lane) {
   else
     g.http.request(bytes, t0, (res) => {
       const failure = res.failure || responseFailure(res.status, res.body);
-      if (!failure && recorder.named && method === 'eth_blockNumber') {
-        const block = blockNumberIn(res.body); // on a network: an answer naming the head (named-blocks.js)
-        if (block !== null) recorder.named.record(Date.now(), block, lane || g);
+      if (!failure && recorder.named && names) {
+        const block = names(res.body); // a closed loop's user is a client; an open loop's requests have none
+        if (block !== null) recorder.named.record(Date.now(), block, lane === undefined ? null : lane);
       }
       record(failure);
     });
