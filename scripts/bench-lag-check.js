@@ -74,10 +74,13 @@ async function oneRun(reports, lagCheck, i, extra) {
   const { dir } = await runSh([path.join(ROOT, 'scenarios', 'geth-dev.env')], env);
   const f = figuresOf(JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8')));
   process.stdout.write(
-    `LB_LAG_CHECK=${lagCheck} #${i}: ${f.status}; backwards ${f.backwards} of ${f.of} (${fmt(f.backwards_share * 100, 3)}%), stale ${f.stale} (${fmt(f.stale_share * 100, 2)}%), failed ${f.failed}, ${fmt(f.rps, 0)} requests/s; paused replica drained ${fmt(f.drained_s, 1)} s, caught up in ${fmt(f.catch_up_s, 1)} s (${dir})\n`,
+    `LB_LAG_CHECK=${lagCheck} #${i}: ${f.status}; backwards ${f.backwards} of ${f.of} (${fmt(pct(f.backwards_share), 3)}%), stale ${f.stale} (${fmt(pct(f.stale_share), 2)}%), failed ${f.failed}, ${fmt(f.rps, 0)} requests/s; paused replica drained ${fmt(f.drained_s, 1)} s, caught up in ${fmt(f.catch_up_s, 1)} s (${dir})\n`,
   );
   return f;
 }
+
+/** A share in percent; null stays null (fmt prints n/a, not 0). */
+const pct = (x) => (x === null || x === undefined ? null : x * 100);
 
 /** Each arm's median of a figure, and on / off. */
 function compare(byArm, key) {

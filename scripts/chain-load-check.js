@@ -29,12 +29,14 @@ const { freePorts } = require('../src/util/net');
 const { Cgroup } = require('../src/platform/cgroup');
 const { rpcCall } = require('../src/util/rpc');
 const { sleep } = require('../src/util/time');
-const { startEngineDriver, writeJwtSecret } = require('../src/network/engine-driver');
+const { startEngineDriver } = require('../src/network/engine-driver');
+const { writeJwtSecret } = require('../src/network/engine-api');
 const { peerMesh } = require('../src/network/members');
 const { ensureScenarioState } = require('../src/state/restore');
 const { signerWallets } = require('../src/state/profiles');
 const { readChainLoad, chainNeeds } = require('../src/network/chain-load/profiles');
-const { startChainLoad } = require('../src/network/chain-load/feed');
+const { startChainLoad, procCpuSeconds } = require('../src/network/chain-load/feed');
+const { chainArgs } = require('../src/clients/geth-member');
 const { feedWindow, feedVerdict } = require('../src/network/chain-load/rate');
 
 const ALL = `0-${os.cpus().length - 1}`;
@@ -59,17 +61,8 @@ const SECONDS = Number(opt.seconds);
 const WARMUP_S = Number(opt.warmup);
 const STATE = opt.state;
 const NODES = Number(opt.nodes);
-/** Every network node's flags for the profile (chainNeeds): the gas limit it builds toward, room in its pool. */
-function networkArgs(profile) {
-  const needs = chainNeeds(profile);
-  return [
-    ...['--miner.gaslimit', String(needs.gas_limit)],
-    ...['--txpool.globalslots', String(needs.txpool_global_slots)],
-    ...['--txpool.accountslots', String(needs.txpool_account_slots)],
-    ...['--rpc.txfeecap', String(needs.rpc_tx_fee_cap)],
-    ...opt['geth-args'].split(' ').filter(Boolean),
-  ];
-}
+/** Every network node's flags for the profile (chainNeeds, as a run gives them), and --geth-args. */
+const networkArgs = (profile) => [...chainArgs(chainNeeds(profile)), ...opt['geth-args'].split(' ').filter(Boolean)];
 const log = (m) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 
 /** Per node a data folder: the dev genesis with the profile's gas limit, or a copy of the STATE profile. */
@@ -117,11 +110,6 @@ async function startNodes(dir, bin, dirs, profile) {
   return { peers, jwtFile };
 }
 
-const procCpu = (pid) => {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const x = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(x[11]) + Number(x[12])) / 100;
-};
 const loadAvg = () => os.loadavg()[0].toFixed(2);
 
 /** The measured window's figures, printed and returned as key=value pairs. */
@@ -172,10 +160,10 @@ function report(verdict, w, nodesCpu, before, after) {
 async function measure(feed, peers, profile) {
   await sleep(Math.max(WARMUP_S, 3 * profile.block_time_s) * 1000);
   const before = feed.stats();
-  const cpu0 = [feed.cpuSeconds(), ...peers.map((p) => procCpu(p.pid))];
+  const cpu0 = [feed.cpuSeconds(), ...peers.map((p) => procCpuSeconds(p.pid))];
   await sleep(SECONDS * 1000);
   const after = feed.stats();
-  const cpu1 = [feed.cpuSeconds(), ...peers.map((p) => procCpu(p.pid))];
+  const cpu1 = [feed.cpuSeconds(), ...peers.map((p) => procCpuSeconds(p.pid))];
   const w = { ...feedWindow(before, after), cpu_s: cpu1[0] - cpu0[0] };
   const nodesCpu = peers.map((p, i) => (cpu1[i + 1] - cpu0[i + 1]) / w.seconds);
   const kv = report(feedVerdict(w), w, nodesCpu, before, after);
@@ -194,10 +182,14 @@ async function main() {
   const bin = geth.binaryPath({ CLIENT_VERSION: '1.16.7' });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chain-load-check-'));
   const stops = [];
+  process.once('SIGINT', () => {
+    log('interrupted: stopping the feed, the driver and the nodes');
+    cleanUp(stops, dir).finally(() => process.exit(130));
+  });
   try {
     const { dirs, funderKey, state } = await dataFolders(dir, bin, profile);
     const { peers, jwtFile } = await startNodes(dir, bin, dirs, profile);
-    stops.push(() => peers.forEach((p) => p.child.kill('SIGTERM')));
+    stops.push(() => Promise.all(peers.map((p) => endChild(p.child))));
     const head = await rpcCall(peers[0].rpcUrl, 'eth_getBlockByNumber', ['latest', false]);
     const driver = startEngineDriver({
       nodes: peers.map((p) => ({ name: p.name, authUrl: p.authUrl })),
@@ -228,10 +220,30 @@ async function main() {
     stops.unshift(() => feed.stop());
     await measure(feed, peers, profile);
   } finally {
-    for (const stop of stops) await stop();
-    await sleep(2000);
-    if (!opt.keep) fs.rmSync(dir, { recursive: true, force: true });
+    await cleanUp(stops, dir);
   }
+}
+
+/** Every stop tried (one that fails does not leave the others' processes up), then the work folder removed. */
+async function cleanUp(stops, dir) {
+  for (const stop of stops.splice(0))
+    await Promise.resolve()
+      .then(stop)
+      .catch((err) => log(`clean-up: ${err.message}`));
+  if (!opt.keep) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** SIGTERM, and SIGKILL after 10 s; resolves once the process has exited. */
+function endChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(() => child.kill('SIGKILL'), 10000);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 main().catch((err) => {

@@ -7,6 +7,7 @@
 
 const { median } = require('../../src/stats');
 const { pairedRatio } = require('../../src/ab/stats');
+const { fmt } = require('./run-sh');
 
 const keepUpOf = (w) => (w && w.node && w.node.network && w.node.network.keep_up) || {};
 const chainOf = (w) => (w && w.node && w.node.network && w.node.network.chain) || {};
@@ -144,8 +145,6 @@ function togetherRates(r) {
   const R = Math.max(1, Math.round(r));
   return { 0: 1, 50: Math.max(1, Math.round(R / 2)), 100: R };
 }
-
-const fmt = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : Number(x).toFixed(d));
 
 /** "1.0234 [0.9811, 1.0671] same (3 pairs)", or what is missing. */
 function fmtRatio(r) {

@@ -21,7 +21,7 @@
 // it) and when the network reached each block are kept, for the figures of
 // whether the node under test keeps up (head-watch.js).
 
-const { engineCall, payloadAttributes, tellHead, ZERO32, jwtToken, writeJwtSecret } = require('./engine-api');
+const { engineCall, payloadAttributes, tellHead, ZERO32 } = require('./engine-api');
 
 /**
  * One node's import of a block, as the driver sees it: engine_newPayloadV4 sent at sent_ms, its answer at payload_ms
@@ -281,4 +281,4 @@ function memberControls(d, headsOnly) {
   };
 }
 
-module.exports = { writeJwtSecret, jwtToken, engineCall, startEngineDriver, TIMELINE_MAX };
+module.exports = { startEngineDriver };

@@ -21,7 +21,7 @@ const { copyProblem } = require('../state/disk');
 const { Cgroup, cgroupsUsable, spawnInGroup, groupsLeftover } = require('../platform/cgroup');
 const { freePorts } = require('../util/net');
 const { processId } = require('../util/proc');
-const { writeJwtSecret } = require('./engine-driver');
+const { writeJwtSecret } = require('./engine-api');
 const { peerMesh, runNetwork, stopNetworkParts, nodeSyncMode } = require('./members');
 const { chainLoadOf } = require('./chain-load/network');
 

@@ -6,7 +6,8 @@
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const http = require('node:http');
-const { jwtToken, startEngineDriver } = require('../../src/network/engine-driver');
+const { startEngineDriver } = require('../../src/network/engine-driver');
+const { jwtToken } = require('../../src/network/engine-api');
 const { sumCounters, windowRecord, readEdgeCounters } = require('../../src/network/watch');
 const { networkLines } = require('../../src/report/network');
 const geth = require('../../src/clients/geth');
