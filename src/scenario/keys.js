@@ -288,7 +288,7 @@ const KEYS = {
   SWARM_BALANCER_NODE: {
     type: 'string',
     default: '',
-    doc: "RUNTIME=swarm with a balancer (REPLICAS > 1 or BALANCER=haproxy; with one replica and BALANCER unset, HAProxy in front of it): the swarm node (its hostname) HAProxy runs on; empty: the one chainperf runs on. There the workload reaches HAProxy at that node's address, its counters and access log come through the swarm (its task's log), its CPU from that node's cAdvisor between its own first and last samples inside the window (divided by the requests it logged between them), and the cores it would have had here become a CPU quota (docs/fleets.md#the-balancer-on-another-swarm-node).",
+    doc: "RUNTIME=swarm with a balancer (REPLICAS > 1 or BALANCER=haproxy; with one replica and BALANCER unset, HAProxy in front of it): the swarm node (its hostname) HAProxy runs on; empty: the one chainperf runs on. There the workload reaches HAProxy at that node's address, its counters and access log come through the swarm (its task's log), its CPU from that node's cAdvisor between its own first and last samples inside the window (divided by the requests it logged between them), and the cores it would have had on chainperf's machine become a CPU quota (docs/fleets.md#the-balancer-on-another-swarm-node).",
   },
   SWARM_GENERATOR_NODES: {
     type: 'string',

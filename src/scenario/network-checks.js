@@ -90,7 +90,7 @@ function faultChecks(v, at, errors) {
     if (fault.for_s < 1) errors.push(`${at('FAULT')}: FAULT: ${v.FAULT}: a pause of at least 1 s`);
   } else if (end >= v.DURATION_S || (fault.kind === 'pause-node' && fault.for_s < 1))
     errors.push(
-      `${at('FAULT')}: FAULT: ${v.FAULT} ${fault.kind === 'pause-node' ? 'must pause for 1 s or more and end' : 'falls'} before the window's end (DURATION_S=${v.DURATION_S}${fault.kind === 'pause-node' ? '; or FAULT_LOAD=off, which pauses the node after the window, with no load' : ''})`,
+      `${at('FAULT')}: FAULT: ${v.FAULT} ${fault.kind === 'pause-node' ? 'must pause for 1 s or more and end' : 'must fall'} before the window's end (DURATION_S=${v.DURATION_S}${fault.kind === 'pause-node' ? '; or FAULT_LOAD=off, which pauses the node after the window, with no load' : ''})`,
     );
   if (fault.kind === 'kill-replica' && !(v.REPLICAS > 1))
     errors.push(`${at('FAULT')}: FAULT=kill-replica: the fleet needs another replica to serve on (REPLICAS 2 or more)`);
