@@ -6,7 +6,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { instanceRow, choose } = require('./arithmetic');
+const { instanceRow, choose, mean } = require('./arithmetic');
 const { okRuns } = require('../plan/run');
 const { ROOT } = require('../util/paths');
 
@@ -17,11 +17,6 @@ function readRun(dir, rel) {
     return null;
   }
 }
-
-const meanOf = (xs) => {
-  const ok = xs.filter((x) => typeof x === 'number' && Number.isFinite(x));
-  return ok.length ? ok.reduce((a, b) => a + b, 0) / ok.length : null;
-};
 
 /** What the ok searches of an instance measured, for instanceRow; a search in which no rate held counts 0. */
 function measuredOf(runs) {
@@ -43,7 +38,7 @@ function searchBalancerCpu(runsByInstance) {
       const best = r.saturation.steps.find((x) => x.holds && x.target_rps === r.saturation.max_sustainable_target_rps);
       return best && best.fleet ? best.fleet.balancer_cpu_ms_per_request : null;
     });
-  return meanOf(xs);
+  return mean(xs);
 }
 
 /** A row with every field, for an instance that has no measured rate (yet, or ever). */

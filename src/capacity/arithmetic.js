@@ -233,4 +233,5 @@ module.exports = {
   choose,
   verificationPlan,
   costCurve,
+  mean,
 };

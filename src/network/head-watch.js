@@ -26,7 +26,7 @@ async function lookAt(m) {
     m.samples.push({ at_ms: at, head });
     if (m.samples.length > SAMPLES_MAX) m.samples.shift();
   } catch {
-    m.failed++;
+    // unanswered: no sample
   } finally {
     m.busy = false;
   }
@@ -34,7 +34,7 @@ async function lookAt(m) {
 
 /**
  * Looks at each measured node's head every everyMs; a look still unanswered when the next is due is not doubled (the
- * record says how many looks were made, so a node too busy to answer shows as fewer samples).
+ * record's samples are the looks answered, so a node too busy to answer shows as fewer samples than 4 a second).
  * @param {{driver: {chain: () => import('../measure/keep-up').Chain, stats: {imports: Record<string, any[]>}},
  *   members: {name: string, rpcUrl: string, logFile?: string}[], everyMs?: number,
  *   importLog?: {parse: (text: string) => [number, number][], describe: string}|null}} o importLog: the client's
@@ -42,7 +42,7 @@ async function lookAt(m) {
  */
 function startHeadWatch({ driver, members, importLog = null, everyMs = HEAD_EVERY_MS }) {
   const byName = new Map(
-    members.map((m) => [m.name, { ...m, samples: [], busy: false, failed: 0, own: ownImports(m.logFile, importLog) }]),
+    members.map((m) => [m.name, { ...m, samples: [], busy: false, own: ownImports(m.logFile, importLog) }]),
   );
   const timer = setInterval(() => {
     for (const m of byName.values()) lookAt(m);

@@ -21,7 +21,7 @@ function importLine(imp) {
     ? `; the client's own (${imp.client.blocks} blocks): p50 ${ms(imp.client.p50_ms)}, p99 ${ms(imp.client.p99_ms)}, max ${ms(imp.client.max_ms)}`
     : '';
   const notValid = imp.not_valid
-    ? `; ${imp.not_valid} blocks answered other than VALID (the node lacked their parent)`
+    ? `; ${imp.not_valid} blocks answered other than VALID (SYNCING: the node lacked their parent or, with BLOCK_DELIVERY=head, was handed the head alone and fetched the block from its peers)`
     : '';
   return `- Block import time (${imp.blocks} blocks, engine API as the driver saw it): p50 ${ms(imp.p50_ms)}, p99 ${ms(imp.p99_ms)}, max ${ms(imp.max_ms)}${own}${notValid}.`;
 }

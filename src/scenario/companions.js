@@ -11,9 +11,13 @@
 
 const { holdsSubscriptions } = require('./workload-checks');
 const { KEYS } = require('./keys');
+const { parseFault } = require('../util/faults');
 
-/** A fault chainperf knows: kill-replica@<seconds>s. */
-const KILL_REPLICA = /^kill-replica@\d+s$/;
+/** FAULT's kind (kill-replica, pause-node), or null: none, or one chainperf does not know. */
+const faultKind = (v) => {
+  const f = parseFault(v.FAULT);
+  return f && 'kind' in f ? f.kind : null;
+};
 
 /** SWARM_GENERATOR_NODES's names. */
 const generatorNodes = (v) =>
@@ -48,7 +52,7 @@ const COMPANIONS = [
     // kill-replica needs a replica left to serve; BALANCER=none given, or attach, means no fleet (their refusals stand)
     doc: '`FAULT=kill-replica@<seconds>s` (not with `BALANCER=none`)',
     cause: (v) => `FAULT=${v.FAULT}`,
-    when: (v) => KILL_REPLICA.test(v.FAULT) && v.BALANCER !== 'none' && v.RUNTIME !== 'attach',
+    when: (v) => faultKind(v) === 'kill-replica' && v.BALANCER !== 'none' && v.RUNTIME !== 'attach',
     key: 'REPLICAS',
     value: 2,
     serves: (v) => v.REPLICAS > 1,
@@ -92,7 +96,7 @@ const COMPANIONS = [
   network(
     '`FAULT=pause-node@<at>s:<for>s`',
     (v) => `FAULT=${v.FAULT}`,
-    (v) => /^pause-node@/.test(v.FAULT || ''),
+    (v) => faultKind(v) === 'pause-node',
   ),
   network(
     '`NETWORK_TPS` above 0',

@@ -4,7 +4,7 @@
 // touch. Each is a signed type-2 transaction on the network's chain id:
 //   eth_transfer   - 1 wei to an account: 21,000 gas.
 //   erc20_transfer - the token contract's transfer(to, 1) (Logger.sol's ERC-20 balances): two balances written and
-//                    a Transfer log, about 30,000 to 55,000 gas (a new holder's balance costs a new slot).
+//                    a Transfer log, about 35,000 to 55,000 gas (a new holder's balance costs a new slot).
 //   storage_write  - SlotWriter.write over WRITE_KEYS slots: with a STATE profile each key's slot of the profile's
 //                    storage contract is read (a STATICCALL of StateStore's fallback) and SlotWriter's slot under
 //                    the same key is written with a new value; about 100,000 gas when the slots were written before,
