@@ -29,12 +29,62 @@ const CATCH_UP_MIN_S = 60;
 function pauseFault(s, { driver, heads, peers, victim, enode, log, signal: runSignal }) {
   const fault = parseFault(s.FAULT);
   if (!fault || !('kind' in fault) || fault.kind !== 'pause-node') return null;
-  const state = { record: /** @type {any} */ (null), running: /** @type {Promise<void>|null} */ (null) };
+  const state = {
+    record: /** @type {any} */ (null),
+    running: /** @type {Promise<void>|null} */ (null),
+    windows: 0, // FAULT_LOAD=on: the measured windows opened so far; the pause is the first one's
+    setAside: false, // that window was set aside, to be measured again
+  };
   // the network's teardown (stop()) or the run's end (Ctrl-C, a failure) ends a pause under way: no wait, no restore
   const ended = new AbortController();
   const until = (signal) =>
     AbortSignal.any([ended.signal, ...(signal ? [signal] : []), ...(runSignal ? [runSignal] : [])]);
 
+  const { cut, restore } = cutAndRestore(s, fault, state, { driver, peers, victim, enode, log });
+  const carryOut = (atMs, signal) =>
+    (state.running = (async () => {
+      const sig = until(signal);
+      await sleep(Math.max(0, atMs - Date.now()), sig);
+      await cut();
+      await sleep(fault.for_s * 1000, sig).finally(() => (ended.signal.aborted ? null : restore()));
+    })());
+
+  return {
+    fault,
+    /** Ends a pause under way (the network is being torn down). */
+    stop: () => ended.abort(),
+    /** FAULT_LOAD=on: a measured window opened now; the first one gets the pause. */
+    windowStarted(signal) {
+      state.windows++;
+      if (s.FAULT_LOAD !== 'on' || state.running) return;
+      carryOut(Date.now() + fault.at_s * 1000, signal).catch(() => {});
+    },
+    /**
+     * A window set aside to be measured again (its generator started late): when it was the pause's, the window kept
+     * has no pause, and the record says so (the pause is once a run: a second would find the node behind already).
+     */
+    windowCancelled() {
+      if (s.FAULT_LOAD === 'on' && state.running && state.windows === 1) state.setAside = true;
+    },
+    /**
+     * After the measured windows: with FAULT_LOAD=off the pause now, no request sent; then the wait for the catch-up.
+     * Returns run.json's fault record (null when no window reached the pause).
+     */
+    async afterWindows(signal) {
+      if (s.FAULT_LOAD === 'off' && !state.running) {
+        log(`FAULT: ${s.FAULT} with no load: ${victim.name} is cut ${fault.at_s} s from now`);
+        carryOut(Date.now() + fault.at_s * 1000, signal);
+      }
+      if (!state.running) return null;
+      await state.running;
+      const catchUpFigures = await awaitCatchUp(heads, victim.name, state.record, fault, signal, log);
+      return { ...state.record, ...(state.setAside ? { in_window_set_aside: true } : {}), catch_up: catchUpFigures };
+    },
+  };
+}
+
+/** The pause's two steps: the node cut (no blocks, no peers), then restored; each writes its part of state.record. */
+function cutAndRestore(s, fault, state, { driver, peers, victim, enode, log }) {
   const cut = async () => {
     driver.cut(victim.name);
     const dropped = await Promise.all(
@@ -59,37 +109,7 @@ function pauseFault(s, { driver, heads, peers, victim, enode, log, signal: runSi
     state.record.restore_status = handed ? handed.status : null;
     log(`FAULT: ${victim.name} handed the network's head again (${state.record.restore_status}); catching up`);
   };
-  const carryOut = (atMs, signal) =>
-    (state.running = (async () => {
-      const sig = until(signal);
-      await sleep(Math.max(0, atMs - Date.now()), sig);
-      await cut();
-      await sleep(fault.for_s * 1000, sig).finally(() => (ended.signal.aborted ? null : restore()));
-    })());
-
-  return {
-    fault,
-    /** Ends a pause under way (the network is being torn down). */
-    stop: () => ended.abort(),
-    /** FAULT_LOAD=on: a measured window opened now; the first one gets the pause. */
-    windowStarted(signal) {
-      if (s.FAULT_LOAD !== 'on' || state.running) return;
-      carryOut(Date.now() + fault.at_s * 1000, signal).catch(() => {});
-    },
-    /**
-     * After the measured windows: with FAULT_LOAD=off the pause now, no request sent; then the wait for the catch-up.
-     * Returns run.json's fault record (null when no window reached the pause).
-     */
-    async afterWindows(signal) {
-      if (s.FAULT_LOAD === 'off' && !state.running) {
-        log(`FAULT: ${s.FAULT} with no load: ${victim.name} is cut ${fault.at_s} s from now`);
-        carryOut(Date.now() + fault.at_s * 1000, signal);
-      }
-      if (!state.running) return null;
-      await state.running;
-      return { ...state.record, catch_up: await awaitCatchUp(heads, victim.name, state.record, fault, signal, log) };
-    },
-  };
+  return { cut, restore };
 }
 
 /** Waits until the restored node's looks reach the network's head, or CATCH_UP_FACTOR x the pause; then the figures. */

@@ -158,7 +158,9 @@ function networkWindow({ driver, heads = null, group = null, counters, watch, lo
   const groupCpu = group ? group.cpu().total_s : null;
   const first = readEdge();
   return {
-    cancel() {},
+    cancel() {
+      if (watch.fault) watch.fault.windowCancelled();
+    },
     async stop() {
       const [[a], [b]] = [await first, await readEdge()];
       const end = Date.now();

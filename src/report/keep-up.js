@@ -68,6 +68,10 @@ function faultLines(f) {
   const lines = [
     `- FAULT=pause-node (${when}): ${f.node} cut from the chain at ${new Date(f.cut_ms).toISOString()} (network at block ${f.head_at_cut}; ${f.peers_dropped} peers dropped it) for ${f.for_s} s; handed the network's head (block ${f.head_at_restore}) again at ${new Date(f.restored_ms).toISOString()}, answered ${f.restore_status}.`,
   ];
+  if (f.in_window_set_aside)
+    lines.push(
+      '- **The pause fell in a window attempt set aside** (measured again: its generator started late): the window kept has no pause; the stale answers and head lag of the pause are not in it.',
+    );
   const c = f.catch_up;
   if (!c) lines.push("- Catch-up: not measured (no look at the node's head around its restore).");
   else if (c.caught_up)

@@ -283,6 +283,27 @@ describe('FAULT=pause-node', () => {
     run.abort(new Error('SIGINT'));
     await assert.rejects(plan2.afterWindows(), /SIGINT/);
   });
+
+  it('a pause whose window was set aside to be measured again says so; one in a kept window does not', async () => {
+    const driver = { cut() {}, restore: async () => ({ status: 'SYNCING' }), netHead: () => ({ number: 1 }) };
+    const heads = { catchUp: () => ({ caught_up: true, gap_blocks: 1, seconds: 0.1, blocks: 1, blocks_per_s: 10 }) };
+    const o = { driver, heads, peers: [], victim: { name: 'node' }, enode: '', log: () => {} };
+    const s = { FAULT: 'pause-node@0s:0s', FAULT_LOAD: 'on' };
+    const setAside = pauseFault(s, o);
+    setAside.windowStarted();
+    setAside.windowCancelled(); // the first window, measured again
+    setAside.windowStarted();
+    const a = await setAside.afterWindows();
+    assert.equal(a.in_window_set_aside, true);
+    assert.match(faultLines(a).join('\n'), /fell in a window attempt set aside/);
+    const kept = pauseFault(s, o);
+    kept.windowStarted();
+    kept.windowStarted();
+    kept.windowCancelled(); // a later window measured again: the pause's was kept
+    const b = await kept.afterWindows();
+    assert.equal(b.in_window_set_aside, undefined);
+    assert.doesNotMatch(faultLines(b).join('\n'), /set aside/);
+  });
 });
 
 describe('CHAIN_LOAD and FAULT=pause-node in a scenario', () => {
