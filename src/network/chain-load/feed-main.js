@@ -46,8 +46,9 @@ async function setup(config, signal) {
     ),
   );
   const seconds = (Date.now() - t0) / 1000;
+  const ether = Number(ethers.formatEther(value)); // a quarter of the funder's; a dev account's is astronomical
   log(
-    `${keys.length} senders funded with ${ethers.formatEther(value)} ether each, token ${token} and SlotWriter ${writer} deployed in ${seconds.toFixed(1)} s`,
+    `${keys.length} senders funded with ${ether >= 1e6 ? ether.toExponential(2) : ether.toFixed(2)} ether each, token ${token} and SlotWriter ${writer} deployed in ${seconds.toFixed(1)} s`,
   );
   return { keys, nonces, token, writer, baseFee, setup_s: seconds };
 }
