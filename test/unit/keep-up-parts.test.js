@@ -57,24 +57,28 @@ const until = async (cond) => {
   while (!cond()) await new Promise((r) => setTimeout(r, 10));
 };
 
+/** The driver over a producer and one follower (named name), a block every periodS. */
+const driverOver = (producer, follower, name, periodS) =>
+  startEngineDriver({
+    nodes: [
+      { name: 'producer', authUrl: producer.url },
+      { name, authUrl: follower.url },
+    ],
+    secretHex: SECRET,
+    head: `0x${'11'.repeat(32)}`,
+    headNumber: 0,
+    headTimeS: 5,
+    periodS,
+    feeRecipient: `0x${'00'.repeat(20)}`,
+    log: () => {},
+  });
+
 describe('the engine-API driver: a network that does not wait for its slowest member', () => {
   it('keeps making blocks while a follower takes 300 ms a block, which gets every block in order, late', async () => {
     const calls = [];
     const producer = await engine('producer', calls);
     const slow = await engine('slow', calls, { delayMs: (m) => (m === 'engine_newPayloadV4' ? 300 : 0) });
-    const driver = startEngineDriver({
-      nodes: [
-        { name: 'producer', authUrl: producer.url },
-        { name: 'slow', authUrl: slow.url },
-      ],
-      secretHex: SECRET,
-      head: `0x${'11'.repeat(32)}`,
-      headNumber: 0,
-      headTimeS: 5,
-      periodS: 0.05,
-      feeRecipient: `0x${'00'.repeat(20)}`,
-      log: () => {},
-    });
+    const driver = driverOver(producer, slow, 'slow', 0.05);
     const t0 = Date.now();
     await until(() => driver.stats.blocks >= 6);
     const took = Date.now() - t0;
@@ -100,18 +104,7 @@ describe('the engine-API driver: a network that does not wait for its slowest me
     const calls = [];
     const producer = await engine('producer', calls);
     const node = await engine('node', calls);
-    const driver = startEngineDriver({
-      nodes: [
-        { name: 'producer', authUrl: producer.url },
-        { name: 'node', authUrl: node.url },
-      ],
-      secretHex: SECRET,
-      head: `0x${'11'.repeat(32)}`,
-      headTimeS: 5,
-      periodS: 0.03,
-      feeRecipient: `0x${'00'.repeat(20)}`,
-      log: () => {},
-    });
+    const driver = driverOver(producer, node, 'node', 0.03);
     await until(() => driver.stats.blocks >= 2);
     assert.throws(() => driver.cut('producer'), /not a follower/);
     driver.cut('node');
@@ -131,18 +124,7 @@ describe('the engine-API driver: a network that does not wait for its slowest me
     const calls = [];
     const producer = await engine('producer', calls);
     const node = await engine('node', calls, { delayMs: (m) => (m === 'engine_newPayloadV4' ? 200 : 0) });
-    const driver = startEngineDriver({
-      nodes: [
-        { name: 'producer', authUrl: producer.url },
-        { name: 'node', authUrl: node.url },
-      ],
-      secretHex: SECRET,
-      head: `0x${'11'.repeat(32)}`,
-      headTimeS: 5,
-      periodS: 0.03,
-      feeRecipient: `0x${'00'.repeat(20)}`,
-      log: () => {},
-    });
+    const driver = driverOver(producer, node, 'node', 0.03);
     await until(() => driver.stats.blocks >= 4); // the node, at 200 ms a block, has blocks waiting in its queue
     driver.cut('node');
     const cutAt = Date.now();
