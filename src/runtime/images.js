@@ -67,12 +67,27 @@ function imageSpecs(s) {
   return specs;
 }
 
-/** docker pull; false (quickly, here) when no registry answers. */
-function tryPull(ref, log) {
+/** docker pull; false (quickly where no registry answers), the image and why kept in `refused`. */
+function tryPull(ref, refused) {
   const r = spawnSync('docker', ['pull', '--quiet', ref], { encoding: 'utf8', timeout: 120000 });
   if (r.status === 0) return true;
-  log(`cannot pull ${ref}: ${(r.stderr || r.stdout || '').trim().split('\n').pop()}`);
+  refused.push({ ref, why: (r.stderr || r.stdout || '').trim().split('\n').pop() });
   return false;
+}
+
+/**
+ * One line for the pulls refused for the same cause (its last words: "no such host" where no registry answers, each
+ * registry named in its own message), not one each; the first one's message in full.
+ */
+function sayRefused(refused, log) {
+  if (!refused.length) return;
+  const cause = (x) => x.why.split(': ').pop();
+  const same = refused.every((x) => cause(x) === cause(refused[0]));
+  if (refused.length === 1 || !same) for (const x of refused) log(`cannot pull ${x.ref}: ${x.why}`);
+  else
+    log(
+      `cannot pull ${refused.map((x) => x.ref).join(', ')}: ${cause(refused[0])}, each (${refused[0].ref}: ${refused[0].why})`,
+    );
 }
 
 /**
@@ -81,16 +96,28 @@ function tryPull(ref, log) {
  */
 async function ensureImages(s, log, { allowPull = true } = {}) {
   const out = {};
+  const refused = [];
+  const pulled = (ref) => allowPull && tryPull(ref, refused);
+  try {
+    await ensureEach(s, log, out, pulled);
+  } finally {
+    sayRefused(refused, log);
+  }
+  return out;
+}
+
+/** ensureImages's work: each service's image, found, pulled or built, into out. */
+async function ensureEach(s, log, out, pulled) {
   for (const [service, spec] of Object.entries(imageSpecs(s))) {
     const named = s[`${service.toUpperCase()}_IMAGE`];
     if (named) {
-      if (!(await imageId(named)) && !(allowPull && tryPull(named, log))) {
+      if (!(await imageId(named)) && !pulled(named)) {
         throw new Error(`${service.toUpperCase()}_IMAGE=${named}: no such image here and it cannot be pulled`);
       }
       out[service] = { ref: named, id: await imageId(named), origin: 'named by the scenario' };
       continue;
     }
-    if (spec.upstream && ((await imageId(spec.upstream)) || (allowPull && tryPull(spec.upstream, log)))) {
+    if (spec.upstream && ((await imageId(spec.upstream)) || pulled(spec.upstream))) {
       out[service] = { ref: spec.upstream, id: await imageId(spec.upstream), origin: 'upstream' };
       continue;
     }
@@ -121,7 +148,6 @@ async function ensureImages(s, log, { allowPull = true } = {}) {
     const origin = spec.upstream ? 'built locally from package sources' : "built locally from chainperf's own sources";
     out[service] = { ref: spec.local, id: await imageId(spec.local), origin };
   }
-  return out;
 }
 
 /** Short hash of images/cadvisor's Go sources: a changed main.go builds a new binary and image. */
@@ -157,4 +183,4 @@ async function ensureCadvisorBinary(log) {
   return bin;
 }
 
-module.exports = { ensureImages, imageSpecs, IMAGES_DIR, CADVISOR_LIB_VERSION };
+module.exports = { ensureImages, imageSpecs, sayRefused, IMAGES_DIR, CADVISOR_LIB_VERSION };

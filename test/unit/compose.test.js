@@ -389,6 +389,36 @@ describe('compose runtime: node CPU from cAdvisor samples', () => {
 });
 
 describe('compose runtime: images', () => {
+  it('pulls refused for the same reason (no registry answers) are said in one line; different reasons apart', () => {
+    const { sayRefused } = require('../../src/runtime/images');
+    const lines = [];
+    const dns =
+      'Error response from daemon: Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io on 10.0.0.53:53: no such host';
+    const gcr =
+      'Error response from daemon: Get "https://gcr.io/v2/": dial tcp: lookup gcr.io on 10.0.0.53:53: no such host';
+    sayRefused(
+      [
+        { ref: 'prom/prometheus:v2.42.0', why: dns },
+        { ref: 'gcr.io/cadvisor/cadvisor:v0.49.1', why: gcr },
+      ],
+      (m) => lines.push(m),
+    );
+    assert.deepEqual(lines, [
+      `cannot pull prom/prometheus:v2.42.0, gcr.io/cadvisor/cadvisor:v0.49.1: no such host, each (prom/prometheus:v2.42.0: ${dns})`,
+    ]);
+    lines.length = 0;
+    sayRefused(
+      [
+        { ref: 'a:1', why: dns },
+        { ref: 'b:1', why: 'manifest unknown' },
+      ],
+      (m) => lines.push(m),
+    );
+    assert.deepEqual(lines, [`cannot pull a:1: ${dns}`, 'cannot pull b:1: manifest unknown']);
+    sayRefused([], (m) => lines.push(m));
+    assert.equal(lines.length, 2, 'nothing refused: nothing said');
+  });
+
   it('the local cAdvisor image is tagged with the library version images/cadvisor/go.mod pins', () => {
     const { CADVISOR_LIB_VERSION } = require('../../src/runtime/images');
     const gomod = fs.readFileSync(path.join(ROOT, 'images', 'cadvisor', 'go.mod'), 'utf8');
