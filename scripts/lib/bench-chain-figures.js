@@ -14,51 +14,22 @@ const chainOf = (w) => (w && w.node && w.node.network && w.node.network.chain) |
 const fig = (w, key) => (w && w.figures ? w.figures[key] : undefined);
 const num = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
+/** A figure of the window's run.json figures, under the same key there as here. */
+const ownFigure = (key, label, digits) => ({ [key]: { label, digits, get: (w) => fig(w, key) } });
+
 /** Each figure the bench reads from a window: key -> {label, digits, get(window)}. */
 const FIGURES = {
-  cpu_ms_per_request: { label: 'CPU ms/request (gross)', digits: 4, get: (w) => fig(w, 'cpu_ms_per_request') },
-  cpu_ms_per_request_net: {
-    label: 'CPU ms/request, net of idle',
-    digits: 4,
-    get: (w) => fig(w, 'cpu_ms_per_request_net'),
-  },
-  cpu_ms_per_request_net_of_chain: {
-    label: 'CPU ms/request, net of the chain (idle under its traffic)',
-    digits: 4,
-    get: (w) => fig(w, 'cpu_ms_per_request_net_of_chain'),
-  },
-  rps: { label: 'requests/s', digits: 1, get: (w) => fig(w, 'rps') },
+  ...ownFigure('cpu_ms_per_request', 'CPU ms/request (gross)', 4),
+  ...ownFigure('cpu_ms_per_request_net', 'CPU ms/request, net of idle', 4),
+  ...ownFigure('cpu_ms_per_request_net_of_chain', 'CPU ms/request, net of the chain (idle under its traffic)', 4),
+  ...ownFigure('rps', 'requests/s', 1),
   p99_ms: { label: 'latency p99 ms', digits: 2, get: (w) => (fig(w, 'latency_ms') || {}).p99 },
-  disk_read_bytes_per_block: {
-    label: 'disk bytes read/block',
-    digits: 0,
-    get: (w) => fig(w, 'disk_read_bytes_per_block'),
-  },
-  disk_write_bytes_per_block: {
-    label: 'disk bytes written/block',
-    digits: 0,
-    get: (w) => fig(w, 'disk_write_bytes_per_block'),
-  },
-  disk_write_bytes_dirtied_per_block: {
-    label: 'bytes dirtied for writing/block',
-    digits: 0,
-    get: (w) => fig(w, 'disk_write_bytes_dirtied_per_block'),
-  },
-  disk_write_bytes_dirtied_per_request: {
-    label: 'bytes dirtied for writing/request',
-    digits: 1,
-    get: (w) => fig(w, 'disk_write_bytes_dirtied_per_request'),
-  },
-  disk_read_bytes_per_request: {
-    label: 'disk bytes read/request',
-    digits: 1,
-    get: (w) => fig(w, 'disk_read_bytes_per_request'),
-  },
-  disk_write_bytes_per_request: {
-    label: 'disk bytes written/request',
-    digits: 1,
-    get: (w) => fig(w, 'disk_write_bytes_per_request'),
-  },
+  ...ownFigure('disk_read_bytes_per_block', 'disk bytes read/block', 0),
+  ...ownFigure('disk_write_bytes_per_block', 'disk bytes written/block', 0),
+  ...ownFigure('disk_write_bytes_dirtied_per_block', 'bytes dirtied for writing/block', 0),
+  ...ownFigure('disk_write_bytes_dirtied_per_request', 'bytes dirtied for writing/request', 1),
+  ...ownFigure('disk_read_bytes_per_request', 'disk bytes read/request', 1),
+  ...ownFigure('disk_write_bytes_per_request', 'disk bytes written/request', 1),
   import_p50_ms: { label: 'import p50 ms (driver)', digits: 1, get: (w) => (keepUpOf(w).import_ms || {}).p50_ms },
   import_p99_ms: { label: 'import p99 ms (driver)', digits: 1, get: (w) => (keepUpOf(w).import_ms || {}).p99_ms },
   client_import_p50_ms: {
