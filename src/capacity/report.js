@@ -9,11 +9,11 @@ const path = require('node:path');
 const { costChart } = require('./chart');
 const { scrub } = require('../util/scrub');
 const { KEYS } = require('../scenario/keys');
+const { num } = require('../report/format');
 
 const EMULATION_NOTE =
   "Each instance is emulated on the one machine chainperf ran on: a CPU quota (the node pinned to as many of its cores as the instance has vCPUs), the instance's memory limit and its disk limits. It is not the instance's processor or disk: every figure is that machine's under those limits, and an instance with a different processor (Graviton, another generation) or a real network disk would measure otherwise.";
 
-const num = (v, d) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(d));
 const money = (v) => (v === null || v === undefined ? 'n/a' : v === Infinity ? '∞' : Number(v).toFixed(2));
 const int = (v) => (v === null || v === undefined ? 'n/a' : Math.round(v).toLocaleString('en-US'));
 

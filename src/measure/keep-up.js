@@ -17,6 +17,7 @@
 //                          network's head: seconds, blocks, blocks per second
 
 const { percentile } = require('../stats');
+const { round } = require('../figures');
 
 /**
  * The network's chain as the driver saw it: blocks in the order the producer imported them (head_ms ascending), and
@@ -76,7 +77,6 @@ function lagAt(chain, t, nodeHead) {
   return { blocks, seconds: Math.max(0, (t - since) / 1000) };
 }
 
-const round = (x, d = 3) => (x === null ? null : Number(x.toFixed(d)));
 const pct = (xs, p) =>
   xs.length
     ? percentile(
@@ -110,11 +110,11 @@ function lagFigures(chain, samples, fromMs, toMs) {
       p50: pct(blocks, 50),
       p99: pct(blocks, 99),
       max: Math.max(...blocks),
-      mean: round(blocks.reduce((a, b) => a + b, 0) / blocks.length),
+      mean: round(blocks.reduce((a, b) => a + b, 0) / blocks.length, 3),
     },
-    seconds: { p50: round(pct(seconds, 50)), p99: round(pct(seconds, 99)), max: round(Math.max(...seconds)) },
+    seconds: { p50: round(pct(seconds, 50), 3), p99: round(pct(seconds, 99), 3), max: round(Math.max(...seconds), 3) },
     share_behind: round(blocks.filter((b) => b >= 1).length / lags.length, 4),
-    worst: { blocks: worst.blocks, seconds: round(worst.seconds), at_ms: worst.at_ms },
+    worst: { blocks: worst.blocks, seconds: round(worst.seconds, 3), at_ms: worst.at_ms },
   };
 }
 
@@ -128,7 +128,7 @@ function lagSeries(chain, samples, fromMs, toMs) {
     const t = fromMs + Math.floor((s.at_ms - fromMs) / 1000) * 1000;
     const p = bySecond.get(t) || { t_ms: t, blocks: 0, seconds: 0 };
     p.blocks = Math.max(p.blocks, l.blocks);
-    p.seconds = Math.max(p.seconds, round(l.seconds));
+    p.seconds = Math.max(p.seconds, round(l.seconds, 3));
     bySecond.set(t, p);
   }
   return [...bySecond.values()];
@@ -195,7 +195,7 @@ function catchUp(chain, samples, restoreMs) {
   return {
     caught_up: Boolean(reached),
     gap_blocks: Math.max(0, net - before.head),
-    seconds: round(seconds),
+    seconds: round(seconds, 3),
     blocks,
     blocks_per_s: seconds > 0 ? round(blocks / seconds, 2) : null,
     reached_at_ms: reached ? reached.at_ms : null,
